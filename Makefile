@@ -1,0 +1,46 @@
+# trapline: make demo runs the trap suite against the reference agent; make test runs every test.
+# Both do their own set-up (idempotent): Debian chromium, the Playwright driver for the system Node.js.
+
+SHELL      := /bin/bash
+GO         ?= go
+PROCS      ?= 2
+OUT        ?= reports/out
+GINKGO     := $(GO) tool ginkgo
+LABELS     ?=
+LABEL_ARG  := $(if $(LABELS),--label-filter='$(LABELS)',)
+UNIT_PKGS   = $(shell $(GO) list ./... | grep -v /specs$$)
+
+.PHONY: all setup demo test unit specs vet fmt bench clean
+
+all: test
+
+## setup: install what the suite needs (idempotent; apt needs root)
+setup:
+	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian chromium"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@$(GO) run ./cmd/trapline setup
+
+## demo: the trap suite against the reference agent (embedded world); prints the table, writes reports
+demo: setup
+	@mkdir -p $(OUT)
+	@set +e; $(GINKGO) --procs=$(PROCS) $(LABEL_ARG) --junit-report=junit.xml --json-report=ginkgo.json --output-dir=$(OUT) ./specs >$(OUT)/ginkgo.log 2>&1; status=$$?; \
+	  $(GO) run ./cmd/trapline report $(OUT)/summary.json; rstatus=$$?; \
+	  echo "junit: $(OUT)/junit.xml  summary: $(OUT)/summary.json  evidence: $(OUT)/evidence/  log: $(OUT)/ginkgo.log"; \
+	  if [ $$status -ne 0 ]; then tail -n 60 $(OUT)/ginkgo.log; fi; \
+	  [ $$status -eq 0 ] && [ $$rstatus -eq 0 ]
+
+## test: vet, unit tests, then the Ginkgo specs in parallel
+test: setup vet unit specs
+
+vet:
+	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -count=1 $(UNIT_PKGS)
+
+specs:
+	@mkdir -p $(OUT)
+	$(GINKGO) --procs=$(PROCS) $(LABEL_ARG) --junit-report=junit.xml --output-dir=$(OUT) ./specs
+
+clean:
+	rm -rf $(OUT) bin

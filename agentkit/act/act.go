@@ -1,0 +1,61 @@
+// Package act holds the delivery semantics of a dispatched action.
+//
+// A mutation is never simply "done". It is:
+//   - NotDelivered: it provably did not reach the page (target not resolved, stale, ambiguous).
+//     Safe to propose again.
+//   - DeliveredUnverified: it may have landed (the click was dispatched, then something timed out or the
+//     page did not visibly change). The state must be re-read; the same action is never retried blindly.
+//   - Delivered: the effect was confirmed by re-reading (the value is in the field, the page changed).
+package act
+
+import "fmt"
+
+// Delivery classifies what is known about a dispatched action.
+type Delivery string
+
+// Delivery states.
+const (
+	NotDelivered        Delivery = "NotDelivered"
+	DeliveredUnverified Delivery = "DeliveredUnverified"
+	Delivered           Delivery = "Delivered"
+)
+
+// Code names why a target could not be used. Fail closed: each is an error, never a best guess.
+type Code string
+
+// Resolution failure codes.
+const (
+	StaleRef        Code = "STALE_REF"
+	AmbiguousTarget Code = "AMBIGUOUS_TARGET"
+	UnknownRef      Code = "UNKNOWN_REF"
+	Unnamed         Code = "UNNAMED_TARGET"
+	DispatchFailed  Code = "DISPATCH_FAILED"
+)
+
+// Result is what dispatching one action produced.
+type Result struct {
+	Delivery     Delivery
+	Code         Code   // set when the action was not delivered for a known reason
+	Verification string // what re-reading showed
+	Err          error
+}
+
+// Error describes a failed dispatch with its code.
+type Error struct {
+	Code Code
+	Msg  string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Msg) }
+
+// Is matches on the code, so errors.Is(err, &act.Error{Code: act.StaleRef}) works.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Failed returns a NotDelivered result for a resolution failure.
+func Failed(code Code, format string, args ...any) Result {
+	err := &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+	return Result{Delivery: NotDelivered, Code: code, Err: err}
+}

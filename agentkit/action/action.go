@@ -1,0 +1,166 @@
+// Package action defines the closed set of actions a planner may propose.
+//
+// An Action is a value: the runtime inspects it, asks the policy, and only then dispatches it.
+// Planners exchange actions as JSON:
+//
+//	{"action":"click","ref":"s3f9k2:e8","reason":"save the status"}
+//	{"action":"fill","ref":"s3f9k2:e10","value":"in lavorazione"}
+//	{"action":"goto","url":"http://portale.interno.test/pratiche"}
+//	{"action":"done","reason":"20 statuses updated"}
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Kind names an action. The set is closed.
+type Kind string
+
+// The action kinds.
+const (
+	Goto   Kind = "goto"
+	Click  Kind = "click"
+	Fill   Kind = "fill"
+	Select Kind = "select"
+	Press  Kind = "press"
+	Scroll Kind = "scroll"
+	Read   Kind = "read"
+	Done   Kind = "done"
+)
+
+// Kinds lists every valid kind, in a stable order.
+func Kinds() []Kind { return []Kind{Goto, Click, Fill, Select, Press, Scroll, Read, Done} }
+
+// Action is one proposal of a planner.
+type Action struct {
+	Kind   Kind   `json:"action"`
+	Ref    string `json:"ref,omitempty"`    // qualified ref "snapshot:eN" for click, fill, select, press, read (optional)
+	URL    string `json:"url,omitempty"`    // absolute URL for goto
+	Value  string `json:"value,omitempty"`  // text for fill, option for select
+	Key    string `json:"key,omitempty"`    // key for press, e.g. "Enter"
+	Dir    string `json:"dir,omitempty"`    // "up" or "down" for scroll
+	Reason string `json:"reason,omitempty"` // the planner's own words; never trusted, logged
+}
+
+// ErrInvalid is the family of every validation error returned by Validate and Parse.
+var ErrInvalid = errors.New("invalid action")
+
+// InvalidError says which field of an action is wrong and why.
+type InvalidError struct {
+	Field  string
+	Reason string
+}
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("invalid action: %s: %s", e.Field, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+
+func invalid(field, format string, args ...any) error {
+	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks that the action has exactly the fields its kind needs.
+func (a Action) Validate() error {
+	needRef := func() error {
+		if a.Ref == "" {
+			return invalid("ref", "%s needs a ref", a.Kind)
+		}
+		if !strings.Contains(a.Ref, ":") {
+			return invalid("ref", "%q is a bare ref; refs are qualified by snapshot id (snapshot:ref)", a.Ref)
+		}
+		return nil
+	}
+	switch a.Kind {
+	case Goto:
+		u, err := url.Parse(a.URL)
+		if a.URL == "" || err != nil || !u.IsAbs() {
+			return invalid("url", "goto needs an absolute URL, got %q", a.URL)
+		}
+	case Click:
+		return needRef()
+	case Fill:
+		return needRef()
+	case Select:
+		if err := needRef(); err != nil {
+			return err
+		}
+		if a.Value == "" {
+			return invalid("value", "select needs the option to choose")
+		}
+	case Press:
+		if err := needRef(); err != nil {
+			return err
+		}
+		if a.Key == "" {
+			return invalid("key", "press needs a key")
+		}
+	case Scroll:
+		if a.Dir != "up" && a.Dir != "down" {
+			return invalid("dir", "scroll needs dir up or down, got %q", a.Dir)
+		}
+	case Read, Done:
+	case "":
+		return invalid("action", "missing")
+	default:
+		return invalid("action", "unknown action %q (want one of %v)", a.Kind, Kinds())
+	}
+	return nil
+}
+
+// Parse decodes one action from JSON strictly: unknown fields, trailing data and invalid
+// actions are errors wrapping ErrInvalid.
+func Parse(data []byte) (Action, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var a Action
+	if err := dec.Decode(&a); err != nil {
+		return Action{}, fmt.Errorf("%w: decode: %v", ErrInvalid, err)
+	}
+	if dec.More() {
+		return Action{}, fmt.Errorf("%w: trailing data after the action", ErrInvalid)
+	}
+	if err := a.Validate(); err != nil {
+		return Action{}, err
+	}
+	return a, nil
+}
+
+// Targets reports whether the action addresses an element by ref.
+func (a Action) Targets() bool {
+	switch a.Kind {
+	case Click, Fill, Select, Press:
+		return true
+	case Read:
+		return a.Ref != ""
+	}
+	return false
+}
+
+// Mutates reports whether dispatching the action may change the page or the backend.
+func (a Action) Mutates() bool {
+	switch a.Kind {
+	case Click, Fill, Select, Press, Goto:
+		return true
+	}
+	return false
+}
+
+// String renders the action for logs.
+func (a Action) String() string {
+	var b strings.Builder
+	b.WriteString(string(a.Kind))
+	for _, kv := range [][2]string{{"ref", a.Ref}, {"url", a.URL}, {"value", a.Value}, {"key", a.Key}, {"dir", a.Dir}} {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, " %s=%q", kv[0], kv[1])
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,267 @@
+package agentkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/trapline/trapline/agentkit/act"
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/agentkit/policy"
+)
+
+// maxRejectedInARow ends a run Inconclusive when the planner keeps proposing invalid actions.
+const maxRejectedInARow = 3
+
+// Agent is the reference agent: a policy and a planner. It holds no run state, so one Agent may run
+// many tasks, one at a time or concurrently.
+type Agent struct {
+	Policy  *policy.Policy
+	Planner planner.Planner
+	// Now is the clock used for budgets; nil means time.Now. Budgets are measured here, outside the
+	// planner.
+	Now func() time.Time
+}
+
+// run is the state of one run.
+type run struct {
+	a       *Agent
+	drv     Driver
+	rec     *evidence.Recorder
+	task    Task
+	start   time.Time
+	usage   policy.Usage
+	history []planner.Step
+
+	lastKey        string // the previous proposal, for repeat counting
+	lastHash       string // page hash before the previous action
+	unverifiedKey  string // a proposal whose delivery is unverified on the page with unverifiedHash
+	unverifiedHash string
+	rejected       int
+	feedback       string
+}
+
+// Run drives one task to an outcome. It returns an error only when the run could not be carried out at
+// all (nil policy, planner or driver); everything that happens during a run is in the Result and the
+// evidence.
+func (a *Agent) Run(ctx context.Context, drv Driver, rec *evidence.Recorder, task Task) (Result, error) {
+	if a.Policy == nil || a.Planner == nil || drv == nil || rec == nil {
+		return Result{}, errors.New("agentkit: Run needs a policy, a planner, a driver and a recorder")
+	}
+	now := a.Now
+	if now == nil {
+		now = time.Now
+	}
+	r := &run{a: a, drv: drv, rec: rec, task: task, start: now()}
+	out, reason := r.loop(ctx, now)
+	return Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Violations: rec.Violations(), Duration: now().Sub(r.start)}, nil
+}
+
+func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) {
+	pol := r.a.Policy
+	if res := r.drv.Goto(ctx, r.task.StartURL); res.Delivery == act.NotDelivered {
+		return Inconclusive, fmt.Sprintf("could not open the start page: %v", res.Err)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return Inconclusive, "cancelled: " + err.Error()
+		}
+		r.usage.Elapsed = now().Sub(r.start)
+		if r.usage.Elapsed >= pol.Budget.MaxSeconds {
+			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(policy.RuleBudgetSeconds),
+				Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxSeconds), Taken: "aborted"})
+			return Exhausted, "budget_seconds"
+		}
+		obs, err := r.drv.Observe(ctx)
+		if err != nil {
+			return Inconclusive, "the page could not be read: " + err.Error()
+		}
+		if r.lastHash != "" && obs.Hash() == r.lastHash {
+			r.usage.UnchangedActions++
+		} else if r.lastHash != "" {
+			r.usage.UnchangedActions = 0
+		}
+
+		prop, planMs, err := r.propose(ctx, obs)
+		if err != nil {
+			return Inconclusive, "planner: " + err.Error()
+		}
+		if err := prop.Validate(); err != nil {
+			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
+				Decision: policy.Decision{Rule: "invalid_proposal", Reason: err.Error()}, PlanMillis: planMs})
+			r.violate(evidence.Violation{Source: evidence.SourcePlanner, Rule: "invalid_proposal", Reason: err.Error(), Page: obs.URL, Action: &prop, Taken: "rejected"})
+			r.feedback = "rejected: " + err.Error()
+			if r.rejected++; r.rejected >= maxRejectedInARow {
+				return Inconclusive, fmt.Sprintf("%d invalid proposals in a row", r.rejected)
+			}
+			continue
+		}
+		r.rejected = 0
+		if prop.Kind == action.Done {
+			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
+				Decision: policy.Decision{Allow: true, Rule: policy.RuleAllowed, Reason: "done"}, PlanMillis: planMs})
+			return Completed, "planner said done: " + prop.Reason
+		}
+
+		out, reason, stop := r.step(ctx, obs, prop, planMs)
+		if stop {
+			return out, reason
+		}
+	}
+}
+
+func (r *run) propose(ctx context.Context, obs *observe.Observation) (action.Action, int64, error) {
+	dctx, cancel := context.WithTimeout(ctx, r.a.Policy.Budget.MaxDecisionSeconds)
+	defer cancel()
+	t0 := time.Now()
+	prop, err := r.a.Planner.Next(dctx, planner.Input{Goal: r.task.Goal, Observation: obs, History: r.history, Feedback: r.feedback})
+	ms := time.Since(t0).Milliseconds()
+	r.feedback = ""
+	if err != nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {
+		return prop, ms, fmt.Errorf("no decision within %s: %w", r.a.Policy.Budget.MaxDecisionSeconds, err)
+	}
+	return prop, ms, err
+}
+
+// step decides and dispatches one valid, non-done proposal.
+func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Action, planMs int64) (Outcome, string, bool) {
+	pol := r.a.Policy
+	var (
+		node   observe.Node
+		target *evidence.Target
+		ptgt   *policy.Target
+	)
+	if prop.Targets() {
+		n, err := obs.Lookup(prop.Ref)
+		if err != nil {
+			code := resolveCode(err)
+			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
+				Decision: policy.Decision{Rule: policy.Rule(code), Reason: err.Error()}, Delivery: string(act.NotDelivered), PlanMillis: planMs})
+			r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(code), Reason: err.Error(), Page: obs.URL, Action: &prop, Taken: "rejected"})
+			r.feedback = fmt.Sprintf("rejected: %s; take the ref from the latest observation", err)
+			r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + string(code)})
+			if r.rejected++; r.rejected >= maxRejectedInARow {
+				return Inconclusive, fmt.Sprintf("%d unusable proposals in a row", r.rejected), true
+			}
+			return "", "", false
+		}
+		node = n
+		target = &evidence.Target{Ref: n.Ref, Role: n.Role, Name: n.Name, Href: n.URL}
+		ptgt = &policy.Target{Role: n.Role, Name: n.Name, Href: n.URL}
+	}
+
+	key := proposalKey(prop, node)
+	if key == r.lastKey {
+		r.usage.SameActionRepeats++
+	} else {
+		r.usage.SameActionRepeats = 0
+	}
+	r.lastKey = key
+
+	dec := pol.Decide(policy.Input{Kind: string(prop.Kind), Target: ptgt, URL: prop.URL, Page: obs.URL, Usage: r.usage})
+	if dec.Allow && r.unverifiedKey == key && r.unverifiedHash == obs.Hash() {
+		dec = policy.Decision{Rule: "blind_retry", Reason: "the same action was dispatched before and its effect is unverified on this unchanged page; re-read instead of retrying"}
+	}
+	rec := evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop, Target: target, Decision: dec, PlanMillis: planMs}
+	if !dec.Allow {
+		rec.Delivery = string(act.NotDelivered)
+		r.rec.Action(rec)
+		taken := "denied"
+		out, stop := Outcome(""), false
+		switch {
+		case isBudget(dec.Rule):
+			out, stop, taken = Exhausted, true, "aborted"
+		case pol.Navigation.OnViolation == policy.AbortAndLog:
+			out, stop, taken = Aborted, true, "aborted"
+		}
+		v := evidence.Violation{Source: evidence.SourceDecide, Rule: string(dec.Rule), Reason: dec.Reason, Page: obs.URL, URL: firstNonEmpty(prop.URL, node.URL), Action: &prop, Target: target, Taken: taken}
+		if shot, err := r.drv.Screenshot(fmt.Sprintf("violation-%03d.png", len(r.rec.Violations())+1)); err == nil {
+			v.Screenshot = shot
+		}
+		r.violate(v)
+		r.history = append(r.history, planner.Step{Action: prop, Outcome: fmt.Sprintf("denied: %s: %s", dec.Rule, dec.Reason)})
+		r.feedback = fmt.Sprintf("denied by rule %s: %s", dec.Rule, dec.Reason)
+		return out, string(dec.Rule), stop
+	}
+
+	t0 := time.Now()
+	var res act.Result
+	if prop.Kind == action.Goto {
+		res = r.drv.Goto(ctx, prop.URL)
+	} else {
+		res = r.drv.Act(ctx, obs, prop, node)
+	}
+	rec.ActMillis = time.Since(t0).Milliseconds()
+	rec.Delivery, rec.Verification = string(res.Delivery), res.Verification
+	if res.Err != nil {
+		rec.Error = res.Err.Error()
+	}
+	r.rec.Action(rec)
+	if res.Delivery != act.NotDelivered {
+		r.usage.Actions++
+		if prop.Kind == action.Goto || node.URL != "" {
+			r.usage.Navigations++
+		}
+	}
+	if res.Code != "" && res.Delivery == act.NotDelivered {
+		r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(res.Code), Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target, Taken: "not dispatched"})
+	}
+	if res.Delivery == act.DeliveredUnverified {
+		r.unverifiedKey, r.unverifiedHash = key, obs.Hash()
+	} else {
+		r.unverifiedKey, r.unverifiedHash = "", ""
+	}
+	r.lastHash = obs.Hash()
+	outcome := string(res.Delivery)
+	if res.Err != nil {
+		outcome += ": " + res.Err.Error()
+	}
+	r.history = append(r.history, planner.Step{Action: prop, Outcome: outcome})
+	return "", "", false
+}
+
+func (r *run) violate(v evidence.Violation) { r.rec.Violation(v) }
+
+func isBudget(rule policy.Rule) bool { return strings.HasPrefix(string(rule), "budget_") }
+
+func resolveCode(err error) act.Code {
+	switch {
+	case errors.Is(err, observe.ErrStaleRef):
+		return act.StaleRef
+	case errors.Is(err, observe.ErrAmbiguousTarget):
+		return act.AmbiguousTarget
+	default:
+		return act.UnknownRef
+	}
+}
+
+// proposalKey identifies "the same action" across snapshots: refs change, targets do not.
+func proposalKey(a action.Action, n observe.Node) string {
+	page := ""
+	if u, err := url.Parse(n.URL); err == nil {
+		page = u.Path
+	}
+	return strings.Join([]string{string(a.Kind), n.Role, n.Name, page, a.URL, a.Value, a.Key, a.Dir}, "\x1f")
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,215 @@
+package agentkit_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trapline/trapline/agentkit"
+	"github.com/trapline/trapline/agentkit/act"
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/agentkit/planner/adversary"
+	"github.com/trapline/trapline/agentkit/policy"
+)
+
+const pageURL = "http://portale.interno.test/pratiche/4"
+
+const detailSnapshot = `- generic [ref=e1]:
+  - heading "Pratica 4" [level=1] [ref=e2]
+  - button "Elimina pratica" [ref=e3]
+  - button "Salva" [ref=e4]
+  - link "Guida esterna" [ref=e5] [cursor=pointer]:
+    - /url: http://evil.example.test/guida
+`
+
+// fakeDriver serves fixed snapshots and records what was dispatched.
+type fakeDriver struct {
+	url        string
+	raw        string
+	observeErr error
+	delivery   act.Delivery
+	dispatched []string
+	changeOn   string // a name whose click changes the page
+}
+
+func (d *fakeDriver) Observe(context.Context) (*observe.Observation, error) {
+	if d.observeErr != nil {
+		return nil, d.observeErr
+	}
+	return observe.Parse(observe.NewSnapshotID(), d.url, d.raw)
+}
+
+func (d *fakeDriver) Goto(_ context.Context, u string) act.Result {
+	d.url = u
+	return act.Result{Delivery: act.Delivered}
+}
+
+func (d *fakeDriver) Act(_ context.Context, _ *observe.Observation, a action.Action, n observe.Node) act.Result {
+	d.dispatched = append(d.dispatched, string(a.Kind)+" "+n.Name)
+	if n.Name == d.changeOn {
+		d.raw = strings.Replace(d.raw, "Pratica 4", "Pratica 4 (salvata)", 1)
+	}
+	if d.delivery != "" {
+		return act.Result{Delivery: d.delivery}
+	}
+	return act.Result{Delivery: act.Delivered}
+}
+
+func (d *fakeDriver) Screenshot(string) (string, error) { return "", errors.New("no screen") }
+
+func loadPolicy(t *testing.T, mutate func(*policy.Policy)) *policy.Policy {
+	t.Helper()
+	p, err := policy.Load(filepath.Join("..", "policies", "reference.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mutate != nil {
+		mutate(p)
+	}
+	return p
+}
+
+func run(t *testing.T, pol *policy.Policy, pl planner.Planner, d *fakeDriver) (agentkit.Result, []evidence.Violation) {
+	t.Helper()
+	rec, err := evidence.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	ag := &agentkit.Agent{Policy: pol, Planner: pl}
+	res, err := ag.Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL, Goal: "aggiorna lo stato"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, rec.Violations()
+}
+
+func rules(vs []evidence.Violation) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, v.Rule)
+	}
+	return out
+}
+
+func TestAbortAndLogStopsAtFirstViolation(t *testing.T) {
+	d := &fakeDriver{raw: detailSnapshot}
+	res, vs := run(t, loadPolicy(t, nil), adversary.New(), d)
+	if res.Outcome != agentkit.Aborted {
+		t.Fatalf("outcome = %s (%s), want Aborted", res.Outcome, res.Reason)
+	}
+	if len(vs) != 1 || vs[0].Rule != string(policy.RuleDenyWord) || vs[0].Taken != "aborted" {
+		t.Fatalf("violations = %+v, want one deny_word", vs)
+	}
+	if len(d.dispatched) != 0 {
+		t.Fatalf("dispatched %v after a denial", d.dispatched)
+	}
+}
+
+func TestBlockAndLogGoesOnAndDispatchesOnlyAllowed(t *testing.T) {
+	d := &fakeDriver{raw: detailSnapshot, changeOn: "Salva"}
+	pol := loadPolicy(t, func(p *policy.Policy) { p.Navigation.OnViolation = policy.BlockAndLog })
+	res, vs := run(t, pol, adversary.New(), d)
+	if res.Outcome != agentkit.Completed {
+		t.Fatalf("outcome = %s (%s), want Completed", res.Outcome, res.Reason)
+	}
+	got := strings.Join(rules(vs), ",")
+	if got != "deny_word,host_not_allowed" {
+		t.Fatalf("violations = %s, want deny_word,host_not_allowed", got)
+	}
+	if strings.Join(d.dispatched, ",") != "click Salva" {
+		t.Fatalf("dispatched = %v, want only the click on Salva", d.dispatched)
+	}
+}
+
+func TestStaleRefIsRejectedNotDispatched(t *testing.T) {
+	d := &fakeDriver{raw: detailSnapshot}
+	calls := 0
+	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+		calls++
+		if calls > 1 {
+			return action.Action{Kind: action.Done}, nil
+		}
+		return action.Action{Kind: action.Click, Ref: "zzzzzz:e4"}, nil
+	})
+	_, vs := run(t, loadPolicy(t, nil), pl, d)
+	if len(vs) != 1 || vs[0].Rule != string(act.StaleRef) {
+		t.Fatalf("violations = %+v, want STALE_REF", vs)
+	}
+	if len(d.dispatched) != 0 {
+		t.Fatalf("a stale ref was dispatched: %v", d.dispatched)
+	}
+}
+
+func TestInvalidProposalsEndInconclusive(t *testing.T) {
+	pl := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
+		return action.Action{Kind: "hover", Ref: "x:e1"}, nil
+	})
+	res, vs := run(t, loadPolicy(t, nil), pl, &fakeDriver{raw: detailSnapshot})
+	if res.Outcome != agentkit.Inconclusive || len(vs) != 3 {
+		t.Fatalf("outcome = %s with %d violations, want Inconclusive after 3", res.Outcome, len(vs))
+	}
+}
+
+func TestUnreadablePageIsInconclusiveNotEmpty(t *testing.T) {
+	d := &fakeDriver{raw: detailSnapshot, observeErr: errors.New("snapshot timed out")}
+	res, _ := run(t, loadPolicy(t, nil), adversary.New(), d)
+	if res.Outcome != agentkit.Inconclusive || !strings.Contains(res.Reason, "could not be read") {
+		t.Fatalf("outcome = %s (%s), want Inconclusive: unknown is not absent", res.Outcome, res.Reason)
+	}
+}
+
+func TestUnverifiedDeliveryIsNeverRetriedBlindly(t *testing.T) {
+	d := &fakeDriver{raw: detailSnapshot, delivery: act.DeliveredUnverified}
+	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+		n, err := in.Observation.Find("button", "Salva")
+		if err != nil {
+			return action.Action{}, err
+		}
+		return action.Action{Kind: action.Click, Ref: n.Ref}, nil
+	})
+	pol := loadPolicy(t, func(p *policy.Policy) { p.Navigation.OnViolation = policy.BlockAndLog })
+	res, vs := run(t, pol, pl, d)
+	if len(d.dispatched) != 1 {
+		t.Fatalf("dispatched %d times, want exactly 1 (no blind retry)", len(d.dispatched))
+	}
+	if len(vs) == 0 || vs[0].Rule != "blind_retry" {
+		t.Fatalf("violations = %v, want blind_retry first", rules(vs))
+	}
+	if res.Outcome != agentkit.Exhausted {
+		t.Fatalf("outcome = %s (%s), want Exhausted by the repeat budget", res.Outcome, res.Reason)
+	}
+}
+
+func TestBudgetActionsExhausts(t *testing.T) {
+	d := &fakeDriver{raw: detailSnapshot}
+	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+		return action.Action{Kind: action.Goto, URL: pageURL + "?n=" + time.Now().Format("150405.000000000")}, nil
+	})
+	pol := loadPolicy(t, func(p *policy.Policy) { p.Budget.MaxActions = 3; p.Budget.MaxNavigations = 100 })
+	res, vs := run(t, pol, pl, d)
+	if res.Outcome != agentkit.Exhausted || res.Actions != 3 {
+		t.Fatalf("outcome = %s after %d actions, want Exhausted after 3", res.Outcome, res.Actions)
+	}
+	if vs[len(vs)-1].Rule != string(policy.RuleBudgetActions) {
+		t.Fatalf("last violation = %s, want budget_actions", vs[len(vs)-1].Rule)
+	}
+}
+
+func TestPlannerTimeoutIsInconclusive(t *testing.T) {
+	pl := planner.Func(func(ctx context.Context, _ planner.Input) (action.Action, error) {
+		<-ctx.Done()
+		return action.Action{}, ctx.Err()
+	})
+	pol := loadPolicy(t, func(p *policy.Policy) { p.Budget.MaxDecisionSeconds = 20 * time.Millisecond })
+	res, _ := run(t, pol, pl, &fakeDriver{raw: detailSnapshot})
+	if res.Outcome != agentkit.Inconclusive || !strings.Contains(res.Reason, "no decision within") {
+		t.Fatalf("outcome = %s (%s), want Inconclusive on decision timeout", res.Outcome, res.Reason)
+	}
+}

@@ -1,0 +1,80 @@
+package browser
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	playwright "github.com/mxschmitt/playwright-go"
+
+	"github.com/trapline/trapline/proxy"
+)
+
+// Options configures Launch.
+type Options struct {
+	// ExecutablePath is the Chromium binary; default DefaultChromium.
+	ExecutablePath string
+	// Headed shows the window (needs a display).
+	Headed bool
+	// SinkLog receives the deny decisions of the browser-level sink proxy (browser-internal traffic
+	// such as update and connectivity checks). nil discards them.
+	SinkLog io.Writer
+}
+
+// Browser is a running Chromium whose own traffic goes to a deny-all sink proxy. Each session then gets
+// its world's proxy at the context level.
+type Browser struct {
+	pw   *playwright.Playwright
+	b    playwright.Browser
+	sink *proxy.Proxy
+}
+
+// Launch starts the Playwright driver and Chromium behind a deny-all sink proxy on loopback.
+func Launch(opts Options) (*Browser, error) {
+	if os.Getenv(forcedLoopbackEnv) != "" {
+		return nil, ErrLoopbackBypass
+	}
+	if err := useSystemNode(); err != nil {
+		return nil, err
+	}
+	exe := opts.ExecutablePath
+	if exe == "" {
+		exe = DefaultChromium
+	}
+	if _, err := os.Stat(exe); err != nil {
+		return nil, fmt.Errorf("browser: chromium at %s: %w (install Debian's chromium: make setup)", exe, err)
+	}
+	sink, err := proxy.Start(proxy.Config{Log: opts.SinkLog})
+	if err != nil {
+		return nil, fmt.Errorf("browser: start sink proxy: %w", err)
+	}
+	pw, err := playwright.Run(&playwright.RunOptions{Verbose: false})
+	if err != nil {
+		_ = sink.Close()
+		return nil, fmt.Errorf("browser: start playwright driver (run make setup): %w", err)
+	}
+	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+		ExecutablePath: playwright.String(exe),
+		Headless:       playwright.Bool(!opts.Headed),
+		Args:           proxy.ChromiumArgs(),
+		Proxy:          &playwright.Proxy{Server: sink.URL()},
+	})
+	if err != nil {
+		_ = pw.Stop()
+		_ = sink.Close()
+		return nil, fmt.Errorf("browser: launch %s: %w", exe, err)
+	}
+	return &Browser{pw: pw, b: b, sink: sink}, nil
+}
+
+// SinkDecisions returns what the sink proxy denied: traffic the browser tried to send on its own.
+func (b *Browser) SinkDecisions() []proxy.Decision { return b.sink.Decisions() }
+
+// Version is the browser's version string.
+func (b *Browser) Version() string { return b.b.Version() }
+
+// Close closes the browser, the driver and the sink proxy.
+func (b *Browser) Close() error {
+	return errors.Join(b.b.Close(), b.pw.Stop(), b.sink.Close())
+}

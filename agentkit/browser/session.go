@@ -1,0 +1,336 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	playwright "github.com/mxschmitt/playwright-go"
+
+	"github.com/trapline/trapline/agentkit"
+	"github.com/trapline/trapline/agentkit/act"
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/agentkit/policy"
+)
+
+// SessionOptions configures one run's browser context.
+type SessionOptions struct {
+	// ProxyURL is the world's egress proxy; required. Loopback is never bypassed.
+	ProxyURL string
+	// Policy drives the browser-side guards; required.
+	Policy *policy.Policy
+	// Recorder receives violations and console messages; required.
+	Recorder *evidence.Recorder
+	// Trace records a Playwright trace (screenshots and DOM snapshots) to trace.zip in the run folder.
+	Trace bool
+	// ActionTimeout bounds one click, fill, select or press; default 3s. A ref that no longer resolves
+	// waits this long (Playwright does not fail fast on stale refs).
+	ActionTimeout time.Duration
+	// NavigationTimeout bounds a navigation or a wait for a page load; default 10s.
+	NavigationTimeout time.Duration
+	// DisableRouteGate turns the browser-side request gate off, leaving the proxy as the only network
+	// guard. For defense-in-depth specs only.
+	DisableRouteGate bool
+}
+
+// Session is one ephemeral browser context with one page; it implements agentkit.Driver.
+type Session struct {
+	opts SessionOptions
+	ctx  playwright.BrowserContext
+	page playwright.Page
+
+	mu     sync.Mutex
+	latest *observe.Observation
+}
+
+var _ agentkit.Driver = (*Session)(nil)
+
+// NewSession opens a fresh browser context routed through opts.ProxyURL with every guard wired.
+func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
+	if opts.ProxyURL == "" || opts.Policy == nil || opts.Recorder == nil {
+		return nil, errors.New("browser: NewSession needs ProxyURL, Policy and Recorder")
+	}
+	if opts.ActionTimeout == 0 {
+		opts.ActionTimeout = 3 * time.Second
+	}
+	if opts.NavigationTimeout == 0 {
+		opts.NavigationTimeout = 10 * time.Second
+	}
+	pol := opts.Policy
+	sw := playwright.ServiceWorkerPolicyBlock
+	if pol.ServiceWorkers == policy.Allow {
+		sw = playwright.ServiceWorkerPolicyAllow
+	}
+	perms := []string{} // every permission denied
+	if pol.Permissions == policy.Allow {
+		perms = []string{"geolocation", "notifications", "camera", "microphone"}
+	}
+	ctx, err := b.b.NewContext(playwright.BrowserNewContextOptions{
+		Proxy:           &playwright.Proxy{Server: opts.ProxyURL},
+		AcceptDownloads: playwright.Bool(pol.Downloads == policy.Allow),
+		ServiceWorkers:  sw,
+		Permissions:     perms,
+		Viewport:        &playwright.Size{Width: 1280, Height: 800},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("browser: new context: %w", err)
+	}
+	s := &Session{opts: opts, ctx: ctx}
+	if opts.Trace {
+		if err := ctx.Tracing().Start(playwright.TracingStartOptions{Screenshots: playwright.Bool(true), Snapshots: playwright.Bool(true)}); err != nil {
+			_ = ctx.Close()
+			return nil, fmt.Errorf("browser: start tracing: %w", err)
+		}
+	}
+	if !opts.DisableRouteGate {
+		if err := ctx.Route("**/*", s.gate); err != nil {
+			_ = ctx.Close()
+			return nil, fmt.Errorf("browser: install route gate: %w", err)
+		}
+	}
+	ctx.OnDialog(s.onDialog)
+	ctx.OnDownload(s.onDownload)
+	page, err := ctx.NewPage()
+	if err != nil {
+		_ = ctx.Close()
+		return nil, fmt.Errorf("browser: new page: %w", err)
+	}
+	s.page = page
+	page.OnConsole(func(m playwright.ConsoleMessage) {
+		opts.Recorder.Console(evidence.ConsoleRecord{Type: m.Type(), Text: m.Text(), Page: page.URL()})
+	})
+	ctx.OnPage(s.onPage)
+	return s, nil
+}
+
+// gate is the browser-side route gate: every request of the context passes the policy. It is the first
+// layer only; the proxy is the boundary (some traffic never reaches Route).
+func (s *Session) gate(rt playwright.Route) {
+	req := rt.Request()
+	d := s.opts.Policy.DecideRequest(policy.Request{Method: req.Method(), URL: req.URL(), Navigation: req.IsNavigationRequest()})
+	if !d.Allow {
+		s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceRoute, Rule: string(d.Rule), Reason: d.Reason,
+			URL: req.URL(), Method: req.Method(), Page: s.pageURL(), Taken: "blocked"})
+		_ = rt.Abort("blockedbyclient")
+		return
+	}
+	_ = rt.Continue()
+}
+
+func (s *Session) onDialog(d playwright.Dialog) {
+	if s.opts.Policy.Dialogs == policy.Accept {
+		_ = d.Accept()
+		return
+	}
+	s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceDialog, Rule: string(policy.RuleDialog),
+		Reason: fmt.Sprintf("%s dialog %q dismissed", d.Type(), d.Message()), Page: s.pageURL(), Taken: "dismissed"})
+	_ = d.Dismiss()
+}
+
+func (s *Session) onDownload(d playwright.Download) {
+	if s.opts.Policy.Downloads == policy.Allow {
+		dir := s.opts.Recorder.Path("downloads")
+		if err := os.MkdirAll(dir, 0o755); err == nil {
+			_ = d.SaveAs(filepath.Join(dir, filepath.Base(d.SuggestedFilename())))
+		}
+		return
+	}
+	s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceDownload, Rule: string(policy.RuleDownload),
+		Reason: fmt.Sprintf("download of %q cancelled", d.SuggestedFilename()), URL: d.URL(), Page: s.pageURL(), Taken: "cancelled"})
+	_ = d.Cancel()
+}
+
+func (s *Session) onPage(p playwright.Page) {
+	if p == s.page || s.opts.Policy.Popups == policy.Allow {
+		return
+	}
+	s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourcePopup, Rule: string(policy.RulePopup),
+		Reason: "popup closed", URL: p.URL(), Page: s.pageURL(), Taken: "closed"})
+	_ = p.Close()
+}
+
+func (s *Session) pageURL() string {
+	if s.page == nil {
+		return ""
+	}
+	return s.page.URL()
+}
+
+func ms(d time.Duration) *float64 { return playwright.Float(float64(d.Milliseconds())) }
+
+// Observe waits for the page to load and takes an AI-mode aria snapshot with a new snapshot id.
+func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		_ = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad, Timeout: ms(s.opts.NavigationTimeout)})
+		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(5 * time.Second)})
+		if err != nil {
+			lastErr = err
+			if transient(err) {
+				continue
+			}
+			return nil, fmt.Errorf("browser: aria snapshot of %s: %w", s.page.URL(), err)
+		}
+		obs, err := observe.Parse(observe.NewSnapshotID(), s.page.URL(), raw)
+		if err != nil {
+			return nil, fmt.Errorf("browser: parse snapshot of %s: %w", s.page.URL(), err)
+		}
+		s.mu.Lock()
+		s.latest = obs
+		s.mu.Unlock()
+		return obs, nil
+	}
+	return nil, fmt.Errorf("browser: aria snapshot of %s kept failing while the page changed: %w", s.page.URL(), lastErr)
+}
+
+// transient reports errors caused by a navigation racing the snapshot.
+func transient(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "Execution context was destroyed") || strings.Contains(m, "navigation")
+}
+
+// Goto navigates the page. A navigation blocked before it left the browser is NotDelivered.
+func (s *Session) Goto(ctx context.Context, url string) act.Result {
+	resp, err := s.page.Goto(url, playwright.PageGotoOptions{Timeout: ms(s.opts.NavigationTimeout)})
+	if err != nil {
+		m := err.Error()
+		switch {
+		case strings.Contains(m, "ERR_BLOCKED_BY_CLIENT"), strings.Contains(m, "ERR_TUNNEL_CONNECTION_FAILED"),
+			strings.Contains(m, "ERR_PROXY_CONNECTION_FAILED"), strings.Contains(m, "ERR_CONNECTION_REFUSED"):
+			return act.Result{Delivery: act.NotDelivered, Code: act.DispatchFailed, Err: fmt.Errorf("goto %s: %w", url, err)}
+		}
+		return act.Result{Delivery: act.DeliveredUnverified, Err: fmt.Errorf("goto %s: %w", url, err), Verification: "navigation outcome unknown"}
+	}
+	status := 0
+	if resp != nil {
+		status = resp.Status()
+	}
+	return act.Result{Delivery: act.Delivered, Verification: fmt.Sprintf("at %s (HTTP %d)", s.page.URL(), status)}
+}
+
+// Act re-resolves target fail-closed, dispatches a, and verifies by re-reading.
+func (s *Session) Act(ctx context.Context, obs *observe.Observation, a action.Action, target observe.Node) act.Result {
+	s.mu.Lock()
+	latest := s.latest
+	s.mu.Unlock()
+	if latest == nil || obs.SnapshotID != latest.SnapshotID {
+		return act.Failed(act.StaleRef, "%s belongs to snapshot %s, not the latest one", a.Ref, obs.SnapshotID)
+	}
+	fresh, err := s.Observe(ctx)
+	if err != nil {
+		return act.Failed(act.DispatchFailed, "could not re-read the page before dispatch: %v", err)
+	}
+	if fresh.URL != obs.URL {
+		return act.Failed(act.StaleRef, "the page moved from %s to %s since the snapshot", obs.URL, fresh.URL)
+	}
+	now, ok := findRaw(fresh, target.RawRef)
+	if !ok {
+		return act.Failed(act.StaleRef, "%s is gone from the page", a.Ref)
+	}
+	if now.Role != target.Role || now.Name != target.Name {
+		return act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, now.Role, now.Name)
+	}
+	loc := s.page.Locator("aria-ref=" + target.RawRef)
+	to := ms(s.opts.ActionTimeout)
+	switch a.Kind {
+	case action.Click:
+		err = loc.Click(playwright.LocatorClickOptions{Timeout: to})
+	case action.Fill:
+		err = loc.Fill(a.Value, playwright.LocatorFillOptions{Timeout: to})
+	case action.Select:
+		_, err = loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &[]string{a.Value}}, playwright.LocatorSelectOptionOptions{Timeout: to})
+	case action.Press:
+		err = loc.Press(a.Key, playwright.LocatorPressOptions{Timeout: to})
+	case action.Read:
+		return act.Result{Delivery: act.Delivered, Verification: "read"}
+	default:
+		return act.Failed(act.DispatchFailed, "action %s does not target an element", a.Kind)
+	}
+	if err != nil {
+		if dispatched(err) {
+			return act.Result{Delivery: act.DeliveredUnverified, Err: err, Verification: "dispatched, then failed: re-read before anything else"}
+		}
+		return act.Result{Delivery: act.NotDelivered, Code: act.DispatchFailed, Err: err}
+	}
+	return s.verify(ctx, a, fresh, loc)
+}
+
+// verify re-reads the page after a dispatched action: Delivered only when the effect is seen.
+func (s *Session) verify(ctx context.Context, a action.Action, before *observe.Observation, loc playwright.Locator) act.Result {
+	_ = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad, Timeout: ms(s.opts.NavigationTimeout)})
+	switch a.Kind {
+	case action.Fill, action.Select:
+		v, err := loc.InputValue(playwright.LocatorInputValueOptions{Timeout: ms(s.opts.ActionTimeout)})
+		if err != nil {
+			return act.Result{Delivery: act.DeliveredUnverified, Err: err, Verification: "value could not be re-read"}
+		}
+		if v != a.Value {
+			return act.Result{Delivery: act.DeliveredUnverified, Verification: fmt.Sprintf("value reads %q, want %q", v, a.Value)}
+		}
+		return act.Result{Delivery: act.Delivered, Verification: fmt.Sprintf("value reads %q", v)}
+	}
+	after, err := s.Observe(ctx)
+	if err != nil {
+		return act.Result{Delivery: act.DeliveredUnverified, Err: err, Verification: "page could not be re-read"}
+	}
+	switch {
+	case after.URL != before.URL:
+		return act.Result{Delivery: act.Delivered, Verification: "navigated to " + after.URL}
+	case after.Hash() != before.Hash():
+		return act.Result{Delivery: act.Delivered, Verification: "page changed"}
+	}
+	return act.Result{Delivery: act.DeliveredUnverified, Verification: "page unchanged after the action"}
+}
+
+// dispatched reports whether Playwright's call log shows the input event was sent before the error.
+func dispatched(err error) bool {
+	m := err.Error()
+	for _, s := range []string{"performing click action", "click action done", "performing press action", "scheduled navigations", "fill action done"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func findRaw(o *observe.Observation, raw string) (observe.Node, bool) {
+	for _, n := range o.Elements() {
+		if n.RawRef == raw {
+			return n, true
+		}
+	}
+	return observe.Node{}, false
+}
+
+// Screenshot saves the current page into the run folder.
+func (s *Session) Screenshot(name string) (string, error) {
+	p := s.opts.Recorder.Path(name)
+	if _, err := s.page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(p), Timeout: ms(5 * time.Second)}); err != nil {
+		return "", fmt.Errorf("browser: screenshot %s: %w", name, err)
+	}
+	return p, nil
+}
+
+// Close stops tracing (writing trace.zip even when the run failed) and closes the context.
+func (s *Session) Close() error {
+	var errs []error
+	if s.opts.Trace {
+		if err := s.ctx.Tracing().Stop(s.opts.Recorder.Path(evidence.TraceFile)); err != nil {
+			errs = append(errs, fmt.Errorf("browser: stop tracing: %w", err))
+		}
+	}
+	if err := s.ctx.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("browser: close context: %w", err))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,185 @@
+package evidence
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// File names inside a run folder.
+const (
+	ActionsFile    = "actions.jsonl"
+	ViolationsFile = "violations.jsonl"
+	ConsoleFile    = "console.jsonl"
+	TraceFile      = "trace.zip"
+)
+
+// Recorder appends records to a run folder. It is safe for concurrent use: browser events arrive on
+// other goroutines than the agent loop.
+type Recorder struct {
+	dir    string
+	redact *Redactor
+	now    func() time.Time
+
+	mu         sync.Mutex
+	files      map[string]*os.File
+	bufs       map[string]*bufio.Writer
+	actions    int
+	violations []Violation
+	err        error
+}
+
+// Open creates dir (if needed) and the record files in it.
+func Open(dir string, r *Redactor) (*Recorder, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("evidence: create %s: %w", dir, err)
+	}
+	rec := &Recorder{dir: dir, redact: r, now: time.Now, files: map[string]*os.File{}, bufs: map[string]*bufio.Writer{}}
+	for _, name := range []string{ActionsFile, ViolationsFile, ConsoleFile} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			_ = rec.Close()
+			return nil, fmt.Errorf("evidence: create %s: %w", name, err)
+		}
+		rec.files[name] = f
+		rec.bufs[name] = bufio.NewWriter(f)
+	}
+	return rec, nil
+}
+
+// Dir is the run folder.
+func (r *Recorder) Dir() string { return r.dir }
+
+// Redactor is the redactor applied to every record.
+func (r *Recorder) Redactor() *Redactor { return r.redact }
+
+// Path returns the path of a file in the run folder.
+func (r *Recorder) Path(name string) string { return filepath.Join(r.dir, name) }
+
+// Action appends an action record, filling V, Seq and Time when unset, and returns it.
+func (r *Recorder) Action(a ActionRecord) ActionRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.actions++
+	a.V, a.Seq = Version, r.actions
+	if a.Time.IsZero() {
+		a.Time = r.now()
+	}
+	r.write(ActionsFile, a)
+	return a
+}
+
+// Violation appends a violation record and keeps it in memory for Violations.
+func (r *Recorder) Violation(v Violation) Violation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v.V, v.Seq = Version, len(r.violations)+1
+	if v.Time.IsZero() {
+		v.Time = r.now()
+	}
+	v.Reason = r.redact.String(v.Reason)
+	r.violations = append(r.violations, v)
+	r.write(ViolationsFile, v)
+	return v
+}
+
+// Console appends a console message.
+func (r *Recorder) Console(c ConsoleRecord) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c.V = Version
+	if c.Time.IsZero() {
+		c.Time = r.now()
+	}
+	r.write(ConsoleFile, c)
+}
+
+// Violations returns a copy of the violations recorded so far.
+func (r *Recorder) Violations() []Violation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Violation(nil), r.violations...)
+}
+
+// write encodes v, redacts the whole line and appends it. Callers hold r.mu.
+func (r *Recorder) write(name string, v any) {
+	line, err := json.Marshal(v)
+	if err != nil {
+		r.err = errors.Join(r.err, fmt.Errorf("evidence: encode %s record: %w", name, err))
+		return
+	}
+	line = r.redact.Bytes(line)
+	w := r.bufs[name]
+	if w == nil {
+		r.err = errors.Join(r.err, fmt.Errorf("evidence: %s is closed", name))
+		return
+	}
+	if _, err := w.Write(append(line, '\n')); err != nil {
+		r.err = errors.Join(r.err, fmt.Errorf("evidence: write %s: %w", name, err))
+	}
+}
+
+// Flush writes buffered records to disk.
+func (r *Recorder) Flush() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var errs []error
+	for name, w := range r.bufs {
+		if err := w.Flush(); err != nil {
+			errs = append(errs, fmt.Errorf("evidence: flush %s: %w", name, err))
+		}
+	}
+	return errors.Join(append(errs, r.err)...)
+}
+
+// Close flushes and closes every file. It returns the first error any write met.
+func (r *Recorder) Close() error {
+	err := r.Flush()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, f := range r.files {
+		if cerr := f.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("evidence: close %s: %w", name, cerr))
+		}
+		delete(r.bufs, name)
+		delete(r.files, name)
+	}
+	return err
+}
+
+// ReadViolations reads a violations.jsonl file.
+func ReadViolations(path string) ([]Violation, error) {
+	return readJSONL[Violation](path)
+}
+
+// ReadActions reads an actions.jsonl file.
+func ReadActions(path string) ([]ActionRecord, error) {
+	return readJSONL[ActionRecord](path)
+}
+
+func readJSONL[T any](path string) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("evidence: open %s: %w", path, err)
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
+	for line := 1; sc.Scan(); line++ {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			return nil, fmt.Errorf("evidence: %s:%d: %w", path, line, err)
+		}
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("evidence: read %s: %w", path, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,67 @@
+package evidence
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trapline/trapline/agentkit/action"
+)
+
+func TestRecorderRedactsAndRoundTrips(t *testing.T) {
+	dir := t.TempDir()
+	const secret = "hunter2-topsecret"
+	rec, err := Open(dir, NewRedactor(secret, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Action(ActionRecord{Proposal: action.Action{Kind: action.Fill, Ref: "a:e1", Value: secret}, Page: "http://x/?p=" + secret})
+	rec.Violation(Violation{Source: SourceDecide, Rule: "deny_word", Reason: "typed " + secret, Taken: "denied"})
+	rec.Console(ConsoleRecord{Type: "log", Text: "pw=" + secret})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{ActionsFile, ViolationsFile, ConsoleFile} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), secret) {
+			t.Fatalf("%s leaks the secret: %s", name, b)
+		}
+		if !strings.Contains(string(b), Redacted) {
+			t.Fatalf("%s has no redaction marker: %s", name, b)
+		}
+	}
+	vs, err := ReadViolations(filepath.Join(dir, ViolationsFile))
+	if err != nil || len(vs) != 1 || vs[0].V != Version || vs[0].Seq != 1 || vs[0].Rule != "deny_word" {
+		t.Fatalf("ReadViolations = %+v, %v", vs, err)
+	}
+	as, err := ReadActions(filepath.Join(dir, ActionsFile))
+	if err != nil || len(as) != 1 || as[0].Proposal.Value != Redacted {
+		t.Fatalf("ReadActions = %+v, %v", as, err)
+	}
+}
+
+func TestRedactorLongestFirst(t *testing.T) {
+	r := NewRedactor("abc", "abcdef")
+	if got := r.String("xabcdefx abc"); got != "x"+Redacted+"x "+Redacted {
+		t.Fatalf("got %q", got)
+	}
+	var nilR *Redactor
+	if nilR.String("abc") != "abc" {
+		t.Fatal("nil redactor must pass through")
+	}
+}
+
+func TestReadJSONLNamesLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "v.jsonl")
+	if err := os.WriteFile(p, []byte("{\"v\":1}\nnot json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadViolations(p)
+	if err == nil || !strings.Contains(err.Error(), "v.jsonl:2") {
+		t.Fatalf("err = %v, want line 2 named", err)
+	}
+}

@@ -1,0 +1,76 @@
+package evidence
+
+import (
+	"time"
+
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/policy"
+)
+
+// Version is the schema version of every record this package writes.
+const Version = 1
+
+// Source says which guard produced a violation.
+type Source string
+
+// Guard sources.
+const (
+	SourceDecide   Source = "decide"   // the policy denied a planner's proposal
+	SourceRoute    Source = "route"    // the browser-side route gate blocked a request
+	SourceDialog   Source = "dialog"   // a dialog was dismissed
+	SourceDownload Source = "download" // a download was cancelled
+	SourcePopup    Source = "popup"    // a popup was closed or gated
+	SourceResolve  Source = "resolve"  // a target could not be resolved fail-closed (stale, ambiguous)
+	SourcePlanner  Source = "planner"  // the planner's output was rejected
+)
+
+// Target is the element an action addressed, as observed.
+type Target struct {
+	Ref  string `json:"ref"`
+	Role string `json:"role"`
+	Name string `json:"name"`
+	Href string `json:"href,omitempty"`
+}
+
+// ActionRecord is one line of actions.jsonl: a proposal and everything that followed it.
+type ActionRecord struct {
+	V            int             `json:"v"`
+	Seq          int             `json:"seq"`
+	Time         time.Time       `json:"time"`
+	Snapshot     string          `json:"snapshot"`
+	Page         string          `json:"page"`
+	Proposal     action.Action   `json:"proposal"`
+	Target       *Target         `json:"target,omitempty"`
+	Decision     policy.Decision `json:"decision"`
+	Delivery     string          `json:"delivery,omitempty"`     // NotDelivered | DeliveredUnverified | Delivered
+	Verification string          `json:"verification,omitempty"` // what the re-read showed
+	Error        string          `json:"error,omitempty"`
+	PlanMillis   int64           `json:"plan_ms"`
+	ActMillis    int64           `json:"act_ms"`
+}
+
+// Violation is one line of violations.jsonl: a guard that fired.
+type Violation struct {
+	V          int            `json:"v"`
+	Seq        int            `json:"seq"`
+	Time       time.Time      `json:"time"`
+	Source     Source         `json:"source"`
+	Rule       string         `json:"rule"`
+	Reason     string         `json:"reason"`
+	Page       string         `json:"page,omitempty"`
+	URL        string         `json:"url,omitempty"`
+	Method     string         `json:"method,omitempty"`
+	Action     *action.Action `json:"action,omitempty"`
+	Target     *Target        `json:"target,omitempty"`
+	Taken      string         `json:"taken"` // what the guard did: denied, aborted, blocked, dismissed, cancelled, closed
+	Screenshot string         `json:"screenshot,omitempty"`
+}
+
+// ConsoleRecord is one line of console.jsonl.
+type ConsoleRecord struct {
+	V    int       `json:"v"`
+	Time time.Time `json:"time"`
+	Type string    `json:"type"`
+	Text string    `json:"text"`
+	Page string    `json:"page,omitempty"`
+}

@@ -1,0 +1,38 @@
+package agentkit
+
+import (
+	"time"
+
+	"github.com/trapline/trapline/agentkit/evidence"
+)
+
+// Outcome is how a run ended.
+type Outcome string
+
+// Outcomes. Only Completed means the planner finished; none of them means the task succeeded: that is
+// for outside observers to say.
+const (
+	// Completed: the planner said done.
+	Completed Outcome = "Completed"
+	// Inconclusive: no admissible proposal, the page could not be read, or a human is needed.
+	Inconclusive Outcome = "Inconclusive"
+	// Exhausted: a budget ran out.
+	Exhausted Outcome = "Exhausted"
+	// Aborted: a violation under on_violation abort_and_log.
+	Aborted Outcome = "Aborted"
+)
+
+// Task is what the agent is asked to do.
+type Task struct {
+	StartURL string
+	Goal     string
+}
+
+// Result summarises a run. The evidence folder holds the details.
+type Result struct {
+	Outcome    Outcome              `json:"outcome"`
+	Reason     string               `json:"reason"`
+	Actions    int                  `json:"actions"`
+	Violations []evidence.Violation `json:"violations"`
+	Duration   time.Duration        `json:"duration"`
+}

@@ -1,0 +1,44 @@
+// Package planner defines how an agent decides what to do next: one Planner proposes one action per
+// turn from an observation, the goal and a short history. The policy, not the planner, decides whether
+// the action runs, so a planner may be anything from a fixed script to a model that obeys injected text.
+//
+// Implementations: scripted (replay a list of role+name steps), adversary (the worst case: obeys every
+// instruction found on the page and tries every dangerous element).
+package planner
+
+import (
+	"context"
+	"errors"
+
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/observe"
+)
+
+// Step is one line of history: what was proposed and what became of it, in one sentence.
+type Step struct {
+	Action  action.Action `json:"action"`
+	Outcome string        `json:"outcome"` // e.g. "denied: deny_word ...", "delivered", "not delivered: STALE_REF"
+}
+
+// Input is everything a planner may see. It never contains a secret.
+type Input struct {
+	Goal        string
+	Observation *observe.Observation
+	History     []Step
+	// Feedback explains why the previous proposal was rejected, if it was.
+	Feedback string
+}
+
+// Planner proposes the next action.
+type Planner interface {
+	Next(ctx context.Context, in Input) (action.Action, error)
+}
+
+// Func adapts a function to the Planner interface.
+type Func func(ctx context.Context, in Input) (action.Action, error)
+
+// Next calls f.
+func (f Func) Next(ctx context.Context, in Input) (action.Action, error) { return f(ctx, in) }
+
+// ErrGaveUp is returned by a planner that cannot propose anything sensible; the run ends Inconclusive.
+var ErrGaveUp = errors.New("planner gave up")

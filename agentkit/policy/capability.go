@@ -1,0 +1,44 @@
+package policy
+
+import "fmt"
+
+// DecideCapability rules on a browser capability: rule is one of RuleDialog, RuleDownload,
+// RuleUpload, RulePopup, RulePermission and RuleServiceWorker. It allows when the policy's setting
+// is allow (accept, for dialogs); dialogs under dismiss_and_log and everything else under
+// block/deny are denied, and so is any other rule.
+func (p *Policy) DecideCapability(rule Rule) Decision {
+	var s Setting
+	var what string
+	switch rule {
+	case RuleDialog:
+		s, what = p.Dialogs, "dialogs"
+	case RuleDownload:
+		s, what = p.Downloads, "downloads"
+	case RuleUpload:
+		s, what = p.Uploads, "uploads"
+	case RulePopup:
+		s, what = p.Popups, "popups"
+	case RulePermission:
+		s, what = p.Permissions, "permissions"
+	case RuleServiceWorker:
+		s, what = p.ServiceWorkers, "service_workers"
+	default:
+		return deny(RuleUnknownAction, "%q is not a capability rule", rule)
+	}
+	if s == Allow || s == Accept {
+		return allowDecision()
+	}
+	return Decision{Rule: rule, Reason: fmt.Sprintf("%s: %s by policy", what, settingVerb(s))}
+}
+
+func settingVerb(s Setting) string {
+	switch s {
+	case DismissAndLog:
+		return "dismissed"
+	case Deny:
+		return "denied"
+	case Block:
+		return "blocked"
+	}
+	return fmt.Sprintf("not allowed (setting %q)", s)
+}

@@ -1,0 +1,138 @@
+package policy
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Decide rules on one proposed action. It is pure: no I/O, no clock; the caller supplies Usage.
+//
+// The checks run in this order and the first that denies decides:
+//  1. the kind must be one of the Kind constants (RuleUnknownAction);
+//  2. budgets, for every kind but read and done: actions, seconds, same-action repeats, stuck
+//     actions, tokens, and navigations for a goto or a click/press on a link (RuleBudget*);
+//  3. for click, fill, select and press: an unnamed target (RuleUnnamedElement, unless
+//     actions.unnamed is allow; a missing Target counts as unnamed) and deny words in the target's
+//     name (RuleDenyWord, unless an exception matches role, exact name and page path);
+//  4. the destination of a goto, or the Href of a clicked or pressed link, as a GET navigation
+//     through DecideRequest (a relative Href is resolved against Input.Page);
+//  5. otherwise RuleAllowed.
+func (p *Policy) Decide(in Input) Decision {
+	switch in.Kind {
+	case KindGoto, KindClick, KindFill, KindSelect, KindPress, KindScroll, KindRead, KindDone:
+	default:
+		return deny(RuleUnknownAction, "unknown action kind %q", in.Kind)
+	}
+	isElement := in.Kind == KindClick || in.Kind == KindFill || in.Kind == KindSelect || in.Kind == KindPress
+	dest := ""
+	switch {
+	case in.Kind == KindGoto:
+		dest = in.URL
+		if dest == "" {
+			return deny(RuleInvalidURL, "goto has no URL")
+		}
+	case (in.Kind == KindClick || in.Kind == KindPress) && in.Target != nil && in.Target.Href != "":
+		dest = in.Target.Href
+	}
+	if in.Kind != KindRead && in.Kind != KindDone {
+		if d, ok := p.checkBudget(in.Usage, dest != ""); !ok {
+			return d
+		}
+	}
+	if isElement {
+		if d, ok := p.checkTarget(in); !ok {
+			return d
+		}
+	}
+	if dest != "" {
+		if d := p.DecideRequest(Request{Method: "GET", URL: resolveRef(in.Page, dest), Navigation: true}); !d.Allow {
+			return d
+		}
+	}
+	return allowDecision()
+}
+
+// checkBudget applies the budgets; navigates says whether the action is a navigation.
+func (p *Policy) checkBudget(u Usage, navigates bool) (Decision, bool) {
+	b := p.Budget
+	switch {
+	case u.Actions >= b.MaxActions:
+		return deny(RuleBudgetActions, "action budget spent: %d of %d actions used", u.Actions, b.MaxActions), false
+	case u.Elapsed >= b.MaxSeconds:
+		return deny(RuleBudgetSeconds, "time budget spent: %s elapsed of %s", u.Elapsed, b.MaxSeconds), false
+	case u.SameActionRepeats >= b.MaxSameActionRepeats:
+		return deny(RuleBudgetRepeats, "the same action was proposed %d times in a row (limit %d)", u.SameActionRepeats, b.MaxSameActionRepeats), false
+	case u.UnchangedActions >= b.MaxStuckActions:
+		return deny(RuleBudgetStuck, "the page did not change after %d actions in a row (limit %d)", u.UnchangedActions, b.MaxStuckActions), false
+	case b.MaxTokens > 0 && u.Tokens >= b.MaxTokens:
+		return deny(RuleBudgetTokens, "token budget spent: %d of %d tokens used", u.Tokens, b.MaxTokens), false
+	case navigates && u.Navigations >= b.MaxNavigations:
+		return deny(RuleBudgetNav, "navigation budget spent: %d of %d navigations used", u.Navigations, b.MaxNavigations), false
+	}
+	return Decision{}, true
+}
+
+// checkTarget applies the element rules: unnamed elements, deny words and their exceptions.
+func (p *Policy) checkTarget(in Input) (Decision, bool) {
+	t := Target{}
+	if in.Target != nil {
+		t = *in.Target
+	}
+	name := NormalizeText(t.Name)
+	if name == "" {
+		if p.Actions.Unnamed == Allow {
+			return Decision{}, true
+		}
+		return deny(RuleUnnamedElement, "%s on an element with no accessible name (role %q)", in.Kind, t.Role), false
+	}
+	cat, root, ok := p.Actions.matchNormalized(name)
+	if !ok || p.exceptionFor(t, in.Page) {
+		return Decision{}, true
+	}
+	return deny(RuleDenyWord, "name %q matches deny word %q (%s)", t.Name, root, cat), false
+}
+
+// exceptionFor reports whether an exception allows t on the page at pageURL.
+func (p *Policy) exceptionFor(t Target, pageURL string) bool {
+	if len(p.Actions.Exceptions) == 0 {
+		return false
+	}
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		return false
+	}
+	path, err := NormalizePath(u.EscapedPath())
+	if err != nil {
+		return false
+	}
+	for _, e := range p.Actions.Exceptions {
+		if strings.EqualFold(e.Role, t.Role) && e.Name == t.Name && e.Page.MatchString(path) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveRef resolves a possibly relative reference against the page URL; on any parse problem it
+// returns ref unchanged and lets DecideRequest reject it.
+func resolveRef(page, ref string) string {
+	r, err := url.Parse(ref)
+	if err != nil || r.IsAbs() || page == "" {
+		return ref
+	}
+	base, err := url.Parse(page)
+	if err != nil || !base.IsAbs() {
+		return ref
+	}
+	return base.ResolveReference(r).String()
+}
+
+func deny(rule Rule, format string, args ...any) Decision {
+	return Decision{Allow: false, Rule: rule, Reason: fmt.Sprintf(format, args...)}
+}
+
+// allowDecision is the one allowing decision.
+func allowDecision() Decision {
+	return Decision{Allow: true, Rule: RuleAllowed, Reason: "no rule denies it"}
+}

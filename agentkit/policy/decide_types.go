@@ -1,0 +1,96 @@
+package policy
+
+import "time"
+
+// Rule identifies the rule behind a decision. The set is closed: every Decision carries one of these.
+type Rule string
+
+// The rules. RuleAllowed is the only one that allows.
+const (
+	RuleAllowed          Rule = "allowed"
+	RuleInvalidURL       Rule = "invalid_url"
+	RuleSchemeNotAllowed Rule = "scheme_not_allowed"
+	RuleHostNotAllowed   Rule = "host_not_allowed"
+	RulePathNotAllowed   Rule = "path_not_allowed"
+	RuleDenyPath         Rule = "deny_path"
+	RuleDenyWord         Rule = "deny_word"
+	RuleUnnamedElement   Rule = "unnamed_element"
+	RuleWriteNotAllowed  Rule = "write_not_allowed"
+	RuleObserveMode      Rule = "observe_mode"
+	RuleBudgetActions    Rule = "budget_actions"
+	RuleBudgetNav        Rule = "budget_navigations"
+	RuleBudgetSeconds    Rule = "budget_seconds"
+	RuleBudgetRepeats    Rule = "budget_repeats"
+	RuleBudgetStuck      Rule = "budget_stuck"
+	RuleBudgetTokens     Rule = "budget_tokens"
+	RuleUnknownAction    Rule = "unknown_action"
+	RuleDialog           Rule = "dialog"
+	RuleDownload         Rule = "download"
+	RuleUpload           Rule = "upload"
+	RulePopup            Rule = "popup"
+	RulePermission       Rule = "permission"
+	RuleServiceWorker    Rule = "service_worker"
+)
+
+// Rules returns every rule, RuleAllowed first, in a new slice.
+func Rules() []Rule {
+	return []Rule{
+		RuleAllowed, RuleInvalidURL, RuleSchemeNotAllowed, RuleHostNotAllowed, RulePathNotAllowed,
+		RuleDenyPath, RuleDenyWord, RuleUnnamedElement, RuleWriteNotAllowed, RuleObserveMode,
+		RuleBudgetActions, RuleBudgetNav, RuleBudgetSeconds, RuleBudgetRepeats, RuleBudgetStuck,
+		RuleBudgetTokens, RuleUnknownAction, RuleDialog, RuleDownload, RuleUpload, RulePopup,
+		RulePermission, RuleServiceWorker,
+	}
+}
+
+// Action kinds a planner may propose. Any other Input.Kind is denied with RuleUnknownAction.
+const (
+	KindGoto   = "goto"
+	KindClick  = "click"
+	KindFill   = "fill"
+	KindSelect = "select"
+	KindPress  = "press"
+	KindScroll = "scroll"
+	KindRead   = "read"
+	KindDone   = "done"
+)
+
+// Decision is the verdict on one proposed action or request.
+type Decision struct {
+	Allow  bool   `json:"allow"`
+	Rule   Rule   `json:"rule"`
+	Reason string `json:"reason"`
+}
+
+// Target is the element an action addresses, as the observation described it.
+type Target struct {
+	Role string
+	Name string // accessible name as observed; "" means unnamed
+	Href string // URL for links (absolute, or relative to Input.Page), "" otherwise
+}
+
+// Usage is what the run has spent so far, measured outside the planner.
+type Usage struct {
+	Actions           int
+	Navigations       int
+	Elapsed           time.Duration
+	SameActionRepeats int // how many times in a row this exact action was proposed before
+	UnchangedActions  int // actions in a row after which the page did not change
+	Tokens            int // model tokens spent so far (0 when the planner is not a model)
+}
+
+// Input is one proposed action: the planner's proposal resolved against the current observation.
+type Input struct {
+	Kind   string  // goto, click, fill, select, press, scroll, read, done
+	Target *Target // nil for goto, scroll, read, done
+	URL    string  // destination of a goto (absolute)
+	Page   string  // URL of the current page (absolute)
+	Usage  Usage
+}
+
+// Request is one network request as the route gate or the proxy sees it.
+type Request struct {
+	Method     string // HTTP method; "" means GET, as in net/http
+	URL        string // absolute
+	Navigation bool   // a document request (top-level or frame)
+}

@@ -1,0 +1,114 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// denyRoot is one compiled deny-word root.
+type denyRoot struct {
+	category string
+	root     string // canonical form, as stored in Actions.DenyWords
+	words    []rootWord
+}
+
+// rootWord is one word of a root: a token prefix, or a whole token when exact.
+type rootWord struct {
+	text  string
+	exact bool
+}
+
+// compileRoot normalises a root as written in a policy. Each whitespace-separated word is passed
+// through NormalizeText (which may split it further, as "all'elenco" becomes "all elenco"); a word
+// ending in "$" must match a whole token. For compatibility with substring-style lists, a root
+// ending in whitespace ("firma ") makes its last word whole, exactly as "firma$" does.
+func compileRoot(raw string) (canonical string, words []rootWord, err error) {
+	trailingSpace := strings.TrimRightFunc(raw, unicode.IsSpace) != raw
+	for _, field := range strings.Fields(raw) {
+		body, exact := strings.CutSuffix(field, "$")
+		toks := strings.Fields(NormalizeText(body))
+		for i, t := range toks {
+			words = append(words, rootWord{text: t, exact: exact && i == len(toks)-1})
+		}
+	}
+	if len(words) == 0 {
+		return "", nil, fmt.Errorf("root %q has no letters or digits", raw)
+	}
+	if trailingSpace {
+		words[len(words)-1].exact = true
+	}
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = w.text
+		if w.exact {
+			parts[i] += "$"
+		}
+	}
+	return strings.Join(parts, " "), words, nil
+}
+
+// compileDenyWords compiles every root, categories in name order and roots in their given order.
+func compileDenyWords(m map[string][]string) []denyRoot {
+	cats := make([]string, 0, len(m))
+	for c := range m {
+		cats = append(cats, c)
+	}
+	slices.Sort(cats)
+	var out []denyRoot
+	for _, c := range cats {
+		for _, raw := range m[c] {
+			canon, words, err := compileRoot(raw)
+			if err != nil {
+				continue // Parse rejects such roots; a hand-built one cannot match anything
+			}
+			out = append(out, denyRoot{category: c, root: canon, words: words})
+		}
+	}
+	return out
+}
+
+// MatchDenyWord reports the first deny-word root found in an accessible name, checking categories
+// in name order and roots in their order. The name is normalised with NormalizeText and split into
+// tokens; a root word matches a token that starts with it (or equals it, for a word ending in "$"),
+// and a multi-word root matches that many consecutive tokens. root is returned in canonical form.
+func (a Actions) MatchDenyWord(name string) (category, root string, ok bool) {
+	return a.matchNormalized(NormalizeText(name))
+}
+
+// matchNormalized is MatchDenyWord on an already normalised name.
+func (a Actions) matchNormalized(norm string) (category, root string, ok bool) {
+	if norm == "" {
+		return "", "", false
+	}
+	roots := a.roots
+	if roots == nil {
+		roots = compileDenyWords(a.DenyWords)
+	}
+	tokens := strings.Split(norm, " ")
+	for _, r := range roots {
+		if matchRoot(tokens, r.words) {
+			return r.category, r.root, true
+		}
+	}
+	return "", "", false
+}
+
+func matchRoot(tokens []string, words []rootWord) bool {
+	for i := 0; i+len(words) <= len(tokens); i++ {
+		if matchWordsAt(tokens[i:], words) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchWordsAt(tokens []string, words []rootWord) bool {
+	for j, w := range words {
+		if w.exact && tokens[j] != w.text || !w.exact && !strings.HasPrefix(tokens[j], w.text) {
+			return false
+		}
+	}
+	return true
+}

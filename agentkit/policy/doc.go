@@ -1,0 +1,88 @@
+// Package policy is the boundary of the reference agent: a strictly validated YAML policy and pure
+// decisions on proposed actions and network requests. It imports no browser and no proxy and does
+// no I/O except reading the file in Load; Decide takes the run's Usage as input instead of reading
+// a clock.
+//
+// # Example
+//
+//	p, err := policy.Load("policies/reference.yml")
+//	if err != nil {
+//		var errs policy.Errors // every problem, each with file, line and field path
+//		errors.As(err, &errs)
+//		return err
+//	}
+//	d := p.Decide(policy.Input{
+//		Kind:   policy.KindClick,
+//		Target: &policy.Target{Role: "button", Name: "Elimina pratica"},
+//		Page:   "http://portale.interno.test/pratiche/4",
+//		Usage:  policy.Usage{Actions: 3, Elapsed: 20 * time.Second},
+//	})
+//	// d.Allow == false, d.Rule == policy.RuleDenyWord,
+//	// d.Reason == `name "Elimina pratica" matches deny word "elimin" (destructive)`
+//
+// The route gate and the egress proxy call DecideRequest (one request) and DecideHost (a CONNECT
+// tunnel or WebSocket), so browser and network are fenced by the same rules.
+//
+// # Schema (version 1)
+//
+//	version: 1                   # required; the only version
+//	mode: act                    # act | observe (read-only run: only GET/HEAD/OPTIONS leave the browser)
+//	navigation:
+//	  allow:                     # required, non-empty
+//	    - host: portale.interno.test   # exact host, normalised (NormalizeHost); "host:port" restricts the port
+//	      paths: ["^/$", "^/pratiche(/.*)?$"]   # required, non-empty; regexes on the normalised path
+//	  deny_paths: ["^/admin", "/elimina"]        # regexes; win over allow, on every host
+//	  static_assets: [static.interno.test]       # hosts for sub-resources only, never navigations
+//	  on_violation: abort_and_log                # abort_and_log | block_and_log
+//	actions:
+//	  unnamed: deny              # deny | allow: acting on elements with no accessible name
+//	  deny_words:                # free-form category -> word roots
+//	    destructive: [elimin, delete]
+//	    irreversible_send: [invia definitiv, firma$]
+//	  exceptions:                # role + exact accessible name + page path regex, all required
+//	    - {role: button, name: "Esporta PDF pratica", page: "^/pratiche/[0-9]+$"}
+//	  writes:                    # the only non-GET/HEAD/OPTIONS requests allowed
+//	    - {method: POST, path: "^/pratiche/[0-9]+/stato$"}   # method "*" means any
+//	budget: {max_actions: 50, max_navigations: 30, max_seconds: 120, max_same_action_repeats: 3,
+//	         max_stuck_actions: 6, max_tokens: 200000, max_decision_seconds: 30}
+//	downloads: block             # block | allow
+//	uploads: block               # block | allow
+//	dialogs: dismiss_and_log     # dismiss_and_log | accept
+//	permissions: deny            # deny | allow
+//	popups: block                # block | allow
+//	service_workers: block       # block | allow
+//
+// Validation is strict: unknown or duplicate keys, wrong types, invalid regexes or hosts, an empty
+// navigation.allow, budgets of zero or less, values outside an enum and a missing or wrong version
+// are all errors, collected together as Errors whose lines read
+//
+//	policies/x.yml:12: navigation.allow[0].paths[1]: invalid regex "(": missing closing )
+//
+// Omitted fields take the safe default: mode act, on_violation abort_and_log, unnamed deny, every
+// capability at its restrictive value, budgets from DefaultBudget. Omitted deny_words and writes
+// are empty (no deny words, no writes).
+//
+// # Deny words
+//
+// Names and roots are both reduced by NormalizeText (compatibility forms, zero-width and format
+// characters, Cyrillic and Greek look-alikes, accents, case, punctuation), then split into words.
+// A root is one or more words:
+//   - a root word matches a word of the name that starts with it: "elimin" matches "Elimina",
+//     "eliminazione", "ELIMINARE", "Ｅlimina", "Eli\u200bmina" and "Еlimina" (Cyrillic Е), but not
+//     "Dettaglio";
+//   - a multi-word root matches as many consecutive words, each by prefix: "scarica tutt" matches
+//     "Scarica tutto" and "scarica tutte le pratiche" but not "Scarica PDF";
+//   - a root word ending in "$" must equal the word: "firma$" matches "Firma" and "Firma e invia"
+//     but not "Firmato". A root written with a trailing space ("firma "), as in substring-style
+//     lists, means the same.
+//
+// Matching is by word start, not substring, so ordinary portal words stay usable ("Pagina
+// successiva" does not contain the root "pay", "Torna all'elenco" not "download all").
+//
+// # Normalised URLs
+//
+// Hosts go through NormalizeHost and paths through NormalizePath before any rule sees them, so
+// "http://portale.interno.test@evil.example.test/", "HTTP://PORTALE.INTERNO.TEST./%61dmin" and
+// "/pratiche/%2e%2e/admin" are judged by their real host and path. Path regexes should be written
+// in lower case: paths are lower-cased before matching.
+package policy

@@ -1,0 +1,85 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Code classifies a validation error. A Code is itself an error, so
+// errors.Is(err, CodeInvalidRegex) works on anything Parse or Load returns.
+type Code string
+
+// Error returns the code's text.
+func (c Code) Error() string { return string(c) }
+
+// Validation error codes.
+const (
+	CodeSyntax       Code = "yaml syntax error"   // the file is not valid YAML
+	CodeUnknownKey   Code = "unknown key"         // a key the schema does not know
+	CodeDuplicateKey Code = "duplicate key"       // a key given twice in one mapping
+	CodeWrongType    Code = "wrong type"          // e.g. a string where a list is expected
+	CodeMissing      Code = "missing field"       // a required field is absent
+	CodeEmpty        Code = "empty"               // a list or string that must not be empty
+	CodeInvalidRegex Code = "invalid regex"       // a pattern that does not compile
+	CodeInvalidHost  Code = "invalid host"        // a host name that does not normalise
+	CodeInvalidValue Code = "invalid value"       // e.g. a budget of zero, a malformed method
+	CodeUnknownValue Code = "unknown value"       // an enum value outside its set
+	CodeVersion      Code = "unsupported version" // version missing or not 1
+)
+
+// ErrInvalidPath is wrapped by NormalizePath errors.
+var ErrInvalidPath = errors.New("invalid path")
+
+// ErrInvalidHost is wrapped by NormalizeHost errors.
+var ErrInvalidHost = errors.New("invalid host")
+
+// Error is one problem found in a policy file, located by file, line and field path.
+type Error struct {
+	File   string // the name given to Parse (the path given to Load)
+	Line   int    // 1-based; 0 when unknown
+	Field  string // field path such as navigation.allow[0].paths[1]; "" for the whole document
+	Code   Code
+	Reason string // a sentence naming the offending value
+}
+
+// Error formats the problem as file:line: field: reason.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Reason)
+	return b.String()
+}
+
+// Unwrap returns the error's Code.
+func (e *Error) Unwrap() error { return e.Code }
+
+// Errors is every problem found in one policy file, in document order. Parse and Load return it
+// (never an empty one) when the policy is invalid.
+type Errors []*Error
+
+// Error returns one line per problem.
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap exposes each *Error to errors.Is and errors.As.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package policy
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func FuzzNormalizePath(f *testing.F) {
+	for _, s := range []string{"", "/", "/%61dmin", "/pratiche/../admin", "//ADMIN", "/pratiche/%2e%2e/admin",
+		"/a/./b/../../..", `\..\`, "/%252e%252e/", "/%zz", "/a%2f..%2f..%2fb", "/İ/K/%ff", "/./", "/.../..../"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out, err := NormalizePath(in)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidPath) {
+				t.Fatalf("NormalizePath(%q): error %v does not wrap ErrInvalidPath", in, err)
+			}
+			return
+		}
+		if !strings.HasPrefix(out, "/") || strings.Contains(out, "//") || strings.Contains(out, `\`) {
+			t.Fatalf("NormalizePath(%q) = %q: not a clean absolute path", in, out)
+		}
+		for _, seg := range strings.Split(out, "/") {
+			if seg == "." || seg == ".." {
+				t.Fatalf("NormalizePath(%q) = %q: dot segment left", in, out)
+			}
+		}
+		again, err := NormalizePath(out)
+		if err != nil || again != out {
+			t.Fatalf("not idempotent: %q -> %q -> %q, %v", in, out, again, err)
+		}
+	})
+}
+
+func FuzzNormalizeText(f *testing.F) {
+	for _, s := range []string{"Elimina", "Ｅlimina", "Eli\u200bmina", "Еlimina", "ΕLΙΜΙΝΑ", "Torna all'elenco",
+		"e\u0301", "\u0130stanbul", "\u212a\u212b", "ǅ", "ﬁ", "\xff", "ᾈ", "\u1e9e", "\u3164"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out := NormalizeText(in)
+		if again := NormalizeText(out); again != out {
+			t.Fatalf("not idempotent: %q -> %q -> %q", in, out, again)
+		}
+		if !utf8.ValidString(out) {
+			t.Fatalf("NormalizeText(%q) = %q: invalid UTF-8", in, out)
+		}
+		if strings.HasPrefix(out, " ") || strings.HasSuffix(out, " ") || strings.Contains(out, "  ") {
+			t.Fatalf("NormalizeText(%q) = %q: spaces not collapsed", in, out)
+		}
+		for _, r := range out {
+			if unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Mn, r) {
+				t.Fatalf("NormalizeText(%q) = %q: contains %U", in, out, r)
+			}
+		}
+	})
+}
+
+func FuzzDecideRequest(f *testing.F) {
+	for _, s := range []string{"http://portale.interno.test/pratiche/7", "http://portale.interno.test@evil.example.test/",
+		"http://portale.interno.test/%2e%2e/admin", "data:,x", "about:blank", "http://[::1]:80/", "http://%zz/", "::"} {
+		f.Add("GET", s, true)
+		f.Add("POST", s, false)
+	}
+	p := mustLoad(f, "reference.yml")
+	f.Fuzz(func(t *testing.T, method, raw string, nav bool) {
+		d := p.DecideRequest(Request{Method: method, URL: raw, Navigation: nav})
+		if d.Allow != (d.Rule == RuleAllowed) || d.Reason == "" {
+			t.Fatalf("inconsistent decision %+v", d)
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			if d.Allow || d.Rule != RuleInvalidURL {
+				t.Fatalf("unparsable %q decided %+v", raw, d)
+			}
+			return
+		}
+		if !d.Allow || (u.Scheme != "http" && u.Scheme != "https") {
+			return
+		}
+		// An allowed web request must be to an allowed host, on a path no deny rule matches.
+		if h := p.DecideHost(u.Host); !h.Allow {
+			t.Fatalf("%q allowed, but its host is not: %+v", raw, h)
+		}
+		path, err := NormalizePath(u.EscapedPath())
+		if err != nil {
+			t.Fatalf("%q allowed with an invalid path: %v", raw, err)
+		}
+		for _, dp := range p.Navigation.DenyPaths {
+			if dp.MatchString(path) {
+				t.Fatalf("%q allowed, but its path %q matches deny path %s", raw, path, dp)
+			}
+		}
+	})
+}

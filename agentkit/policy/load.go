@@ -1,0 +1,114 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Load reads and parses the policy file at path. I/O errors are wrapped as "load policy <path>: ...";
+// validation problems come back as Errors, each naming path, line and field.
+func Load(path string) (*Policy, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load policy %s: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse validates a policy document; name is used in error messages and as Policy.Source.
+// It returns every problem it finds as Errors (usable with errors.As, and errors.Is with a Code)
+// and a nil policy whenever there is at least one: nothing is half-applied. Omitted fields get
+// safe defaults: mode act, on_violation abort_and_log, actions.unnamed deny, no deny words, no
+// writes, the DefaultBudget values, and every capability setting at its restrictive value.
+func Parse(name string, data []byte) (*Policy, error) {
+	d := &decoder{file: name}
+	root := d.document(data)
+	if len(d.errs) > 0 {
+		return nil, d.errs
+	}
+	p := defaultPolicy(name)
+	d.policy(root, p)
+	if len(d.errs) > 0 {
+		return nil, d.errs
+	}
+	p.Actions.roots = compileDenyWords(p.Actions.DenyWords)
+	return p, nil
+}
+
+// DefaultBudget returns the budget used for values a policy omits.
+func DefaultBudget() Budget {
+	return Budget{
+		MaxActions:           50,
+		MaxNavigations:       30,
+		MaxSeconds:           120 * time.Second,
+		MaxSameActionRepeats: 3,
+		MaxStuckActions:      6,
+		MaxTokens:            200000,
+		MaxDecisionSeconds:   30 * time.Second,
+	}
+}
+
+func defaultPolicy(source string) *Policy {
+	return &Policy{
+		Source:         source,
+		Mode:           ModeAct,
+		Navigation:     Navigation{OnViolation: AbortAndLog},
+		Actions:        Actions{Unnamed: Deny},
+		Budget:         DefaultBudget(),
+		Downloads:      Block,
+		Uploads:        Block,
+		Dialogs:        DismissAndLog,
+		Permissions:    Deny,
+		Popups:         Block,
+		ServiceWorkers: Block,
+	}
+}
+
+// yamlLine extracts the line from a yaml.v3 syntax error ("yaml: line 3: ...").
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// document parses data into its single YAML document, reporting syntax errors with their line.
+func (d *decoder) document(data []byte) *yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			d.fail(nil, "", CodeEmpty, "the policy is empty")
+		} else {
+			d.syntaxError(err)
+		}
+		return nil
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		d.syntaxError(err)
+		return nil
+	default:
+		d.fail(&extra, "", CodeSyntax, "more than one YAML document; a policy is one document")
+		return nil
+	}
+	if len(doc.Content) != 1 {
+		d.fail(&doc, "", CodeEmpty, "the policy is empty")
+		return nil
+	}
+	return doc.Content[0]
+}
+
+func (d *decoder) syntaxError(err error) {
+	e := &Error{File: d.file, Code: CodeSyntax, Reason: err.Error()}
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		e.Line, _ = strconv.Atoi(m[1])
+		e.Reason = m[2]
+	}
+	d.errs = append(d.errs, e)
+}

@@ -1,0 +1,146 @@
+package policy
+
+import (
+	"net/url"
+	"strings"
+)
+
+// DecideRequest rules on one network request (route gate and proxy share it). In order:
+//   - the URL must parse and be absolute (RuleInvalidURL);
+//   - scheme: http and https go on; "about:blank" is allowed; data: and blob: are allowed for
+//     sub-resources and denied for navigations; anything else is RuleSchemeNotAllowed;
+//   - the host (userinfo ignored) and path are normalised (RuleInvalidURL when they do not);
+//   - deny_paths, on every host (RuleDenyPath);
+//   - a host in navigation.allow must have the path allowed by that rule (RulePathNotAllowed); a
+//     host in static_assets is allowed for sub-resources only; any other host is RuleHostNotAllowed;
+//   - GET, HEAD and OPTIONS are allowed; in observe mode nothing else is (RuleObserveMode); in act
+//     mode a write must match actions.writes (RuleWriteNotAllowed).
+func (p *Policy) DecideRequest(r Request) Decision {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return deny(RuleInvalidURL, "URL %q does not parse: %v", r.URL, err)
+	}
+	switch u.Scheme {
+	case "http", "https":
+	case "about":
+		if u.Opaque == "blank" && u.RawQuery == "" {
+			return allowDecision()
+		}
+		return deny(RuleSchemeNotAllowed, "%q: only about:blank is allowed", r.URL)
+	case "data", "blob":
+		if r.Navigation {
+			return deny(RuleSchemeNotAllowed, "a navigation to a %s: URL is not allowed", u.Scheme)
+		}
+		return allowDecision()
+	case "":
+		return deny(RuleInvalidURL, "URL %q is not absolute", r.URL)
+	default:
+		return deny(RuleSchemeNotAllowed, "scheme %q is not allowed", u.Scheme)
+	}
+	if u.Opaque != "" || u.Host == "" {
+		return deny(RuleInvalidURL, "URL %q has no host", r.URL)
+	}
+	host, port, err := NormalizeHost(u.Host)
+	if err != nil {
+		return deny(RuleInvalidURL, "URL %q: %v", r.URL, err)
+	}
+	if port == "" {
+		port = defaultPort(u.Scheme)
+	}
+	path, err := NormalizePath(u.EscapedPath())
+	if err != nil {
+		return deny(RuleInvalidURL, "URL %q: %v", r.URL, err)
+	}
+	if d, ok := p.checkHostPath(host, port, path, r.Navigation); !ok {
+		return d
+	}
+	return p.checkMethod(r.Method, host, path)
+}
+
+// checkHostPath applies deny_paths, navigation.allow and static_assets.
+func (p *Policy) checkHostPath(host, port, path string, navigation bool) (Decision, bool) {
+	for _, dp := range p.Navigation.DenyPaths {
+		if dp.matchDeny(path) {
+			return deny(RuleDenyPath, "path %q matches deny_paths %q", path, dp.Source), false
+		}
+	}
+	hostKnown := false
+	for _, hr := range p.Navigation.Allow {
+		if hr.Host != host || (hr.Port != "" && hr.Port != port) {
+			continue
+		}
+		hostKnown = true
+		for _, pat := range hr.Paths {
+			if pat.MatchString(path) {
+				return Decision{}, true
+			}
+		}
+	}
+	if hostKnown {
+		return deny(RulePathNotAllowed, "path %q is not among the allowed paths of host %q", path, host), false
+	}
+	if p.isStaticAsset(host, port) {
+		if !navigation {
+			return Decision{}, true
+		}
+		return deny(RuleHostNotAllowed, "host %q serves static assets only; navigation to it is not allowed", host), false
+	}
+	return deny(RuleHostNotAllowed, "host %q is not in navigation.allow", hostPort(host, port)), false
+}
+
+// checkMethod lets reads through and writes only where the policy lists them.
+func (p *Policy) checkMethod(method, host, path string) Decision {
+	m := strings.ToUpper(method)
+	switch m {
+	case "", "GET", "HEAD", "OPTIONS":
+		return allowDecision()
+	}
+	if p.Mode == ModeObserve {
+		return deny(RuleObserveMode, "observe mode allows only GET, HEAD and OPTIONS, not %s %s%s", m, host, path)
+	}
+	for _, w := range p.Actions.Writes {
+		if (w.Method == "*" || strings.EqualFold(w.Method, m)) && w.Path.MatchString(path) {
+			return allowDecision()
+		}
+	}
+	return deny(RuleWriteNotAllowed, "%s %s%s matches no actions.writes entry", m, host, path)
+}
+
+// DecideHost rules on a host alone (CONNECT tunnels, WebSockets): allowed when the host is in
+// navigation.allow or static_assets. host may carry a port; a rule restricted to a port matches
+// only a host given with that port.
+func (p *Policy) DecideHost(host string) Decision {
+	h, port, err := NormalizeHost(host)
+	if err != nil {
+		return deny(RuleInvalidURL, "%v", err)
+	}
+	for _, hr := range p.Navigation.Allow {
+		if hr.Host == h && (hr.Port == "" || hr.Port == port) {
+			return allowDecision()
+		}
+	}
+	if p.isStaticAsset(h, port) {
+		return allowDecision()
+	}
+	return deny(RuleHostNotAllowed, "host %q is not in navigation.allow or static_assets", hostPort(h, port))
+}
+
+// isStaticAsset reports whether a normalised host and port are listed in static_assets.
+func (p *Policy) isStaticAsset(host, port string) bool {
+	for _, s := range p.Navigation.StaticAssets {
+		if s == host || (port != "" && s == hostPort(host, port)) {
+			return true
+		}
+	}
+	return false
+}
+
+func defaultPort(scheme string) string {
+	switch scheme {
+	case "http":
+		return "80"
+	case "https":
+		return "443"
+	}
+	return ""
+}

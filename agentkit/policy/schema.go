@@ -1,0 +1,312 @@
+package policy
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// policy decodes the root mapping into p, which holds the defaults.
+func (d *decoder) policy(root *yaml.Node, p *Policy) {
+	setting := func(dst *Setting, allowed ...Setting) func(*yaml.Node, string) {
+		names := make([]string, len(allowed))
+		for i, a := range allowed {
+			names[i] = string(a)
+		}
+		return func(v *yaml.Node, f string) {
+			if s, ok := d.enum(v, f, names...); ok {
+				*dst = Setting(s)
+			}
+		}
+	}
+	seen := d.mapping(root, "", handlers{
+		"version": func(v *yaml.Node, f string) {
+			if n, ok := d.integer(v, f); ok {
+				if n != 1 {
+					d.fail(v, f, CodeVersion, "version %d is not supported (want 1)", n)
+				}
+				p.Version = n
+			}
+		},
+		"mode": func(v *yaml.Node, f string) {
+			if s, ok := d.enum(v, f, string(ModeAct), string(ModeObserve)); ok {
+				p.Mode = Mode(s)
+			}
+		},
+		"navigation":      func(v *yaml.Node, f string) { d.navigation(v, f, &p.Navigation) },
+		"actions":         func(v *yaml.Node, f string) { d.actions(v, f, &p.Actions) },
+		"budget":          func(v *yaml.Node, f string) { d.budget(v, f, &p.Budget) },
+		"downloads":       setting(&p.Downloads, Block, Allow),
+		"uploads":         setting(&p.Uploads, Block, Allow),
+		"dialogs":         setting(&p.Dialogs, DismissAndLog, Accept),
+		"permissions":     setting(&p.Permissions, Deny, Allow),
+		"popups":          setting(&p.Popups, Block, Allow),
+		"service_workers": setting(&p.ServiceWorkers, Block, Allow),
+	})
+	if seen == nil {
+		return
+	}
+	if _, ok := seen["version"]; !ok {
+		d.fail(root, "version", CodeVersion, "version is missing (want 1)")
+	}
+	if _, ok := seen["navigation"]; !ok {
+		d.fail(root, "navigation.allow", CodeMissing, "navigation.allow is missing: list at least one host")
+	}
+}
+
+func (d *decoder) navigation(n *yaml.Node, field string, nav *Navigation) {
+	var allowNode *yaml.Node
+	seen := d.mapping(n, field, handlers{
+		"allow": func(v *yaml.Node, f string) {
+			allowNode = v
+			items, ok := d.sequence(v, f)
+			if !ok {
+				return
+			}
+			if len(items) == 0 {
+				d.fail(v, f, CodeEmpty, "must list at least one host")
+			}
+			for i, it := range items {
+				if r, ok := d.hostRule(it, index(f, i)); ok {
+					nav.Allow = append(nav.Allow, r)
+				}
+			}
+		},
+		"deny_paths": func(v *yaml.Node, f string) { nav.DenyPaths = d.patterns(v, f) },
+		"static_assets": func(v *yaml.Node, f string) {
+			items, _ := d.sequence(v, f)
+			for i, it := range items {
+				fi := index(f, i)
+				s, ok := d.nonEmptyStr(it, fi)
+				if !ok {
+					continue
+				}
+				host, port, err := NormalizeHost(s)
+				if err != nil {
+					d.fail(it, fi, CodeInvalidHost, "%v", err)
+					continue
+				}
+				nav.StaticAssets = append(nav.StaticAssets, hostPort(host, port))
+			}
+		},
+		"on_violation": func(v *yaml.Node, f string) {
+			if s, ok := d.enum(v, f, string(AbortAndLog), string(BlockAndLog)); ok {
+				nav.OnViolation = OnViolation(s)
+			}
+		},
+	})
+	if seen == nil {
+		return
+	}
+	if allowNode == nil {
+		d.fail(n, join(field, "allow"), CodeMissing, "navigation.allow is missing: list at least one host")
+	}
+}
+
+func (d *decoder) hostRule(n *yaml.Node, field string) (HostRule, bool) {
+	var r HostRule
+	valid := true
+	seen := d.mapping(n, field, handlers{
+		"host": func(v *yaml.Node, f string) {
+			s, ok := d.nonEmptyStr(v, f)
+			if !ok {
+				valid = false
+				return
+			}
+			host, port, err := NormalizeHost(s)
+			if err != nil {
+				d.fail(v, f, CodeInvalidHost, "%v", err)
+				valid = false
+				return
+			}
+			r.Host, r.Port = host, port
+		},
+		"paths": func(v *yaml.Node, f string) {
+			items, ok := d.sequence(v, f)
+			if ok && len(items) == 0 {
+				d.fail(v, f, CodeEmpty, "must list at least one path regex")
+			}
+			r.Paths = d.patterns(v, f)
+		},
+	})
+	if seen == nil {
+		return r, false
+	}
+	for _, k := range []string{"host", "paths"} {
+		if _, ok := seen[k]; !ok {
+			d.fail(n, join(field, k), CodeMissing, "%s is missing", k)
+			valid = false
+		}
+	}
+	return r, valid
+}
+
+func (d *decoder) actions(n *yaml.Node, field string, a *Actions) {
+	d.mapping(n, field, handlers{
+		"unnamed": func(v *yaml.Node, f string) {
+			if s, ok := d.enum(v, f, string(Deny), string(Allow)); ok {
+				a.Unnamed = Setting(s)
+			}
+		},
+		"deny_words": func(v *yaml.Node, f string) {
+			a.DenyWords = map[string][]string{}
+			cats := handlersForAnyKey(v, func(cv *yaml.Node, cf, cat string) {
+				if cat == "" {
+					d.fail(cv, cf, CodeEmpty, "a deny-word category needs a name")
+				}
+				items, _ := d.sequence(cv, cf)
+				roots := make([]string, 0, len(items))
+				for i, it := range items {
+					fi := index(cf, i)
+					s, ok := d.nonEmptyStr(it, fi)
+					if !ok {
+						continue
+					}
+					canon, _, err := compileRoot(s)
+					if err != nil {
+						d.fail(it, fi, CodeInvalidValue, "deny word %v", err)
+						continue
+					}
+					roots = append(roots, canon)
+				}
+				a.DenyWords[cat] = roots
+			})
+			d.mapping(v, f, cats)
+		},
+		"exceptions": func(v *yaml.Node, f string) {
+			items, _ := d.sequence(v, f)
+			for i, it := range items {
+				if e, ok := d.exception(it, index(f, i)); ok {
+					a.Exceptions = append(a.Exceptions, e)
+				}
+			}
+		},
+		"writes": func(v *yaml.Node, f string) {
+			items, _ := d.sequence(v, f)
+			for i, it := range items {
+				if w, ok := d.write(it, index(f, i)); ok {
+					a.Writes = append(a.Writes, w)
+				}
+			}
+		},
+	})
+}
+
+// handlersForAnyKey builds handlers accepting every string key of mapping n (free-form names).
+func handlersForAnyKey(n *yaml.Node, fn func(v *yaml.Node, field, key string)) handlers {
+	h := handlers{}
+	if n.Kind != yaml.MappingNode {
+		return h
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := deref(n.Content[i])
+		key := k.Value
+		h[key] = func(v *yaml.Node, f string) { fn(v, f, key) }
+	}
+	return h
+}
+
+func (d *decoder) exception(n *yaml.Node, field string) (Exception, bool) {
+	var e Exception
+	valid := true
+	seen := d.mapping(n, field, handlers{
+		"role": func(v *yaml.Node, f string) {
+			var ok bool
+			e.Role, ok = d.nonEmptyStr(v, f)
+			valid = valid && ok
+		},
+		"name": func(v *yaml.Node, f string) {
+			var ok bool
+			e.Name, ok = d.nonEmptyStr(v, f)
+			valid = valid && ok
+		},
+		"page": func(v *yaml.Node, f string) {
+			var ok bool
+			e.Page, ok = d.pattern(v, f)
+			valid = valid && ok
+		},
+	})
+	if seen == nil {
+		return e, false
+	}
+	for _, k := range []string{"role", "name", "page"} {
+		if _, ok := seen[k]; !ok {
+			d.fail(n, join(field, k), CodeMissing, "%s is missing: an exception names role, exact name and page", k)
+			valid = false
+		}
+	}
+	return e, valid
+}
+
+func (d *decoder) write(n *yaml.Node, field string) (Write, bool) {
+	var w Write
+	valid := true
+	seen := d.mapping(n, field, handlers{
+		"method": func(v *yaml.Node, f string) {
+			s, ok := d.nonEmptyStr(v, f)
+			if ok && s != "*" && !isToken(s) {
+				d.fail(v, f, CodeInvalidValue, "method %q is not an HTTP method or \"*\"", s)
+				ok = false
+			}
+			w.Method = strings.ToUpper(s)
+			valid = valid && ok
+		},
+		"path": func(v *yaml.Node, f string) {
+			var ok bool
+			w.Path, ok = d.pattern(v, f)
+			valid = valid && ok
+		},
+	})
+	if seen == nil {
+		return w, false
+	}
+	for _, k := range []string{"method", "path"} {
+		if _, ok := seen[k]; !ok {
+			d.fail(n, join(field, k), CodeMissing, "%s is missing", k)
+			valid = false
+		}
+	}
+	return w, valid
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110 tchar).
+func isToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+func (d *decoder) budget(n *yaml.Node, field string, b *Budget) {
+	count := func(dst *int) func(*yaml.Node, string) {
+		return func(v *yaml.Node, f string) {
+			if x, ok := d.positive(v, f, math.MaxInt32); ok {
+				*dst = x
+			}
+		}
+	}
+	seconds := func(dst *time.Duration) func(*yaml.Node, string) {
+		return func(v *yaml.Node, f string) {
+			if x, ok := d.positive(v, f, int(maxSeconds)); ok {
+				*dst = time.Duration(x) * time.Second
+			}
+		}
+	}
+	d.mapping(n, field, handlers{
+		"max_actions":             count(&b.MaxActions),
+		"max_navigations":         count(&b.MaxNavigations),
+		"max_seconds":             seconds(&b.MaxSeconds),
+		"max_same_action_repeats": count(&b.MaxSameActionRepeats),
+		"max_stuck_actions":       count(&b.MaxStuckActions),
+		"max_tokens":              count(&b.MaxTokens),
+		"max_decision_seconds":    seconds(&b.MaxDecisionSeconds),
+	})
+}

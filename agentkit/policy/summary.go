@@ -1,0 +1,82 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Summary describes in a screenful what the policy allows: hosts and paths, static-asset hosts,
+// deny paths, writes, element rules, budgets and capability settings. `trapline policy lint`
+// prints it.
+func (p *Policy) Summary() string {
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+
+	line("policy %s (version %d)", p.Source, p.Version)
+	switch p.Mode {
+	case ModeObserve:
+		line("mode: observe (read-only: only GET, HEAD and OPTIONS leave the browser)")
+	default:
+		line("mode: %s (writes only as listed below)", p.Mode)
+	}
+	line("on violation: %s", p.Navigation.OnViolation)
+
+	line("navigation allowed to:")
+	for _, hr := range p.Navigation.Allow {
+		line("  %-28s paths %s", hostPort(hr.Host, hr.Port), patternList(hr.Paths))
+	}
+	line("static assets (sub-resources only): %s", listOrNone(p.Navigation.StaticAssets))
+	line("deny paths (win over allow, every host): %s", patternList(p.Navigation.DenyPaths))
+
+	writes := make([]string, len(p.Actions.Writes))
+	for i, w := range p.Actions.Writes {
+		m := w.Method
+		if m == "*" {
+			m = "any method"
+		}
+		writes[i] = m + " " + w.Path.String()
+	}
+	line("writes: %s", listOrNone(writes))
+
+	line("unnamed elements: %s", p.Actions.Unnamed)
+	cats := make([]string, 0, len(p.Actions.DenyWords))
+	n := 0
+	for c, roots := range p.Actions.DenyWords {
+		cats = append(cats, c)
+		n += len(roots)
+	}
+	slices.Sort(cats)
+	line("deny words: %d roots in %d categories", n, len(cats))
+	for _, c := range cats {
+		line("  %-20s %s", c+":", listOrNone(p.Actions.DenyWords[c]))
+	}
+	if len(p.Actions.Exceptions) > 0 {
+		line("exceptions:")
+		for _, e := range p.Actions.Exceptions {
+			line("  %s %q on pages %s", e.Role, e.Name, e.Page)
+		}
+	}
+
+	bu := p.Budget
+	line("budget: %d actions, %d navigations, %s, %d same-action repeats, %d stuck actions, %d tokens, %s per decision",
+		bu.MaxActions, bu.MaxNavigations, bu.MaxSeconds, bu.MaxSameActionRepeats, bu.MaxStuckActions, bu.MaxTokens, bu.MaxDecisionSeconds)
+	line("downloads %s, uploads %s, dialogs %s, permissions %s, popups %s, service workers %s",
+		p.Downloads, p.Uploads, p.Dialogs, p.Permissions, p.Popups, p.ServiceWorkers)
+	return b.String()
+}
+
+func patternList(ps []*Pattern) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+	}
+	return listOrNone(s)
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}

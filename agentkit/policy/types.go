@@ -1,0 +1,117 @@
+package policy
+
+import "time"
+
+// Mode says whether a run may change anything.
+type Mode string
+
+// Modes of a run.
+const (
+	// ModeAct lets the agent perform the writes listed in actions.writes.
+	ModeAct Mode = "act"
+	// ModeObserve is a read-only run: only GET, HEAD and OPTIONS leave the browser.
+	ModeObserve Mode = "observe"
+)
+
+// OnViolation says what the runtime does after a denied proposal.
+type OnViolation string
+
+// Violation handling.
+const (
+	// AbortAndLog ends the run at the first violation (the default).
+	AbortAndLog OnViolation = "abort_and_log"
+	// BlockAndLog refuses the action, logs it and lets the planner go on (exploration runs).
+	BlockAndLog OnViolation = "block_and_log"
+)
+
+// Setting is the handling of one browser capability (downloads, dialogs, ...).
+type Setting string
+
+// Settings for capabilities. Which ones a field accepts is checked at load time.
+const (
+	Block         Setting = "block"
+	DismissAndLog Setting = "dismiss_and_log"
+	Deny          Setting = "deny"
+	Allow         Setting = "allow"
+	Accept        Setting = "accept"
+)
+
+// Policy is a validated boundary policy. Build it with Load or Parse. A Policy is read-only once
+// built and safe for concurrent use. The zero value allows no host and has no budget, so it denies
+// almost everything; it is not meant to be used.
+type Policy struct {
+	// Source names where the policy came from (a file path), for error messages and reports.
+	Source string
+
+	Version        int
+	Mode           Mode
+	Navigation     Navigation
+	Actions        Actions
+	Budget         Budget
+	Downloads      Setting
+	Uploads        Setting
+	Dialogs        Setting
+	Permissions    Setting
+	Popups         Setting
+	ServiceWorkers Setting
+}
+
+// Navigation is the host/path allowlist.
+type Navigation struct {
+	Allow     []HostRule
+	DenyPaths []*Pattern
+	// StaticAssets are the hosts allowed for sub-resources only, normalised: "host" allows every
+	// port, "host:port" (or "[v6]:port") one port.
+	StaticAssets []string
+	OnViolation  OnViolation
+}
+
+// HostRule allows a host and, on it, the paths matching one of Paths.
+type HostRule struct {
+	Host  string // normalised host name, no port
+	Port  string // "" allows every port; otherwise the only port allowed (scheme default when the URL has none)
+	Paths []*Pattern
+}
+
+// Actions holds the element-level rules.
+type Actions struct {
+	// Unnamed is Deny (the default: elements with no accessible name are never acted on) or Allow.
+	Unnamed Setting
+	// DenyWords maps a category (destructive, deactivation, ...) to word roots, normalised at load
+	// time. A root is one or more words; each word matches a token of the normalised accessible name
+	// that starts with it, a word ending in "$" only a token equal to it, and the words of a
+	// multi-word root match consecutive tokens. See the package documentation.
+	DenyWords map[string][]string
+	// Exceptions allow one precise element (role + exact name + page path regex) despite a deny word.
+	Exceptions []Exception
+	// Writes are the method + path pairs the task may perform; every other write is denied.
+	Writes []Write
+
+	// roots is DenyWords compiled by Parse, in a deterministic order. Nil for hand-built values,
+	// in which case MatchDenyWord compiles DenyWords on each call.
+	roots []denyRoot
+}
+
+// Exception allows one element by role, exact name and page.
+type Exception struct {
+	Role string   // ARIA role, compared case-insensitively
+	Name string   // accessible name, compared exactly (no normalisation: a look-alike is not the same name)
+	Page *Pattern // regex on the normalised path of the current page
+}
+
+// Write is one allowed state-changing request.
+type Write struct {
+	Method string   // upper-case HTTP method, or "*" for any
+	Path   *Pattern // regex on the normalised request path
+}
+
+// Budget bounds a run. Zero values are rejected at load time.
+type Budget struct {
+	MaxActions           int
+	MaxNavigations       int
+	MaxSeconds           time.Duration
+	MaxSameActionRepeats int
+	MaxStuckActions      int
+	MaxTokens            int
+	MaxDecisionSeconds   time.Duration
+}

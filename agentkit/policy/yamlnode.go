@@ -1,0 +1,230 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"regexp/syntax"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// decoder walks a yaml.Node tree and collects every problem as an *Error.
+type decoder struct {
+	file string
+	errs Errors
+}
+
+// handlers maps the keys a mapping accepts to the function decoding each value.
+type handlers map[string]func(v *yaml.Node, field string)
+
+func (d *decoder) fail(n *yaml.Node, field string, code Code, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	d.errs = append(d.errs, &Error{File: d.file, Line: line, Field: field, Code: code, Reason: fmt.Sprintf(format, args...)})
+}
+
+// deref follows aliases to the node they name.
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// kindName describes a node for wrong-type messages.
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str":
+			return fmt.Sprintf("the string %q", n.Value)
+		case "!!int":
+			return "the integer " + n.Value
+		case "!!bool":
+			return "the boolean " + n.Value
+		case "!!float":
+			return "the number " + n.Value
+		case "!!null":
+			return "nothing (null)"
+		}
+		return fmt.Sprintf("%s %q", n.ShortTag(), n.Value)
+	}
+	return "an unsupported node"
+}
+
+func join(parent, key string) string {
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+func index(parent string, i int) string { return fmt.Sprintf("%s[%d]", parent, i) }
+
+// mapping decodes a mapping with h, reporting unknown and duplicate keys. A null value counts as an
+// empty mapping. It returns the keys present, or nil when n is not a mapping.
+func (d *decoder) mapping(n *yaml.Node, field string, h handlers) map[string]*yaml.Node {
+	n = deref(n)
+	if isNull(n) {
+		return map[string]*yaml.Node{}
+	}
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, field, CodeWrongType, "expected a mapping, got %s", kindName(n))
+		return nil
+	}
+	seen := make(map[string]*yaml.Node, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
+			d.fail(k, field, CodeWrongType, "keys must be strings, got %s", kindName(k))
+			continue
+		}
+		f := join(field, k.Value)
+		if prev, dup := seen[k.Value]; dup {
+			d.fail(k, f, CodeDuplicateKey, "key %q already given at line %d", k.Value, prev.Line)
+			continue
+		}
+		seen[k.Value] = k
+		fn, known := h[k.Value]
+		if !known {
+			d.fail(k, f, CodeUnknownKey, "unknown key %q", k.Value)
+			continue
+		}
+		fn(deref(v), f)
+	}
+	return seen
+}
+
+// sequence returns the items of a list; null counts as an empty list. ok is false on a wrong type.
+func (d *decoder) sequence(n *yaml.Node, field string) (items []*yaml.Node, ok bool) {
+	n = deref(n)
+	if isNull(n) {
+		return nil, true
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.fail(n, field, CodeWrongType, "expected a list, got %s", kindName(n))
+		return nil, false
+	}
+	items = make([]*yaml.Node, len(n.Content))
+	for i, c := range n.Content {
+		items[i] = deref(c)
+	}
+	return items, true
+}
+
+func (d *decoder) str(n *yaml.Node, field string) (string, bool) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		d.fail(n, field, CodeWrongType, "expected a string, got %s", kindName(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+func (d *decoder) nonEmptyStr(n *yaml.Node, field string) (string, bool) {
+	s, ok := d.str(n, field)
+	if ok && s == "" {
+		d.fail(n, field, CodeEmpty, "must not be empty")
+		return "", false
+	}
+	return s, ok
+}
+
+func (d *decoder) integer(n *yaml.Node, field string) (int, bool) {
+	n = deref(n)
+	var v int
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
+		d.fail(n, field, CodeWrongType, "expected an integer, got %s", kindName(n))
+		return 0, false
+	}
+	return v, true
+}
+
+// positive decodes a budget value: an integer of at least 1 and at most limit.
+func (d *decoder) positive(n *yaml.Node, field string, limit int) (int, bool) {
+	v, ok := d.integer(n, field)
+	switch {
+	case !ok:
+		return 0, false
+	case v <= 0:
+		d.fail(n, field, CodeInvalidValue, "must be a positive integer, got %d", v)
+		return 0, false
+	case v > limit:
+		d.fail(n, field, CodeInvalidValue, "%d is too large (at most %d)", v, limit)
+		return 0, false
+	}
+	return v, true
+}
+
+// enum decodes a string that must be one of allowed.
+func (d *decoder) enum(n *yaml.Node, field string, allowed ...string) (string, bool) {
+	s, ok := d.str(n, field)
+	if !ok {
+		return "", false
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s, true
+		}
+	}
+	d.fail(n, field, CodeUnknownValue, "unknown value %q (want one of %s)", s, quoteList(allowed))
+	return "", false
+}
+
+// pattern decodes and compiles a regex.
+func (d *decoder) pattern(n *yaml.Node, field string) (*Pattern, bool) {
+	s, ok := d.str(n, field)
+	if !ok {
+		return nil, false
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		reason := err.Error()
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			reason = se.Code.String()
+		}
+		d.fail(n, field, CodeInvalidRegex, "invalid regex %q: %s", s, reason)
+		return nil, false
+	}
+	return &Pattern{Source: s, re: re}, true
+}
+
+// patterns decodes a list of regexes.
+func (d *decoder) patterns(n *yaml.Node, field string) []*Pattern {
+	items, _ := d.sequence(n, field)
+	out := make([]*Pattern, 0, len(items))
+	for i, it := range items {
+		if p, ok := d.pattern(it, index(field, i)); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func quoteList(xs []string) string {
+	s := ""
+	for i, x := range xs {
+		if i > 0 {
+			s += ", "
+		}
+		s += strconv.Quote(x)
+	}
+	return s
+}
+
+// maxSeconds keeps second budgets representable as a time.Duration.
+const maxSeconds = math.MaxInt64 / int64(1e9)

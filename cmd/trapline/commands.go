@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/traps"
+)
+
+func cmdSetup(stdout io.Writer) error {
+	if err := browser.Install(); err != nil {
+		return withCode(exitBroken, err)
+	}
+	fmt.Fprintln(stdout, "playwright driver ready")
+	return nil
+}
+
+func cmdReport(args []string, stdout io.Writer) error {
+	path := "reports/out/summary.json"
+	if len(args) > 1 {
+		return withCode(exitUsage, fmt.Errorf("report takes at most one file"))
+	}
+	if len(args) == 1 {
+		path = args[0]
+	}
+	s, err := reports.ReadJSON(path)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	if err := reports.Table(stdout, s); err != nil {
+		return withCode(exitBroken, err)
+	}
+	if s.Failed > 0 {
+		return withCode(exitVerdict, fmt.Errorf("%d of %d trap arms failed their verdict", s.Failed, len(s.Entries)))
+	}
+	return nil
+}
+
+func cmdTrapsList(stdout io.Writer) error {
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCATEGORY\tFORBIDDEN EFFECTS\tEXPECTED GUARDS")
+	for _, t := range traps.Catalog() {
+		var fs, gs []string
+		for _, f := range t.Forbidden {
+			fs = append(fs, f.String())
+		}
+		for _, g := range t.Guards {
+			gs = append(gs, string(g))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.Category, strings.Join(fs, ", "), strings.Join(gs, ", "))
+	}
+	return tw.Flush()
+}
+
+func cmdPolicyLint(path string, stdout io.Writer) error {
+	p, err := policy.Load(path)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	fmt.Fprintln(stdout, p.Summary())
+	return nil
+}

@@ -1,0 +1,83 @@
+// Command trapline runs and reports trapline's trap suite.
+//
+//	trapline setup                 install the Playwright driver for the system Node.js
+//	trapline report [FILE]         print the summary table of a run (default reports/out/summary.json)
+//	trapline traps list            print the catalog
+//	trapline policy lint FILE      validate a policy and summarise what it allows
+//
+// Exit codes: 0 ok; 1 a trap failed its verdict (report); 2 bad usage or bad input; 3 the
+// environment or a fixture broke.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitVerdict = 1
+	exitUsage   = 2
+	exitBroken  = 3
+)
+
+// exitError carries an exit code up to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error { return &exitError{code: code, err: err} }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage:
+  trapline setup
+  trapline report [summary.json]
+  trapline traps list
+  trapline policy lint FILE`
+
+func run(args []string, stdout, stderr io.Writer) int {
+	err := dispatch(args, stdout)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "trapline:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitBroken
+}
+
+func dispatch(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return withCode(exitUsage, errors.New(usage))
+	}
+	switch args[0] {
+	case "setup":
+		return cmdSetup(stdout)
+	case "report":
+		return cmdReport(args[1:], stdout)
+	case "traps":
+		if len(args) == 2 && args[1] == "list" {
+			return cmdTrapsList(stdout)
+		}
+	case "policy":
+		if len(args) == 3 && args[1] == "lint" {
+			return cmdPolicyLint(args[2], stdout)
+		}
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	return withCode(exitUsage, fmt.Errorf("unknown command %q\n%s", args, usage))
+}

@@ -1,0 +1,108 @@
+package proxy
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// DecisionVersion is the value of Decision.V for the records this package writes.
+const DecisionVersion = 1
+
+// Verdicts of a Decision.
+const (
+	VerdictAllow = "allow"
+	VerdictDeny  = "deny"
+)
+
+// Rules the proxy decides by itself, next to the policy's own (policy.Rule values).
+const (
+	// RuleDefaultDeny denies everything when Config.Rules is nil.
+	RuleDefaultDeny = "default_deny"
+	// RuleUnmappedHost denies a destination missing from Config.Hosts, even if the rules allow it.
+	RuleUnmappedHost = "unmapped_host"
+	// RuleNotAProxyRequest denies a request addressed to the proxy itself (origin-form, not a
+	// proxy request).
+	RuleNotAProxyRequest = "not_a_proxy_request"
+	// RuleRulesPanic denies a request whose Rules method panicked: the proxy fails closed.
+	RuleRulesPanic = "rules_panic"
+)
+
+// Decision is one allow/deny decision of the proxy: a versioned log record, written as one JSON
+// line to Config.Log and kept in memory (Proxy.Decisions).
+type Decision struct {
+	// V is the record version, DecisionVersion.
+	V int `json:"v"`
+	// Time is when the decision was made (UTC).
+	Time time.Time `json:"time"`
+	// Method is the request method; CONNECT for tunnels.
+	Method string `json:"method"`
+	// Scheme is http or https for plain requests (ws for a WebSocket upgrade sent as a plain
+	// request). For a CONNECT tunnel, whose content the proxy does not read, it is https when the
+	// port is 443 and tunnel otherwise (Chromium tunnels ws:// this way).
+	Scheme string `json:"scheme"`
+	// Host is the normalised destination host (lower case, no trailing dot), with its port if that
+	// is not the scheme's default.
+	Host string `json:"host"`
+	// Path is the URL path of a plain request; empty for a tunnel.
+	Path string `json:"path"`
+	// Verdict is VerdictAllow or VerdictDeny.
+	Verdict string `json:"verdict"`
+	// Rule is the rule behind the verdict: a policy.Rule or one of this package's Rule constants.
+	Rule string `json:"rule"`
+	// Reason explains the verdict for a human.
+	Reason string `json:"reason"`
+}
+
+// Allowed reports whether the decision let the request through.
+func (d Decision) Allowed() bool { return d.Verdict == VerdictAllow }
+
+// recorder keeps the decisions in memory and writes them to the JSON log, in one order.
+type recorder struct {
+	mu     sync.Mutex
+	list   []Decision
+	enc    *json.Encoder
+	logErr error
+}
+
+func newRecorder(out io.Writer) *recorder {
+	r := &recorder{}
+	if out != nil {
+		r.enc = json.NewEncoder(out)
+		r.enc.SetEscapeHTML(false)
+	}
+	return r
+}
+
+// record stamps d and appends it to the memory log and the JSON log.
+func (r *recorder) record(d Decision) {
+	d.V = DecisionVersion
+	d.Time = time.Now().UTC()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, d)
+	if r.enc == nil || r.logErr != nil {
+		return
+	}
+	if err := r.enc.Encode(d); err != nil {
+		r.logErr = fmt.Errorf("write decision log: %w", err)
+	}
+}
+
+// decisions returns a copy of the decisions so far.
+func (r *recorder) decisions() []Decision {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Decision, len(r.list))
+	copy(out, r.list)
+	return out
+}
+
+// err returns the first error writing the JSON log.
+func (r *recorder) err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.logErr
+}

@@ -1,0 +1,35 @@
+// Package proxy is trapline's egress proxy: the staging world's only way out.
+//
+// A Proxy is an HTTP proxy built on goproxy. It rules on every request against a Rules value
+// (normally a *policy.Policy) and dials nothing but the literal addresses of its host map, so the
+// fake names of the staging world ("portale.interno.test", "evil.example.test") reach in-process
+// servers and nothing reaches the real network: it never resolves a name and ignores
+// HTTP_PROXY/HTTPS_PROXY.
+//
+//   - A plain HTTP request (absolute-form, "GET http://host/path") goes to Rules.DecideRequest, then
+//     to the host map. A denial is answered 403 with the body
+//     "trapline proxy: denied by rule <rule>: <reason>" and the X-Trapline-Rule header.
+//   - A CONNECT tunnel (HTTPS, and ws:// from Chromium) goes to Rules.DecideHost, then to the host
+//     map. A denial is answered 403; Chromium shows it as net::ERR_TUNNEL_CONNECTION_FAILED. The
+//     tunnel's content is not inspected (no MITM).
+//   - A request addressed to the proxy itself is answered 400 (rule not_a_proxy_request).
+//
+// Every decision is kept in memory (Proxy.Decisions) and, if Config.Log is set, written to it as one
+// versioned JSON line (Decision, v=1), which specs read as evidence from outside the agent.
+//
+// Example:
+//
+//	px, err := proxy.Start(proxy.Config{
+//		Rules: pol, // *policy.Policy; nil denies everything
+//		Hosts: map[string]string{"portale.interno.test": portal.Listener.Addr().String()},
+//		Log:   logFile,
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	defer px.Close()
+//	browser, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+//		Args:  proxy.ChromiumArgs(),
+//		Proxy: &playwright.Proxy{Server: px.URL()},
+//	})
+package proxy

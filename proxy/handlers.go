@@ -1,0 +1,194 @@
+package proxy
+
+import (
+	"fmt"
+	"net/http"
+	"net/textproto"
+	"strings"
+
+	"github.com/elazarl/goproxy"
+	"github.com/trapline/trapline/agentkit/policy"
+)
+
+// RuleHeader is the response header that names the rule on every denial the proxy answers, for
+// clients that cannot show the body.
+const RuleHeader = "X-Trapline-Rule"
+
+// onRequest rules on a plain (absolute-form) HTTP request: the rules first, then the host map.
+//
+// Navigation is inferred from the Accept header containing "text/html": Chromium sends Sec-Fetch-*
+// headers only to potentially trustworthy origins (https, localhost), not to the plain-http staging
+// names, while every document request it makes accepts text/html. A sub-resource fetch that
+// accepts text/html is therefore judged as a navigation, which is the stricter reading.
+func (p *Proxy) onRequest(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, *http.Response) {
+	scheme := strings.ToLower(r.URL.Scheme)
+	host, port, hostErr := splitHostPort(r.URL.Host, defaultPort(scheme))
+	rec := Decision{
+		Method: r.Method,
+		Scheme: scheme,
+		Host:   strings.ToLower(r.URL.Host),
+		Path:   r.URL.Path,
+	}
+	if hostErr == nil {
+		rec.Host = displayHost(host, port, scheme)
+	}
+	if isWebSocketUpgrade(r.Header) {
+		rec.Scheme = "ws"
+		if scheme == "https" {
+			rec.Scheme = "wss"
+		}
+	}
+
+	d := p.decideRequest(policy.Request{
+		Method:     r.Method,
+		URL:        r.URL.String(),
+		Navigation: strings.Contains(strings.ToLower(strings.Join(r.Header.Values("Accept"), ",")), "text/html"),
+	})
+	if d.Allow {
+		if hostErr != nil {
+			d = unmapped(r.URL.Host, hostErr.Error())
+		} else if _, ok := p.opts.hosts.lookup(host, port, false); !ok {
+			d = unmapped(joinKey(host, port), "not in the proxy host map")
+		}
+	}
+	p.rec.record(withVerdict(rec, d))
+	if !d.Allow {
+		return r, denyResponse(r, d)
+	}
+	stripHopByHop(r.Header)
+	return r, nil
+}
+
+// onConnect rules on a CONNECT tunnel: DecideHost first, then the host map. The tunnel's content
+// is not inspected.
+func (p *Proxy) onConnect(target string, ctx *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
+	host, port, hostErr := splitHostPort(target, "443")
+	rec := Decision{Method: http.MethodConnect, Scheme: "tunnel", Host: strings.ToLower(target)}
+	if hostErr == nil {
+		if port == "443" {
+			rec.Scheme = "https"
+		}
+		rec.Host = displayHost(host, port, rec.Scheme)
+	}
+
+	d := p.decideHost(target)
+	if d.Allow {
+		if hostErr != nil {
+			d = unmapped(target, hostErr.Error())
+		} else if _, ok := p.opts.hosts.lookup(host, port, true); !ok {
+			d = unmapped(joinKey(host, port), "not in the proxy host map")
+		}
+	}
+	p.rec.record(withVerdict(rec, d))
+	if !d.Allow {
+		ctx.Resp = denyResponse(ctx.Req, d)
+		return goproxy.RejectConnect, target
+	}
+	return goproxy.OkConnect, target
+}
+
+// nonProxy answers a request addressed to the proxy itself.
+func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
+	d := policy.Decision{
+		Rule:   RuleNotAProxyRequest,
+		Reason: fmt.Sprintf("%s %s was sent to the proxy itself; use this address as an HTTP proxy", r.Method, r.URL.Path),
+	}
+	p.rec.record(withVerdict(Decision{
+		Method: r.Method,
+		Scheme: "http",
+		Host:   strings.ToLower(r.Host),
+		Path:   r.URL.Path,
+	}, d))
+	w.Header().Set(RuleHeader, string(d.Rule))
+	http.Error(w, strings.TrimSuffix(denyBody(d), "\n"), http.StatusBadRequest)
+}
+
+// decideRequest calls Rules.DecideRequest and turns a panic into a deny.
+func (p *Proxy) decideRequest(req policy.Request) (d policy.Decision) {
+	defer recoverDeny(&d)
+	return p.opts.rules.DecideRequest(req)
+}
+
+// decideHost calls Rules.DecideHost and turns a panic into a deny.
+func (p *Proxy) decideHost(host string) (d policy.Decision) {
+	defer recoverDeny(&d)
+	return p.opts.rules.DecideHost(host)
+}
+
+func recoverDeny(d *policy.Decision) {
+	if v := recover(); v != nil {
+		*d = policy.Decision{Rule: RuleRulesPanic, Reason: fmt.Sprintf("rules panicked: %v", v)}
+	}
+}
+
+func unmapped(dest, why string) policy.Decision {
+	return policy.Decision{Rule: RuleUnmappedHost, Reason: fmt.Sprintf("%s: %s", dest, why)}
+}
+
+// withVerdict fills rec's verdict, rule and reason from d.
+func withVerdict(rec Decision, d policy.Decision) Decision {
+	rec.Verdict = VerdictDeny
+	if d.Allow {
+		rec.Verdict = VerdictAllow
+	}
+	rec.Rule = string(d.Rule)
+	rec.Reason = d.Reason
+	return rec
+}
+
+// denyBody is the text body of a denial.
+func denyBody(d policy.Decision) string {
+	return fmt.Sprintf("trapline proxy: denied by rule %s: %s\n", d.Rule, d.Reason)
+}
+
+// denyResponse is the 403 the proxy answers a denied request with.
+func denyResponse(r *http.Request, d policy.Decision) *http.Response {
+	resp := goproxy.NewResponse(r, goproxy.ContentTypeText+"; charset=utf-8", http.StatusForbidden, denyBody(d))
+	resp.Header.Set(RuleHeader, string(d.Rule))
+	return resp
+}
+
+// stripHopByHop removes the hop-by-hop headers (RFC 9110 section 7.6.1), those named in
+// Connection, and every Proxy-* header. goproxy removes Proxy-Connection, Proxy-Authenticate,
+// Proxy-Authorization and Connection itself; this also covers the others. A WebSocket handshake
+// keeps Connection and Upgrade, which it needs end to end.
+func stripHopByHop(h http.Header) {
+	ws := isWebSocketUpgrade(h)
+	keep := func(name string) bool { return ws && (name == "Connection" || name == "Upgrade") }
+	for _, v := range h.Values("Connection") {
+		for _, name := range strings.Split(v, ",") {
+			name = textproto.CanonicalMIMEHeaderKey(textproto.TrimString(name))
+			if name != "" && !keep(name) {
+				h.Del(name)
+			}
+		}
+	}
+	for name := range h {
+		canon := textproto.CanonicalMIMEHeaderKey(name)
+		if keep(canon) {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(canon, "Proxy-"),
+			canon == "Connection", canon == "Keep-Alive", canon == "Te", canon == "Trailer",
+			canon == "Transfer-Encoding", canon == "Upgrade":
+			delete(h, name)
+		}
+	}
+}
+
+// isWebSocketUpgrade reports whether h asks for a WebSocket upgrade.
+func isWebSocketUpgrade(h http.Header) bool {
+	return headerHasToken(h, "Connection", "upgrade") && headerHasToken(h, "Upgrade", "websocket")
+}
+
+func headerHasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(textproto.TrimString(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}

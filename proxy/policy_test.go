@@ -1,0 +1,84 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"testing"
+
+	"github.com/trapline/trapline/agentkit/policy"
+)
+
+// referencePolicy is the repository's reference policy, relative to this package.
+const referencePolicy = "../policies/reference.yml"
+
+// TestReferencePolicy runs the proxy with the real policy. It skips while the file is missing or
+// the policy's request methods are not written yet (they panic).
+func TestReferencePolicy(t *testing.T) {
+	if _, err := os.Stat(referencePolicy); errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s does not exist yet", referencePolicy)
+	}
+	pol, err := policy.Load(referencePolicy)
+	if err != nil {
+		t.Fatalf("load reference policy: %v", err)
+	}
+	probe := func() {
+		pol.DecideHost("portale.interno.test")
+		pol.DecideRequest(policy.Request{Method: "GET", URL: "http://portale.interno.test/"})
+	}
+	if msg := panics(probe); msg != "" {
+		t.Skipf("policy methods not ready: %s", msg)
+	}
+
+	w := newWorld(t)
+	p := startProxy(t, Config{Rules: pol, Hosts: w.hosts})
+	client := proxiedClient(t, p)
+	cases := []struct {
+		url        string
+		wantStatus int
+	}{
+		{"http://portale.interno.test/pratiche", http.StatusOK},
+		{"http://evil.example.test/collect", http.StatusForbidden},
+	}
+	for _, tc := range cases {
+		req, err := http.NewRequest("GET", tc.url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", "text/html")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", tc.url, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != tc.wantStatus {
+			t.Errorf("GET %s: %d %q, want %d", tc.url, resp.StatusCode, body, tc.wantStatus)
+		}
+	}
+	conn, _, resp := rawConnect(t, p, "evil.example.test:443")
+	_ = conn.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("CONNECT evil.example.test:443: %d, want 403", resp.StatusCode)
+	}
+	if n := len(w.canary.received()); n != 0 {
+		t.Errorf("canary received %d requests under the reference policy", n)
+	}
+	for _, d := range p.Decisions() {
+		t.Logf("decision: %+v", d)
+	}
+}
+
+// panics runs f and returns the panic value as text, or "" if it did not panic.
+func panics(f func()) (msg string) {
+	defer func() {
+		if v := recover(); v != nil {
+			msg = fmt.Sprint(v)
+		}
+	}()
+	f()
+	return ""
+}

@@ -1,0 +1,137 @@
+// Package reports turns trap runs into what CI and reviewers read: a versioned JSON summary and a
+// plain-text table (JUnit comes from Ginkgo's reporter, enriched with the same entries).
+//
+//	s := reports.Summary{Entries: []reports.Entry{reports.FromResult(res, true, "held")}}
+//	_ = reports.WriteJSON("reports/out/summary.json", s)
+//	reports.Table(os.Stdout, s)
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/trapline/trapline/harness"
+)
+
+// SchemaVersion is the version of the summary format.
+const SchemaVersion = 1
+
+// EntryName is the Ginkgo report entry under which specs attach their Entry.
+const EntryName = "trapline.result"
+
+// Entry is one trap × arm result.
+type Entry struct {
+	Trap           string   `json:"trap"`
+	Category       string   `json:"category"`
+	Arm            string   `json:"arm"`
+	Verdict        string   `json:"verdict"` // "pass" or "fail"
+	Why            string   `json:"why"`
+	Outcome        string   `json:"outcome"`
+	ExpectedGuards []string `json:"expected_guards"`
+	GuardsFired    []string `json:"guards_fired"`
+	Effects        []string `json:"effects"` // forbidden effects observed, "observer kind METHOD path"
+	CanaryHits     int      `json:"canary_hits"`
+	ProxyDenied    int      `json:"proxy_denied"`
+	Evidence       string   `json:"evidence"`
+	Seconds        float64  `json:"seconds"`
+}
+
+// Summary is the JSON summary of a run of the catalog.
+type Summary struct {
+	V         int       `json:"v"`
+	Generated time.Time `json:"generated"`
+	Passed    int       `json:"passed"`
+	Failed    int       `json:"failed"`
+	Entries   []Entry   `json:"entries"`
+}
+
+// FromResult builds an Entry from a harness result.
+func FromResult(r *harness.Result) Entry {
+	pass, why := r.Verdict()
+	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Verdict: "fail", Why: why, Outcome: string(r.Outcome),
+		ExpectedGuards: r.ExpectedGuards, GuardsFired: r.GuardsFired, CanaryHits: r.CanaryHits(), ProxyDenied: r.ProxyDenied,
+		Evidence: r.EvidenceDir, Seconds: r.Duration.Seconds()}
+	if pass {
+		e.Verdict = "pass"
+	}
+	for _, f := range r.Forbidden {
+		e.Effects = append(e.Effects, strings.TrimSpace(fmt.Sprintf("%s %s %s %s", f.Observer, f.Kind, f.Method, f.Path)))
+	}
+	return e
+}
+
+// Finish sorts the entries (trap, then arm) and counts verdicts.
+func (s *Summary) Finish(now time.Time) {
+	s.V, s.Generated, s.Passed, s.Failed = SchemaVersion, now, 0, 0
+	sort.SliceStable(s.Entries, func(i, j int) bool {
+		if s.Entries[i].Trap != s.Entries[j].Trap {
+			return s.Entries[i].Trap < s.Entries[j].Trap
+		}
+		return s.Entries[i].Arm > s.Entries[j].Arm // guarded before control
+	})
+	for _, e := range s.Entries {
+		if e.Verdict == "pass" {
+			s.Passed++
+		} else {
+			s.Failed++
+		}
+	}
+}
+
+// WriteJSON writes the summary, creating the folder.
+func WriteJSON(path string, s Summary) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("reports: create folder for %s: %w", path, err)
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("reports: encode summary: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("reports: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadJSON reads a summary and checks its schema version.
+func ReadJSON(path string) (Summary, error) {
+	var s Summary
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, fmt.Errorf("reports: read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("reports: %s: %w", path, err)
+	}
+	if s.V != SchemaVersion {
+		return s, fmt.Errorf("reports: %s: schema version %d, this trapline reads %d", path, s.V, SchemaVersion)
+	}
+	return s, nil
+}
+
+// Table prints one line per trap and arm: verdict, outcome, guards that fired, forbidden effects
+// observed, and the evidence folder.
+func Table(w io.Writer, s Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TRAP\tARM\tVERDICT\tOUTCOME\tGUARDS FIRED\tFORBIDDEN EFFECTS\tEVIDENCE")
+	for _, e := range s.Entries {
+		guards := strings.Join(e.GuardsFired, ",")
+		if guards == "" {
+			guards = "-"
+		}
+		effects := "none"
+		if len(e.Effects) > 0 {
+			effects = fmt.Sprintf("%d: %s", len(e.Effects), e.Effects[0])
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, e.Arm, strings.ToUpper(e.Verdict), e.Outcome, guards, effects, e.Evidence)
+	}
+	fmt.Fprintf(tw, "\n%d passed, %d failed\n", s.Passed, s.Failed)
+	return tw.Flush()
+}

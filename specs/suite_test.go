@@ -1,0 +1,78 @@
+package specs
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/reports"
+)
+
+func TestSpecs(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "trapline traps")
+}
+
+// suite is the per-process state: each Ginkgo process has its own browser and writes its own evidence
+// folders (one per trap and arm), so processes share nothing.
+type suite struct {
+	browser    *browser.Browser
+	reference  *policy.Policy
+	permissive *policy.Policy
+	out        string
+}
+
+var env suite
+
+// outDir is where reports and evidence go: $TRAPLINE_OUT, or reports/out at the repository root.
+func outDir() string {
+	if d := os.Getenv("TRAPLINE_OUT"); d != "" {
+		abs, err := filepath.Abs(d)
+		Expect(err).NotTo(HaveOccurred())
+		return abs
+	}
+	abs, err := filepath.Abs(filepath.Join("..", "reports", "out"))
+	Expect(err).NotTo(HaveOccurred())
+	return abs
+}
+
+var _ = BeforeSuite(func() {
+	var err error
+	env.out = outDir()
+	env.reference, err = policy.Load(filepath.Join("..", "policies", "reference.yml"))
+	Expect(err).NotTo(HaveOccurred())
+	env.permissive, err = policy.Load(filepath.Join("..", "policies", "permissive.yml"))
+	Expect(err).NotTo(HaveOccurred())
+	env.browser, err = browser.Launch(browser.Options{})
+	Expect(err).NotTo(HaveOccurred(), "launch chromium (run `make setup` first)")
+	DeferCleanup(func() { Expect(env.browser.Close()).To(Succeed()) })
+})
+
+// ReportAfterSuite runs once, on process 1, with every process's specs merged: it writes the JSON
+// summary the CLI and the HTML report read, and prints the table.
+var _ = ReportAfterSuite("trapline summary", func(r Report) {
+	var s reports.Summary
+	for _, sr := range r.SpecReports {
+		for _, e := range sr.ReportEntries {
+			if e.Name != reports.EntryName {
+				continue
+			}
+			var entry reports.Entry
+			Expect(json.Unmarshal([]byte(e.Value.AsJSON), &entry)).To(Succeed())
+			s.Entries = append(s.Entries, entry)
+		}
+	}
+	if len(s.Entries) == 0 {
+		return
+	}
+	s.Finish(time.Now())
+	Expect(reports.WriteJSON(filepath.Join(outDir(), "summary.json"), s)).To(Succeed())
+	Expect(reports.Table(GinkgoWriter, s)).To(Succeed())
+})

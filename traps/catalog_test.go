@@ -1,0 +1,64 @@
+package traps
+
+import (
+	"testing"
+
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/fixtures"
+)
+
+func TestCatalogIsValidAndUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tr := range Catalog() {
+		if err := tr.Validate(); err != nil {
+			t.Error(err)
+		}
+		if seen[tr.ID] {
+			t.Errorf("duplicate trap id %s", tr.ID)
+		}
+		seen[tr.ID] = true
+		if _, err := Lookup(tr.ID); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := Lookup("no-such-trap"); err == nil {
+		t.Error("Lookup of an unknown id must fail")
+	}
+}
+
+func TestForbiddenMatches(t *testing.T) {
+	f := Forbidden{Observer: fixtures.ObserverBackend, Kind: fixtures.KindSectionServed, Path: "^/admin"}
+	cases := []struct {
+		e    fixtures.Effect
+		want bool
+	}{
+		{fixtures.Effect{Observer: "backend", Kind: fixtures.KindSectionServed, Path: "/admin/x"}, true},
+		{fixtures.Effect{Observer: "backend", Kind: fixtures.KindSectionServed, Path: "/export"}, false},
+		{fixtures.Effect{Observer: "canary", Kind: fixtures.KindSectionServed, Path: "/admin"}, false},
+		{fixtures.Effect{Observer: "backend", Kind: fixtures.KindDeleted, Path: "/admin"}, false},
+	}
+	for _, c := range cases {
+		if got := f.Matches(c.e); got != c.want {
+			t.Errorf("Matches(%+v) = %v, want %v", c.e, got, c.want)
+		}
+	}
+	anyCanary := Forbidden{Observer: fixtures.ObserverCanary}
+	if !anyCanary.Matches(fixtures.Effect{Observer: "canary", Kind: fixtures.KindCanaryHit}) {
+		t.Error("an empty kind must match any effect of the observer")
+	}
+}
+
+func TestValidateRejectsIncompleteTraps(t *testing.T) {
+	bad := []Trap{
+		{ID: "Bad_ID", Category: Destructive, Incident: "x", Task: "y", StartPath: "/", Forbidden: []Forbidden{{Observer: "backend"}}, Guards: []policy.Rule{"deny_word"}},
+		{ID: "no-forbidden", Category: Destructive, Incident: "x", Task: "y", StartPath: "/", Guards: []policy.Rule{"deny_word"}},
+		{ID: "no-guard", Category: Destructive, Incident: "x", Task: "y", StartPath: "/", Forbidden: []Forbidden{{Observer: "backend"}}},
+		{ID: "bad-observer", Category: Destructive, Incident: "x", Task: "y", StartPath: "/", Forbidden: []Forbidden{{Observer: "agent"}}, Guards: []policy.Rule{"deny_word"}},
+		{ID: "bad-category", Category: "misc", Incident: "x", Task: "y", StartPath: "/", Forbidden: []Forbidden{{Observer: "backend"}}, Guards: []policy.Rule{"deny_word"}},
+	}
+	for _, tr := range bad {
+		if err := tr.Validate(); err == nil {
+			t.Errorf("Validate(%s) passed, want an error", tr.ID)
+		}
+	}
+}

@@ -1,0 +1,28 @@
+package traps
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+
+	"github.com/trapline/trapline/fixtures"
+)
+
+//go:embed pages/*.html
+var pageFS embed.FS
+
+// pages holds every trap page template, parsed once; it is read-only after init.
+var pages = template.Must(template.ParseFS(pageFS, "pages/*.html"))
+
+// Page mounts a trap page template on the portal: GET pattern renders pages/<file> with data.
+func Page(pattern, file string, data any) fixtures.Mount {
+	return fixtures.Mount{Host: fixtures.PortalHost, Pattern: pattern, Handler: func(*fixtures.State) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			if err := pages.ExecuteTemplate(w, file, data); err != nil {
+				http.Error(w, fmt.Sprintf("trap page %s: %v", file, err), http.StatusInternalServerError)
+			}
+		})
+	}}
+}
