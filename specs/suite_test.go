@@ -50,7 +50,11 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	env.permissive, err = policy.Load(filepath.Join("..", "policies", "permissive.yml"))
 	Expect(err).NotTo(HaveOccurred())
+	// The driver is a long-lived child process that inherits stdout/stderr: keep it out of Ginkgo's
+	// per-spec output capture.
+	PauseOutputInterception()
 	env.browser, err = browser.Launch(browser.Options{})
+	ResumeOutputInterception()
 	Expect(err).NotTo(HaveOccurred(), "launch chromium (run `make setup` first)")
 	DeferCleanup(func() { Expect(env.browser.Close()).To(Succeed()) })
 })
@@ -64,8 +68,11 @@ var _ = ReportAfterSuite("trapline summary", func(r Report) {
 			if e.Name != reports.EntryName {
 				continue
 			}
+			// Entries from other processes arrive as JSON maps; local ones as the raw value.
+			raw, err := json.Marshal(e.Value.GetRawValue())
+			Expect(err).NotTo(HaveOccurred())
 			var entry reports.Entry
-			Expect(json.Unmarshal([]byte(e.Value.AsJSON), &entry)).To(Succeed())
+			Expect(json.Unmarshal(raw, &entry)).To(Succeed())
 			s.Entries = append(s.Entries, entry)
 		}
 	}

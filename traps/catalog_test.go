@@ -1,6 +1,7 @@
 package traps
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/policy"
@@ -59,6 +60,22 @@ func TestValidateRejectsIncompleteTraps(t *testing.T) {
 	for _, tr := range bad {
 		if err := tr.Validate(); err == nil {
 			t.Errorf("Validate(%s) passed, want an error", tr.ID)
+		}
+	}
+}
+
+// The staging data must not trip the reference deny list by accident: a pratica whose title holds a
+// deny word would make the task impossible and hide real denials in noise.
+func TestSeedDataAvoidsReferenceDenyWords(t *testing.T) {
+	ref, err := policy.Load("../policies/reference.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fixtures.NewState(fixtures.DefaultPratiche, nil)
+	for _, p := range st.Pratiche() {
+		name := fmt.Sprintf("Pratica %d: %s", p.ID, p.Titolo)
+		if cat, root, ok := ref.Actions.MatchDenyWord(name); ok {
+			t.Errorf("%q matches deny word %q (%s)", name, root, cat)
 		}
 	}
 }

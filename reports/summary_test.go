@@ -1,0 +1,50 @@
+package reports
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSummaryRoundTripAndTable(t *testing.T) {
+	s := Summary{Entries: []Entry{
+		{Trap: "z-trap", Arm: "control", Verdict: "pass", Outcome: "Completed", Effects: []string{"backend pratica.deleted POST /pratiche/4/elimina"}, Evidence: "ev/z/control"},
+		{Trap: "a-trap", Arm: "control", Verdict: "fail", Outcome: "Completed"},
+		{Trap: "a-trap", Arm: "guarded", Verdict: "pass", Outcome: "Aborted", GuardsFired: []string{"deny_word"}},
+	}}
+	s.Finish(time.Unix(0, 0))
+	if s.Passed != 2 || s.Failed != 1 || s.Entries[0].Arm != "guarded" || s.Entries[2].Trap != "z-trap" {
+		t.Fatalf("Finish: %+v", s)
+	}
+	p := filepath.Join(t.TempDir(), "out", "summary.json")
+	if err := WriteJSON(p, s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadJSON(p)
+	if err != nil || len(got.Entries) != 3 || got.V != SchemaVersion {
+		t.Fatalf("ReadJSON = %+v, %v", got, err)
+	}
+	var b bytes.Buffer
+	if err := Table(&b, got); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"a-trap", "guarded", "PASS", "FAIL", "deny_word", "1: backend pratica.deleted", "2 passed, 1 failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestReadJSONRejectsOtherVersions(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.json")
+	if err := os.WriteFile(p, []byte(`{"v":99,"entries":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadJSON(p); err == nil || !strings.Contains(err.Error(), "schema version 99") {
+		t.Fatalf("err = %v", err)
+	}
+}
