@@ -27,6 +27,14 @@ type Agent struct {
 	// Now is the clock used for budgets; nil means time.Now. Budgets are measured here, outside the
 	// planner.
 	Now func() time.Time
+	// Unsafe switches guards off. Only control arms and mutation runs set it.
+	Unsafe Unsafe
+}
+
+// Unsafe lists the loop's guards that can be removed to prove a trap can fire without them.
+type Unsafe struct {
+	// BlindRetry lets an action whose delivery is unverified be dispatched again on an unchanged page.
+	BlindRetry bool
 }
 
 // run is the state of one run.
@@ -165,7 +173,7 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 	r.lastKey = key
 
 	dec := pol.Decide(policy.Input{Kind: string(prop.Kind), Target: ptgt, URL: prop.URL, Page: obs.URL, Usage: r.usage})
-	if dec.Allow && r.unverifiedKey == key && r.unverifiedHash == obs.Hash() {
+	if dec.Allow && !r.a.Unsafe.BlindRetry && r.unverifiedKey == key && r.unverifiedHash == obs.Hash() {
 		dec = policy.Decision{Rule: "blind_retry", Reason: "the same action was dispatched before and its effect is unverified on this unchanged page; re-read instead of retrying"}
 	}
 	rec := evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop, Target: target, Decision: dec, PlanMillis: planMs}

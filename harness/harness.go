@@ -36,12 +36,12 @@ import (
 )
 
 // Arm is one side of a trap's proof.
-type Arm string
+type Arm = traps.Arm
 
 // The arms.
 const (
-	Guarded Arm = "guarded"
-	Control Arm = "control"
+	Guarded = traps.Guarded
+	Control = traps.Control
 )
 
 // ResultFile is written into each run's evidence folder.
@@ -56,7 +56,8 @@ type Options struct {
 	OutDir string
 	// Trace records a Playwright trace per run.
 	Trace bool
-	// NewPlanner makes the planner for a run; nil means the adversary.
+	// NewPlanner makes the default planner for a run (a trap's Arrange hook may still replace it); nil
+	// means the adversary.
 	NewPlanner func(traps.Trap, Arm) planner.Planner
 }
 
@@ -130,6 +131,10 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	setup := &traps.Setup{Policy: pol, Planner: adversary.New()}
+	if o.NewPlanner != nil {
+		setup.Planner = o.NewPlanner(trap, arm)
+	}
 	dir := filepath.Join(o.OutDir, trap.ID, string(arm))
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("harness: clean %s: %w", dir, err)
@@ -138,20 +143,32 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if trap.World != nil {
 		trap.World(&fx)
 	}
-	w, err := world.Start(world.Spec{Policy: pol, Fixtures: fx, Dir: dir})
+	setup.StartURL = "http://" + fixtures.PortalHost + trap.StartPath
+	if trap.Arrange != nil {
+		trap.Arrange(arm, setup)
+	}
+	w, err := world.Start(world.Spec{Policy: setup.Policy, Fixtures: fx, Dir: dir})
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
-	res, runErr := runAgent(ctx, o, w, pol, trap, arm, dir)
+	res, runErr := runAgent(ctx, o, setup, trap, arm, w, dir)
 	closeErr := w.Close()
 	if err := errors.Join(runErr, closeErr); err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
-	res.Effects = w.Effects()
+	disk, err := diskEffects(filepath.Join(dir, "downloads"))
+	if err != nil {
+		return nil, err
+	}
+	res.Effects = append(w.Effects(), disk...)
 	res.Forbidden = trap.Observed(res.Effects)
 	for _, d := range w.ProxyDecisions() {
 		if d.Verdict == proxy.VerdictDeny {
 			res.ProxyDenied++
+			// The proxy is the fence's second layer: its denials are guards that fired too.
+			if !slices.Contains(res.GuardsFired, d.Rule) {
+				res.GuardsFired = append(res.GuardsFired, d.Rule)
+			}
 		} else {
 			res.ProxyAllowed++
 		}
@@ -180,20 +197,17 @@ func armPolicy(o Options, arm Arm) (*policy.Policy, error) {
 	return nil, fmt.Errorf("harness: unknown arm %q", arm)
 }
 
-func runAgent(ctx context.Context, o Options, w *world.World, pol *policy.Policy, trap traps.Trap, arm Arm, dir string) (*Result, error) {
-	rec, err := evidence.Open(dir, evidence.NewRedactor())
+func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, arm Arm, w *world.World, dir string) (*Result, error) {
+	rec, err := evidence.Open(dir, evidence.NewRedactor(setup.Secrets...))
 	if err != nil {
 		return nil, err
 	}
-	sess, err := o.Browser.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: pol, Recorder: rec, Trace: o.Trace})
+	sess, err := o.Browser.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: setup.Policy, Recorder: rec,
+		Trace: o.Trace, TrustRefs: setup.TrustRefs})
 	if err != nil {
 		return nil, errors.Join(err, rec.Close())
 	}
-	var pl planner.Planner = adversary.New()
-	if o.NewPlanner != nil {
-		pl = o.NewPlanner(trap, arm)
-	}
-	ag := &agentkit.Agent{Policy: pol, Planner: pl}
+	ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Unsafe: agentkit.Unsafe{BlindRetry: setup.AllowBlindRetry}}
 	out, runErr := ag.Run(ctx, sess, rec, agentkit.Task{StartURL: w.URL(trap.StartPath), Goal: trap.Task})
 	err = errors.Join(runErr, sess.Close(), rec.Close())
 	if err != nil {
@@ -210,6 +224,27 @@ func runAgent(ctx context.Context, o Options, w *world.World, pol *policy.Policy
 		}
 	}
 	return res, nil
+}
+
+// diskEffects lists the files a run left in its download folder: each is a fact on disk.
+func diskEffects(dir string) ([]fixtures.Effect, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("harness: read download folder %s: %w", dir, err)
+	}
+	var out []fixtures.Effect
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			return nil, fmt.Errorf("harness: stat %s: %w", e.Name(), err)
+		}
+		out = append(out, fixtures.Effect{Observer: traps.ObserverDisk, Kind: traps.KindFileSaved, Path: e.Name(),
+			At: info.ModTime(), Detail: fmt.Sprintf("%d bytes", info.Size())})
+	}
+	return out, nil
 }
 
 func writeJSON(path string, v any) error {

@@ -2,12 +2,19 @@ package traps
 
 import "fmt"
 
-// Catalog returns every trap, in a stable order. Add one line here per new trap.
+// Catalog returns every trap, in a stable order. Add one line per new trap to the list of its
+// category group below (navigationTraps, contentTraps, ...).
 func Catalog() []Trap {
-	return []Trap{
-		decoyDelete(),
-		externalLink(),
+	var all []Trap
+	for _, group := range [][]Trap{
+		{decoyDelete(), externalLink()},
+		navigationTraps(),
+		contentTraps(),
+		capabilityTraps(),
+	} {
+		all = append(all, group...)
 	}
+	return all
 }
 
 // Lookup returns the trap with the given id.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 )
@@ -24,9 +25,44 @@ const (
 	Delivery    Category = "delivery"
 )
 
+// ObserverDisk is the run's download folder on disk: a file there is an Effect with this observer and
+// kind KindFileSaved, recorded by the harness after the run.
+const ObserverDisk = "disk"
+
+// KindFileSaved is a file found in the download folder after a run.
+const KindFileSaved = "file.saved"
+
+// Arm is one side of a trap's proof.
+type Arm string
+
+// The arms.
+const (
+	// Guarded: the reference agent and policy; the trap must hold.
+	Guarded Arm = "guarded"
+	// Control: the same planner with the permissive policy; the trap must fire.
+	Control Arm = "control"
+)
+
+// Setup is what one arm of a trap runs: the harness fills it with defaults (the arm's policy, a copy
+// the trap may change; the adversary planner; every guard on) and calls the trap's Arrange hook.
+type Setup struct {
+	// StartURL is the absolute URL the agent starts on.
+	StartURL string
+	// Policy is the arm's policy (a copy; change it freely).
+	Policy *policy.Policy
+	// Planner proposes the actions.
+	Planner planner.Planner
+	// Secrets are redacted from every artifact.
+	Secrets []string
+	// TrustRefs removes the STALE_REF re-resolution before dispatch (control arms only).
+	TrustRefs bool
+	// AllowBlindRetry removes the no-blind-retry rule (control arms only).
+	AllowBlindRetry bool
+}
+
 // Forbidden is an effect that must never happen, as an outside observer records it.
 type Forbidden struct {
-	// Observer is fixtures.ObserverBackend or fixtures.ObserverCanary.
+	// Observer is fixtures.ObserverBackend, fixtures.ObserverCanary or ObserverDisk.
 	Observer string
 	// Kind is the effect kind, e.g. fixtures.KindDeleted; "" matches any kind of that observer.
 	Kind string
@@ -78,8 +114,11 @@ type Trap struct {
 	World func(*fixtures.Config)
 	// Forbidden lists the effects that must never happen; the control arm must produce at least one.
 	Forbidden []Forbidden
-	// Guards are the rules expected to fire in the guarded arm; each must appear in the violation log.
+	// Guards are the rules expected to fire in the guarded arm; each must appear in the violation log
+	// or the proxy's decision log.
 	Guards []policy.Rule
+	// Arrange adjusts an arm's setup (planner, policy, unsafe switches); nil keeps the defaults.
+	Arrange func(arm Arm, s *Setup)
 }
 
 // Labels are the trap's Ginkgo labels: its category and its id.
@@ -120,7 +159,7 @@ func (t Trap) Validate() error {
 		problems = append(problems, "no forbidden effect: a trap that forbids nothing proves nothing")
 	}
 	for i, f := range t.Forbidden {
-		if f.Observer != fixtures.ObserverBackend && f.Observer != fixtures.ObserverCanary {
+		if f.Observer != fixtures.ObserverBackend && f.Observer != fixtures.ObserverCanary && f.Observer != ObserverDisk {
 			problems = append(problems, fmt.Sprintf("forbidden[%d]: unknown observer %q", i, f.Observer))
 		}
 		if _, err := regexp.Compile(f.Path); err != nil {

@@ -38,6 +38,9 @@ type SessionOptions struct {
 	// DisableRouteGate turns the browser-side request gate off, leaving the proxy as the only network
 	// guard. For defense-in-depth specs only.
 	DisableRouteGate bool
+	// TrustRefs skips re-resolving a target before dispatch (role and name re-checked on a fresh
+	// snapshot). UNSAFE: it removes the STALE_REF guard; for control arms and mutation runs only.
+	TrustRefs bool
 }
 
 // Session is one ephemeral browser context with one page; it implements agentkit.Driver.
@@ -96,13 +99,18 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 		}
 	}
 	ctx.OnDialog(s.onDialog)
-	ctx.OnDownload(s.onDownload)
+	if err := s.installCapabilityProbe(); err != nil {
+		_ = ctx.Close()
+		return nil, err
+	}
 	page, err := ctx.NewPage()
 	if err != nil {
 		_ = ctx.Close()
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
 	s.page = page
+	page.OnDownload(s.onDownload)
+	page.OnFileChooser(s.onFileChooser)
 	page.OnConsole(func(m playwright.ConsoleMessage) {
 		opts.Recorder.Console(evidence.ConsoleRecord{Type: m.Type(), Text: m.Text(), Page: page.URL()})
 	})
@@ -226,9 +234,12 @@ func (s *Session) Act(ctx context.Context, obs *observe.Observation, a action.Ac
 	if latest == nil || obs.SnapshotID != latest.SnapshotID {
 		return act.Failed(act.StaleRef, "%s belongs to snapshot %s, not the latest one", a.Ref, obs.SnapshotID)
 	}
-	fresh, err := s.Observe(ctx)
-	if err != nil {
-		return act.Failed(act.DispatchFailed, "could not re-read the page before dispatch: %v", err)
+	fresh := obs
+	if !s.opts.TrustRefs {
+		var err error
+		if fresh, err = s.Observe(ctx); err != nil {
+			return act.Failed(act.DispatchFailed, "could not re-read the page before dispatch: %v", err)
+		}
 	}
 	if fresh.URL != obs.URL {
 		return act.Failed(act.StaleRef, "the page moved from %s to %s since the snapshot", obs.URL, fresh.URL)
@@ -242,6 +253,7 @@ func (s *Session) Act(ctx context.Context, obs *observe.Observation, a action.Ac
 	}
 	loc := s.page.Locator("aria-ref=" + target.RawRef)
 	to := ms(s.opts.ActionTimeout)
+	var err error
 	switch a.Kind {
 	case action.Click:
 		err = loc.Click(playwright.LocatorClickOptions{Timeout: to})

@@ -20,6 +20,9 @@ const (
 	SourceDialog   Source = "dialog"   // a dialog was dismissed
 	SourceDownload Source = "download" // a download was cancelled
 	SourcePopup    Source = "popup"    // a popup was closed or gated
+	SourceUpload   Source = "upload"   // a file chooser was refused
+	// SourceCapability: a permission prompt or service-worker registration was refused.
+	SourceCapability Source = "capability"
 	SourceResolve  Source = "resolve"  // a target could not be resolved fail-closed (stale, ambiguous)
 	SourcePlanner  Source = "planner"  // the planner's output was rejected
 )

@@ -1,0 +1,6 @@
+package traps
+
+// capabilityTraps lists this group's traps, one line each.
+func capabilityTraps() []Trap {
+	return []Trap{}
+}

@@ -1,0 +1,6 @@
+package traps
+
+// contentTraps lists this group's traps, one line each.
+func contentTraps() []Trap {
+	return []Trap{}
+}
