@@ -11,6 +11,7 @@ func Catalog() []Trap {
 		navigationTraps(),
 		contentTraps(),
 		capabilityTraps(),
+		deliveryTraps(),
 	} {
 		all = append(all, group...)
 	}

@@ -270,11 +270,25 @@ func (s *Session) Act(ctx context.Context, obs *observe.Observation, a action.Ac
 	}
 	if err != nil {
 		if dispatched(err) {
+			// A navigation the action started may still hang (the server stalls): stop it so the page
+			// can be re-read. The request may have landed; the loop re-reads and never retries blindly.
+			s.stopLoading()
 			return act.Result{Delivery: act.DeliveredUnverified, Err: err, Verification: "dispatched, then failed: re-read before anything else"}
 		}
 		return act.Result{Delivery: act.NotDelivered, Code: act.DispatchFailed, Err: err}
 	}
 	return s.verify(ctx, a, fresh, loc)
+}
+
+// stopLoading cancels a pending navigation over CDP (Page.stopLoading): unlike window.stop() through
+// Playwright's evaluate, it does not wait for the navigation it cancels.
+func (s *Session) stopLoading() {
+	cdp, err := s.ctx.NewCDPSession(s.page)
+	if err != nil {
+		return
+	}
+	_, _ = cdp.Send("Page.stopLoading", map[string]any{})
+	_ = cdp.Detach()
 }
 
 // verify re-reads the page after a dispatched action: Delivered only when the effect is seen.

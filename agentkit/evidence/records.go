@@ -23,8 +23,8 @@ const (
 	SourceUpload   Source = "upload"   // a file chooser was refused
 	// SourceCapability: a permission prompt or service-worker registration was refused.
 	SourceCapability Source = "capability"
-	SourceResolve  Source = "resolve"  // a target could not be resolved fail-closed (stale, ambiguous)
-	SourcePlanner  Source = "planner"  // the planner's output was rejected
+	SourceResolve    Source = "resolve" // a target could not be resolved fail-closed (stale, ambiguous)
+	SourcePlanner    Source = "planner" // the planner's output was rejected
 )
 
 // Target is the element an action addressed, as observed.

@@ -12,7 +12,8 @@ import (
 // prefixes, which change when an element is re-rendered or the page is
 // reloaded without its content changing. Whether a node has a ref is kept.
 // Two observations with the same Hash show the same page content; a changed
-// name, text, URL, state or structure changes it.
+// name, text, URL, state or structure changes it. Focus ("active") and the cursor hint are left out:
+// clicking a button focuses it without changing what the page says.
 func (o *Observation) Hash() string {
 	h := sha256.New()
 	field := func(s string) {
@@ -42,15 +43,20 @@ func (o *Observation) Hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// writeMap hashes a map in sorted key order, prefixed by its size.
+// volatileStates are states that change without the page's content changing.
+var volatileStates = map[string]bool{"active": true, "cursor": true}
+
+// writeMap hashes a map in sorted key order, prefixed by its size, skipping volatile states.
 func writeMap(field func(string), m map[string]string) {
-	field(strconv.Itoa(len(m)))
-	if len(m) == 0 {
-		return
-	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
-		keys = append(keys, k)
+		if !volatileStates[k] {
+			keys = append(keys, k)
+		}
+	}
+	field(strconv.Itoa(len(keys)))
+	if len(keys) == 0 {
+		return
 	}
 	slices.Sort(keys)
 	for _, k := range keys {

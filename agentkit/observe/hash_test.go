@@ -72,3 +72,17 @@ func TestHashFieldBoundaries(t *testing.T) {
 		t.Error("name/text boundary not encoded")
 	}
 }
+
+func TestHashIgnoresFocus(t *testing.T) {
+	a, err := Parse("aaaaaa", "http://x/", "- button \"Salva\" [ref=e1]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse("bbbbbb", "http://x/", "- button \"Salva\" [active] [ref=e1]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Hash() != b.Hash() {
+		t.Fatal("focus alone changed the hash: a clicked button would look like a changed page")
+	}
+}
