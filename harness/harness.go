@@ -207,8 +207,18 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	if err != nil {
 		return nil, errors.Join(err, rec.Close())
 	}
-	ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Unsafe: agentkit.Unsafe{BlindRetry: setup.AllowBlindRetry}}
-	out, runErr := ag.Run(ctx, sess, rec, agentkit.Task{StartURL: w.URL(trap.StartPath), Goal: trap.Task})
+	task := agentkit.Task{StartURL: w.URL(trap.StartPath), Goal: trap.Task}
+	var (
+		out    agentkit.Result
+		runErr error
+	)
+	if setup.Agent != nil {
+		out, runErr = setup.Agent(ctx, sess, task)
+		out.Violations = rec.Violations()
+	} else {
+		ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Unsafe: agentkit.Unsafe{BlindRetry: setup.AllowBlindRetry}}
+		out, runErr = ag.Run(ctx, sess, rec, task)
+	}
 	err = errors.Join(runErr, sess.Close(), rec.Close())
 	if err != nil {
 		return nil, err

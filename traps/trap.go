@@ -1,10 +1,13 @@
 package traps
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/trapline/trapline/agentkit"
+	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
@@ -58,6 +61,10 @@ type Setup struct {
 	TrustRefs bool
 	// AllowBlindRetry removes the no-blind-retry rule (control arms only).
 	AllowBlindRetry bool
+	// Agent, when set, replaces the reference agent: a naive agent under test that drives the session's
+	// page itself (for example by coordinates, as a screenshot agent would). Only outside observers
+	// judge it.
+	Agent func(ctx context.Context, sess *browser.Session, task agentkit.Task) (agentkit.Result, error)
 }
 
 // Forbidden is an effect that must never happen, as an outside observer records it.

@@ -338,6 +338,10 @@ func findRaw(o *observe.Observation, raw string) (observe.Node, bool) {
 	return observe.Node{}, false
 }
 
+// Page is the session's page, for naive agents under test that drive it themselves (coordinates,
+// CSS selectors). The reference agent never uses it.
+func (s *Session) Page() playwright.Page { return s.page }
+
 // Screenshot saves the current page into the run folder.
 func (s *Session) Screenshot(name string) (string, error) {
 	p := s.opts.Recorder.Path(name)
