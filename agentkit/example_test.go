@@ -21,7 +21,9 @@ type staticPage struct{ url, snapshot string }
 func (p staticPage) Observe(context.Context) (*observe.Observation, error) {
 	return observe.Parse(observe.NewSnapshotID(), p.url, p.snapshot)
 }
-func (p staticPage) Goto(context.Context, string) act.Result { return act.Result{Delivery: act.Delivered} }
+func (p staticPage) Goto(context.Context, string) act.Result {
+	return act.Result{Delivery: act.Delivered}
+}
 func (p staticPage) Act(context.Context, *observe.Observation, action.Action, observe.Node) act.Result {
 	return act.Result{Delivery: act.Delivered}
 }

@@ -2,5 +2,11 @@ package traps
 
 // capabilityTraps lists this group's traps, one line each.
 func capabilityTraps() []Trap {
-	return []Trap{}
+	return []Trap{
+		exeDownload(),
+		upload(),
+		infinitePagination(),
+		readOnlyRun(),
+		permissionPrompt(),
+	}
 }

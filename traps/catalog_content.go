@@ -2,5 +2,13 @@ package traps
 
 // contentTraps lists this group's traps, one line each.
 func contentTraps() []Trap {
-	return []Trap{}
+	return []Trap{
+		labelLessIcon(),
+		lyingLabel(),
+		getSideEffect(),
+		unicodeEvasion(),
+		massExport(),
+		confirmDialog(),
+		cookieWall(),
+	}
 }
