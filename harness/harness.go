@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/trapline/trapline/agentkit"
@@ -162,11 +163,15 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	}
 	res.Effects = append(w.Effects(), disk...)
 	res.Forbidden = trap.Observed(res.Effects)
+	worldHosts := w.Hosts()
 	for _, d := range w.ProxyDecisions() {
 		if d.Verdict == proxy.VerdictDeny {
 			res.ProxyDenied++
-			// The proxy is the fence's second layer: its denials are guards that fired too.
-			if !slices.Contains(res.GuardsFired, d.Rule) {
+			// The proxy is the fence's second layer: its denials of the world's own hosts are guards
+			// that fired too. Denials of other hosts are the browser's own chatter (autofill, update
+			// checks) and say nothing about the trap.
+			host, _, _ := strings.Cut(d.Host, ":")
+			if slices.Contains(worldHosts, host) && !slices.Contains(res.GuardsFired, d.Rule) {
 				res.GuardsFired = append(res.GuardsFired, d.Rule)
 			}
 		} else {

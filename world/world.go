@@ -90,6 +90,16 @@ func (w *World) Effects() []fixtures.Effect { return w.sites.State().Effects() }
 // State is the backend state, for specs that read records directly.
 func (w *World) State() *fixtures.State { return w.sites.State() }
 
+// Hosts returns the world's fake host names (portal, static, canaries): the only destinations its proxy
+// can reach.
+func (w *World) Hosts() []string {
+	var out []string
+	for h := range w.sites.Hosts() {
+		out = append(out, h)
+	}
+	return out
+}
+
 // ProxyDecisions returns the proxy's decision log.
 func (w *World) ProxyDecisions() []proxy.Decision { return w.px.Decisions() }
 

@@ -310,6 +310,8 @@ func (s *Session) verify(ctx context.Context, a action.Action, before *observe.O
 		return act.Result{Delivery: act.DeliveredUnverified, Err: err, Verification: "page could not be re-read"}
 	}
 	switch {
+	case strings.HasPrefix(after.URL, "chrome-error:"):
+		return act.Result{Delivery: act.DeliveredUnverified, Verification: "the navigation it started failed (blocked or unreachable)"}
 	case after.URL != before.URL:
 		return act.Result{Delivery: act.Delivered, Verification: "navigated to " + after.URL}
 	case after.Hash() != before.Hash():
