@@ -17,9 +17,16 @@ var pages = template.Must(template.ParseFS(pageFS, "pages/*.html"))
 
 // Page mounts a trap page template on the portal: GET pattern renders pages/<file> with data.
 func Page(pattern, file string, data any) fixtures.Mount {
-	return fixtures.Mount{Host: fixtures.PortalHost, Pattern: pattern, Handler: func(*fixtures.State) http.Handler {
+	return PageOn(fixtures.PortalHost, pattern, "text/html; charset=utf-8", file, data)
+}
+
+// PageOn mounts a trap page template on any site of the world (a canary, the static host), served
+// with contentType and never cached.
+func PageOn(host, pattern, contentType, file string, data any) fixtures.Mount {
+	return fixtures.Mount{Host: host, Pattern: pattern, Handler: func(*fixtures.State) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Content-Type", contentType)
+			w.Header().Set("Cache-Control", "no-store")
 			if err := pages.ExecuteTemplate(w, file, data); err != nil {
 				http.Error(w, fmt.Sprintf("trap page %s: %v", file, err), http.StatusInternalServerError)
 			}

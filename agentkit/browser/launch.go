@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	playwright "github.com/mxschmitt/playwright-go"
 
@@ -17,6 +18,10 @@ type Options struct {
 	ExecutablePath string
 	// Headed shows the window (needs a display).
 	Headed bool
+	// SecureOrigins are plain-HTTP origins Chromium treats as secure contexts. Real portals are HTTPS,
+	// where service workers, geolocation and camera exist; the staging world is plain HTTP, so its
+	// portal is listed here to make those traps realistic. Default: http://portale.interno.test.
+	SecureOrigins []string
 	// SinkLog receives the deny decisions of the browser-level sink proxy (browser-internal traffic
 	// such as update and connectivity checks). nil discards them.
 	SinkLog io.Writer
@@ -54,10 +59,18 @@ func Launch(opts Options) (*Browser, error) {
 		_ = sink.Close()
 		return nil, fmt.Errorf("browser: start playwright driver (run make setup): %w", err)
 	}
+	origins := opts.SecureOrigins
+	if origins == nil {
+		origins = []string{"http://portale.interno.test"}
+	}
+	args := proxy.ChromiumArgs()
+	if len(origins) > 0 {
+		args = append(args, "--unsafely-treat-insecure-origin-as-secure="+strings.Join(origins, ","))
+	}
 	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
 		ExecutablePath: playwright.String(exe),
 		Headless:       playwright.Bool(!opts.Headed),
-		Args:           proxy.ChromiumArgs(),
+		Args:           args,
 		Proxy:          &playwright.Proxy{Server: sink.URL()},
 	})
 	if err != nil {
