@@ -197,7 +197,8 @@ func armPolicy(o Options, arm Arm) (*policy.Policy, error) {
 		if o.Control == nil {
 			return nil, errors.New("harness: no control policy")
 		}
-		return o.Control, nil
+		p := *o.Control // a copy: a trap's Arrange hook may change it
+		return &p, nil
 	}
 	return nil, fmt.Errorf("harness: unknown arm %q", arm)
 }
