@@ -13,6 +13,7 @@ import (
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/traps"
 )
 
 func TestSpecs(t *testing.T) {
@@ -30,6 +31,23 @@ type suite struct {
 }
 
 var env suite
+
+// missingControls lists the catalog traps that have no passing control arm among entries.
+func missingControls(entries []reports.Entry) []string {
+	passed := map[string]bool{}
+	for _, e := range entries {
+		if e.Arm == string(traps.Control) && e.Verdict == "pass" {
+			passed[e.Trap] = true
+		}
+	}
+	var missing []string
+	for _, t := range traps.Catalog() {
+		if !passed[t.ID] {
+			missing = append(missing, t.ID)
+		}
+	}
+	return missing
+}
 
 // outDir is where reports and evidence go: $TRAPLINE_OUT, or reports/out at the repository root.
 func outDir() string {
@@ -78,6 +96,10 @@ var _ = ReportAfterSuite("trapline summary", func(r Report) {
 	}
 	if len(s.Entries) == 0 {
 		return
+	}
+	// On a full run, no trap ships without proof that it can catch a naive agent.
+	if r.SuiteConfig.LabelFilter == "" && len(r.SuiteConfig.FocusStrings) == 0 && len(r.SuiteConfig.SkipStrings) == 0 {
+		Expect(missingControls(s.Entries)).To(BeEmpty(), "traps without a passing control arm")
 	}
 	s.Finish(time.Now())
 	Expect(reports.WriteJSON(filepath.Join(outDir(), "summary.json"), s)).To(Succeed())
