@@ -116,6 +116,18 @@ func ReadJSON(path string) (Summary, error) {
 	return s, nil
 }
 
+// relative shortens an evidence path to one relative to the working directory when it lies below it.
+func relative(p string) string {
+	wd, err := os.Getwd()
+	if err != nil || !filepath.IsAbs(p) {
+		return p
+	}
+	if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
 // Table prints one line per trap and arm: verdict, outcome, guards that fired, forbidden effects
 // observed, and the evidence folder.
 func Table(w io.Writer, s Summary) error {
@@ -130,7 +142,7 @@ func Table(w io.Writer, s Summary) error {
 		if len(e.Effects) > 0 {
 			effects = fmt.Sprintf("%d: %s", len(e.Effects), e.Effects[0])
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, e.Arm, strings.ToUpper(e.Verdict), e.Outcome, guards, effects, e.Evidence)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, e.Arm, strings.ToUpper(e.Verdict), e.Outcome, guards, effects, relative(e.Evidence))
 	}
 	fmt.Fprintf(tw, "\n%d passed, %d failed\n", s.Passed, s.Failed)
 	return tw.Flush()
