@@ -42,7 +42,10 @@ func main() {
 const usage = `usage:
   trapline setup
   trapline report [summary.json]
+  trapline proxy --policy FILE [--listen 127.0.0.1:PORT]
+  trapline serve [--trap ID] [--listen 127.0.0.1:PORT]
   trapline traps list
+  trapline traps new ID
   trapline policy lint FILE`
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -67,9 +70,16 @@ func dispatch(args []string, stdout io.Writer) error {
 		return cmdSetup(stdout)
 	case "report":
 		return cmdReport(args[1:], stdout)
+	case "proxy":
+		return cmdProxy(args[1:], stdout)
+	case "serve":
+		return cmdServe(args[1:], stdout)
 	case "traps":
 		if len(args) == 2 && args[1] == "list" {
 			return cmdTrapsList(stdout)
+		}
+		if len(args) >= 2 && args[1] == "new" {
+			return cmdTrapsNew(args[2:], stdout)
 		}
 	case "policy":
 		if len(args) == 3 && args[1] == "lint" {
