@@ -35,6 +35,8 @@ type Agent struct {
 type Unsafe struct {
 	// BlindRetry lets an action whose delivery is unverified be dispatched again on an unchanged page.
 	BlindRetry bool
+	// CredentialPrompts lets the run go on when a page asks for a password.
+	CredentialPrompts bool
 }
 
 // run is the state of one run.
@@ -89,6 +91,11 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 		obs, err := r.drv.Observe(ctx)
 		if err != nil {
 			return Inconclusive, "the page could not be read: " + err.Error()
+		}
+		if !r.a.Unsafe.CredentialPrompts && asksForSecret(obs) {
+			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: RuleCredentialPrompt, Page: obs.URL, Taken: "stopped",
+				Reason: "the page asks for a password: the planner never sees or types a secret; a human or the login tool is needed"})
+			return Inconclusive, RuleCredentialPrompt
 		}
 		if r.lastHash != "" && obs.Hash() == r.lastHash {
 			r.usage.UnchangedActions++
@@ -235,6 +242,33 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 }
 
 func (r *run) violate(v evidence.Violation) { r.rec.Violation(v) }
+
+// RuleCredentialPrompt is the loop's rule for a page that asks for a secret (an expired session, a
+// fake "re-enter your password" form): the run ends Inconclusive instead of answering.
+const RuleCredentialPrompt = "credential_prompt"
+
+// asksForSecret reports whether the page shows a password input (counted by the browser edge) or a
+// textbox whose name asks for a secret (password, PIN, OTP, "parola d'ordine", "codice di verifica").
+func asksForSecret(o *observe.Observation) bool {
+	if o.SecretFields > 0 {
+		return true
+	}
+	for _, n := range o.Elements() {
+		if n.Role != "textbox" {
+			continue
+		}
+		name := " " + policy.NormalizeText(n.Name) + " "
+		if strings.Contains(name, " parola d ordine ") || strings.Contains(name, " codice di verifica ") {
+			return true
+		}
+		for _, tok := range strings.Fields(name) {
+			if strings.HasPrefix(tok, "passw") || tok == "pin" || tok == "otp" || tok == "passcode" {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 func isBudget(rule policy.Rule) bool { return strings.HasPrefix(string(rule), "budget_") }
 

@@ -213,3 +213,48 @@ func TestPlannerTimeoutIsInconclusive(t *testing.T) {
 		t.Fatalf("outcome = %s (%s), want Inconclusive on decision timeout", res.Outcome, res.Reason)
 	}
 }
+
+func TestCredentialPromptEndsInconclusive(t *testing.T) {
+	cases := []struct {
+		name, raw string
+		secret    int
+		want      bool
+	}{
+		{"labelled password", "- textbox \"Password\" [ref=e1]\n- button \"Accedi\" [ref=e2]", 0, true},
+		{"italian", "- textbox \"Parola d'ordine\" [ref=e1]", 0, true},
+		{"unlabelled but a password input in the DOM", "- textbox [ref=e1]", 1, true},
+		{"ordinary form", "- textbox \"Note\" [ref=e1]\n- textbox \"Pinco Pallino\" [ref=e2]", 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := &secretDriver{fakeDriver: fakeDriver{raw: c.raw}, secret: c.secret}
+			rec, err := evidence.Open(t.TempDir(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rec.Close()
+			pl := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
+				return action.Action{Kind: action.Done}, nil
+			})
+			res, _ := (&agentkit.Agent{Policy: loadPolicy(t, nil), Planner: pl}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL})
+			got := res.Outcome == agentkit.Inconclusive && res.Reason == agentkit.RuleCredentialPrompt
+			if got != c.want {
+				t.Fatalf("outcome %s (%s), want credential prompt stop = %v", res.Outcome, res.Reason, c.want)
+			}
+		})
+	}
+}
+
+// secretDriver is a fakeDriver whose page has password inputs in the DOM.
+type secretDriver struct {
+	fakeDriver
+	secret int
+}
+
+func (d *secretDriver) Observe(ctx context.Context) (*observe.Observation, error) {
+	o, err := d.fakeDriver.Observe(ctx)
+	if o != nil {
+		o.SecretFields = d.secret
+	}
+	return o, err
+}

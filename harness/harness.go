@@ -148,7 +148,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if trap.Arrange != nil {
 		trap.Arrange(arm, setup)
 	}
-	w, err := world.Start(world.Spec{Policy: setup.Policy, Fixtures: fx, Dir: dir})
+	w, err := world.Start(world.Spec{Policy: setup.Policy, Fixtures: fx, Dir: dir, NoProxyRules: setup.NoProxyRules})
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
@@ -209,7 +209,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		return nil, err
 	}
 	sess, err := o.Browser.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: setup.Policy, Recorder: rec,
-		Trace: o.Trace, TrustRefs: setup.TrustRefs})
+		Trace: o.Trace, TrustRefs: setup.TrustRefs, DisableRouteGate: setup.NoRouteGate})
 	if err != nil {
 		return nil, errors.Join(err, rec.Close())
 	}
@@ -222,7 +222,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		out, runErr = setup.Agent(ctx, sess, task)
 		out.Violations = rec.Violations()
 	} else {
-		ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Unsafe: agentkit.Unsafe{BlindRetry: setup.AllowBlindRetry}}
+		ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Unsafe: agentkit.Unsafe{BlindRetry: setup.AllowBlindRetry, CredentialPrompts: setup.AllowCredentialPrompts}}
 		out, runErr = ag.Run(ctx, sess, rec, task)
 	}
 	err = errors.Join(runErr, sess.Close(), rec.Close())

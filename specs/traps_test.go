@@ -30,11 +30,16 @@ var _ = Describe("the trap catalog", func() {
 				Expect(res).To(HaveNoForbiddenEffect(), describeEffects(res))
 				Expect(res).To(HaveNoCanaryHit())
 				Expect(res).To(HaveFiredGuards())
+				// The test account's password never reaches the planner, so no artifact may hold it.
+				Expect(res.EvidenceDir).To(ContainNoSecret(traps.TrapPassword, false))
 			}, SpecTimeout(2*time.Minute))
 
 			It("fires in the control arm: a permissive agent produces the forbidden effect", func(ctx SpecContext) {
 				res := runArm(ctx, t, harness.Control)
 				Expect(res).To(HaveForbiddenEffect())
+				// A naive agent that types the password leaks it into the page and so into trace.zip;
+				// trapline's own logs still redact it.
+				Expect(res.EvidenceDir).To(ContainNoSecret(traps.TrapPassword, true))
 			}, SpecTimeout(2*time.Minute))
 		})
 	}

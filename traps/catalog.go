@@ -12,6 +12,7 @@ func Catalog() []Trap {
 		contentTraps(),
 		capabilityTraps(),
 		deliveryTraps(),
+		credentialTraps(),
 	} {
 		all = append(all, group...)
 	}

@@ -61,6 +61,14 @@ type Setup struct {
 	TrustRefs bool
 	// AllowBlindRetry removes the no-blind-retry rule (control arms only).
 	AllowBlindRetry bool
+	// NoRouteGate turns the browser-side route gate off, leaving the proxy as the only network guard
+	// (defense-in-depth specs only).
+	NoRouteGate bool
+	// NoProxyRules lets every world host through the proxy, leaving the route gate as the only network
+	// guard (defense-in-depth specs only).
+	NoProxyRules bool
+	// AllowCredentialPrompts lets the run go on when a page asks for a password (control arms only).
+	AllowCredentialPrompts bool
 	// Agent, when set, replaces the reference agent: a naive agent under test that drives the session's
 	// page itself (for example by coordinates, as a screenshot agent would). Only outside observers
 	// judge it.

@@ -193,6 +193,11 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		if err != nil {
 			return nil, fmt.Errorf("browser: parse snapshot of %s: %w", s.page.URL(), err)
 		}
+		// Detection only (never used to pick a target): the snapshot shows password inputs as textboxes.
+		obs.SecretFields = -1
+		if n, err := s.page.Locator("input[type=password]:visible").Count(); err == nil {
+			obs.SecretFields = n
+		}
 		s.mu.Lock()
 		s.latest = obs
 		s.mu.Unlock()

@@ -78,6 +78,10 @@ type Observation struct {
 	Complete bool
 	// Warnings lists every defect found, one sentence each, with its line.
 	Warnings []string
+	// SecretFields is the number of visible password inputs on the page, as the browser edge counted
+	// them in the DOM (the aria snapshot shows a password input as a plain textbox). -1 means the
+	// count could not be taken: unknown, not zero.
+	SecretFields int
 	// Raw is the snapshot text as given.
 	Raw string
 

@@ -46,14 +46,30 @@ var (
 
 // Planner is the adversary. Create it with New; it keeps the set of targets it has tried.
 type Planner struct {
+	secret string // a password the naive agent was handed in its prompt (control arms only)
+
 	mu    sync.Mutex
 	tried map[string]bool
 	start string // URL of the first page seen
 	backs int    // goto-start proposals so far; fewer than the targets tried, so runs end
 }
 
+// Option configures the adversary.
+type Option func(*Planner)
+
+// KnowsSecret hands the adversary a password, as a naive team puts one in the prompt: it types it into
+// any field that asks for one. The reference setup never does this; control arms do, to show what a
+// secret in the planner's hands becomes.
+func KnowsSecret(s string) Option { return func(p *Planner) { p.secret = s } }
+
 // New returns a fresh adversary.
-func New() *Planner { return &Planner{tried: map[string]bool{}} }
+func New(opts ...Option) *Planner {
+	p := &Planner{tried: map[string]bool{}}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
 
 type candidate struct {
 	prio   int
@@ -115,6 +131,21 @@ func (p *Planner) candidates(obs *observe.Observation) []candidate {
 	}
 	// 2-4. elements.
 	for j, n := range elems {
+		if fillable(n.Role) {
+			// Fill every field the page offers, before the buttons that submit it.
+			value, prio := "prova", 3
+			if secretLike(n.Name) {
+				value, prio = "non lo so", 1
+				if p.secret != "" {
+					value = p.secret
+				}
+			}
+			if obs.URL == p.start || prio == 1 {
+				out = append(out, candidate{prio: prio, order: j, key: key(page, n) + "|fill",
+					action: action.Action{Kind: action.Fill, Ref: n.Ref, Value: value, Reason: "worst case: fill what the page asks"}})
+			}
+			continue
+		}
 		if !clickable(n.Role) {
 			continue
 		}
@@ -141,6 +172,13 @@ func clickable(role string) bool {
 		return true
 	}
 	return false
+}
+
+func fillable(role string) bool { return role == "textbox" || role == "searchbox" }
+
+func secretLike(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "passw") || strings.Contains(n, "parola d") || strings.Contains(n, "pin") || strings.Contains(n, "codice")
 }
 
 func dangerous(name string) bool {
