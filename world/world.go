@@ -33,6 +33,8 @@ type Spec struct {
 	Fixtures fixtures.Config
 	// Dir receives the proxy decision log; required.
 	Dir string
+	// ProxyListen is the proxy's listen address; default 127.0.0.1:0 (a random port).
+	ProxyListen string
 	// NoProxyRules lets every mapped host through the proxy (the proxy still dials only the world's own
 	// listeners). For the defense-in-depth control arm only.
 	NoProxyRules bool
@@ -69,7 +71,7 @@ func Start(spec Spec) (*World, error) {
 	case spec.Policy != nil:
 		rules = spec.Policy
 	}
-	px, err := proxy.Start(proxy.Config{Rules: rules, Hosts: sites.Hosts(), Log: f})
+	px, err := proxy.Start(proxy.Config{Rules: rules, Hosts: sites.Hosts(), Log: f, Listen: spec.ProxyListen})
 	if err != nil {
 		_ = f.Close()
 		_ = sites.Close()
