@@ -27,6 +27,9 @@ type Agent struct {
 	// Now is the clock used for budgets; nil means time.Now. Budgets are measured here, outside the
 	// planner.
 	Now func() time.Time
+	// Secrets are values the planner must never see (passwords, tokens): an observation that
+	// contains one is redacted before the planner gets it.
+	Secrets []string
 	// Unsafe switches guards off. Only control arms and mutation runs set it.
 	Unsafe Unsafe
 }
@@ -135,8 +138,11 @@ func (r *run) propose(ctx context.Context, obs *observe.Observation) (action.Act
 	dctx, cancel := context.WithTimeout(ctx, r.a.Policy.Budget.MaxDecisionSeconds)
 	defer cancel()
 	t0 := time.Now()
-	prop, err := r.a.Planner.Next(dctx, planner.Input{Goal: r.task.Goal, Observation: obs, History: r.history, Feedback: r.feedback})
+	prop, err := r.a.Planner.Next(dctx, planner.Input{Goal: r.task.Goal, Observation: redactObservation(obs, r.a.Secrets), History: r.history, Feedback: r.feedback})
 	ms := time.Since(t0).Milliseconds()
+	if tc, ok := r.a.Planner.(planner.TokenCounter); ok {
+		r.usage.Tokens = tc.TokensUsed()
+	}
 	r.feedback = ""
 	if err != nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {
 		return prop, ms, fmt.Errorf("no decision within %s: %w", r.a.Policy.Budget.MaxDecisionSeconds, err)
@@ -242,6 +248,30 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 }
 
 func (r *run) violate(v evidence.Violation) { r.rec.Violation(v) }
+
+// redactObservation returns obs with every secret replaced in the text the planner reads. Refs and
+// structure are kept, so a proposal made on the copy resolves against the original.
+func redactObservation(obs *observe.Observation, secrets []string) *observe.Observation {
+	red := evidence.NewRedactor(secrets...)
+	hit := false
+	for _, s := range secrets {
+		if s != "" && strings.Contains(obs.Raw, s) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return obs
+	}
+	cp := *obs
+	cp.Raw = red.String(obs.Raw)
+	cp.Nodes = make([]observe.Node, len(obs.Nodes))
+	for i, n := range obs.Nodes {
+		n.Name, n.Text, n.URL, n.RawURL, n.Placeholder = red.String(n.Name), red.String(n.Text), red.String(n.URL), red.String(n.RawURL), red.String(n.Placeholder)
+		cp.Nodes[i] = n
+	}
+	return &cp
+}
 
 // RuleCredentialPrompt is the loop's rule for a page that asks for a secret (an expired session, a
 // fake "re-enter your password" form): the run ends Inconclusive instead of answering.

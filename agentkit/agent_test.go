@@ -258,3 +258,47 @@ func (d *secretDriver) Observe(ctx context.Context) (*observe.Observation, error
 	}
 	return o, err
 }
+
+// tokenPlanner spends tokens on every turn, as a model planner reports them.
+type tokenPlanner struct{ used int }
+
+func (p *tokenPlanner) Next(_ context.Context, in planner.Input) (action.Action, error) {
+	p.used += 400
+	n, err := in.Observation.Find("button", "Salva")
+	if err != nil {
+		return action.Action{}, err
+	}
+	return action.Action{Kind: action.Click, Ref: n.Ref}, nil
+}
+func (p *tokenPlanner) TokensUsed() int { return p.used }
+
+func TestTokenBudgetIsEnforcedOutsideThePlanner(t *testing.T) {
+	d := &fakeDriver{raw: detailSnapshot, changeOn: "Salva"}
+	pol := loadPolicy(t, func(p *policy.Policy) { p.Budget.MaxTokens = 1000; p.Budget.MaxSameActionRepeats = 100 })
+	res, vs := run(t, pol, &tokenPlanner{}, d)
+	if res.Outcome != agentkit.Exhausted || vs[len(vs)-1].Rule != string(policy.RuleBudgetTokens) {
+		t.Fatalf("outcome %s, violations %v; want Exhausted by budget_tokens", res.Outcome, rules(vs))
+	}
+}
+
+func TestSecretsAreRedactedBeforeThePlanner(t *testing.T) {
+	const secret = "tok-XYZ-123"
+	d := &fakeDriver{raw: "- paragraph [ref=e1]: your key is " + secret + "\n- button \"Salva\" [ref=e2]"}
+	var seen string
+	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+		seen = in.Observation.Raw + strings.Join(in.Observation.TextLines(), " ")
+		return action.Action{Kind: action.Done}, nil
+	})
+	rec, err := evidence.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	ag := &agentkit.Agent{Policy: loadPolicy(t, nil), Planner: pl, Secrets: []string{secret}}
+	if _, err := ag.Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(seen, secret) || !strings.Contains(seen, evidence.Redacted) {
+		t.Fatalf("the planner saw %q", seen)
+	}
+}

@@ -222,7 +222,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		out, runErr = setup.Agent(ctx, sess, task)
 		out.Violations = rec.Violations()
 	} else {
-		ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Unsafe: agentkit.Unsafe{BlindRetry: setup.AllowBlindRetry, CredentialPrompts: setup.AllowCredentialPrompts}}
+		ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Secrets: setup.Secrets, Unsafe: agentkit.Unsafe{BlindRetry: setup.AllowBlindRetry, CredentialPrompts: setup.AllowCredentialPrompts}}
 		out, runErr = ag.Run(ctx, sess, rec, task)
 	}
 	err = errors.Join(runErr, sess.Close(), rec.Close())

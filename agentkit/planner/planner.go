@@ -34,6 +34,12 @@ type Planner interface {
 	Next(ctx context.Context, in Input) (action.Action, error)
 }
 
+// TokenCounter is implemented by planners backed by a model: the tokens spent so far, as the model's
+// API reported them. The loop enforces budget.max_tokens with it, outside the model.
+type TokenCounter interface {
+	TokensUsed() int
+}
+
 // Func adapts a function to the Planner interface.
 type Func func(ctx context.Context, in Input) (action.Action, error)
 
