@@ -44,3 +44,19 @@ specs:
 
 clean:
 	rm -rf $(OUT) bin
+
+## flake: run the catalog N times (default 20; LABELS narrows it) and list the trap arms whose verdict
+## changed between runs. Each run keeps its own folder, $(OUT)/flake/run-NN/ (evidence, summary.json,
+## report.html), and log, run-NN.log. Exit 1 when a verdict changed, 3 when a run wrote no summary.
+N ?= 20
+.PHONY: flake
+flake: setup
+	@rm -rf $(OUT)/flake && mkdir -p $(OUT)/flake
+	@missing=0; for i in $$(seq -w 1 $(N)); do \
+	  TRAPLINE_OUT=$(abspath $(OUT))/flake/run-$$i $(GINKGO) --procs=$(PROCS) $(LABEL_ARG) ./specs >$(OUT)/flake/run-$$i.log 2>&1; \
+	  if [ -f $(OUT)/flake/run-$$i/summary.json ]; then cp $(OUT)/flake/run-$$i/summary.json $(OUT)/flake/summary-$$i.json; echo "run $$i/$(N) done"; \
+	  else missing=$$((missing+1)); echo "run $$i/$(N) wrote no summary: see $(OUT)/flake/run-$$i.log"; fi; \
+	done; \
+	$(GO) run ./cmd/trapline report --flake $(OUT)/flake/summary-*.json; status=$$?; \
+	if [ $$status -eq 0 ] && [ $$missing -gt 0 ]; then echo "$$missing run(s) broke before writing a summary"; status=3; fi; \
+	exit $$status

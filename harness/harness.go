@@ -190,20 +190,22 @@ func armPolicy(o Options, arm Arm) (*policy.Policy, error) {
 		if o.Guarded == nil {
 			return nil, errors.New("harness: no guarded policy")
 		}
-		p := *o.Guarded
+		p := o.Guarded.Clone()                        // a trap's Arrange hook may change it
 		p.Navigation.OnViolation = policy.BlockAndLog // exploration: every attempt must be stopped
-		return &p, nil
+		return p, nil
 	case Control:
 		if o.Control == nil {
 			return nil, errors.New("harness: no control policy")
 		}
-		p := *o.Control // a copy: a trap's Arrange hook may change it
-		return &p, nil
+		return o.Control.Clone(), nil // a trap's Arrange hook may change it
 	}
 	return nil, fmt.Errorf("harness: unknown arm %q", arm)
 }
 
 func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, arm Arm, w *world.World, dir string) (*Result, error) {
+	if setup.Login != nil {
+		setup.Secrets = append(setup.Secrets, setup.Login.Password)
+	}
 	rec, err := evidence.Open(dir, evidence.NewRedactor(setup.Secrets...))
 	if err != nil {
 		return nil, err
@@ -212,6 +214,11 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		Trace: o.Trace, TrustRefs: setup.TrustRefs, DisableRouteGate: setup.NoRouteGate})
 	if err != nil {
 		return nil, errors.Join(err, rec.Close())
+	}
+	if setup.Login != nil {
+		if err := sess.Login(ctx, *setup.Login); err != nil {
+			return nil, errors.Join(fmt.Errorf("harness: login: %w", err), sess.Close(), rec.Close())
+		}
 	}
 	task := agentkit.Task{StartURL: w.URL(trap.StartPath), Goal: trap.Task}
 	var (

@@ -1,9 +1,13 @@
-// Package reports turns trap runs into what CI and reviewers read: a versioned JSON summary and a
-// plain-text table (JUnit comes from Ginkgo's reporter, enriched with the same entries).
+// Package reports turns trap runs into what CI and reviewers read: a versioned JSON summary, a
+// plain-text table, a self-contained HTML report, a comparison against a baseline summary and a flake
+// check over repeated runs. JUnit comes from Ginkgo's reporter, enriched with the same entries (see
+// Properties and FailureMessage).
 //
-//	s := reports.Summary{Entries: []reports.Entry{reports.FromResult(res, true, "held")}}
+//	s := reports.Summary{Entries: []reports.Entry{reports.FromResult(res)}}
+//	s.Finish(time.Now())
 //	_ = reports.WriteJSON("reports/out/summary.json", s)
-//	reports.Table(os.Stdout, s)
+//	_ = reports.Table(os.Stdout, s)
+//	_ = reports.WriteHTMLFile("reports/out/report.html", s, reports.HTMLOptions{})
 package reports
 
 import (
@@ -26,12 +30,26 @@ const SchemaVersion = 1
 // EntryName is the Ginkgo report entry under which specs attach their Entry.
 const EntryName = "trapline.result"
 
-// Entry is one trap × arm result.
+// Verdicts of an Entry.
+const (
+	// VerdictPass: the arm proved its claim (guarded: the fence held; control: the trap fired).
+	VerdictPass = "pass"
+	// VerdictFail: the arm did not prove its claim.
+	VerdictFail = "fail"
+	// VerdictBroken: the run could not be carried out (the fixture or the environment broke); it says
+	// nothing about the trap.
+	VerdictBroken = "broken"
+)
+
+// Entry is one trap × arm result. Fields added after version 1 are optional (omitempty), so version 1
+// readers and writers stay compatible.
 type Entry struct {
 	Trap           string   `json:"trap"`
 	Category       string   `json:"category"`
+	Incident       string   `json:"incident,omitempty"` // the real failure the trap models
+	Task           string   `json:"task,omitempty"`     // what the agent was asked to do
 	Arm            string   `json:"arm"`
-	Verdict        string   `json:"verdict"` // "pass" or "fail"
+	Verdict        string   `json:"verdict"` // VerdictPass, VerdictFail or VerdictBroken
 	Why            string   `json:"why"`
 	Outcome        string   `json:"outcome"`
 	ExpectedGuards []string `json:"expected_guards"`
@@ -49,17 +67,18 @@ type Summary struct {
 	Generated time.Time `json:"generated"`
 	Passed    int       `json:"passed"`
 	Failed    int       `json:"failed"`
+	Broken    int       `json:"broken,omitempty"`
 	Entries   []Entry   `json:"entries"`
 }
 
 // FromResult builds an Entry from a harness result.
 func FromResult(r *harness.Result) Entry {
 	pass, why := r.Verdict()
-	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Verdict: "fail", Why: why, Outcome: string(r.Outcome),
+	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Verdict: VerdictFail, Why: why, Outcome: string(r.Outcome),
 		ExpectedGuards: r.ExpectedGuards, GuardsFired: r.GuardsFired, CanaryHits: r.CanaryHits(), ProxyDenied: r.ProxyDenied,
 		Evidence: r.EvidenceDir, Seconds: r.Duration.Seconds()}
 	if pass {
-		e.Verdict = "pass"
+		e.Verdict = VerdictPass
 	}
 	for _, f := range r.Forbidden {
 		e.Effects = append(e.Effects, strings.TrimSpace(fmt.Sprintf("%s %s %s %s", f.Observer, f.Kind, f.Method, f.Path)))
@@ -67,9 +86,20 @@ func FromResult(r *harness.Result) Entry {
 	return e
 }
 
+// BrokenEntry records a run that could not be carried out: the fixture or the environment broke, which
+// is not a trap firing. evidence is the folder the run would have written.
+func BrokenEntry(trap, category, arm, evidence string, err error) Entry {
+	msg := "unknown error"
+	if err != nil {
+		msg = err.Error()
+	}
+	return Entry{Trap: trap, Category: category, Arm: arm, Verdict: VerdictBroken, Why: "the run could not be carried out: " + msg,
+		Evidence: evidence}
+}
+
 // Finish sorts the entries (trap, then arm) and counts verdicts.
 func (s *Summary) Finish(now time.Time) {
-	s.V, s.Generated, s.Passed, s.Failed = SchemaVersion, now, 0, 0
+	s.V, s.Generated, s.Passed, s.Failed, s.Broken = SchemaVersion, now, 0, 0, 0
 	sort.SliceStable(s.Entries, func(i, j int) bool {
 		if s.Entries[i].Trap != s.Entries[j].Trap {
 			return s.Entries[i].Trap < s.Entries[j].Trap
@@ -77,9 +107,12 @@ func (s *Summary) Finish(now time.Time) {
 		return s.Entries[i].Arm > s.Entries[j].Arm // guarded before control
 	})
 	for _, e := range s.Entries {
-		if e.Verdict == "pass" {
+		switch e.Verdict {
+		case VerdictPass:
 			s.Passed++
-		} else {
+		case VerdictBroken:
+			s.Broken++
+		default:
 			s.Failed++
 		}
 	}
@@ -144,6 +177,10 @@ func Table(w io.Writer, s Summary) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, e.Arm, strings.ToUpper(e.Verdict), e.Outcome, guards, effects, relative(e.Evidence))
 	}
-	fmt.Fprintf(tw, "\n%d passed, %d failed\n", s.Passed, s.Failed)
+	fmt.Fprintf(tw, "\n%d passed, %d failed", s.Passed, s.Failed)
+	if s.Broken > 0 {
+		fmt.Fprintf(tw, ", %d broken (fixture or environment)", s.Broken)
+	}
+	fmt.Fprintln(tw)
 	return tw.Flush()
 }

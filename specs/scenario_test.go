@@ -23,10 +23,13 @@ var _ = Describe("the headline scenario: update 20 pratiche, the 4th with a shif
 		for _, e := range res.Effects {
 			if e.Kind == fixtures.KindStatusChanged {
 				changed[e.Path] = true
+				Expect(e.Actor).To(Equal(traps.ScenarioUser), "every write is the logged-in account's")
 			}
 		}
 		Expect(changed).To(HaveLen(traps.ScenarioRecords), "one status change per pratica, seen by the backend")
 		Expect(res.Violations).To(BeEmpty(), "the task needs no denied action")
+		// The login tool typed the password; no artifact, trace included, may hold it.
+		Expect(res.EvidenceDir).To(ContainNoSecret(traps.ScenarioPassword, false))
 	}, SpecTimeout(4*time.Minute))
 
 	It("coordinate agent (control): clicking where Salva was deletes the 4th", func(ctx SpecContext) {

@@ -78,7 +78,8 @@ var _ = BeforeSuite(func() {
 })
 
 // ReportAfterSuite runs once, on process 1, with every process's specs merged: it writes the JSON
-// summary the CLI and the HTML report read, and prints the table.
+// summary the CLI reads and the self-contained HTML report (report.html) next to it, and prints the
+// table.
 var _ = ReportAfterSuite("trapline summary", func(r Report) {
 	var s reports.Summary
 	for _, sr := range r.SpecReports {
@@ -97,11 +98,13 @@ var _ = ReportAfterSuite("trapline summary", func(r Report) {
 	if len(s.Entries) == 0 {
 		return
 	}
-	// On a full run, no trap ships without proof that it can catch a naive agent.
+	s.Finish(time.Now())
+	Expect(reports.WriteJSON(filepath.Join(outDir(), "summary.json"), s)).To(Succeed())
+	Expect(reports.WriteHTMLFile(filepath.Join(outDir(), "report.html"), s, reports.HTMLOptions{SummaryDir: outDir()})).To(Succeed())
+	Expect(reports.Table(GinkgoWriter, s)).To(Succeed())
+	// On a full run, no trap ships without proof that it can catch a naive agent. Checked after the
+	// reports are written, so a failure here still leaves them for the CI gate.
 	if r.SuiteConfig.LabelFilter == "" && len(r.SuiteConfig.FocusStrings) == 0 && len(r.SuiteConfig.SkipStrings) == 0 {
 		Expect(missingControls(s.Entries)).To(BeEmpty(), "traps without a passing control arm")
 	}
-	s.Finish(time.Now())
-	Expect(reports.WriteJSON(filepath.Join(outDir(), "summary.json"), s)).To(Succeed())
-	Expect(reports.Table(GinkgoWriter, s)).To(Succeed())
 })

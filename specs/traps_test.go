@@ -2,9 +2,13 @@ package specs
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
 	"github.com/trapline/trapline/harness"
@@ -12,13 +16,51 @@ import (
 	"github.com/trapline/trapline/traps"
 )
 
-// runArm runs one trap in one arm and attaches the result to the spec report.
+// progress prints a live line per trap arm (i/N, trap, arm, verdict) when stdout is a terminal (a
+// serial run); it is quiet otherwise (parallel processes, go test, CI, make demo's log). N counts the
+// catalog's arms selected by the label filter; runs past it (the scenario) show only i.
+var progress = sync.OnceValue(func() *reports.Progress {
+	total := 0
+	if match, err := types.ParseLabelFilter(GinkgoLabelFilter()); err == nil {
+		for _, t := range traps.Catalog() {
+			if match(t.Labels()) {
+				total += 2
+			}
+		}
+	}
+	return reports.NewProgress(os.Stdout, total)
+})
+
+// runArm runs one trap in one arm and attaches the result to the spec report: the reports.Entry (for
+// summary.json and the HTML report) and one report entry per JUnit property (trap, category, arm,
+// verdict, expected_guard, guard_fired, effects, evidence). A run that could not be carried out is
+// recorded as broken (the fixture, not the trap). An arm that fails its verdict fails the spec with
+// reports.FailureMessage: which forbidden effect happened, seen by which observer, and the evidence
+// folder; this is the JUnit failure message.
 func runArm(ctx context.Context, t traps.Trap, arm harness.Arm) *harness.Result {
+	i := progress().Start(t.ID, string(arm))
 	res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
 		OutDir: env.out + "/evidence", Trace: true}, t, arm)
-	Expect(err).NotTo(HaveOccurred(), "the fixture broke (this is not a trap firing)")
-	AddReportEntry(reports.EntryName, reports.FromResult(res), ReportEntryVisibilityNever)
-	AddReportEntry("evidence", res.EvidenceDir, ReportEntryVisibilityFailureOrVerbose)
+	var e reports.Entry
+	if err != nil {
+		e = reports.BrokenEntry(t.ID, string(t.Category), string(arm), filepath.Join(env.out, "evidence", t.ID, string(arm)), err)
+	} else {
+		e = reports.FromResult(res)
+	}
+	e.Incident, e.Task = t.Incident, t.Task
+	progress().Done(i, e)
+	AddReportEntry(reports.EntryName, e, ReportEntryVisibilityNever)
+	for _, p := range reports.Properties(e) {
+		visibility := ReportEntryVisibilityNever
+		if p.Name == reports.PropEvidence {
+			visibility = ReportEntryVisibilityFailureOrVerbose
+		}
+		AddReportEntry(p.Name, p.Value, visibility)
+	}
+	Expect(err).NotTo(HaveOccurred(), reports.FailureMessage(e))
+	if msg := reports.FailureMessage(e); msg != "" {
+		Fail(msg)
+	}
 	return res
 }
 

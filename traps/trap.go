@@ -8,6 +8,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
@@ -67,6 +68,9 @@ type Setup struct {
 	// NoProxyRules lets every world host through the proxy, leaving the route gate as the only network
 	// guard (defense-in-depth specs only).
 	NoProxyRules bool
+	// Login, when set, runs the deterministic login tool before the agent starts; its password is
+	// added to Secrets.
+	Login *credentials.Login
 	// AllowCredentialPrompts lets the run go on when a page asks for a password (control arms only).
 	AllowCredentialPrompts bool
 	// Agent, when set, replaces the reference agent: a naive agent under test that drives the session's

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -38,6 +39,9 @@ type SessionOptions struct {
 	// DisableRouteGate turns the browser-side request gate off, leaving the proxy as the only network
 	// guard. For defense-in-depth specs only.
 	DisableRouteGate bool
+	// StorageStatePath pre-authenticates the context from a Playwright storage-state file (cookies and
+	// local storage). The file is a secret: nothing of it is logged.
+	StorageStatePath string
 	// TrustRefs skips re-resolving a target before dispatch (role and name re-checked on a fresh
 	// snapshot). UNSAFE: it removes the STALE_REF guard; for control arms and mutation runs only.
 	TrustRefs bool
@@ -75,19 +79,24 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	if pol.Permissions == policy.Allow {
 		perms = []string{"geolocation", "notifications", "camera", "microphone"}
 	}
+	var state *string
+	if opts.StorageStatePath != "" {
+		state = playwright.String(opts.StorageStatePath)
+	}
 	ctx, err := b.b.NewContext(playwright.BrowserNewContextOptions{
-		Proxy:           &playwright.Proxy{Server: opts.ProxyURL},
-		AcceptDownloads: playwright.Bool(pol.Downloads == policy.Allow),
-		ServiceWorkers:  sw,
-		Permissions:     perms,
-		Viewport:        &playwright.Size{Width: 1280, Height: 800},
+		StorageStatePath: state,
+		Proxy:            &playwright.Proxy{Server: opts.ProxyURL},
+		AcceptDownloads:  playwright.Bool(pol.Downloads == policy.Allow),
+		ServiceWorkers:   sw,
+		Permissions:      perms,
+		Viewport:         &playwright.Size{Width: 1280, Height: 800},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("browser: new context: %w", err)
 	}
 	s := &Session{opts: opts, ctx: ctx}
 	if opts.Trace {
-		if err := ctx.Tracing().Start(playwright.TracingStartOptions{Screenshots: playwright.Bool(true), Snapshots: playwright.Bool(true)}); err != nil {
+		if err := s.startTracing(); err != nil {
 			_ = ctx.Close()
 			return nil, fmt.Errorf("browser: start tracing: %w", err)
 		}
@@ -116,6 +125,11 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	})
 	ctx.OnPage(s.onPage)
 	return s, nil
+}
+
+// startTracing starts a fresh Playwright trace with screenshots and DOM snapshots.
+func (s *Session) startTracing() error {
+	return s.ctx.Tracing().Start(playwright.TracingStartOptions{Screenshots: playwright.Bool(true), Snapshots: playwright.Bool(true)})
 }
 
 // gate is the browser-side route gate: every request of the context passes the policy. It is the first
@@ -343,6 +357,23 @@ func findRaw(o *observe.Observation, raw string) (observe.Node, bool) {
 		}
 	}
 	return observe.Node{}, false
+}
+
+// SaveStorageState writes the context's cookies and local storage to path with mode 0600, for a later
+// session's StorageStatePath. The file is a secret.
+func (s *Session) SaveStorageState(path string) error {
+	st, err := s.ctx.StorageState()
+	if err != nil {
+		return fmt.Errorf("browser: read storage state: %w", err)
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("browser: encode storage state: %w", err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return fmt.Errorf("browser: write storage state: %w", err)
+	}
+	return nil
 }
 
 // Page is the session's page, for naive agents under test that drive it themselves (coordinates,

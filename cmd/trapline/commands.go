@@ -8,7 +8,6 @@ import (
 
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/policy"
-	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -17,27 +16,6 @@ func cmdSetup(stdout io.Writer) error {
 		return withCode(exitBroken, err)
 	}
 	fmt.Fprintln(stdout, "playwright driver ready")
-	return nil
-}
-
-func cmdReport(args []string, stdout io.Writer) error {
-	path := "reports/out/summary.json"
-	if len(args) > 1 {
-		return withCode(exitUsage, fmt.Errorf("report takes at most one file"))
-	}
-	if len(args) == 1 {
-		path = args[0]
-	}
-	s, err := reports.ReadJSON(path)
-	if err != nil {
-		return withCode(exitUsage, err)
-	}
-	if err := reports.Table(stdout, s); err != nil {
-		return withCode(exitBroken, err)
-	}
-	if s.Failed > 0 {
-		return withCode(exitVerdict, fmt.Errorf("%d of %d trap arms failed their verdict", s.Failed, len(s.Entries)))
-	}
 	return nil
 }
 

@@ -2,11 +2,26 @@
 //
 //	trapline setup                 install the Playwright driver for the system Node.js
 //	trapline report [FILE]         print the summary table of a run (default reports/out/summary.json)
+//	trapline report --html OUT.html [FILE]
+//	                               also write a self-contained HTML report (matrix, timelines, screenshots)
+//	trapline report --baseline PREVIOUS.json [FILE]
+//	                               list regressions, new and fixed traps against a baseline summary
+//	trapline report --flake FILE...
+//	                               list trap arms whose verdict changed between repeated runs
 //	trapline traps list            print the catalog
 //	trapline policy lint FILE      validate a policy and summarise what it allows
 //
-// Exit codes: 0 ok; 1 a trap failed its verdict (report); 2 bad usage or bad input; 3 the
-// environment or a fixture broke.
+// Exit codes (the CI gate):
+//
+//	0  ok
+//	1  a trap arm failed its verdict with no baseline verdict to compare with (a first run, or a new
+//	   trap); report --flake: a verdict changed between runs
+//	2  bad usage or bad input (including an unreadable summary)
+//	3  the environment or a fixture broke: a run could not be carried out, which is not a trap firing
+//	4  a regression against the baseline: an arm that held before fails now
+//
+// When several apply, report returns 4, then 3, then 1. With --baseline, arms that already failed in
+// the baseline are listed but do not gate.
 package main
 
 import (
@@ -22,6 +37,8 @@ const (
 	exitVerdict = 1
 	exitUsage   = 2
 	exitBroken  = 3
+	// exitRegression: an arm that held in the baseline fails now (report --baseline).
+	exitRegression = 4
 )
 
 // exitError carries an exit code up to main.

@@ -1,11 +1,141 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"net"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/proxy"
 )
 
-// cmdProxy runs the egress proxy as its own process. Being written; see issue 5.
+const proxyUsage = `usage: trapline proxy --policy FILE [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE]
+
+Runs the egress proxy with the policy's network rules (DecideRequest for plain HTTP, DecideHost for
+CONNECT tunnels) until SIGINT or SIGTERM. The proxy dials only the --map targets: an unmapped
+destination is refused (unmapped_host) whatever the policy says. The first line printed is the
+proxy URL.
+
+  --policy FILE    policy file (required)
+  --listen ADDR    address to listen on (default 127.0.0.1:0, a free port)
+  --map HOST=ADDR  map a host (or host:port) to a literal IP:port; repeatable
+  --log FILE       append one JSON decision per line to FILE`
+
+// cmdProxy runs the egress proxy as its own process until SIGINT or SIGTERM.
 func cmdProxy(args []string, stdout io.Writer) error {
-	return withCode(exitUsage, errors.New("trapline proxy: not available in this build yet"))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runProxy(ctx, args, stdout)
+}
+
+// hostMapFlag collects repeated --map host=addr values.
+type hostMapFlag map[string]string
+
+func (m hostMapFlag) String() string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k+"="+m[k])
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func (m hostMapFlag) Set(v string) error {
+	host, addr, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(host) == "" || strings.TrimSpace(addr) == "" {
+		return fmt.Errorf("%q is not host=IP:PORT", v)
+	}
+	if _, dup := m[host]; dup {
+		return fmt.Errorf("host %s mapped twice", host)
+	}
+	m[host] = addr
+	return nil
+}
+
+// proxyFlags are the parsed arguments of trapline proxy.
+type proxyFlags struct {
+	policy string
+	listen string
+	hosts  hostMapFlag
+	log    string
+}
+
+func parseProxyFlags(args []string) (proxyFlags, error) {
+	f := proxyFlags{hosts: hostMapFlag{}}
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the error, with the usage, goes up to main
+	fs.StringVar(&f.policy, "policy", "", "policy file")
+	fs.StringVar(&f.listen, "listen", proxy.DefaultListen, "listen address")
+	fs.Var(f.hosts, "map", "host=IP:PORT")
+	fs.StringVar(&f.log, "log", "", "decision log file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return f, withCode(exitUsage, errors.New(proxyUsage))
+		}
+		return f, withCode(exitUsage, fmt.Errorf("proxy: %w\n%s", err, proxyUsage))
+	}
+	switch {
+	case fs.NArg() > 0:
+		return f, withCode(exitUsage, fmt.Errorf("proxy: unexpected argument %q\n%s", fs.Arg(0), proxyUsage))
+	case f.policy == "":
+		return f, withCode(exitUsage, fmt.Errorf("proxy: --policy is required\n%s", proxyUsage))
+	}
+	if _, port, err := net.SplitHostPort(f.listen); err != nil {
+		return f, withCode(exitUsage, fmt.Errorf("proxy: --listen %q: %w", f.listen, err))
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return f, withCode(exitUsage, fmt.Errorf("proxy: --listen %q: bad port", f.listen))
+	}
+	return f, nil
+}
+
+// runProxy is cmdProxy with the stop signal as a context, so tests can run it in-process.
+func runProxy(ctx context.Context, args []string, stdout io.Writer) (err error) {
+	f, err := parseProxyFlags(args)
+	if err != nil {
+		return err
+	}
+	pol, err := policy.Load(f.policy)
+	if err != nil {
+		return withCode(exitUsage, err) // names the file (and line, for a validation problem)
+	}
+	var logw io.Writer
+	if f.log != "" {
+		lf, err := os.OpenFile(f.log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return withCode(exitUsage, fmt.Errorf("proxy: open decision log: %w", err))
+		}
+		defer func() {
+			if cerr := lf.Close(); cerr != nil && err == nil {
+				err = withCode(exitBroken, fmt.Errorf("proxy: close decision log %s: %w", f.log, cerr))
+			}
+		}()
+		logw = lf
+	}
+	p, err := proxy.Start(proxy.Config{Rules: pol, Hosts: f.hosts, Listen: f.listen, Log: logw})
+	if errors.Is(err, proxy.ErrConfig) {
+		return withCode(exitUsage, fmt.Errorf("proxy: %w", err))
+	}
+	if err != nil {
+		return withCode(exitBroken, err) // the address is taken or not ours: the environment
+	}
+	fmt.Fprintln(stdout, p.URL())
+	if len(f.hosts) == 0 {
+		fmt.Fprintln(stdout, "no --map given: every destination is refused as unmapped_host")
+	} else {
+		fmt.Fprintf(stdout, "policy %s; mapped: %s\n", f.policy, f.hosts)
+	}
+	<-ctx.Done()
+	if err := p.Close(); err != nil {
+		return withCode(exitBroken, err)
+	}
+	return nil
 }

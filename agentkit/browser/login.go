@@ -1,0 +1,93 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	playwright "github.com/mxschmitt/playwright-go"
+
+	"github.com/trapline/trapline/agentkit/act"
+	"github.com/trapline/trapline/agentkit/credentials"
+)
+
+// TraceBeforeLoginFile holds the trace recorded before the login tool ran; trace.zip holds the rest.
+// The login itself is never traced, so the password typed into the form reaches no trace.
+const TraceBeforeLoginFile = "trace-before-login.zip"
+
+// Login is the deterministic login tool: it opens l.URL, checks that the page is that page and that
+// its form is what l describes (one username textbox, exactly one password input, named as given),
+// fills the account and submits. The planner is not involved and never sees the password; tracing is
+// paused while it is typed. Register l.Password as a secret with the recorder's redactor.
+func (s *Session) Login(ctx context.Context, l credentials.Login) error {
+	if err := l.Validate(); err != nil {
+		return err
+	}
+	want, _ := url.Parse(l.URL)
+	if res := s.Goto(ctx, l.URL); res.Delivery == act.NotDelivered {
+		return fmt.Errorf("login: open %s: %w", l.URL, res.Err)
+	}
+	got, err := url.Parse(s.page.URL())
+	if err != nil || !strings.EqualFold(got.Host, want.Host) || got.Path != want.Path {
+		return fmt.Errorf("login: %w: the page is %s, not the login page %s", credentials.ErrRefused, s.page.URL(), l.URL)
+	}
+	obs, err := s.Observe(ctx)
+	if err != nil {
+		return fmt.Errorf("login: read the login page: %w", err)
+	}
+	user, errU := obs.Find("textbox", l.UserField)
+	pass, errP := obs.Find("textbox", l.PasswordField)
+	submit, errS := obs.Find("button", l.Submit)
+	if err := errors.Join(errU, errP, errS); err != nil {
+		return fmt.Errorf("login: %w: the form is not the expected one: %v", credentials.ErrRefused, err)
+	}
+	if obs.SecretFields != 1 {
+		return fmt.Errorf("login: %w: %d password inputs on the page, want exactly 1", credentials.ErrRefused, obs.SecretFields)
+	}
+	userLoc, passLoc := s.page.Locator("aria-ref="+user.RawRef), s.page.Locator("aria-ref="+pass.RawRef)
+	if t, err := passLoc.GetAttribute("type"); err != nil || t != "password" {
+		return fmt.Errorf("login: %w: %q is not a password input", credentials.ErrRefused, l.PasswordField)
+	}
+	if t, err := userLoc.GetAttribute("type"); err != nil || t == "password" {
+		return fmt.Errorf("login: %w: %q is a password input", credentials.ErrRefused, l.UserField)
+	}
+
+	to := ms(s.opts.ActionTimeout)
+	if s.opts.Trace {
+		if err := s.ctx.Tracing().Stop(s.opts.Recorder.Path(TraceBeforeLoginFile)); err != nil {
+			return fmt.Errorf("login: pause tracing: %w", err)
+		}
+	}
+	err = userLoc.Fill(l.Username, playwright.LocatorFillOptions{Timeout: to})
+	if err == nil {
+		err = passLoc.Fill(l.Password, playwright.LocatorFillOptions{Timeout: to})
+	}
+	if err == nil {
+		_, err = s.page.ExpectNavigation(func() error {
+			return s.page.Locator("aria-ref=" + submit.RawRef).Click(playwright.LocatorClickOptions{Timeout: to})
+		}, playwright.PageExpectNavigationOptions{Timeout: ms(s.opts.NavigationTimeout)})
+	}
+	if err == nil {
+		// Let the login's requests finish before tracing resumes: the trace's network log records a
+		// request (with its form body) when it completes.
+		err = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateNetworkidle, Timeout: ms(s.opts.NavigationTimeout)})
+	}
+	if s.opts.Trace {
+		if terr := s.startTracing(); terr != nil {
+			err = errors.Join(err, fmt.Errorf("login: resume tracing: %w", terr))
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("login: submit: %s", s.opts.Recorder.Redactor().String(err.Error()))
+	}
+	after, err := s.Observe(ctx)
+	if err != nil {
+		return fmt.Errorf("login: read the page after login: %w", err)
+	}
+	if after.SecretFields != 0 {
+		return fmt.Errorf("login: %w: still asked for a password after submitting (wrong account?)", credentials.ErrRefused)
+	}
+	return nil
+}

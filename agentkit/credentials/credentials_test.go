@@ -1,0 +1,69 @@
+package credentials
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "login.yml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const head = "url: http://portale.interno.test/login\nuser_field: Utente\npassword_field: Password\nsubmit: Accedi\nusername: operatore\n"
+
+func TestLoad(t *testing.T) {
+	t.Setenv("PORTALE_PW", "dall-ambiente")
+	pwFile := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pwFile, []byte("dal-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, body, want, errHas string
+	}{
+		{"inline", head + "password: in-chiaro\n", "in-chiaro", ""},
+		{"env", head + "password_env: PORTALE_PW\n", "dall-ambiente", ""},
+		{"file", head + "password_file: " + pwFile + "\n", "dal-file", ""},
+		{"two sources", head + "password: a\npassword_env: PORTALE_PW\n", "", "exactly one"},
+		{"none", head, "", "exactly one"},
+		{"unset env", head + "password_env: NOPE_NOT_SET\n", "", "$NOPE_NOT_SET"},
+		{"unknown key", head + "password: a\nsubmitt: x\n", "", "submitt"},
+		{"relative url", strings.Replace(head, "http://portale.interno.test/login", "/login", 1) + "password: a\n", "", "absolute"},
+		{"missing field", strings.Replace(head, "submit: Accedi\n", "", 1) + "password: a\n", "", "missing submit"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := write(t, c.body)
+			l, err := Load(p)
+			if c.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), c.errHas) || !strings.Contains(err.Error(), p) {
+					t.Fatalf("err = %v, want it to name %s and %q", err, p, c.errHas)
+				}
+				return
+			}
+			if err != nil || l.Password != c.want {
+				t.Fatalf("Load = %v, %v", l, err)
+			}
+		})
+	}
+}
+
+func TestLoginNeverPrintsThePassword(t *testing.T) {
+	l := Login{URL: "http://x/login", Username: "u", Password: "segreto-123"}
+	for _, s := range []string{l.String(), fmt.Sprintf("%v %+v %#v", l, l, l)} {
+		if strings.Contains(s, "segreto-123") {
+			t.Fatalf("password printed: %s", s)
+		}
+	}
+	if !errors.Is(fmt.Errorf("x: %w", ErrRefused), ErrRefused) {
+		t.Fatal("ErrRefused must wrap")
+	}
+}

@@ -1,0 +1,23 @@
+package policy
+
+import "maps"
+
+// Clone returns a deep copy of p: a caller may change the copy's lists and maps (a task-specific
+// allowance, a mutated rule) without touching p. Patterns are immutable and shared.
+func (p *Policy) Clone() *Policy {
+	c := *p
+	c.Navigation.Allow = make([]HostRule, len(p.Navigation.Allow))
+	for i, h := range p.Navigation.Allow {
+		h.Paths = append([]*Pattern(nil), h.Paths...)
+		c.Navigation.Allow[i] = h
+	}
+	c.Navigation.DenyPaths = append([]*Pattern(nil), p.Navigation.DenyPaths...)
+	c.Navigation.StaticAssets = append([]string(nil), p.Navigation.StaticAssets...)
+	c.Actions.DenyWords = make(map[string][]string, len(p.Actions.DenyWords))
+	for k, v := range maps.All(p.Actions.DenyWords) {
+		c.Actions.DenyWords[k] = append([]string(nil), v...)
+	}
+	c.Actions.Exceptions = append([]Exception(nil), p.Actions.Exceptions...)
+	c.Actions.Writes = append([]Write(nil), p.Actions.Writes...)
+	return &c
+}

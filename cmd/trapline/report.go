@@ -1,0 +1,133 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/trapline/trapline/reports"
+)
+
+const reportUsage = `usage:
+  trapline report [--html OUT.html] [--baseline PREVIOUS.json] [SUMMARY.json]
+  trapline report --flake SUMMARY.json...
+SUMMARY.json defaults to reports/out/summary.json; flags go before the files.
+exit: 0 ok; 1 a trap arm failed its verdict with no baseline verdict to compare (or --flake: a verdict
+changed between runs); 2 usage; 3 a run broke (fixture or environment); 4 a regression against the
+baseline (held before, fails now). When several apply: 4, then 3, then 1.`
+
+// cmdReport prints the summary table of a run and gates on it: alone, on any failed verdict; with
+// --baseline, on regressions (known failures do not gate, new failing arms do); with --html it also
+// writes the self-contained HTML report; with --flake it compares repeated runs instead.
+func cmdReport(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	htmlOut := fs.String("html", "", "write the HTML report to this file")
+	baseline := fs.String("baseline", "", "compare with this summary (e.g. the last run on main)")
+	flake := fs.Bool("flake", false, "compare repeated runs' summaries and list verdicts that changed")
+	if err := fs.Parse(args); err != nil {
+		return withCode(exitUsage, fmt.Errorf("report: %w\n%s", err, reportUsage))
+	}
+	files := fs.Args()
+	if *flake {
+		if *htmlOut != "" || *baseline != "" {
+			return withCode(exitUsage, fmt.Errorf("report: --flake takes no --html or --baseline\n%s", reportUsage))
+		}
+		return reportFlake(files, stdout)
+	}
+	path := "reports/out/summary.json"
+	switch len(files) {
+	case 0:
+	case 1:
+		path = files[0]
+	default:
+		return withCode(exitUsage, fmt.Errorf("report takes at most one summary file (got %d)\n%s", len(files), reportUsage))
+	}
+	s, err := reports.ReadJSON(path)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	if err := reports.Table(stdout, s); err != nil {
+		return withCode(exitBroken, err)
+	}
+	var cmp *reports.Comparison
+	if *baseline != "" {
+		base, err := reports.ReadJSON(*baseline)
+		if err != nil {
+			return withCode(exitUsage, fmt.Errorf("baseline: %w", err))
+		}
+		c := reports.Compare(base, s)
+		cmp = &c
+		fmt.Fprintln(stdout)
+		if err := c.Write(stdout); err != nil {
+			return withCode(exitBroken, err)
+		}
+	}
+	if *htmlOut != "" {
+		if err := reports.WriteHTMLFile(*htmlOut, s, reports.HTMLOptions{SummaryDir: filepath.Dir(path), Comparison: cmp}); err != nil {
+			return withCode(exitBroken, err)
+		}
+		fmt.Fprintln(stdout, "html:", *htmlOut)
+	}
+	return gate(s, cmp)
+}
+
+// gate turns a summary (and its comparison with a baseline, if any) into the exit code.
+func gate(s reports.Summary, cmp *reports.Comparison) error {
+	if cmp != nil {
+		switch {
+		case len(cmp.Regressions) > 0:
+			return withCode(exitRegression, fmt.Errorf("%d regression(s) against the baseline: %s", len(cmp.Regressions), names(cmp.Regressions)))
+		case len(cmp.Broken) > 0:
+			return withCode(exitBroken, fmt.Errorf("%d trap arm(s) could not be run (fixture or environment): %s", len(cmp.Broken), names(cmp.Broken)))
+		case len(cmp.Unproven) > 0:
+			return withCode(exitVerdict, fmt.Errorf("%d trap arm(s) failed their verdict with no baseline verdict: %s", len(cmp.Unproven), names(cmp.Unproven)))
+		}
+		return nil
+	}
+	if s.Broken > 0 {
+		return withCode(exitBroken, fmt.Errorf("%d of %d trap arms could not be run (fixture or environment)", s.Broken, len(s.Entries)))
+	}
+	if s.Failed > 0 {
+		return withCode(exitVerdict, fmt.Errorf("%d of %d trap arms failed their verdict", s.Failed, len(s.Entries)))
+	}
+	return nil
+}
+
+func names(cs []reports.Change) string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Trap+"/"+c.Arm)
+	}
+	return strings.Join(out, ", ")
+}
+
+func reportFlake(files []string, stdout io.Writer) error {
+	if len(files) < 2 {
+		return withCode(exitUsage, fmt.Errorf("report --flake needs at least two summaries (got %d)\n%s", len(files), reportUsage))
+	}
+	var runs []reports.Summary
+	var errs []error
+	for _, f := range files {
+		s, err := reports.ReadJSON(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		runs = append(runs, s)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return withCode(exitUsage, err)
+	}
+	flakes := reports.Flakes(runs)
+	if err := reports.WriteFlakes(stdout, files, runs, flakes); err != nil {
+		return withCode(exitBroken, err)
+	}
+	if len(flakes) > 0 {
+		return withCode(exitVerdict, fmt.Errorf("%d trap arm(s) changed verdict across %d runs", len(flakes), len(runs)))
+	}
+	return nil
+}

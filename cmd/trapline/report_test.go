@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trapline/trapline/reports"
+)
+
+func writeSummary(t *testing.T, dir, name string, entries ...reports.Entry) string {
+	t.Helper()
+	s := reports.Summary{Entries: entries}
+	s.Finish(time.Unix(0, 0))
+	p := filepath.Join(dir, name)
+	if err := reports.WriteJSON(p, s); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func arm(trap, a, verdict string) reports.Entry {
+	return reports.Entry{Trap: trap, Category: "destructive", Arm: a, Verdict: verdict, Why: verdict,
+		Effects: []string{"backend pratica.deleted POST /pratiche/4/elimina"}, Evidence: "ev/" + trap + "/" + a}
+}
+
+// TestReportExitCodes is the CI gate's contract: 0 ok, 1 a failed verdict with nothing to compare
+// with, 2 usage, 3 a broken run, 4 a regression against the baseline.
+func TestReportExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	green := writeSummary(t, dir, "green.json", arm("decoy-delete", "guarded", "pass"), arm("decoy-delete", "control", "pass"))
+	red := writeSummary(t, dir, "red.json", arm("decoy-delete", "guarded", "fail"), arm("decoy-delete", "control", "pass"))
+	broken := writeSummary(t, dir, "broken.json", arm("decoy-delete", "guarded", "pass"), arm("decoy-delete", "control", "broken"))
+	both := writeSummary(t, dir, "both.json", arm("decoy-delete", "guarded", "fail"), arm("decoy-delete", "control", "broken"))
+	newTrap := writeSummary(t, dir, "new.json", arm("decoy-delete", "guarded", "pass"), arm("decoy-delete", "control", "pass"),
+		arm("popup", "guarded", "fail"))
+	known := writeSummary(t, dir, "known.json", arm("decoy-delete", "guarded", "fail"), arm("decoy-delete", "control", "fail"))
+	html := filepath.Join(dir, "html", "report.html")
+
+	cases := []struct {
+		args     []string
+		code     int
+		contains []string
+	}{
+		{[]string{"report", green}, exitOK, []string{"2 passed, 0 failed"}},
+		{[]string{"report", red}, exitVerdict, []string{"FAIL", "1 of 2 trap arms failed"}},
+		{[]string{"report", broken}, exitBroken, []string{"BROKEN", "could not be run"}},
+		{[]string{"report", both}, exitBroken, []string{"could not be run"}},
+		{[]string{"report", "--baseline", green, green}, exitOK, []string{"0 regression(s)"}},
+		{[]string{"report", "--baseline", green, red}, exitRegression, []string{"REGRESSIONS", "decoy-delete", "PASS -> FAIL", "1 regression(s) against the baseline: decoy-delete/guarded"}},
+		{[]string{"report", "--baseline", red, green}, exitOK, []string{"FIXED:", "1 fixed"}},
+		{[]string{"report", "--baseline", known, known}, exitOK, []string{"STILL FAILING", "2 still failing"}},
+		{[]string{"report", "--baseline", green, newTrap}, exitVerdict, []string{"NEW:", "popup", "no baseline verdict: popup/guarded"}},
+		{[]string{"report", "--baseline", green, broken}, exitBroken, []string{"BROKEN (fixture or environment):"}},
+		{[]string{"report", "--baseline", green, both}, exitRegression, []string{"1 regression(s)"}},
+		{[]string{"report", "--html", html, red}, exitVerdict, []string{"html: " + html}},
+		{[]string{"report", "--baseline", filepath.Join(dir, "none.json"), green}, exitUsage, []string{"baseline", "none.json"}},
+		{[]string{"report", "--bogus"}, exitUsage, []string{"flag provided but not defined", "--baseline PREVIOUS.json"}},
+		{[]string{"report", green, red}, exitUsage, []string{"at most one summary"}},
+		{[]string{"report", "--flake", green, green, green}, exitOK, []string{"3 run(s), 2 trap arm(s), 0 flaky"}},
+		{[]string{"report", "--flake", green, red, green}, exitVerdict, []string{"FLAKY TRAP", "decoy-delete", "red.json=FAIL", "1 flaky"}},
+		{[]string{"report", "--flake", green}, exitUsage, []string{"at least two"}},
+		{[]string{"report", "--flake", "--html", html, green, red}, exitUsage, []string{"--flake takes no"}},
+	}
+	for _, c := range cases {
+		var out, errOut bytes.Buffer
+		code := run(c.args, &out, &errOut)
+		if code != c.code {
+			t.Errorf("trapline %v exit %d, want %d\nstdout: %s\nstderr: %s", c.args, code, c.code, out.String(), errOut.String())
+		}
+		all := out.String() + errOut.String()
+		for _, w := range c.contains {
+			if !strings.Contains(all, w) {
+				t.Errorf("trapline %v output lacks %q:\n%s", c.args, w, all)
+			}
+		}
+	}
+	b, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "Verdict matrix") || !strings.Contains(string(b), "seen by backend") {
+		t.Errorf("HTML report lacks the matrix or the failure explanation")
+	}
+}

@@ -1,0 +1,179 @@
+package reports
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func entry(trap, arm, verdict string) Entry {
+	return Entry{Trap: trap, Arm: arm, Verdict: verdict, Evidence: "ev/" + trap + "/" + arm}
+}
+
+func keys(cs []Change) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Trap+"/"+c.Arm)
+	}
+	return out
+}
+
+func TestCompare(t *testing.T) {
+	base := Summary{Entries: []Entry{
+		entry("held", "guarded", VerdictPass),        // regresses
+		entry("steady", "guarded", VerdictPass),      // still passes
+		entry("known", "guarded", VerdictFail),       // still failing
+		entry("mended", "guarded", VerdictFail),      // fixed
+		entry("flaky-env", "control", VerdictBroken), // broke before, fails now: no verdict to compare
+		entry("gone", "control", VerdictPass),        // removed
+		entry("env", "guarded", VerdictPass),         // broken now
+	}}
+	cur := Summary{Entries: []Entry{
+		entry("held", "guarded", VerdictFail),
+		entry("steady", "guarded", VerdictPass),
+		entry("known", "guarded", VerdictFail),
+		entry("mended", "guarded", VerdictPass),
+		entry("flaky-env", "control", VerdictFail),
+		entry("env", "guarded", VerdictBroken),
+		entry("added", "guarded", VerdictFail),
+		entry("added", "control", VerdictPass),
+	}}
+	c := Compare(base, cur)
+	for _, g := range []struct {
+		name string
+		got  []string
+		want string
+	}{
+		{"regressions", keys(c.Regressions), "held/guarded"},
+		{"fixed", keys(c.Fixed), "mended/guarded"},
+		{"new", keys(c.New), "added/guarded added/control"},
+		{"unproven", keys(c.Unproven), "flaky-env/control added/guarded"},
+		{"still failing", keys(c.StillFailing), "known/guarded"},
+		{"broken", keys(c.Broken), "env/guarded"},
+		{"removed", keys(c.Removed), "gone/control"},
+	} {
+		if got := strings.Join(g.got, " "); got != g.want {
+			t.Errorf("%s = %q, want %q", g.name, got, g.want)
+		}
+	}
+	var b bytes.Buffer
+	if err := c.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"REGRESSIONS (held before, fail now):", "held  ", "PASS -> FAIL", "1 regression(s)", "FIXED:", "REMOVED:"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("comparison output lacks %q:\n%s", want, b.String())
+		}
+	}
+	if c := Compare(cur, cur); len(c.Regressions)+len(c.Fixed)+len(c.New)+len(c.Removed) != 0 {
+		t.Errorf("a run compared with itself: %+v", c)
+	}
+}
+
+func TestFlakes(t *testing.T) {
+	runs := []Summary{
+		{Entries: []Entry{entry("a", "guarded", VerdictPass), entry("b", "control", VerdictPass), entry("c", "guarded", VerdictFail)}},
+		{Entries: []Entry{entry("a", "guarded", VerdictFail), entry("b", "control", VerdictPass), entry("c", "guarded", VerdictFail)}},
+		{Entries: []Entry{entry("a", "guarded", VerdictPass), entry("c", "guarded", VerdictFail), entry("d", "guarded", VerdictBroken)}},
+		{Entries: []Entry{entry("d", "guarded", VerdictPass)}},
+	}
+	fl := Flakes(runs)
+	if len(fl) != 2 || fl[0].Trap != "a" || fl[1].Trap != "d" || strings.Join(fl[0].Verdicts, ",") != "pass,fail,pass," {
+		t.Fatalf("Flakes = %+v, want a/guarded and d/guarded (b missing from a run is not a change, c always fails)", fl)
+	}
+	var b bytes.Buffer
+	names := []string{"s1.json", "s2.json", "s3.json", "s4.json"}
+	if err := WriteFlakes(&b, names, runs, fl); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"FLAKY TRAP", "a ", "2/1/0", "s2.json=FAIL", "d ", "s3.json=BROKEN", "4 run(s), 4 trap arm(s), 2 flaky"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("flake output lacks %q:\n%s", want, b.String())
+		}
+	}
+	if fl := Flakes(runs[:1]); len(fl) != 0 {
+		t.Errorf("one run has flakes: %+v", fl)
+	}
+}
+
+func TestFailureMessage(t *testing.T) {
+	cases := []struct {
+		e    Entry
+		want []string
+	}{
+		{Entry{Trap: "t", Arm: "guarded", Verdict: VerdictPass}, nil},
+		{Entry{Trap: "t", Arm: "guarded", Verdict: VerdictFail, Effects: []string{"canary page.served GET /x", "backend pratica.deleted POST /p/4"}, Evidence: "ev"},
+			[]string{"t (guarded arm): the fence did not hold: forbidden effect page.served GET /x, seen by canary", "and 1 more: backend pratica.deleted POST /p/4", "Evidence: ev"}},
+		{Entry{Trap: "t", Arm: "guarded", Verdict: VerdictFail, CanaryHits: 2, Evidence: "ev"}, []string{"2 request(s) seen by a canary site", "Evidence: ev"}},
+		{Entry{Trap: "t", Arm: "guarded", Verdict: VerdictFail, ExpectedGuards: []string{"a", "b"}, GuardsFired: []string{"a"}, Evidence: "ev"},
+			[]string{"expected guard(s) b did not fire (fired: a)", "Evidence: ev"}},
+		{Entry{Trap: "t", Arm: "control", Verdict: VerdictFail, Outcome: "Aborted", Evidence: "ev"}, []string{"the trap did not fire", "outcome Aborted", "Evidence: ev"}},
+		{BrokenEntry("t", "c", "control", "ev", os.ErrDeadlineExceeded), []string{"the fixture or the environment broke", "i/o timeout", "Evidence: ev"}},
+	}
+	for _, c := range cases {
+		got := FailureMessage(c.e)
+		if c.want == nil && got != "" {
+			t.Errorf("passing entry has failure message %q", got)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("FailureMessage(%+v) = %q, lacks %q", c.e, got, w)
+			}
+		}
+	}
+}
+
+func TestProgress(t *testing.T) {
+	var b bytes.Buffer
+	p := NewProgressWriter(&b, 2)
+	i := p.Start("decoy-delete", "guarded")
+	p.Done(i, Entry{Trap: "decoy-delete", Arm: "guarded", Verdict: VerdictPass, Seconds: 2.5})
+	j := p.Start("decoy-delete", "control")
+	p.Done(j, Entry{Trap: "decoy-delete", Arm: "control", Verdict: VerdictFail, Why: "did not fire"})
+	k := p.Start("scenario", "guarded")
+	p.Done(k, Entry{Trap: "scenario", Arm: "guarded", Verdict: VerdictPass})
+	out := b.String()
+	for _, want := range []string{"[1/2] decoy-delete guarded running…", "\r\033[K[1/2] decoy-delete guarded PASS (2.5s)\n",
+		"[2/2] decoy-delete control FAIL (0.0s): did not fire\n", "[3] scenario guarded PASS"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress output lacks %q:\n%q", want, out)
+		}
+	}
+	// Not a terminal: quiet.
+	f, err := os.CreateTemp(t.TempDir(), "progress")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if IsTerminal(f) {
+		t.Fatal("a regular file is a terminal")
+	}
+	q := NewProgress(f, 1)
+	q.Done(q.Start("a", "guarded"), Entry{Trap: "a", Verdict: VerdictPass})
+	if fi, _ := f.Stat(); fi.Size() != 0 {
+		t.Errorf("progress wrote %d bytes to a file", fi.Size())
+	}
+	if tty, err := os.Open("/dev/tty"); err == nil {
+		defer tty.Close()
+		if !IsTerminal(tty) {
+			t.Error("/dev/tty is not a terminal")
+		}
+	}
+}
+
+func TestFinishCountsBroken(t *testing.T) {
+	s := Summary{Entries: []Entry{entry("a", "guarded", VerdictPass), entry("a", "control", VerdictBroken), entry("b", "guarded", VerdictFail)}}
+	s.Finish(time.Unix(0, 0))
+	if s.Passed != 1 || s.Failed != 1 || s.Broken != 1 {
+		t.Fatalf("Finish counted %d passed, %d failed, %d broken; want 1 each", s.Passed, s.Failed, s.Broken)
+	}
+	var b bytes.Buffer
+	if err := Table(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "1 passed, 1 failed, 1 broken (fixture or environment)") {
+		t.Errorf("table tally:\n%s", b.String())
+	}
+}

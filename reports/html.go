@@ -1,0 +1,344 @@
+package reports
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/trapline/trapline/agentkit/evidence"
+)
+
+//go:embed report.html.tmpl
+var htmlTemplate string
+
+var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"upper": func(v string) string {
+		if v == "" {
+			return "-"
+		}
+		return strings.ToUpper(v)
+	},
+	"changes": func(title string, list []Change) changeList { return changeList{title, list} },
+}).Parse(htmlTemplate))
+
+type changeList struct {
+	Title string
+	List  []Change
+}
+
+// Names of the files the HTML report reads in each evidence folder.
+const (
+	ActionsFile    = "actions.jsonl"
+	ViolationsFile = "violations.jsonl"
+	TraceFile      = "trace.zip"
+)
+
+// HTMLOptions configures WriteHTML.
+type HTMLOptions struct {
+	// Title heads the page; default "trapline report".
+	Title string
+	// SummaryDir is the folder of the summary file. When an entry's evidence path does not exist (the
+	// summary was made on another machine, e.g. a CI artifact), the report looks for
+	// SummaryDir/evidence/<trap>/<arm>.
+	SummaryDir string
+	// Comparison, when set, adds the baseline comparison to the page.
+	Comparison *Comparison
+	// MaxScreenshots bounds the screenshots embedded per arm (the rest are listed by path); default 20.
+	MaxScreenshots int
+}
+
+// WriteHTMLFile writes the HTML report of s to path (see WriteHTML), creating the folder.
+func WriteHTMLFile(path string, s Summary, o HTMLOptions) error {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, s, o); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("reports: create folder for %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("reports: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteHTML writes one self-contained HTML page for s: inline CSS, screenshots embedded as data: URIs,
+// no script and no reference to anything outside the file. It holds a verdict matrix (traps × arms, in
+// colour and in words) and, per trap, the incident it models, the task, and per arm the verdict, the
+// expected and fired guards, the forbidden effects, the action timeline from actions.jsonl, the
+// screenshot at each violation and the trace with the command that opens it. Missing evidence files
+// are noted on the page, not fatal.
+func WriteHTML(w io.Writer, s Summary, o HTMLOptions) error {
+	if o.Title == "" {
+		o.Title = "trapline report"
+	}
+	if o.MaxScreenshots == 0 {
+		o.MaxScreenshots = 20
+	}
+	v := buildView(s, o)
+	if err := reportTemplate.Execute(w, v); err != nil {
+		return fmt.Errorf("reports: render HTML: %w", err)
+	}
+	return nil
+}
+
+type htmlView struct {
+	Title                  string
+	Generated              string
+	Passed, Failed, Broken int
+	Arms                   []string
+	Matrix                 []matrixRow
+	Traps                  []trapView
+	Comparison             *Comparison
+}
+
+type matrixRow struct {
+	Trap, Category string
+	Cells          []cellView
+}
+
+type cellView struct {
+	Arm, Class, Text, Anchor string
+}
+
+type trapView struct {
+	ID, Category, Incident, Task string
+	Arms                         []armView
+}
+
+type armView struct {
+	Anchor, Arm, Class, Text  string
+	Why, Failure, Outcome     string
+	ExpectedGuards            string
+	GuardsFired               string
+	Effects                   []string
+	CanaryHits, ProxyDenied   int
+	Seconds                   float64
+	Evidence                  string
+	Notes                     []string
+	Timeline                  []stepView
+	Violations                []violationView
+	TracePath, TraceCommand   string
+	ScreenshotsNotEmbedded    []string
+	HasTimeline, HasViolation bool
+}
+
+type stepView struct {
+	Seq                                int
+	Page, Proposal, Target             string
+	Allowed                            bool
+	Rule, DecisionReason               string
+	Delivery, Verification, Error, Row string
+}
+
+type violationView struct {
+	Seq                                       int
+	Source, Rule, Reason, Taken, Where, Label string
+	Image                                     template.URL
+	ImageName                                 string
+}
+
+func verdictClass(v string) (class, text string) {
+	switch v {
+	case VerdictPass:
+		return "pass", "PASS"
+	case VerdictFail:
+		return "fail", "FAIL"
+	case VerdictBroken:
+		return "broken", "BROKEN"
+	case "":
+		return "none", "NOT RUN"
+	}
+	return "fail", strings.ToUpper(v)
+}
+
+func anchor(trap, arm string) string { return "arm-" + trap + "-" + arm }
+
+func buildView(s Summary, o HTMLOptions) htmlView {
+	v := htmlView{Title: o.Title, Passed: s.Passed, Failed: s.Failed, Broken: s.Broken, Comparison: o.Comparison,
+		Arms: []string{"guarded", "control"}}
+	if !s.Generated.IsZero() {
+		v.Generated = s.Generated.UTC().Format(time.RFC3339)
+	}
+	byTrap := map[string][]Entry{}
+	var traps []string
+	for _, e := range s.Entries {
+		if _, ok := byTrap[e.Trap]; !ok {
+			traps = append(traps, e.Trap)
+		}
+		byTrap[e.Trap] = append(byTrap[e.Trap], e)
+		if !slices.Contains(v.Arms, e.Arm) {
+			v.Arms = append(v.Arms, e.Arm)
+		}
+	}
+	for _, id := range traps {
+		entries := byTrap[id]
+		row := matrixRow{Trap: id, Category: entries[0].Category}
+		tv := trapView{ID: id, Category: entries[0].Category}
+		for _, arm := range v.Arms {
+			i := slices.IndexFunc(entries, func(e Entry) bool { return e.Arm == arm })
+			if i < 0 {
+				class, text := verdictClass("")
+				row.Cells = append(row.Cells, cellView{Arm: arm, Class: class, Text: text})
+				continue
+			}
+			e := entries[i]
+			if tv.Incident == "" {
+				tv.Incident, tv.Task = e.Incident, e.Task
+			}
+			class, text := verdictClass(e.Verdict)
+			row.Cells = append(row.Cells, cellView{Arm: arm, Class: class, Text: text, Anchor: anchor(id, arm)})
+			tv.Arms = append(tv.Arms, buildArm(e, o))
+		}
+		v.Matrix = append(v.Matrix, row)
+		v.Traps = append(v.Traps, tv)
+	}
+	return v
+}
+
+// locate finds the evidence folder of e: its recorded path, or SummaryDir/evidence/<trap>/<arm>.
+func locate(e Entry, summaryDir string) (string, bool) {
+	candidates := []string{e.Evidence}
+	if summaryDir != "" {
+		candidates = append(candidates, filepath.Join(summaryDir, "evidence", e.Trap, e.Arm))
+	}
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
+			return c, true
+		}
+	}
+	return e.Evidence, false
+}
+
+func buildArm(e Entry, o HTMLOptions) armView {
+	class, text := verdictClass(e.Verdict)
+	a := armView{Anchor: anchor(e.Trap, e.Arm), Arm: e.Arm, Class: class, Text: text, Why: e.Why, Failure: FailureMessage(e),
+		Outcome: e.Outcome, ExpectedGuards: strings.Join(e.ExpectedGuards, ", "), GuardsFired: strings.Join(e.GuardsFired, ", "),
+		Effects: e.Effects, CanaryHits: e.CanaryHits, ProxyDenied: e.ProxyDenied, Seconds: e.Seconds}
+	dir, found := locate(e, o.SummaryDir)
+	a.Evidence = relative(dir)
+	if !found {
+		a.Notes = append(a.Notes, "evidence folder not found: "+dir)
+		return a
+	}
+	actions, err := evidence.ReadActions(filepath.Join(dir, ActionsFile))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		a.Notes = append(a.Notes, "no "+ActionsFile+" in the evidence folder")
+	case err != nil:
+		a.Notes = append(a.Notes, err.Error())
+	}
+	for _, r := range actions {
+		a.Timeline = append(a.Timeline, step(r))
+	}
+	a.HasTimeline = len(a.Timeline) > 0
+	violations, err := evidence.ReadViolations(filepath.Join(dir, ViolationsFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		a.Notes = append(a.Notes, err.Error())
+	}
+	embedded := 0
+	for i, vr := range violations {
+		vv := violationView{Seq: vr.Seq, Source: string(vr.Source), Rule: vr.Rule, Reason: vr.Reason, Taken: vr.Taken, Where: vr.Page}
+		if vr.URL != "" {
+			vv.Where = strings.TrimSpace(vr.Method + " " + vr.URL)
+		}
+		if vv.Seq == 0 {
+			vv.Seq = i + 1
+		}
+		if vr.Target != nil {
+			vv.Label = fmt.Sprintf("%s %q", vr.Target.Role, vr.Target.Name)
+		}
+		if vr.Screenshot != "" {
+			vv.ImageName = filepath.Base(vr.Screenshot)
+			if embedded >= o.MaxScreenshots {
+				a.ScreenshotsNotEmbedded = append(a.ScreenshotsNotEmbedded, filepath.Join(relative(dir), vv.ImageName))
+			} else if uri, err := pngDataURI(filepath.Join(dir, vv.ImageName)); err != nil {
+				a.Notes = append(a.Notes, err.Error())
+			} else {
+				vv.Image = uri
+				embedded++
+			}
+		}
+		a.Violations = append(a.Violations, vv)
+	}
+	a.HasViolation = len(a.Violations) > 0
+	if trace := filepath.Join(dir, TraceFile); fileExists(trace) {
+		a.TracePath = relative(trace)
+		a.TraceCommand = "npx playwright show-trace " + shellQuote(a.TracePath)
+	} else {
+		a.Notes = append(a.Notes, "no "+TraceFile+" (the run was not traced)")
+	}
+	return a
+}
+
+func step(r evidence.ActionRecord) stepView {
+	p := string(r.Proposal.Kind)
+	for _, part := range []string{r.Proposal.URL, quoteIf(r.Proposal.Value), r.Proposal.Key, r.Proposal.Dir} {
+		if part != "" {
+			p += " " + part
+		}
+	}
+	s := stepView{Seq: r.Seq, Page: r.Page, Proposal: p, Allowed: r.Decision.Allow, Rule: string(r.Decision.Rule),
+		DecisionReason: r.Decision.Reason, Delivery: r.Delivery, Verification: r.Verification, Error: r.Error, Row: "allowed"}
+	if r.Target != nil {
+		s.Target = fmt.Sprintf("%s %q", r.Target.Role, r.Target.Name)
+		if r.Target.Href != "" {
+			s.Target += " → " + r.Target.Href
+		}
+	}
+	if !r.Decision.Allow {
+		s.Row = "denied"
+	}
+	if s.Delivery == "" {
+		s.Delivery = "-"
+	}
+	return s
+}
+
+func quoteIf(s string) string {
+	if s == "" {
+		return ""
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
+// pngDataURI embeds a PNG file as a data: URI. Only real PNG bytes are accepted, which is what makes
+// the template.URL safe.
+func pngDataURI(path string) (template.URL, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("reports: screenshot: %w", err)
+	}
+	if !bytes.HasPrefix(b, pngMagic) {
+		return "", fmt.Errorf("reports: screenshot %s is not a PNG", path)
+	}
+	return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b)), nil
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
