@@ -98,3 +98,38 @@ func FuzzDecideRequest(f *testing.F) {
 		}
 	})
 }
+
+func FuzzNormalizeHost(f *testing.F) {
+	for _, s := range []string{"portale.interno.test", "PORTALE.interno.test.", "portale.interno.test:8080", "[::1]:80",
+		"xn--80ak6aa92e.com", "аррӏе.com", "portale.interno.test.evil.example.test", "", ":80", "a..b", "ex\u200bample.test"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		host, port, err := NormalizeHost(in)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidHost) {
+				t.Fatalf("NormalizeHost(%q): error %v does not wrap ErrInvalidHost", in, err)
+			}
+			return
+		}
+		if host != strings.ToLower(host) || strings.HasSuffix(host, ".") {
+			t.Fatalf("NormalizeHost(%q) = %q: not lower case without a trailing dot", in, host)
+		}
+		for _, r := range host {
+			if r > unicode.MaxASCII {
+				t.Fatalf("NormalizeHost(%q) = %q: not ASCII (punycode expected)", in, host)
+			}
+		}
+		joined := host
+		if strings.Contains(host, ":") {
+			joined = "[" + host + "]"
+		}
+		if port != "" {
+			joined += ":" + port
+		}
+		h2, p2, err := NormalizeHost(joined)
+		if err != nil || h2 != host || p2 != port {
+			t.Fatalf("not idempotent: %q -> %q,%q -> %q,%q, %v", in, host, port, h2, p2, err)
+		}
+	})
+}

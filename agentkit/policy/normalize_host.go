@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -18,6 +19,9 @@ import (
 // Errors wrap ErrInvalidHost.
 func NormalizeHost(h string) (host, port string, err error) {
 	orig := h
+	if !utf8.ValidString(h) {
+		return "", "", fmt.Errorf("%w: %q: not valid UTF-8", ErrInvalidHost, orig)
+	}
 	switch {
 	case strings.HasPrefix(h, "["):
 		end := strings.IndexByte(h, ']')
