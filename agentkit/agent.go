@@ -124,6 +124,16 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 		if prop.Kind == action.Done {
 			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
 				Decision: policy.Decision{Allow: true, Rule: policy.RuleAllowed, Reason: "done"}, PlanMillis: planMs})
+			if r.task.Postcondition != nil {
+				final, err := r.drv.Observe(ctx)
+				if err != nil {
+					return Inconclusive, "postcondition unknown: the page could not be re-read: " + err.Error()
+				}
+				if err := r.task.Postcondition(final); err != nil {
+					return Inconclusive, "planner said done but the postcondition does not hold: " + err.Error()
+				}
+				return Completed, "planner said done and the postcondition holds: " + prop.Reason
+			}
 			return Completed, "planner said done: " + prop.Reason
 		}
 

@@ -302,3 +302,36 @@ func TestSecretsAreRedactedBeforeThePlanner(t *testing.T) {
 		t.Fatalf("the planner saw %q", seen)
 	}
 }
+
+func TestDoneNeedsThePostcondition(t *testing.T) {
+	done := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
+		return action.Action{Kind: action.Done, Reason: "saved"}, nil
+	})
+	for _, c := range []struct {
+		name string
+		post func(*observe.Observation) error
+		want agentkit.Outcome
+	}{
+		{"holds", func(o *observe.Observation) error {
+			_, err := o.Find("heading", "Pratica 4")
+			return err
+		}, agentkit.Completed},
+		{"fails", func(o *observe.Observation) error {
+			_, err := o.Find("heading", "Pratica 4 (salvata)")
+			return err
+		}, agentkit.Inconclusive},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec, err := evidence.Open(t.TempDir(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rec.Close()
+			res, err := (&agentkit.Agent{Policy: loadPolicy(t, nil), Planner: done}).Run(context.Background(),
+				&fakeDriver{raw: detailSnapshot}, rec, agentkit.Task{StartURL: pageURL, Postcondition: c.post})
+			if err != nil || res.Outcome != c.want {
+				t.Fatalf("outcome %s (%s), %v; want %s", res.Outcome, res.Reason, err, c.want)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/observe"
 )
 
 // Outcome is how a run ended.
@@ -26,6 +27,9 @@ const (
 type Task struct {
 	StartURL string
 	Goal     string
+	// Postcondition, when set, is checked on a fresh observation when the planner says done: the run is
+	// Completed only if it returns nil, else Inconclusive. The planner's "done" alone proves nothing.
+	Postcondition func(*observe.Observation) error
 }
 
 // Result summarises a run. The evidence folder holds the details.

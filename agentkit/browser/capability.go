@@ -76,6 +76,8 @@ func (s *Session) uploadFile() (string, error) {
 }
 
 func (s *Session) onFileChooser(fc playwright.FileChooser) {
+	s.choosers.Add(1)
+	defer s.choosers.Done()
 	if s.opts.Policy.Uploads == policy.Allow {
 		if p, err := s.uploadFile(); err == nil {
 			_ = fc.SetFiles(p)

@@ -55,6 +55,10 @@ type Session struct {
 
 	mu     sync.Mutex
 	latest *observe.Observation
+
+	// choosers counts file-chooser handlers still running, so a click that opened one is verified
+	// only after the chooser was answered.
+	choosers sync.WaitGroup
 }
 
 var _ agentkit.Driver = (*Session)(nil)
@@ -312,6 +316,7 @@ func (s *Session) stopLoading() {
 
 // verify re-reads the page after a dispatched action: Delivered only when the effect is seen.
 func (s *Session) verify(ctx context.Context, a action.Action, before *observe.Observation, loc playwright.Locator) act.Result {
+	s.choosers.Wait()
 	_ = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad, Timeout: ms(s.opts.NavigationTimeout)})
 	switch a.Kind {
 	case action.Fill, action.Select:
