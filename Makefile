@@ -10,7 +10,7 @@ LABELS     ?=
 LABEL_ARG  := $(if $(LABELS),--label-filter='$(LABELS)',)
 UNIT_PKGS   = $(shell $(GO) list ./... | grep -v /specs$$)
 
-.PHONY: all setup demo test unit specs vet fmt bench clean
+.PHONY: all setup demo test unit specs vet fmt bench clean flake gate-demo
 
 all: test
 
@@ -60,3 +60,12 @@ flake: setup
 	$(GO) run ./cmd/trapline report --flake $(OUT)/flake/summary-*.json; status=$$?; \
 	if [ $$status -eq 0 ] && [ $$missing -gt 0 ]; then echo "$$missing run(s) broke before writing a summary"; status=3; fi; \
 	exit $$status
+
+## gate-demo: the CI gate on a deliberately broken policy (deny words emptied): a baseline run under the
+## reference policy, a run under the broken one, then the baseline diff (exits 4: regressions)
+gate-demo: setup
+	@rm -rf $(OUT)/gate && mkdir -p $(OUT)/gate
+	TRAPLINE_OUT=$(abspath $(OUT))/gate/baseline $(GINKGO) --procs=$(PROCS) --label-filter='!bypass && !scenario' ./specs >$(OUT)/gate/baseline.log 2>&1
+	-TRAPLINE_POLICY=$(abspath policies/testdata/broken-no-deny-words.yml) TRAPLINE_OUT=$(abspath $(OUT))/gate/broken \
+	  $(GINKGO) --procs=$(PROCS) --label-filter='!bypass && !scenario' --junit-report=junit.xml --output-dir=$(OUT)/gate/broken ./specs >$(OUT)/gate/broken.log 2>&1
+	$(GO) run ./cmd/trapline report --baseline $(OUT)/gate/baseline/summary.json $(OUT)/gate/broken/summary.json

@@ -64,7 +64,13 @@ func outDir() string {
 var _ = BeforeSuite(func() {
 	var err error
 	env.out = outDir()
-	env.reference, err = policy.Load(filepath.Join("..", "policies", "reference.yml"))
+	// TRAPLINE_POLICY swaps the guarded arm's policy: the CI gate for a policy change runs the catalog
+	// under the candidate and compares with the baseline.
+	guarded := filepath.Join("..", "policies", "reference.yml")
+	if p := os.Getenv("TRAPLINE_POLICY"); p != "" {
+		guarded = p
+	}
+	env.reference, err = policy.Load(guarded)
 	Expect(err).NotTo(HaveOccurred())
 	env.permissive, err = policy.Load(filepath.Join("..", "policies", "permissive.yml"))
 	Expect(err).NotTo(HaveOccurred())
