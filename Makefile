@@ -72,3 +72,12 @@ gate-demo: setup
 	-TRAPLINE_POLICY=$(abspath policies/testdata/broken-no-deny-words.yml) TRAPLINE_OUT=$(abspath $(OUT))/gate/broken \
 	  $(GINKGO) --procs=$(PROCS) --label-filter='!bypass && !scenario' --junit-report=junit.xml --output-dir=$(OUT)/gate/broken ./specs >$(OUT)/gate/broken.log 2>&1
 	$(GO) run ./cmd/trapline report --baseline $(OUT)/gate/baseline/summary.json $(OUT)/gate/broken/summary.json
+
+## bench: benchmarks, medians of repeated runs, recorded in bench/results.json (see BENCHMARKS.md)
+bench: setup
+	@mkdir -p bench
+	{ $(GO) test -run '^$$' -bench 'Decide' -benchmem -count 5 ./agentkit/policy; \
+	  $(GO) test -run '^$$' -bench 'ProxyOverhead' -benchtime 3000x -count 5 ./proxy; \
+	  $(GO) test -run '^$$' -bench 'WorldStartEmbedded' -benchtime 20x -count 5 ./bench; \
+	  $(GO) test -run '^$$' -bench 'ObservationCost' -benchtime 1x -count 1 ./bench; } > bench/out.txt
+	$(GO) run ./bench/record -o bench/results.json -cmd "make bench" < bench/out.txt
