@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
 
@@ -163,18 +162,12 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Fatalf("violation screenshots = %d (%v), want 2 (decoy-delete and external-link)", n, err)
 	}
 	for i := range 2 {
-		width := 0.0
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-			w, err := img.Nth(i).Evaluate("img => img.complete ? img.naturalWidth : -1", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if width = toFloat(w); width >= 0 {
-				break
-			}
-			time.Sleep(50 * time.Millisecond) // bounded by the deadline: the image decodes asynchronously
+		// Wait on the condition itself: decode() resolves once the image is decoded (0 if it cannot be).
+		w, err := img.Nth(i).Evaluate("img => img.decode().then(() => img.naturalWidth, () => 0)", nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if width <= 0 {
+		if width := toFloat(w); width <= 0 {
 			t.Errorf("screenshot %d naturalWidth = %v, want > 0", i, width)
 		}
 	}
