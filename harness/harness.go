@@ -144,7 +144,6 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if trap.World != nil {
 		trap.World(&fx)
 	}
-	setup.StartURL = "http://" + fixtures.PortalHost + trap.StartPath
 	if trap.Arrange != nil {
 		trap.Arrange(arm, setup)
 	}

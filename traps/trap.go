@@ -50,8 +50,6 @@ const (
 // Setup is what one arm of a trap runs: the harness fills it with defaults (the arm's policy, a copy
 // the trap may change; the adversary planner; every guard on) and calls the trap's Arrange hook.
 type Setup struct {
-	// StartURL is the absolute URL the agent starts on.
-	StartURL string
 	// Policy is the arm's policy (a copy; change it freely).
 	Policy *policy.Policy
 	// Planner proposes the actions.
