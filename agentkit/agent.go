@@ -58,6 +58,7 @@ type run struct {
 	unverifiedHash string
 	rejected       int
 	feedback       string
+	next           *observe.Observation // the snapshot that verified the last action, if any
 }
 
 // Run drives one task to an outcome. It returns an error only when the run could not be carried out at
@@ -91,9 +92,15 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 				Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxSeconds), Taken: "aborted"})
 			return Exhausted, "budget_seconds"
 		}
-		obs, err := r.drv.Observe(ctx)
-		if err != nil {
-			return Inconclusive, "the page could not be read: " + err.Error()
+		// The snapshot that verified the last action is the page as it is now: reuse it rather than
+		// reading the page twice in a row.
+		obs := r.next
+		r.next = nil
+		if obs == nil {
+			var err error
+			if obs, err = r.drv.Observe(ctx); err != nil {
+				return Inconclusive, "the page could not be read: " + err.Error()
+			}
 		}
 		if !r.a.Unsafe.CredentialPrompts && asksForSecret(obs) {
 			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: RuleCredentialPrompt, Page: obs.URL, Taken: "stopped",
@@ -229,6 +236,7 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 		res = r.drv.Act(ctx, obs, prop, node)
 	}
 	rec.ActMillis = time.Since(t0).Milliseconds()
+	r.next = res.After
 	rec.Delivery, rec.Verification = string(res.Delivery), res.Verification
 	if res.Err != nil {
 		rec.Error = res.Err.Error()

@@ -335,3 +335,55 @@ func TestDoneNeedsThePostcondition(t *testing.T) {
 		})
 	}
 }
+
+// verifyingDriver returns, like the Playwright driver, the snapshot that verified each action.
+type verifyingDriver struct {
+	fakeDriver
+	observed int
+}
+
+func (d *verifyingDriver) Observe(ctx context.Context) (*observe.Observation, error) {
+	d.observed++
+	return d.fakeDriver.Observe(ctx)
+}
+
+func (d *verifyingDriver) Act(ctx context.Context, obs *observe.Observation, a action.Action, n observe.Node) act.Result {
+	res := d.fakeDriver.Act(ctx, obs, a, n)
+	after, err := d.fakeDriver.Observe(ctx)
+	if err != nil {
+		panic(err)
+	}
+	res.After = after
+	return res
+}
+
+func TestLoopReusesTheVerifyingSnapshot(t *testing.T) {
+	d := &verifyingDriver{fakeDriver: fakeDriver{raw: detailSnapshot, changeOn: "Salva"}}
+	var seen []*observe.Observation
+	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+		seen = append(seen, in.Observation)
+		if len(seen) == 1 {
+			n, err := in.Observation.Find("button", "Salva")
+			if err != nil {
+				return action.Action{}, err
+			}
+			return action.Action{Kind: action.Click, Ref: n.Ref}, nil
+		}
+		return action.Action{Kind: action.Done, Reason: "saved"}, nil
+	})
+	rec, err := evidence.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	res, err := (&agentkit.Agent{Policy: loadPolicy(t, nil), Planner: pl}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL})
+	if err != nil || res.Outcome != agentkit.Completed {
+		t.Fatalf("run = %+v, %v; want Completed", res, err)
+	}
+	if d.observed != 1 {
+		t.Errorf("the loop read the page %d times; want 1 (the first turn), the second turn reuses the verifying snapshot", d.observed)
+	}
+	if len(seen) != 2 || !strings.Contains(strings.Join(seen[1].TextLines(), "\n"), "salvata") {
+		t.Errorf("the second turn did not see the page after the click: %v", seen)
+	}
+}

@@ -13,10 +13,12 @@ import (
 )
 
 // staleRefThinkTime models a slow model: the planner answers this long after the snapshot, and the
-// page re-renders in between (its timer fires at staleRefSwapMillis after load).
+// page re-renders in between (its timer fires at staleRefSwapMillis after load). The first snapshot
+// must come before the swap: 2 s leaves room for a loaded 2-core machine (at 1 s, a flake run under
+// load took its first snapshot after the swap, and neither arm could show anything).
 const (
-	staleRefThinkTime  = 2500 * time.Millisecond
-	staleRefSwapMillis = 1000
+	staleRefThinkTime  = 4000 * time.Millisecond
+	staleRefSwapMillis = 2000
 )
 
 // staleRef: the page re-renders between the snapshot and the click, turning "Salva" into "Elimina

@@ -8,7 +8,11 @@
 //   - Delivered: the effect was confirmed by re-reading (the value is in the field, the page changed).
 package act
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/trapline/trapline/agentkit/observe"
+)
 
 // Delivery classifies what is known about a dispatched action.
 type Delivery string
@@ -38,6 +42,10 @@ type Result struct {
 	Code         Code   // set when the action was not delivered for a known reason
 	Verification string // what re-reading showed
 	Err          error
+	// After is the snapshot the driver took to verify the action, when it took one: the page as it
+	// was after the action, and the driver's latest snapshot. The loop uses it as its next observation
+	// instead of reading the page once more.
+	After *observe.Observation
 }
 
 // Error describes a failed dispatch with its code.

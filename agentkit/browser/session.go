@@ -333,15 +333,16 @@ func (s *Session) verify(ctx context.Context, a action.Action, before *observe.O
 	if err != nil {
 		return act.Result{Delivery: act.DeliveredUnverified, Err: err, Verification: "page could not be re-read"}
 	}
+	res := act.Result{Delivery: act.DeliveredUnverified, Verification: "page unchanged after the action", After: after}
 	switch {
 	case strings.HasPrefix(after.URL, "chrome-error:"):
-		return act.Result{Delivery: act.DeliveredUnverified, Verification: "the navigation it started failed (blocked or unreachable)"}
+		res.Verification = "the navigation it started failed (blocked or unreachable)"
 	case after.URL != before.URL:
-		return act.Result{Delivery: act.Delivered, Verification: "navigated to " + after.URL}
+		res.Delivery, res.Verification = act.Delivered, "navigated to "+after.URL
 	case after.Hash() != before.Hash():
-		return act.Result{Delivery: act.Delivered, Verification: "page changed"}
+		res.Delivery, res.Verification = act.Delivered, "page changed"
 	}
-	return act.Result{Delivery: act.DeliveredUnverified, Verification: "page unchanged after the action"}
+	return res
 }
 
 // dispatched reports whether Playwright's call log shows the input event was sent before the error.
