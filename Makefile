@@ -73,11 +73,18 @@ gate-demo: setup
 	  $(GINKGO) --procs=$(PROCS) --label-filter='!bypass && !scenario' --junit-report=junit.xml --output-dir=$(OUT)/gate/broken ./specs >$(OUT)/gate/broken.log 2>&1
 	$(GO) run ./cmd/trapline report --baseline $(OUT)/gate/baseline/summary.json $(OUT)/gate/broken/summary.json
 
-## bench: benchmarks, medians of repeated runs, recorded in bench/results.json (see BENCHMARKS.md)
+## bench: every benchmark of issue 9, medians of repeated runs, recorded in bench/results.json (see
+## BENCHMARKS.md). BENCH_QUICK=1 runs one repetition of each and skips the suite timings (a smoke run).
+SUITE_RUNS ?= 3
+BENCH_COUNT := $(if $(BENCH_QUICK),1,5)
 bench: setup
 	@mkdir -p bench
-	{ $(GO) test -run '^$$' -bench 'Decide' -benchmem -count 5 ./agentkit/policy; \
-	  $(GO) test -run '^$$' -bench 'ProxyOverhead' -benchtime 3000x -count 5 ./proxy; \
-	  $(GO) test -run '^$$' -bench 'WorldStartEmbedded' -benchtime 20x -count 5 ./bench; \
-	  $(GO) test -run '^$$' -bench 'ObservationCost' -benchtime 1x -count 1 ./bench; } > bench/out.txt
-	$(GO) run ./bench/record -o bench/results.json -cmd "make bench" < bench/out.txt
+	{ $(GO) test -run '^$$' -bench 'Decide' -benchmem -count $(BENCH_COUNT) ./agentkit/policy; \
+	  $(GO) test -run '^$$' -bench 'ProxyOverhead' -benchtime 3000x -count $(BENCH_COUNT) ./proxy; \
+	  $(GO) test -run '^$$' -bench 'WorldStart' -benchtime 5x -count $(BENCH_COUNT) ./bench; \
+	  $(GO) test -run '^$$' -bench 'ObservationCost' -benchtime 1x -count 1 ./bench; \
+	  $(GO) test -run '^$$' -bench 'PerAction' -benchtime 3x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
+	  $(GO) test -run '^$$' -bench 'AgentRunMemory' -benchtime 1x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
+	  $(if $(BENCH_QUICK),,$(GO) test -run '^$$' -bench 'CatalogScale' -benchtime 1x -count 1 -timeout 60m ./bench; \
+	  SUITE_RUNS=$(SUITE_RUNS) bash bench/suite.sh;) } > bench/out.txt
+	$(GO) run ./bench/record -o bench/results.json -cmd "make bench$(if $(BENCH_QUICK), BENCH_QUICK=1,)" < bench/out.txt
