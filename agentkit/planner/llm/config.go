@@ -85,7 +85,9 @@ type ConfigError struct {
 	Reason string
 }
 
-func (e *ConfigError) Error() string { return fmt.Sprintf("llm planner: config %s: %s", e.Field, e.Reason) }
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("llm planner: config %s: %s", e.Field, e.Reason)
+}
 
 // ConfigFromEnv reads BaseURL, Model, APIKey and ResponseFormat from TRAPLINE_LLM_BASE_URL,
 // TRAPLINE_LLM_MODEL, TRAPLINE_LLM_API_KEY and TRAPLINE_LLM_RESPONSE_FORMAT. The rest keeps its

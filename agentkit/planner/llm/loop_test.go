@@ -25,7 +25,9 @@ type pageDriver struct {
 func (d *pageDriver) Observe(context.Context) (*observe.Observation, error) {
 	return observe.Parse(observe.NewSnapshotID(), pageURL, d.raw)
 }
-func (d *pageDriver) Goto(context.Context, string) act.Result { return act.Result{Delivery: act.Delivered} }
+func (d *pageDriver) Goto(context.Context, string) act.Result {
+	return act.Result{Delivery: act.Delivered}
+}
 func (d *pageDriver) Act(_ context.Context, _ *observe.Observation, a action.Action, n observe.Node) act.Result {
 	d.dispatched = append(d.dispatched, string(a.Kind)+" "+n.Name)
 	return act.Result{Delivery: act.Delivered}
