@@ -70,7 +70,7 @@ func TestHappyPath(t *testing.T) {
 	}
 	saved := parse(t, "s2", strings.Replace(detail, `"Pratica 4"`, `"Pratica 4 (salvata)"`, 1))
 	a, err = p.Next(ctx, planner.Input{Goal: "Salva la pratica 4.", Observation: saved,
-		History: []planner.Step{{Action: a, Outcome: "delivered"}}})
+		History: []planner.Step{{Action: a, Outcome: "Delivered"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
