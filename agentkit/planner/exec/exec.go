@@ -153,7 +153,8 @@ func Start(ctx context.Context, cfg Config) (*Planner, error) {
 // read forwards answer lines until EOF, then reaps the process (Wait only after all reads).
 func (p *Planner) read(stdout io.Reader) {
 	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 0, 4096), p.cfg.MaxLineBytes)
+	// The cap of the first buffer counts as a limit too: keep it at or under MaxLineBytes.
+	sc.Buffer(make([]byte, 0, min(4096, p.cfg.MaxLineBytes)), p.cfg.MaxLineBytes)
 	for sc.Scan() {
 		select {
 		case p.lines <- sc.Text():

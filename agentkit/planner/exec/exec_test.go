@@ -38,6 +38,7 @@ var refRE = regexp.MustCompile(`(?m)^(\S+:\S+) button "Salva"`)
 //	crash    reads one message, complains on stderr and exits 3
 //	hang     reads messages and never answers; starts a child that holds stdout
 //	chatty   answers each message with two lines
+//	long     answers with a line of about 240 bytes
 //	record   answers done with the message it got, as the reason
 func helper(mode string) int {
 	in := bufio.NewScanner(os.Stdin)
@@ -78,6 +79,8 @@ func helper(mode string) int {
 		case "chatty":
 			fmt.Println(`{"action":"read"}`)
 			fmt.Println(`{"action":"done"}`)
+		case "long":
+			fmt.Println(`{"action":"done","reason":"` + strings.Repeat("x", 200) + `"}`)
 		case "record":
 			out, _ := json.Marshal(map[string]string{"action": "done", "reason": in.Text()})
 			fmt.Println(string(out))
@@ -311,4 +314,17 @@ func waitFor(t *testing.T, cond func() bool) {
 		case <-tick.C:
 		}
 	}
+}
+
+func TestOverlongLineIsAnError(t *testing.T) {
+	p := start(t, "long", func(c *Config) { c.MaxLineBytes = 100 })
+	_, err := p.Next(context.Background(), planner.Input{Goal: "Salva.", Observation: obs(t)})
+	var rej *planner.RejectedError
+	if err == nil || errors.As(err, &rej) || !strings.Contains(err.Error(), "too long") {
+		t.Fatalf("err = %v, want a broken stream", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	assertReaped(t, p.PID())
 }
