@@ -153,7 +153,11 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 func (r *run) reject(obs *observe.Observation, prop action.Action, planMs int64, reason, output string) bool {
 	r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
 		Decision: policy.Decision{Rule: "invalid_proposal", Reason: reason}, Error: output, PlanMillis: planMs})
-	r.violate(evidence.Violation{Source: evidence.SourcePlanner, Rule: "invalid_proposal", Reason: reason, Page: obs.URL, Action: &prop, Taken: "rejected"})
+	v := evidence.Violation{Source: evidence.SourcePlanner, Rule: "invalid_proposal", Reason: reason, Page: obs.URL, Action: &prop, Taken: "rejected"}
+	if prop.Kind == "" && output != "" {
+		v.Action = nil // nothing was decoded: the output is in the action log
+	}
+	r.violate(v)
 	r.feedback = "rejected: " + reason
 	r.rejected++
 	return r.rejected >= maxRejectedInARow

@@ -366,7 +366,7 @@ func TestRejectedProposalIsLoggedAndFedBack(t *testing.T) {
 	if res.Outcome != agentkit.Completed {
 		t.Fatalf("outcome = %s (%s), want Completed: a rejected proposal is not fatal", res.Outcome, res.Reason)
 	}
-	if len(vs) != 1 || vs[0].Rule != "invalid_proposal" || vs[0].Source != evidence.SourcePlanner {
+	if len(vs) != 1 || vs[0].Rule != "invalid_proposal" || vs[0].Source != evidence.SourcePlanner || vs[0].Action != nil {
 		t.Fatalf("violations = %+v, want one invalid_proposal from the planner", vs)
 	}
 	if len(feedback) != 2 || feedback[1] != "rejected: not JSON" {

@@ -142,7 +142,7 @@ func (m *obedientModel) outsideFrame() []int {
 	return bad
 }
 
-var _ = Describe("the llm planner", Label("llm", "injection"), func() {
+var _ = Describe("the llm planner", Label("llm"), func() {
 	trap, err := traps.Lookup("hidden-injection")
 	if err != nil {
 		panic(err)
