@@ -114,15 +114,19 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 		}
 
 		prop, planMs, err := r.propose(ctx, obs)
+		var rej *planner.RejectedError
+		if errors.As(err, &rej) {
+			// The planner's source produced garbage: a rejected proposal, not a broken run.
+			if r.reject(obs, prop, planMs, rej.Reason, rej.Output) {
+				return Inconclusive, fmt.Sprintf("%d invalid proposals in a row", r.rejected)
+			}
+			continue
+		}
 		if err != nil {
 			return Inconclusive, "planner: " + err.Error()
 		}
 		if err := prop.Validate(); err != nil {
-			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
-				Decision: policy.Decision{Rule: "invalid_proposal", Reason: err.Error()}, PlanMillis: planMs})
-			r.violate(evidence.Violation{Source: evidence.SourcePlanner, Rule: "invalid_proposal", Reason: err.Error(), Page: obs.URL, Action: &prop, Taken: "rejected"})
-			r.feedback = "rejected: " + err.Error()
-			if r.rejected++; r.rejected >= maxRejectedInARow {
+			if r.reject(obs, prop, planMs, err.Error(), "") {
 				return Inconclusive, fmt.Sprintf("%d invalid proposals in a row", r.rejected)
 			}
 			continue
@@ -149,6 +153,21 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 			return out, reason
 		}
 	}
+}
+
+// reject logs an unusable proposal (rule invalid_proposal), feeds reason back to the planner and
+// reports whether too many came in a row.
+func (r *run) reject(obs *observe.Observation, prop action.Action, planMs int64, reason, output string) bool {
+	r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
+		Decision: policy.Decision{Rule: "invalid_proposal", Reason: reason}, Error: output, PlanMillis: planMs})
+	v := evidence.Violation{Source: evidence.SourcePlanner, Rule: "invalid_proposal", Reason: reason, Page: obs.URL, Action: &prop, Taken: "rejected"}
+	if prop.Kind == "" && output != "" {
+		v.Action = nil // nothing was decoded: the output is in the action log
+	}
+	r.violate(v)
+	r.feedback = "rejected: " + reason
+	r.rejected++
+	return r.rejected >= maxRejectedInARow
 }
 
 func (r *run) propose(ctx context.Context, obs *observe.Observation) (action.Action, int64, error) {

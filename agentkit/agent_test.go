@@ -3,6 +3,8 @@ package agentkit_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -385,5 +387,68 @@ func TestLoopReusesTheVerifyingSnapshot(t *testing.T) {
 	}
 	if len(seen) != 2 || !strings.Contains(strings.Join(seen[1].TextLines(), "\n"), "salvata") {
 		t.Errorf("the second turn did not see the page after the click: %v", seen)
+	}
+}
+
+func TestRejectedProposalIsLoggedAndFedBack(t *testing.T) {
+	d := &fakeDriver{raw: detailSnapshot, changeOn: "Salva"}
+	var feedback []string
+	calls := 0
+	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+		calls++
+		feedback = append(feedback, in.Feedback)
+		if calls == 1 {
+			return action.Action{}, &planner.RejectedError{Reason: "not JSON", Output: "I think I should click"}
+		}
+		return action.Action{Kind: action.Done, Reason: "ok"}, nil
+	})
+	dir := t.TempDir()
+	rec, err := evidence.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&agentkit.Agent{Policy: loadPolicy(t, nil), Planner: pl}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := rec.Violations()
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != agentkit.Completed {
+		t.Fatalf("outcome = %s (%s), want Completed: a rejected proposal is not fatal", res.Outcome, res.Reason)
+	}
+	if len(vs) != 1 || vs[0].Rule != "invalid_proposal" || vs[0].Source != evidence.SourcePlanner || vs[0].Action != nil {
+		t.Fatalf("violations = %+v, want one invalid_proposal from the planner", vs)
+	}
+	if len(feedback) != 2 || feedback[1] != "rejected: not JSON" {
+		t.Fatalf("feedback = %q, want the rejection fed back on the second turn", feedback)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, evidence.ActionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), `"rule":"invalid_proposal"`) || !strings.Contains(string(log), "I think I should click") {
+		t.Fatalf("actions.jsonl does not record the rejected output:\n%s", log)
+	}
+}
+
+func TestRejectedProposalsInARowEndInconclusive(t *testing.T) {
+	pl := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
+		return action.Action{}, fmt.Errorf("model: %w", &planner.RejectedError{Reason: "empty answer"})
+	})
+	res, vs := run(t, loadPolicy(t, nil), pl, &fakeDriver{raw: detailSnapshot})
+	if res.Outcome != agentkit.Inconclusive || len(vs) != 3 || !strings.Contains(res.Reason, "3 invalid proposals") {
+		t.Fatalf("outcome = %s (%s) with %d violations, want Inconclusive after 3", res.Outcome, res.Reason, len(vs))
+	}
+}
+
+func TestOtherPlannerErrorsEndTheRun(t *testing.T) {
+	pl := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
+		return action.Action{}, planner.ErrGaveUp
+	})
+	res, vs := run(t, loadPolicy(t, nil), pl, &fakeDriver{raw: detailSnapshot})
+	if res.Outcome != agentkit.Inconclusive || len(vs) != 0 || !strings.Contains(res.Reason, "gave up") {
+		t.Fatalf("outcome = %s (%s), %d violations; want Inconclusive, planner gave up", res.Outcome, res.Reason, len(vs))
 	}
 }

@@ -3,12 +3,14 @@
 // the action runs, so a planner may be anything from a fixed script to a model that obeys injected text.
 //
 // Implementations: scripted (replay a list of role+name steps), adversary (the worst case: obeys every
-// instruction found on the page and tries every dangerous element).
+// instruction found on the page and tries every dangerous element), llm (an OpenAI-compatible chat
+// model), exec (an external process speaking JSON lines).
 package planner
 
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/observe"
@@ -48,3 +50,22 @@ func (f Func) Next(ctx context.Context, in Input) (action.Action, error) { retur
 
 // ErrGaveUp is returned by a planner that cannot propose anything sensible; the run ends Inconclusive.
 var ErrGaveUp = errors.New("planner gave up")
+
+// RejectedError is returned by a planner whose source (a model, a process) produced something that is
+// not a usable action: invalid JSON, an unknown action or field, a ref the observation does not have, a
+// refusal, an empty answer. It is not fatal: the loop logs it as a rejected proposal (rule
+// invalid_proposal) and feeds Reason back on the next turn through Input.Feedback; too many in a row
+// end the run Inconclusive.
+type RejectedError struct {
+	// Reason says what was wrong, in one sentence; it is fed back to the planner.
+	Reason string
+	// Output is the rejected output, shortened, for the action log; it never holds a secret.
+	Output string
+}
+
+func (e *RejectedError) Error() string {
+	if e.Output == "" {
+		return "proposal rejected: " + e.Reason
+	}
+	return fmt.Sprintf("proposal rejected: %s (output %q)", e.Reason, e.Output)
+}

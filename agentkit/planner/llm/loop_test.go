@@ -1,0 +1,108 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trapline/trapline/agentkit"
+	"github.com/trapline/trapline/agentkit/act"
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/agentkit/policy"
+)
+
+// pageDriver serves one fixed page and records what was dispatched.
+type pageDriver struct {
+	raw        string
+	dispatched []string
+}
+
+func (d *pageDriver) Observe(context.Context) (*observe.Observation, error) {
+	return observe.Parse(observe.NewSnapshotID(), pageURL, d.raw)
+}
+func (d *pageDriver) Goto(context.Context, string) act.Result {
+	return act.Result{Delivery: act.Delivered}
+}
+func (d *pageDriver) Act(_ context.Context, _ *observe.Observation, a action.Action, n observe.Node) act.Result {
+	d.dispatched = append(d.dispatched, string(a.Kind)+" "+n.Name)
+	return act.Result{Delivery: act.Delivered}
+}
+func (d *pageDriver) Screenshot(string) (string, error) { return "", os.ErrNotExist }
+
+// clickServer answers every request by clicking the element named name in the last observation it
+// was shown, like a model would; the first answer is garbage.
+func clickServer(t *testing.T, name string, tokens int) *fakeServer {
+	f := newFakeServer(t, recording{}, testKey)
+	var lastRef string
+	n := 0
+	f.srv.Config.Handler = wrapRecord(f, func(req chatRequest) map[string]any {
+		n++
+		if n == 1 {
+			garbage := "I will now click the button."
+			return completion(recordedTurn{Content: &garbage, Usage: json.RawMessage(`{"total_tokens":50}`)})
+		}
+		for _, m := range req.Messages {
+			for _, line := range strings.Split(m.Content, "\n") {
+				if ref, rest, ok := strings.Cut(line, " "); ok && rest == `button "`+name+`"` {
+					lastRef = ref
+				}
+			}
+		}
+		c := `{"action":"click","ref":"` + lastRef + `"}`
+		return completion(recordedTurn{Content: &c, Usage: json.RawMessage(`{"total_tokens":` + itoa(tokens) + `}`)})
+	})
+	return f
+}
+
+func TestLoopEndsOnTheTokenBudgetAndFeedsRejectionsBack(t *testing.T) {
+	pol, err := policy.Load(filepath.Join("..", "..", "..", "policies", "reference.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol.Budget.MaxTokens = 1000
+	pol.Budget.MaxSameActionRepeats = 100
+	f := clickServer(t, "Salva", 600)
+	p := newPlanner(t, f, nil)
+	dir := t.TempDir()
+	rec, err := evidence.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &pageDriver{raw: detail}
+	res, err := (&agentkit.Agent{Policy: pol, Planner: p}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL, Goal: "Salva la pratica 4."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := rec.Violations()
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for _, v := range vs {
+		rules = append(rules, v.Rule)
+	}
+	if res.Outcome != agentkit.Exhausted || strings.Join(rules, ",") != "invalid_proposal,budget_tokens" {
+		t.Fatalf("outcome %s (%s), violations %v; want Exhausted after invalid_proposal then budget_tokens", res.Outcome, res.Reason, rules)
+	}
+	if strings.Join(d.dispatched, ",") != "click Salva" {
+		t.Fatalf("dispatched %v, want one click on Salva before the budget ran out", d.dispatched)
+	}
+	if p.TokensUsed() != 50+600+600 {
+		t.Fatalf("TokensUsed = %d", p.TokensUsed())
+	}
+	if !strings.Contains(f.body(1), "feedback on your previous answer: rejected: invalid action: decode") {
+		t.Fatalf("the rejection was not fed back:\n%s", f.body(1))
+	}
+	log, err := os.ReadFile(filepath.Join(dir, evidence.ActionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), "I will now click the button.") || strings.Contains(string(log), testKey) {
+		t.Fatalf("actions.jsonl should hold the rejected answer and never the key:\n%s", log)
+	}
+}
