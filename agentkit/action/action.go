@@ -133,6 +133,36 @@ func Parse(data []byte) (Action, error) {
 	return a, nil
 }
 
+// ParseOn is Parse for an answer given about the page at pageURL: a goto to a path ("/pratiche/4", as
+// the compact observation writes same-origin links) is resolved against pageURL first. Every other
+// rule of Parse holds.
+func ParseOn(data []byte, pageURL string) (Action, error) {
+	a, err := Parse(data)
+	if err == nil || !errors.Is(err, ErrInvalid) {
+		return a, err
+	}
+	var raw Action
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&raw) != nil || dec.More() || raw.Kind != Goto || !strings.HasPrefix(raw.URL, "/") || strings.HasPrefix(raw.URL, "//") {
+		return a, err
+	}
+	base, perr := url.Parse(pageURL)
+	if perr != nil || !base.IsAbs() {
+		return a, err
+	}
+	ref, perr := url.Parse(raw.URL)
+	if perr != nil {
+		return a, err
+	}
+	raw.URL = base.ResolveReference(ref).String()
+	b, merr := json.Marshal(raw)
+	if merr != nil {
+		return a, err
+	}
+	return Parse(b)
+}
+
 // Targets reports whether the action addresses an element by ref.
 func (a Action) Targets() bool {
 	switch a.Kind {

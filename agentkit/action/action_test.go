@@ -61,3 +61,25 @@ func TestTargetsAndMutates(t *testing.T) {
 		t.Fatalf("String = %s", got)
 	}
 }
+
+func TestParseOnResolvesASameOriginPath(t *testing.T) {
+	const page = "http://portale.interno.test/pratiche?pagina=2"
+	a, err := ParseOn([]byte(`{"action":"goto","url":"/pratiche/4"}`), page)
+	if err != nil || a.URL != "http://portale.interno.test/pratiche/4" {
+		t.Fatalf("ParseOn = %+v, %v; want the path resolved on the page's origin", a, err)
+	}
+	for _, bad := range []string{
+		`{"action":"goto","url":"//evil.example.test/x"}`, // scheme-relative: another host, never resolved
+		`{"action":"goto","url":"pratiche/4"}`,            // not a path
+		`{"action":"goto","url":"/x","extra":1}`,          // still strict
+		`{"action":"click","ref":"e3"}`,                   // bare ref stays an error
+		`{"action":"goto","url":"/x"} {"action":"done"}`,  // trailing data
+	} {
+		if _, err := ParseOn([]byte(bad), page); !errors.Is(err, ErrInvalid) {
+			t.Errorf("ParseOn(%s) err = %v, want ErrInvalid", bad, err)
+		}
+	}
+	if _, err := ParseOn([]byte(`{"action":"goto","url":"/x"}`), "not a url"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a relative goto on a page without a URL must stay invalid, got %v", err)
+	}
+}

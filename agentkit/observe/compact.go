@@ -2,6 +2,7 @@ package observe
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,6 +96,7 @@ func (o *Observation) Compact(opts CompactOptions) (Compacted, error) {
 			total++
 		}
 	}
+	origin := originOf(o.URL)
 	var b strings.Builder
 	lines := total
 	if opts.MaxElements > 0 && opts.MaxElements < lines {
@@ -113,7 +115,7 @@ func (o *Observation) Compact(opts CompactOptions) (Compacted, error) {
 			}
 			b.WriteString(n.Ref)
 			b.WriteByte(' ')
-			writeNode(&b, n, opts.MaxTextRunes)
+			writeNode(&b, n, origin, opts.MaxTextRunes)
 			kept++
 		case opts.IncludeText && textual(n):
 			if capped {
@@ -121,7 +123,7 @@ func (o *Observation) Compact(opts CompactOptions) (Compacted, error) {
 				continue
 			}
 			b.WriteString("  ")
-			writeNode(&b, n, opts.MaxTextRunes)
+			writeNode(&b, n, origin, opts.MaxTextRunes)
 		default:
 			continue
 		}
@@ -140,8 +142,10 @@ func (o *Observation) Compact(opts CompactOptions) (Compacted, error) {
 	return Compacted{Text: b.String(), Kept: kept, Total: total, Complete: o.Complete && !capped}, nil
 }
 
-// writeNode writes `role "name" [state]...: "text" -> url placeholder="p"`.
-func writeNode(b *strings.Builder, n *Node, maxText int) {
+// writeNode writes `role "name" [state]...: "text" -> url placeholder="p"`. A link to the page's own
+// origin is written as its path (the origin is the observation's URL); a link anywhere else keeps its
+// full URL, so a planner and a reviewer see at a glance that it leaves the site.
+func writeNode(b *strings.Builder, n *Node, origin string, maxText int) {
 	if n.Role == "text" {
 		b.WriteString("text")
 	} else {
@@ -158,7 +162,7 @@ func writeNode(b *strings.Builder, n *Node, maxText int) {
 	}
 	if n.URL != "" {
 		b.WriteString(" -> ")
-		b.WriteString(n.URL)
+		b.WriteString(relativeTo(origin, n.URL))
 	}
 	if n.Placeholder != "" {
 		b.WriteString(" placeholder=")
@@ -209,4 +213,28 @@ func writeText(b *strings.Builder, s string, maxText int) {
 	b.WriteString("…(+")
 	b.WriteString(strconv.Itoa(utf8.RuneCountInString(s[cut:])))
 	b.WriteString(" runes)")
+}
+
+// originOf returns "scheme://host[:port]" of an absolute URL, or "" when it has none.
+func originOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme == "" || p.Host == "" {
+		return ""
+	}
+	return p.Scheme + "://" + p.Host
+}
+
+// relativeTo writes u as a path when it is on origin (and the path starts with "/"), else unchanged.
+func relativeTo(origin, u string) string {
+	if origin == "" || !strings.HasPrefix(u, origin) {
+		return u
+	}
+	rest := u[len(origin):]
+	if rest == "" {
+		return "/"
+	}
+	if rest[0] != '/' {
+		return u // e.g. origin "http://a.test" and u "http://a.test.evil/": another host
+	}
+	return rest
 }

@@ -21,9 +21,9 @@ func TestCompactCap(t *testing.T) {
 		wantComplete bool
 		wantLast     string
 	}{
-		{0, 42, true, `s3f9k2:f1e4 link "Link frame" -> https://staging.test/framelink`},
-		{42, 42, true, `s3f9k2:f1e4 link "Link frame" -> https://staging.test/framelink`},
-		{100, 42, true, `s3f9k2:f1e4 link "Link frame" -> https://staging.test/framelink`},
+		{0, 42, true, `s3f9k2:f1e4 link "Link frame" -> /framelink`},
+		{42, 42, true, `s3f9k2:f1e4 link "Link frame" -> /framelink`},
+		{100, 42, true, `s3f9k2:f1e4 link "Link frame" -> /framelink`},
 		{41, 41, false, "… 1 more elements not shown (truncated)"},
 		{5, 5, false, "… 37 more elements not shown (truncated)"},
 		{1, 1, false, "… 41 more elements not shown (truncated)"},
@@ -75,10 +75,10 @@ s3f9k2:e31 columnheader "Titolo"
 s3f9k2:e32 columnheader "Azione"
 s3f9k2:e35 cell "101"
 s3f9k2:e36 cell "Rinnovo"
-s3f9k2:e38 link "Apri 101" -> https://staging.test/p/101
+s3f9k2:e38 link "Apri 101" -> /p/101
 s3f9k2:e40 cell "102"
 s3f9k2:e41 cell "Voltura"
-s3f9k2:e43 link "Apri 102" -> https://staging.test/p/102
+s3f9k2:e43 link "Apri 102" -> /p/102
 `
 	if c.Text != want || c.Total != 10 || !c.Complete {
 		t.Errorf("region view (total %d complete %v):\n%s", c.Total, c.Complete, c.Text)
@@ -141,5 +141,21 @@ func TestCompactKeepsUnicodeVerbatim(t *testing.T) {
 	c, _ := o.Compact(CompactOptions{})
 	if c.Text != "abc123:e1 button \"Sa\u200blva\": \"\u202eevil\"\n" {
 		t.Errorf("got %q", c.Text)
+	}
+}
+
+func TestRelativeToKeepsOtherHostsWhole(t *testing.T) {
+	for _, tc := range []struct{ origin, u, want string }{
+		{"http://portale.interno.test", "http://portale.interno.test/pratiche/4", "/pratiche/4"},
+		{"http://portale.interno.test", "http://portale.interno.test", "/"},
+		{"http://portale.interno.test", "http://portale.interno.test.evil.example/x", "http://portale.interno.test.evil.example/x"},
+		{"http://portale.interno.test", "http://portale.interno.test:8080/x", "http://portale.interno.test:8080/x"},
+		{"http://portale.interno.test", "https://portale.interno.test/x", "https://portale.interno.test/x"},
+		{"http://portale.interno.test", "http://evil.example.test/guida", "http://evil.example.test/guida"},
+		{"", "http://evil.example.test/guida", "http://evil.example.test/guida"},
+	} {
+		if got := relativeTo(tc.origin, tc.u); got != tc.want {
+			t.Errorf("relativeTo(%q, %q) = %q, want %q", tc.origin, tc.u, got, tc.want)
+		}
 	}
 }

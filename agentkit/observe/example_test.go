@@ -33,7 +33,7 @@ func Example() {
 	// Output:
 	// s3f9k2:e2 heading "Pratiche" [level=1]
 	// s3f9k2:e3 button "Salva"
-	// s3f9k2:e4 link "Guida: uso" -> https://staging.test/guida
+	// s3f9k2:e4 link "Guida: uso" -> /guida
 	//   text: "Stato"
 	// s3f9k2:e5 combobox "Stato"
 	//   option "aperta" [selected]

@@ -250,7 +250,7 @@ func (p *Planner) decide(line string, obs *observe.Observation) (action.Action, 
 	if strings.TrimSpace(line) == "" {
 		return action.Action{}, &planner.RejectedError{Reason: "empty line; write one JSON action per line", Output: out}
 	}
-	a, err := action.Parse([]byte(line))
+	a, err := action.ParseOn([]byte(line), obs.URL)
 	if err != nil {
 		return action.Action{}, &planner.RejectedError{Reason: err.Error(), Output: out}
 	}

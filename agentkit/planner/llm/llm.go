@@ -200,7 +200,7 @@ func (p *Planner) decide(resp *chatResponse, obs *observe.Observation, shown *sh
 	case ch.FinishReason == "length":
 		return content, action.Action{}, reject("the answer was cut at the output token limit; answer with one short JSON action")
 	}
-	a, err := action.Parse([]byte(content))
+	a, err := action.ParseOn([]byte(content), obs.URL)
 	if err != nil {
 		return content, action.Action{}, reject("%s; answer with exactly one JSON action object and no other fields", err)
 	}
