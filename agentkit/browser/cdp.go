@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	playwright "github.com/mxschmitt/playwright-go"
+
 	"github.com/trapline/trapline/proxy"
 )
 
@@ -222,4 +224,27 @@ func (b *CDPBrowser) Close() error {
 		}
 	})
 	return b.closeErr
+}
+
+// PlaywrightCoreDir is the playwright-core package of the Playwright driver that playwright-go
+// installed (PLAYWRIGHT_DRIVER_PATH, or ~/.cache/ms-playwright-go/<version>, then /package). Node.js
+// agents can require it to drive a CDPBrowser without installing anything.
+func PlaywrightCoreDir() (string, error) {
+	dir := os.Getenv("PLAYWRIGHT_DRIVER_PATH")
+	if dir == "" {
+		d, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true})
+		if err != nil {
+			return "", fmt.Errorf("browser: playwright driver: %w", err)
+		}
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("browser: cache folder: %w", err)
+		}
+		dir = filepath.Join(cache, "ms-playwright-go", d.Version)
+	}
+	pkg := filepath.Join(dir, "package")
+	if _, err := os.Stat(filepath.Join(pkg, "package.json")); err != nil {
+		return "", fmt.Errorf("browser: playwright-core not found at %s (run trapline setup): %w", pkg, err)
+	}
+	return pkg, nil
 }

@@ -101,3 +101,10 @@ func TestCDPArgsProxyLoopback(t *testing.T) {
 		}
 	}
 }
+
+func TestPlaywrightCoreDir(t *testing.T) {
+	t.Setenv("PLAYWRIGHT_DRIVER_PATH", t.TempDir())
+	if _, err := PlaywrightCoreDir(); err == nil {
+		t.Fatal("an empty driver folder must be an error")
+	}
+}
