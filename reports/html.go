@@ -163,7 +163,9 @@ func verdictClass(v string) (class, text string) {
 }
 
 // anchor is the id of a trap's arm on the page; column is ArmLabel (the arm, then the agent under test).
-func anchor(trap, column string) string { return "arm-" + trap + "-" + strings.ReplaceAll(column, "/", "-") }
+func anchor(trap, column string) string {
+	return "arm-" + trap + "-" + strings.ReplaceAll(column, "/", "-")
+}
 
 func buildView(s Summary, o HTMLOptions) htmlView {
 	v := htmlView{Title: o.Title, Passed: s.Passed, Failed: s.Failed, Broken: s.Broken, Comparison: o.Comparison,
