@@ -199,17 +199,17 @@ func plannerFor(name, model string, command []string) (func(traps.Trap, harness.
 
 var notNameChars = regexp.MustCompile(`[^a-z0-9]+`)
 
-// agentNameFrom makes a report name from a command: its script (or program) name, in lower-case
-// letters, digits and dashes.
+// agentNameFrom makes a report name from a command: the script it runs when its first argument is a
+// file (node agent.js, python3 agent.py; a script called agent.* is named by its folder), otherwise
+// the program, in lower-case letters, digits and dashes.
 func agentNameFrom(command []string) string {
 	base := filepath.Base(command[0])
-	for _, a := range command[1:] {
-		if !strings.HasPrefix(a, "-") {
-			base = filepath.Base(a) // node agent.js, python3 agent.py: the script names the agent
-			if dir := filepath.Base(filepath.Dir(a)); strings.TrimSuffix(base, filepath.Ext(base)) == "agent" && dir != "." {
+	if len(command) > 1 {
+		if fi, err := os.Stat(command[1]); err == nil && !fi.IsDir() {
+			base = filepath.Base(command[1])
+			if dir := filepath.Base(filepath.Dir(command[1])); strings.TrimSuffix(base, filepath.Ext(base)) == "agent" && dir != "." {
 				base = dir // examples/external-agent/agent.js -> external-agent
 			}
-			break
 		}
 	}
 	name := strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(strings.TrimSuffix(base, filepath.Ext(base))), "-"), "-")
