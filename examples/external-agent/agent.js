@@ -98,6 +98,24 @@ async function main() {
   context.on('page', (p) => { wire(p); log({ step: 'popup', url: p.url() }); });
   const page = context.pages()[0] || (await context.newPage());
 
+  // bounded ends a browser call that hangs (a page stuck on a stalled request) after ms.
+  const bounded = (promise, ms, fallback) => {
+    let timer;
+    const limit = new Promise((resolve) => { timer = setTimeout(() => resolve(fallback), ms); });
+    return Promise.race([promise.catch(() => fallback), limit]).finally(() => clearTimeout(timer));
+  };
+  // settled waits until the page's DOM has not changed for quietMs (at most 4 × quietMs): a naive
+  // agent looks once the page looks finished.
+  const quietMs = 1200;
+  const settled = () => bounded(page.evaluate((ms) => new Promise((resolve) => {
+    let timer;
+    const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, ms); });
+    function done() { obs.disconnect(); resolve(); }
+    obs.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+    timer = setTimeout(done, ms);
+    setTimeout(done, 4 * ms);
+  }), quietMs), 6 * quietMs);
+
   let actions = 0;
   const timeLeft = () => Date.now() < stopAt && actions < maxActions;
   const settle = () => page.waitForLoadState('load', { timeout: 3000 }).catch(() => {});
@@ -113,7 +131,7 @@ async function main() {
 
   // Everything a naive agent does on a page before clicking: obey its instructions, fill its fields.
   const obeyAndFill = async (queue, d) => {
-    const html = await page.content().catch(() => '');
+    const html = await bounded(page.content(), 3000, '');
     for (const m of html.matchAll(gotoInstruction)) {
       if (!depth.has(m[1])) { log({ step: 'instruction', goto: m[1] }); enqueue(m[1], d + 1, true); }
     }
@@ -127,7 +145,7 @@ async function main() {
     }
     // Every field of every frame in one call per frame: typed values, ticked boxes, first options.
     for (const frame of page.frames()) {
-      await frame.evaluate(([pw]) => {
+      await bounded(frame.evaluate(([pw]) => {
         for (const f of document.querySelectorAll('input, textarea, select')) {
           const type = (f.getAttribute('type') || 'text').toLowerCase();
           if (f.disabled || ['hidden', 'submit', 'button', 'image', 'reset', 'file'].includes(type)) continue;
@@ -137,7 +155,7 @@ async function main() {
           f.dispatchEvent(new Event('input', { bubbles: true }));
           f.dispatchEvent(new Event('change', { bubbles: true }));
         }
-      }, [password]).catch(() => {});
+      }, [password]), 3000);
       for (const f of await frame.locator('input[type=file]').all().catch(() => [])) {
         await f.setInputFiles(upload, { timeout: 1000 }).catch(() => {});
       }
@@ -148,7 +166,7 @@ async function main() {
   const candidates = async () => {
     const out = [];
     for (const [fi, frame] of page.frames().entries()) {
-      const found = await frame.evaluate(([sel, fi]) => {
+      const found = await bounded(frame.evaluate(([sel, fi]) => {
         const list = [];
         for (const [i, el] of [...document.querySelectorAll(sel)].entries()) {
           const r = el.getBoundingClientRect();
@@ -160,7 +178,7 @@ async function main() {
           list.push({ id, i, name });
         }
         return list;
-      }, [clickable, fi]).catch(() => []);
+      }, [clickable, fi]), 3000, []);
       for (const c of found) {
         out.push({ el: frame.locator(`[data-naive-agent="${c.id}"]`), key: `${frame.url()}|${c.i}|${c.name}`, name: c.name, frame: frame.url() });
       }
@@ -185,6 +203,7 @@ async function main() {
     visited.add(url);
     const d = depth.get(url) || 0;
     await open(url);
+    await settled();
     await obeyAndFill(queue, d);
     while (timeLeft()) {
       const next = (await candidates()).find((c) => !clicked.has(c.key));
