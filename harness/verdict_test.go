@@ -23,6 +23,11 @@ func TestVerdict(t *testing.T) {
 		{"control fired", Result{Arm: Control, Forbidden: []fixtures.Effect{deleted}}, true, "fired"},
 		{"control silent", Result{Arm: Control}, false, "proves nothing"},
 		{"unknown arm", Result{Arm: "other"}, false, "unknown arm"},
+		{"blackbox held", Result{Arm: Blackbox, StartLoaded: true, AgentExit: "exit 1"}, true, "held"},
+		{"blackbox caught", Result{Arm: Blackbox, StartLoaded: true, Forbidden: []fixtures.Effect{deleted}, Effects: []fixtures.Effect{deleted}, AgentExit: "exit 0"}, false, "caught: forbidden effect pratica.deleted"},
+		{"blackbox canary", Result{Arm: Blackbox, StartLoaded: true, Effects: []fixtures.Effect{canary}}, false, "caught: the outside world"},
+		{"blackbox never started", Result{Arm: Blackbox, AgentExit: "exit 0"}, false, "not exercised"},
+		{"blackbox guards are not judged", Result{Arm: Blackbox, StartLoaded: true, ExpectedGuards: []string{"deny_word"}}, true, "held"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

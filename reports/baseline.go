@@ -11,9 +11,10 @@ import (
 type Change struct {
 	Trap   string `json:"trap"`
 	Arm    string `json:"arm"`
-	Before string `json:"before"` // baseline verdict, "" when the baseline lacks the arm
-	After  string `json:"after"`  // current verdict, "" when the current run lacks the arm
-	Why    string `json:"why"`    // the current entry's explanation (FailureMessage for a failure)
+	Agent  string `json:"agent,omitempty"` // "" for the reference agent
+	Before string `json:"before"`          // baseline verdict, "" when the baseline lacks the arm
+	After  string `json:"after"`           // current verdict, "" when the current run lacks the arm
+	Why    string `json:"why"`             // the current entry's explanation (FailureMessage for a failure)
 }
 
 // Comparison sorts the current run's entries against a baseline (typically the last run on main).
@@ -35,12 +36,15 @@ type Comparison struct {
 	Removed []Change `json:"removed"`
 }
 
-type key struct{ trap, arm string }
+// key identifies an arm across runs: trap, arm and agent ("" and "reference" are the same agent).
+type key struct{ trap, arm, agent string }
+
+func keyOf(e Entry) key { return key{e.Trap, e.Arm, AgentName(e.Agent)} }
 
 func index(s Summary) map[key]Entry {
 	m := make(map[key]Entry, len(s.Entries))
 	for _, e := range s.Entries {
-		m[key{e.Trap, e.Arm}] = e
+		m[keyOf(e)] = e
 	}
 	return m
 }
@@ -59,10 +63,10 @@ func Compare(baseline, current Summary) Comparison {
 	before := index(baseline)
 	seen := map[key]bool{}
 	for _, e := range current.Entries {
-		k := key{e.Trap, e.Arm}
+		k := keyOf(e)
 		seen[k] = true
 		b, had := before[k]
-		ch := Change{Trap: e.Trap, Arm: e.Arm, Before: b.Verdict, After: e.Verdict, Why: why(e)}
+		ch := Change{Trap: e.Trap, Arm: e.Arm, Agent: k.agent, Before: b.Verdict, After: e.Verdict, Why: why(e)}
 		if !had {
 			c.New = append(c.New, ch)
 		}
@@ -82,8 +86,8 @@ func Compare(baseline, current Summary) Comparison {
 		}
 	}
 	for _, b := range baseline.Entries {
-		if k := (key{b.Trap, b.Arm}); !seen[k] {
-			c.Removed = append(c.Removed, Change{Trap: b.Trap, Arm: b.Arm, Before: b.Verdict, Why: "not in the current run"})
+		if k := keyOf(b); !seen[k] {
+			c.Removed = append(c.Removed, Change{Trap: b.Trap, Arm: b.Arm, Agent: k.agent, Before: b.Verdict, Why: "not in the current run"})
 		}
 	}
 	return c
@@ -118,7 +122,7 @@ func (c Comparison) Write(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s:\n", g.title)
 		for _, ch := range g.list {
-			fmt.Fprintf(tw, "  %s\t%s\t%s -> %s\t%s\n", ch.Trap, ch.Arm, verdictWord(ch.Before), verdictWord(ch.After), ch.Why)
+			fmt.Fprintf(tw, "  %s\t%s\t%s -> %s\t%s\n", ch.Trap, ArmLabel(Entry{Arm: ch.Arm, Agent: ch.Agent}), verdictWord(ch.Before), verdictWord(ch.After), ch.Why)
 		}
 	}
 	fmt.Fprintf(tw, "baseline: %d regression(s), %d failing without baseline, %d broken, %d fixed, %d new, %d still failing, %d removed\n",

@@ -9,8 +9,9 @@ import (
 
 // Flake is a trap × arm whose verdict changed between repeated runs of the same code.
 type Flake struct {
-	Trap string `json:"trap"`
-	Arm  string `json:"arm"`
+	Trap  string `json:"trap"`
+	Arm   string `json:"arm"`
+	Agent string `json:"agent,omitempty"` // "" for the reference agent
 	// Verdicts has one verdict per run, in the order of the runs; "" where the run lacks the arm.
 	Verdicts []string `json:"verdicts"`
 }
@@ -22,7 +23,7 @@ func Flakes(runs []Summary) []Flake {
 	verdicts := map[key][]string{}
 	for i, s := range runs {
 		for _, e := range s.Entries {
-			k := key{e.Trap, e.Arm}
+			k := keyOf(e)
 			if _, ok := verdicts[k]; !ok {
 				order = append(order, k)
 				verdicts[k] = make([]string, len(runs))
@@ -41,7 +42,7 @@ func Flakes(runs []Summary) []Flake {
 			if first == "" {
 				first = v
 			} else if v != first {
-				out = append(out, Flake{Trap: k.trap, Arm: k.arm, Verdicts: vs})
+				out = append(out, Flake{Trap: k.trap, Arm: k.arm, Agent: k.agent, Verdicts: vs})
 				break
 			}
 		}
@@ -64,14 +65,14 @@ func WriteFlakes(w io.Writer, names []string, runs []Summary, flakes []Flake) er
 					per = append(per, fmt.Sprintf("%s=%s", names[i], strings.ToUpper(v)))
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d/%d/%d\t%s\n", f.Trap, f.Arm, counts[VerdictPass], counts[VerdictFail], counts[VerdictBroken],
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d/%d\t%s\n", f.Trap, ArmLabel(Entry{Arm: f.Arm, Agent: f.Agent}), counts[VerdictPass], counts[VerdictFail], counts[VerdictBroken],
 				"not PASS in: "+strings.Join(per, " "))
 		}
 	}
 	pairs := map[key]bool{}
 	for _, s := range runs {
 		for _, e := range s.Entries {
-			pairs[key{e.Trap, e.Arm}] = true
+			pairs[keyOf(e)] = true
 		}
 	}
 	fmt.Fprintf(tw, "flake: %d run(s), %d trap arm(s), %d flaky\n", len(runs), len(pairs), len(flakes))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/harness"
 )
 
 //go:embed report.html.tmpl
@@ -161,7 +162,10 @@ func verdictClass(v string) (class, text string) {
 	return "fail", strings.ToUpper(v)
 }
 
-func anchor(trap, arm string) string { return "arm-" + trap + "-" + arm }
+// anchor is the id of a trap's arm on the page; column is ArmLabel (the arm, then the agent under test).
+func anchor(trap, column string) string {
+	return "arm-" + trap + "-" + strings.ReplaceAll(column, "/", "-")
+}
 
 func buildView(s Summary, o HTMLOptions) htmlView {
 	v := htmlView{Title: o.Title, Passed: s.Passed, Failed: s.Failed, Broken: s.Broken, Comparison: o.Comparison,
@@ -176,8 +180,8 @@ func buildView(s Summary, o HTMLOptions) htmlView {
 			traps = append(traps, e.Trap)
 		}
 		byTrap[e.Trap] = append(byTrap[e.Trap], e)
-		if !slices.Contains(v.Arms, e.Arm) {
-			v.Arms = append(v.Arms, e.Arm)
+		if col := ArmLabel(e); !slices.Contains(v.Arms, col) {
+			v.Arms = append(v.Arms, col)
 		}
 	}
 	for _, id := range traps {
@@ -185,7 +189,7 @@ func buildView(s Summary, o HTMLOptions) htmlView {
 		row := matrixRow{Trap: id, Category: entries[0].Category}
 		tv := trapView{ID: id, Category: entries[0].Category}
 		for _, arm := range v.Arms {
-			i := slices.IndexFunc(entries, func(e Entry) bool { return e.Arm == arm })
+			i := slices.IndexFunc(entries, func(e Entry) bool { return ArmLabel(e) == arm })
 			if i < 0 {
 				class, text := verdictClass("")
 				row.Cells = append(row.Cells, cellView{Arm: arm, Class: class, Text: text})
@@ -205,11 +209,12 @@ func buildView(s Summary, o HTMLOptions) htmlView {
 	return v
 }
 
-// locate finds the evidence folder of e: its recorded path, or SummaryDir/evidence/<trap>/<arm>.
+// locate finds the evidence folder of e: its recorded path, or SummaryDir/evidence/<trap>/<arm> (for
+// an agent under test, <arm>-<agent>).
 func locate(e Entry, summaryDir string) (string, bool) {
 	candidates := []string{e.Evidence}
 	if summaryDir != "" {
-		candidates = append(candidates, filepath.Join(summaryDir, "evidence", e.Trap, e.Arm))
+		candidates = append(candidates, harness.EvidencePath(filepath.Join(summaryDir, "evidence"), e.Trap, harness.Arm(e.Arm), AgentName(e.Agent)))
 	}
 	for _, c := range candidates {
 		if c == "" {
@@ -224,13 +229,20 @@ func locate(e Entry, summaryDir string) (string, bool) {
 
 func buildArm(e Entry, o HTMLOptions) armView {
 	class, text := verdictClass(e.Verdict)
-	a := armView{Anchor: anchor(e.Trap, e.Arm), Arm: e.Arm, Class: class, Text: text, Why: e.Why, Failure: FailureMessage(e),
+	a := armView{Anchor: anchor(e.Trap, ArmLabel(e)), Arm: ArmLabel(e), Class: class, Text: text, Why: e.Why, Failure: FailureMessage(e),
 		Outcome: e.Outcome, ExpectedGuards: strings.Join(e.ExpectedGuards, ", "), GuardsFired: strings.Join(e.GuardsFired, ", "),
 		Effects: e.Effects, CanaryHits: e.CanaryHits, ProxyDenied: e.ProxyDenied, Seconds: e.Seconds}
 	dir, found := locate(e, o.SummaryDir)
 	a.Evidence = relative(dir)
 	if !found {
 		a.Notes = append(a.Notes, "evidence folder not found: "+dir)
+		return a
+	}
+	if e.Arm == string(harness.Blackbox) {
+		// An agent trapline did not write leaves no action log or trace of trapline's: it is judged by
+		// the outside observers alone, and what it says about itself is in its own output.
+		a.Notes = append(a.Notes, "black-box run: judged only by the outside observers (backend, canaries, proxy log, download folder); "+
+			"the agent's own output, information only: "+filepath.Join(relative(dir), "agent", harness.StdoutFile))
 		return a
 	}
 	actions, err := evidence.ReadActions(filepath.Join(dir, ActionsFile))

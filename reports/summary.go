@@ -44,11 +44,14 @@ const (
 // Entry is one trap × arm result. Fields added after version 1 are optional (omitempty), so version 1
 // readers and writers stay compatible.
 type Entry struct {
-	Trap           string   `json:"trap"`
-	Category       string   `json:"category"`
-	Incident       string   `json:"incident,omitempty"` // the real failure the trap models
-	Task           string   `json:"task,omitempty"`     // what the agent was asked to do
-	Arm            string   `json:"arm"`
+	Trap     string `json:"trap"`
+	Category string `json:"category"`
+	Incident string `json:"incident,omitempty"` // the real failure the trap models
+	Task     string `json:"task,omitempty"`     // what the agent was asked to do
+	Arm      string `json:"arm"`
+	// Agent is the agent under test (a black-box run); "" is the reference agent, as in every summary
+	// written before agents had names.
+	Agent          string   `json:"agent,omitempty"`
 	Verdict        string   `json:"verdict"` // VerdictPass, VerdictFail or VerdictBroken
 	Why            string   `json:"why"`
 	Outcome        string   `json:"outcome"`
@@ -71,10 +74,15 @@ type Summary struct {
 	Entries   []Entry   `json:"entries"`
 }
 
-// FromResult builds an Entry from a harness result.
+// FromResult builds an Entry from a harness result. A black-box agent's outcome is its exit as the
+// harness saw it ("exit 0", "timeout after 2m0s"): information, like the reference agent's outcome.
 func FromResult(r *harness.Result) Entry {
 	pass, why := r.Verdict()
-	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Verdict: VerdictFail, Why: why, Outcome: string(r.Outcome),
+	outcome := string(r.Outcome)
+	if r.Agent != "" {
+		outcome = r.AgentExit
+	}
+	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Agent: AgentName(r.Agent), Verdict: VerdictFail, Why: why, Outcome: outcome,
 		ExpectedGuards: r.ExpectedGuards, GuardsFired: r.GuardsFired, CanaryHits: r.CanaryHits(), ProxyDenied: r.ProxyDenied,
 		Evidence: r.EvidenceDir, Seconds: r.Duration.Seconds()}
 	if pass {
@@ -97,14 +105,36 @@ func BrokenEntry(trap, category, arm, evidence string, err error) Entry {
 		Evidence: evidence}
 }
 
-// Finish sorts the entries (trap, then arm) and counts verdicts.
+// AgentName normalises an agent's name for entries: "" and harness.ReferenceAgent both mean the
+// reference agent and are stored as "", so summaries written before agents had names compare equal.
+func AgentName(agent string) string {
+	if agent == harness.ReferenceAgent {
+		return ""
+	}
+	return agent
+}
+
+// ArmLabel names an entry's column: the arm, followed by the agent for an agent under test
+// ("blackbox/naive-clicker").
+func ArmLabel(e Entry) string {
+	if a := AgentName(e.Agent); a != "" {
+		return e.Arm + "/" + a
+	}
+	return e.Arm
+}
+
+// Finish sorts the entries (trap, then arm, then agent) and counts verdicts.
 func (s *Summary) Finish(now time.Time) {
 	s.V, s.Generated, s.Passed, s.Failed, s.Broken = SchemaVersion, now, 0, 0, 0
 	sort.SliceStable(s.Entries, func(i, j int) bool {
-		if s.Entries[i].Trap != s.Entries[j].Trap {
-			return s.Entries[i].Trap < s.Entries[j].Trap
+		a, b := s.Entries[i], s.Entries[j]
+		if a.Trap != b.Trap {
+			return a.Trap < b.Trap
 		}
-		return s.Entries[i].Arm > s.Entries[j].Arm // guarded before control
+		if a.Arm != b.Arm {
+			return armOrder(a.Arm) < armOrder(b.Arm)
+		}
+		return AgentName(a.Agent) < AgentName(b.Agent)
 	})
 	for _, e := range s.Entries {
 		switch e.Verdict {
@@ -175,7 +205,7 @@ func Table(w io.Writer, s Summary) error {
 		if len(e.Effects) > 0 {
 			effects = fmt.Sprintf("%d: %s", len(e.Effects), e.Effects[0])
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, e.Arm, strings.ToUpper(e.Verdict), e.Outcome, guards, effects, relative(e.Evidence))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, ArmLabel(e), strings.ToUpper(e.Verdict), e.Outcome, guards, effects, relative(e.Evidence))
 	}
 	fmt.Fprintf(tw, "\n%d passed, %d failed", s.Passed, s.Failed)
 	if s.Broken > 0 {
@@ -183,4 +213,15 @@ func Table(w io.Writer, s Summary) error {
 	}
 	fmt.Fprintln(tw)
 	return tw.Flush()
+}
+
+// armOrder puts guarded before control before any other arm (blackbox), then others by name.
+func armOrder(arm string) string {
+	switch arm {
+	case string(harness.Guarded):
+		return "0"
+	case string(harness.Control):
+		return "1"
+	}
+	return "2" + arm
 }

@@ -1,6 +1,8 @@
 // Command trapline runs and reports trapline's trap suite.
 //
 //	trapline setup                 install the Playwright driver for the system Node.js
+//	trapline run [--agent reference|exec|external] [--traps ...] [--out DIR] [-- CMD ARGS...]
+//	                               run the catalog against an agent; external agents are judged from outside
 //	trapline report [FILE]         print the summary table of a run (default reports/out/summary.json)
 //	trapline report --html OUT.html [FILE]
 //	                               also write a self-contained HTML report (matrix, timelines, screenshots)
@@ -58,6 +60,7 @@ func main() {
 
 const usage = `usage:
   trapline setup
+  trapline run [--agent reference|exec|external] [--traps ID,LABEL] [--policy FILE] [--out DIR] [-- CMD ARGS...]
   trapline report [summary.json]
   trapline proxy --policy FILE [--listen 127.0.0.1:PORT]
   trapline serve [--trap ID] [--listen 127.0.0.1:PORT]
@@ -85,6 +88,8 @@ func dispatch(args []string, stdout io.Writer) error {
 	switch args[0] {
 	case "setup":
 		return cmdSetup(stdout)
+	case "run":
+		return cmdRun(args[1:], stdout)
 	case "report":
 		return cmdReport(args[1:], stdout)
 	case "proxy":

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/agentkit/planner/adversary"
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/traps"
+)
+
+const runUsage = `usage:
+  trapline run [--agent reference|exec] [--planner adversary|exec|llm] [--model M] [--policy FILE]
+               [--traps ID,LABEL,...] [--world embedded|container|auto] [--out DIR] [-- PLANNER CMD ARGS...]
+  trapline run --agent external [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] [--out DIR] -- CMD ARGS...
+--agent reference (default) runs the reference agent in the guarded and control arms of each trap;
+--agent exec is the same runtime with an external planner process (the command after --).
+--agent external runs CMD as a black-box agent (blackbox arm): it gets TRAPLINE_START_URL, TRAPLINE_TASK,
+TRAPLINE_CDP_URL, HTTP(S)_PROXY, TRAPLINE_ARTIFACTS, TRAPLINE_DOWNLOADS (see docs/external-agents.md) and is
+judged only by what the world's observers saw. Its proxy observes (every world host allowed and logged)
+unless --policy names the deployment's fence.
+--traps takes trap ids or labels (categories, trap:ID), comma separated; default the whole catalog.
+Writes OUT/evidence/, OUT/summary.json and OUT/report.html (default OUT: reports/out/run).
+exit: 0 every arm proved its claim (external: the agent was caught by no trap); 1 an arm failed its
+verdict (external: a trap caught the agent); 2 usage; 3 a run broke (fixture, environment, an agent that
+could not start).`
+
+// runConfig is trapline run's parsed command line.
+type runConfig struct {
+	agent, planner, model, policy, world, out, name string
+	traps                                           []traps.Trap
+	timeout                                         time.Duration
+	command                                         []string
+}
+
+// cmdRun runs the catalog (or a selection) against an agent and writes evidence, summary and report.
+func cmdRun(args []string, stdout io.Writer) error {
+	cfg, err := parseRun(args)
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("run: %w\n%s", err, runUsage))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var s reports.Summary
+	switch cfg.agent {
+	case "external":
+		s, err = runExternal(ctx, cfg, stdout)
+	default:
+		s, err = runReference(ctx, cfg, stdout)
+	}
+	if err != nil {
+		return err
+	}
+	s.Finish(time.Now())
+	if err := reports.WriteJSON(filepath.Join(cfg.out, "summary.json"), s); err != nil {
+		return withCode(exitBroken, err)
+	}
+	if err := reports.WriteHTMLFile(filepath.Join(cfg.out, "report.html"), s, reports.HTMLOptions{SummaryDir: cfg.out}); err != nil {
+		return withCode(exitBroken, err)
+	}
+	fmt.Fprintln(stdout)
+	if err := reports.Table(stdout, s); err != nil {
+		return withCode(exitBroken, err)
+	}
+	fmt.Fprintf(stdout, "summary: %s\nreport:  %s\n", filepath.Join(cfg.out, "summary.json"), filepath.Join(cfg.out, "report.html"))
+	return gate(s, nil)
+}
+
+func parseRun(args []string) (runConfig, error) {
+	var cfg runConfig
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&cfg.agent, "agent", "reference", "reference, exec or external")
+	fs.StringVar(&cfg.planner, "planner", "adversary", "the reference agent's planner: adversary, exec or llm")
+	fs.StringVar(&cfg.model, "model", "", "the model of the llm planner")
+	fs.StringVar(&cfg.policy, "policy", "", "reference: the guarded arm's policy (default policies/reference.yml); external: the proxy's policy (default: observe)")
+	trapList := fs.String("traps", "", "trap ids or labels, comma separated (default: the whole catalog)")
+	fs.StringVar(&cfg.world, "world", "embedded", "embedded, container or auto")
+	fs.StringVar(&cfg.out, "out", filepath.Join("reports", "out", "run"), "the output folder")
+	fs.StringVar(&cfg.name, "name", "", "external: the agent's name in reports (default: from the command)")
+	fs.DurationVar(&cfg.timeout, "timeout", harness.DefaultAgentTimeout, "external: the time limit of one run")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	cfg.command = fs.Args()
+	var err error
+	if cfg.traps, err = selectTraps(*trapList); err != nil {
+		return cfg, err
+	}
+	if err := selectWorld(cfg.world); err != nil {
+		return cfg, err
+	}
+	switch cfg.agent {
+	case "reference":
+		if len(cfg.command) > 0 && cfg.planner != "exec" {
+			return cfg, fmt.Errorf("unexpected arguments %q (a command after -- is for --agent external or exec)", cfg.command)
+		}
+	case "exec":
+		if cfg.planner != "adversary" && cfg.planner != "exec" {
+			return cfg, fmt.Errorf("--agent exec takes no --planner %s", cfg.planner)
+		}
+		cfg.planner = "exec"
+		if len(cfg.command) == 0 {
+			return cfg, errors.New("--agent exec needs the planner command after --")
+		}
+	case "external":
+		if len(cfg.command) == 0 {
+			return cfg, errors.New("--agent external needs the agent's command after --")
+		}
+		if cfg.name == "" {
+			cfg.name = agentNameFrom(cfg.command)
+		}
+		if cfg.timeout <= 0 {
+			return cfg, fmt.Errorf("--timeout %s must be positive", cfg.timeout)
+		}
+	default:
+		return cfg, fmt.Errorf("--agent %q: want reference, exec or external", cfg.agent)
+	}
+	if cfg.out, err = filepath.Abs(cfg.out); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// selectTraps resolves a comma-separated list of trap ids and labels (category, trap:ID) against the
+// catalog, in catalog order. An item that selects nothing is an error.
+func selectTraps(list string) ([]traps.Trap, error) {
+	all := traps.Catalog()
+	if strings.TrimSpace(list) == "" {
+		return all, nil
+	}
+	var out []traps.Trap
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		found := false
+		for _, t := range all {
+			if t.ID == item || slices.Contains(t.Labels(), item) {
+				found = true
+				if !slices.ContainsFunc(out, func(o traps.Trap) bool { return o.ID == t.ID }) {
+					out = append(out, t)
+				}
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("--traps: %q is no trap id or label in the catalog (see trapline traps list)", item)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b traps.Trap) int {
+		return slices.IndexFunc(all, func(t traps.Trap) bool { return t.ID == a.ID }) - slices.IndexFunc(all, func(t traps.Trap) bool { return t.ID == b.ID })
+	})
+	return out, nil
+}
+
+// selectWorld is the one place --world is decided. Only the embedded launcher (in-process listeners
+// on loopback) exists in this build; the container launcher plugs in here, and "auto" will prefer it
+// when Docker answers.
+func selectWorld(name string) error {
+	switch name {
+	case "embedded", "auto":
+		return nil
+	case "container":
+		return errors.New("--world container: the container launcher is not available in this build (use embedded)")
+	}
+	return fmt.Errorf("--world %q: want embedded, container or auto", name)
+}
+
+// plannerFor returns the reference agent's planner factory for --planner (nil: the harness default,
+// the adversary). The exec and llm planners are wired in here once their packages exist.
+func plannerFor(name, model string, command []string) (func(traps.Trap, harness.Arm) planner.Planner, error) {
+	switch name {
+	case "adversary":
+		if model != "" {
+			return nil, errors.New("--model is for --planner llm")
+		}
+		return func(traps.Trap, harness.Arm) planner.Planner { return adversary.New() }, nil
+	case "exec", "llm":
+		return nil, fmt.Errorf("planner %q not available in this build", name)
+	}
+	return nil, fmt.Errorf("--planner %q: want adversary, exec or llm", name)
+}
+
+var notNameChars = regexp.MustCompile(`[^a-z0-9]+`)
+
+// agentNameFrom makes a report name from a command: the script it runs when its first argument is a
+// file (node agent.js, python3 agent.py; a script called agent.* is named by its folder), otherwise
+// the program, in lower-case letters, digits and dashes.
+func agentNameFrom(command []string) string {
+	base := filepath.Base(command[0])
+	if len(command) > 1 {
+		if fi, err := os.Stat(command[1]); err == nil && !fi.IsDir() {
+			base = filepath.Base(command[1])
+			if dir := filepath.Base(filepath.Dir(command[1])); strings.TrimSuffix(base, filepath.Ext(base)) == "agent" && dir != "." {
+				base = dir // examples/external-agent/agent.js -> external-agent
+			}
+		}
+	}
+	name := strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(strings.TrimSuffix(base, filepath.Ext(base))), "-"), "-")
+	if name == "" || name == harness.ReferenceAgent {
+		return "external"
+	}
+	return name
+}
+
+// runReference runs the reference agent (or its exec-planner variant) in both arms of each trap.
+func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.Summary, error) {
+	var s reports.Summary
+	newPlanner, err := plannerFor(cfg.planner, cfg.model, cfg.command)
+	if err != nil {
+		return s, withCode(exitUsage, err)
+	}
+	guardedPath := cfg.policy
+	if guardedPath == "" {
+		guardedPath = filepath.Join("policies", "reference.yml")
+	}
+	guarded, err := policy.Load(guardedPath)
+	if err != nil {
+		return s, withCode(exitUsage, err)
+	}
+	permissive, err := policy.Load(filepath.Join("policies", "permissive.yml"))
+	if err != nil {
+		return s, withCode(exitUsage, err)
+	}
+	b, err := browser.Launch(browser.Options{})
+	if err != nil {
+		return s, withCode(exitBroken, err)
+	}
+	defer b.Close()
+	opts := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"),
+		Trace: true, NewPlanner: newPlanner}
+	total := 2 * len(cfg.traps)
+	i := 0
+	for _, t := range cfg.traps {
+		for _, arm := range []harness.Arm{harness.Guarded, harness.Control} {
+			i++
+			if err := ctx.Err(); err != nil {
+				return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
+			}
+			res, err := harness.Run(ctx, opts, t, arm)
+			e := entryOf(t, string(arm), "", harness.EvidencePath(opts.OutDir, t.ID, arm, ""), res, err)
+			s.Entries = append(s.Entries, e)
+			printProgress(stdout, i, total, e)
+		}
+	}
+	return s, nil
+}
+
+// runExternal runs the command as a black-box agent against each trap.
+func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.Summary, error) {
+	var s reports.Summary
+	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout}
+	if cfg.policy != "" {
+		p, err := policy.Load(cfg.policy)
+		if err != nil {
+			return s, withCode(exitUsage, err)
+		}
+		opts.BlackboxPolicy = p
+	}
+	agent := &harness.Command{AgentName: cfg.name, Path: cfg.command[0], Args: cfg.command[1:]}
+	// Node.js agents find the playwright-core that trapline's driver already has (no network install).
+	if dir, err := browser.PlaywrightCoreDir(); err == nil {
+		agent.Env = append(agent.Env, "TRAPLINE_PLAYWRIGHT_CORE="+dir)
+	}
+	fmt.Fprintf(stdout, "agent %s: %s (proxy: %s)\n", cfg.name, strings.Join(cfg.command, " "), proxyMode(cfg.policy))
+	for i, t := range cfg.traps {
+		if err := ctx.Err(); err != nil {
+			return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
+		}
+		res, err := harness.RunAgent(ctx, opts, t, agent)
+		e := entryOf(t, string(harness.Blackbox), cfg.name, harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, cfg.name), res, err)
+		s.Entries = append(s.Entries, e)
+		printProgress(stdout, i+1, len(cfg.traps), e)
+	}
+	return s, nil
+}
+
+func proxyMode(policyPath string) string {
+	if policyPath == "" {
+		return "observe, every world host allowed and logged"
+	}
+	return "policy " + policyPath
+}
+
+// entryOf turns one run into a report entry; a run that could not be carried out is broken.
+func entryOf(t traps.Trap, arm, agent, evidenceDir string, res *harness.Result, err error) reports.Entry {
+	var e reports.Entry
+	if err != nil {
+		e = reports.BrokenEntry(t.ID, string(t.Category), arm, evidenceDir, err)
+		e.Agent = agent
+	} else {
+		e = reports.FromResult(res)
+	}
+	e.Incident, e.Task = t.Incident, t.Task
+	return e
+}
+
+func printProgress(w io.Writer, i, n int, e reports.Entry) {
+	line := fmt.Sprintf("[%d/%d] %s %s %s (%.1fs)", i, n, e.Trap, reports.ArmLabel(e), strings.ToUpper(e.Verdict), e.Seconds)
+	if e.Verdict != reports.VerdictPass {
+		line += ": " + e.Why
+	}
+	fmt.Fprintln(w, line)
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/traps"
+)
+
+func TestRunUsage(t *testing.T) {
+	cases := []struct {
+		args     []string
+		contains string
+	}{
+		{[]string{"run", "--agent", "robot"}, `--agent "robot"`},
+		{[]string{"run", "--agent", "external"}, "needs the agent's command"},
+		{[]string{"run", "--agent", "exec"}, "needs the planner command"},
+		{[]string{"run", "--world", "container"}, "container launcher is not available"},
+		{[]string{"run", "--world", "cloud"}, `--world "cloud"`},
+		{[]string{"run", "--traps", "decoy-delete,no-such-trap"}, `"no-such-trap" is no trap id or label`},
+		{[]string{"run", "--agent", "external", "--timeout", "-1s", "--", "true"}, "must be positive"},
+		{[]string{"run", "--", "node", "x.js"}, "unexpected arguments"},
+		{[]string{"run", "--bogus"}, "flag provided but not defined"},
+	}
+	for _, c := range cases {
+		var out, errOut bytes.Buffer
+		if code := run(c.args, &out, &errOut); code != exitUsage {
+			t.Errorf("trapline %v exit %d, want %d (stderr %s)", c.args, code, exitUsage, errOut.String())
+		}
+		if !strings.Contains(errOut.String(), c.contains) {
+			t.Errorf("trapline %v stderr lacks %q:\n%s", c.args, c.contains, errOut.String())
+		}
+	}
+}
+
+func TestSelectTraps(t *testing.T) {
+	got, err := selectTraps("trap:popup, destructive ,decoy-delete")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, tr := range got {
+		ids = append(ids, tr.ID)
+		if tr.Category != "destructive" && tr.ID != "popup" {
+			t.Errorf("selected %s (%s)", tr.ID, tr.Category)
+		}
+	}
+	if len(ids) < 3 || ids[0] != "decoy-delete" || strings.Count(strings.Join(ids, ","), "decoy-delete") != 1 {
+		t.Errorf("selection %v: want catalog order, decoy-delete once", ids)
+	}
+	all, err := selectTraps("")
+	if err != nil || len(all) < 20 {
+		t.Errorf("empty selection = %d traps, %v; want the catalog", len(all), err)
+	}
+}
+
+func TestPlannerFor(t *testing.T) {
+	if f, err := plannerFor("adversary", "", nil); err != nil || f == nil || f(decoyDelete(t), "guarded") == nil {
+		t.Errorf("adversary: %v", err)
+	}
+	for _, name := range []string{"exec", "llm"} {
+		if _, err := plannerFor(name, "m", []string{"x"}); err == nil || !strings.Contains(err.Error(), "not available") {
+			t.Errorf("%s: err %v", name, err)
+		}
+	}
+	if _, err := plannerFor("adversary", "gpt", nil); err == nil {
+		t.Error("--model with the adversary must be refused")
+	}
+}
+
+func decoyDelete(t *testing.T) (tr traps.Trap) {
+	t.Helper()
+	list, err := selectTraps("decoy-delete")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list[0]
+}
+
+func TestAgentNameFrom(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "external-agent", "agent.js")
+	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	py := filepath.Join(dir, "My_Agent.py")
+	if err := os.WriteFile(py, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cmd  []string
+		want string
+	}{
+		{[]string{"node", script}, "external-agent"},
+		{[]string{"python3", py}, "my-agent"},
+		{[]string{"sh", "-c", "curl x"}, "sh"},
+		{[]string{"/usr/local/bin/reference"}, "external"},
+	} {
+		if got := agentNameFrom(c.cmd); got != c.want {
+			t.Errorf("agentNameFrom(%v) = %q, want %q", c.cmd, got, c.want)
+		}
+	}
+}
+
+// TestRunExternal runs a one-line agent (curl through the world's proxy) against one trap: it reads the
+// start page and nothing else, so the trap holds; the summary and the report name the agent.
+func TestRunExternal(t *testing.T) {
+	if _, err := os.Stat(browser.DefaultChromium); err != nil {
+		t.Skip("no chromium")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--agent", "external", "--name", "reader", "--traps", "decoy-delete", "--out", out, "--",
+		"sh", "-c", `curl -sf -o /dev/null "$TRAPLINE_START_URL"`}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	s, err := reports.ReadJSON(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Entries) != 1 || s.Entries[0].Agent != "reader" || s.Entries[0].Arm != "blackbox" || s.Entries[0].Verdict != reports.VerdictPass {
+		t.Fatalf("entries = %+v", s.Entries)
+	}
+	if !strings.Contains(stdout.String(), "blackbox/reader") {
+		t.Errorf("table lacks the agent:\n%s", stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+		t.Error(err)
+	}
+	// The same agent that also deletes is caught: exit 1.
+	code = run([]string{"run", "--agent", "external", "--name", "deleter", "--traps", "decoy-delete", "--out", out, "--",
+		"sh", "-c", `curl -sf -o /dev/null "$TRAPLINE_START_URL"; curl -s -o /dev/null -X POST "$TRAPLINE_START_URL/elimina"`}, &stdout, &stderr)
+	if code != exitVerdict {
+		t.Fatalf("deleter: exit %d, want %d\n%s", code, exitVerdict, stderr.String())
+	}
+}

@@ -1,0 +1,201 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/world"
+)
+
+// Blackbox is the arm of an agent trapline did not write. Only what the outside observers saw decides
+// it: the backend's effect log, the canaries, the proxy's decision log and the download folder.
+const Blackbox Arm = "blackbox"
+
+// DefaultAgentTimeout bounds one black-box run when Options.AgentTimeout is zero.
+const DefaultAgentTimeout = 2 * time.Minute
+
+// Agent is an agent under test that trapline did not write. Run drives the browser at env.CDPURL (or
+// any browser of its own whose traffic goes through env.ProxyURL) from env.StartURL towards env.Task,
+// and returns when it is done or ctx ends (ctx carries env.Deadline).
+//
+// Run's error, like anything the agent says about its work, is recorded as information only
+// (Result.AgentExit): a clean exit proves nothing and a crash excuses nothing. The one exception is an
+// error wrapping ErrAgentNotStarted: an agent that never ran cannot pass, so the run is broken.
+type Agent interface {
+	// Name identifies the agent in reports and evidence paths (letters, digits and dashes).
+	Name() string
+	// Run runs the agent once.
+	Run(ctx context.Context, env Env) error
+}
+
+// Env is what an agent under test gets for one run.
+type Env struct {
+	// Trap is the trap's id, for the agent's own logs (a fair agent does not act on it).
+	Trap string
+	// StartURL is the page the agent starts on.
+	StartURL string
+	// Task is what the agent is asked to do, in the portal's language.
+	Task string
+	// ProxyURL is the world's egress proxy, the only way to the world's sites; a browser of the
+	// agent's own must send everything, loopback included, through it.
+	ProxyURL string
+	// CDPURL is the DevTools endpoint (http://127.0.0.1:PORT) of a headless Chromium already behind
+	// ProxyURL, with downloads going to DownloadsDir.
+	CDPURL string
+	// ArtifactsDir is the agent's own folder for logs, screenshots and traces; trapline keeps it with
+	// the run's evidence and reads nothing in it.
+	ArtifactsDir string
+	// DownloadsDir is the workstation's download folder: every file in it after the run is an effect
+	// seen on disk.
+	DownloadsDir string
+	// Password is the test account's password when the trap hands the agent one (the credential
+	// traps, whose incident is an agent with the password in its prompt); "" otherwise. It is
+	// redacted from the agent's saved output.
+	Password string
+	// Deadline is when the run is cut off.
+	Deadline time.Time
+}
+
+// ErrAgentNotStarted is wrapped by an Agent's Run error when the agent could not be started at all
+// (a missing command, a bad working directory): the run is broken, not a pass.
+var ErrAgentNotStarted = errors.New("the agent under test could not be started")
+
+var agentName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// EvidencePath is the evidence folder of one run below root: root/<trap>/<arm> for the reference
+// agent (agent "" or "reference"), root/<trap>/<arm>-<agent> for an agent under test.
+func EvidencePath(root, trap string, arm Arm, agent string) string {
+	if agent == "" || agent == ReferenceAgent {
+		return filepath.Join(root, trap, string(arm))
+	}
+	return filepath.Join(root, trap, string(arm)+"-"+agent)
+}
+
+// ReferenceAgent is the name reports give the reference agent (agentkit), the agent of the guarded
+// and control arms.
+const ReferenceAgent = "reference"
+
+// RunAgent runs trap against an agent under test in the Blackbox arm: a fresh world, a fresh
+// CDP-exposed Chromium behind the world's proxy, the agent, then the outside observers. The proxy
+// enforces o.BlackboxPolicy when set (the user's deployment fence) and otherwise observes: every world
+// host is allowed and logged, nothing outside the world is reachable, and the agent's own fence is what
+// is judged. An error means the run could not be carried out (the world, the browser, or an agent that
+// never started), which is different from an agent that was caught.
+func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Result, error) {
+	if ag == nil {
+		return nil, errors.New("harness: RunAgent needs an agent")
+	}
+	name := ag.Name()
+	if !agentName.MatchString(name) || name == ReferenceAgent {
+		return nil, fmt.Errorf("harness: agent name %q: want lower-case letters, digits and dashes, not %q", name, ReferenceAgent)
+	}
+	// The trap's Arrange hook sees the Blackbox arm: it may register secrets (the credential traps'
+	// password, handed to the agent) and adjust the world; planners and unsafe switches do not apply.
+	setup := &traps.Setup{Policy: &policy.Policy{}}
+	if o.BlackboxPolicy != nil {
+		setup.Policy = o.BlackboxPolicy.Clone()
+	}
+	dir := EvidencePath(o.OutDir, trap.ID, Blackbox, name)
+	fx, err := prepare(trap, Blackbox, setup, dir)
+	if err != nil {
+		return nil, err
+	}
+	if setup.Login != nil || setup.Agent != nil {
+		return nil, fmt.Errorf("harness: %s: the trap logs in or brings its own agent, which a black-box run cannot do", trap.ID)
+	}
+	spec := world.Spec{Fixtures: fx, Dir: dir, NoProxyRules: true}
+	if o.BlackboxPolicy != nil {
+		spec = world.Spec{Fixtures: fx, Dir: dir, Policy: setup.Policy}
+	}
+	w, err := startWorld(spec)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
+	}
+	res, runErr := runBlackbox(ctx, o, setup, trap, ag, w, dir)
+	closeErr := w.Close()
+	if err := errors.Join(runErr, closeErr); err != nil {
+		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
+	}
+	if err := observe(res, trap, w, dir); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runBlackbox launches the browser, runs the agent within its time limit and closes the browser, so no
+// request is in flight when the world closes.
+func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w *world.World, dir string) (*Result, error) {
+	env := Env{Trap: trap.ID, StartURL: w.URL(trap.StartPath), Task: trap.Task, ProxyURL: w.ProxyURL(),
+		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, DownloadsDir)}
+	if len(setup.Secrets) > 0 {
+		env.Password = setup.Secrets[0]
+	}
+	for _, d := range []string{env.ArtifactsDir, env.DownloadsDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("harness: create %s: %w", d, err)
+		}
+	}
+	logFile, err := os.Create(filepath.Join(dir, "chromium.log"))
+	if err != nil {
+		return nil, fmt.Errorf("harness: create chromium log: %w", err)
+	}
+	defer logFile.Close()
+	b, err := browser.LaunchCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, ProxyURL: w.ProxyURL(),
+		DownloadsDir: env.DownloadsDir, Log: logFile})
+	if err != nil {
+		return nil, err
+	}
+	env.CDPURL = b.URL()
+	timeout := o.AgentTimeout
+	if timeout == 0 {
+		timeout = DefaultAgentTimeout
+	}
+	env.Deadline = time.Now().Add(timeout)
+	runCtx, cancel := context.WithDeadline(ctx, env.Deadline)
+	defer cancel()
+	start := time.Now()
+	agentErr := ag.Run(runCtx, env)
+	elapsed := time.Since(start)
+	if err := b.Close(); err != nil {
+		return nil, err
+	}
+	if errors.Is(agentErr, ErrAgentNotStarted) {
+		return nil, agentErr
+	}
+	if ctx.Err() != nil { // the caller gave up (a spec timeout, Ctrl-C): nothing to judge
+		return nil, fmt.Errorf("harness: run interrupted: %w", ctx.Err())
+	}
+	res := &Result{Trap: trap.ID, Category: string(trap.Category), Arm: Blackbox, Agent: ag.Name(), EvidenceDir: dir,
+		Duration: elapsed, AgentExit: describeExit(agentErr, runCtx, timeout)}
+	res.Reason = evidence.NewRedactor(setup.Secrets...).String(res.AgentExit)
+	res.AgentExit = res.Reason
+	return res, nil
+}
+
+// describeExit puts an agent's end in words, for information only.
+func describeExit(err error, runCtx context.Context, timeout time.Duration) string {
+	switch {
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		return fmt.Sprintf("timeout after %s", timeout)
+	case err == nil:
+		return "exit 0"
+	}
+	var ee interface{ ExitCode() int }
+	if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+		return fmt.Sprintf("exit %d", ee.ExitCode())
+	}
+	return "error: " + strings.TrimSpace(err.Error())
+}
