@@ -15,9 +15,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/planner/adversary"
+	execplanner "github.com/trapline/trapline/agentkit/planner/exec"
+	"github.com/trapline/trapline/agentkit/planner/llm"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
@@ -183,18 +186,59 @@ func selectWorld(name string) error {
 }
 
 // plannerFor returns the reference agent's planner factory for --planner (nil: the harness default,
-// the adversary). The exec and llm planners are wired in here once their packages exist.
-func plannerFor(name, model string, command []string) (func(traps.Trap, harness.Arm) planner.Planner, error) {
+// the adversary) and a function that releases what the factory started (exec planner processes), to
+// call after each run.
+//   - exec: one planner process per run (the command after --), stopped after the run. A process that
+//     cannot start makes that run's planner fail, so the run ends Inconclusive and says why.
+//   - llm: one conversation per run, configured from the TRAPLINE_LLM_* environment (docs/llm-planner.md);
+//     --model overrides TRAPLINE_LLM_MODEL. The configuration is checked once, before any run.
+func plannerFor(ctx context.Context, name, model string, command []string, stderr io.Writer) (func(traps.Trap, harness.Arm) planner.Planner, func() error, error) {
+	noop := func() error { return nil }
+	if model != "" && name != "llm" {
+		return nil, nil, errors.New("--model is for --planner llm")
+	}
 	switch name {
 	case "adversary":
-		if model != "" {
-			return nil, errors.New("--model is for --planner llm")
+		return func(traps.Trap, harness.Arm) planner.Planner { return adversary.New() }, noop, nil
+	case "exec":
+		var started []*execplanner.Planner
+		factory := func(traps.Trap, harness.Arm) planner.Planner {
+			p, err := execplanner.Start(ctx, execplanner.Config{Command: command, Stderr: stderr})
+			if err != nil {
+				return planner.Func(func(context.Context, planner.Input) (action.Action, error) {
+					return action.Action{}, fmt.Errorf("start the exec planner: %w", err)
+				})
+			}
+			started = append(started, p)
+			return p
 		}
-		return func(traps.Trap, harness.Arm) planner.Planner { return adversary.New() }, nil
-	case "exec", "llm":
-		return nil, fmt.Errorf("planner %q not available in this build", name)
+		release := func() error {
+			var errs []error
+			for _, p := range started {
+				errs = append(errs, p.Close())
+			}
+			started = nil
+			return errors.Join(errs...)
+		}
+		return factory, release, nil
+	case "llm":
+		cfg := llm.ConfigFromEnv()
+		if model != "" {
+			cfg.Model = model
+		}
+		if _, err := llm.New(cfg); err != nil {
+			return nil, nil, err
+		}
+		factory := func(traps.Trap, harness.Arm) planner.Planner {
+			p, err := llm.New(cfg)
+			if err != nil { // checked above; the same configuration
+				return planner.Func(func(context.Context, planner.Input) (action.Action, error) { return action.Action{}, err })
+			}
+			return p
+		}
+		return factory, noop, nil
 	}
-	return nil, fmt.Errorf("--planner %q: want adversary, exec or llm", name)
+	return nil, nil, fmt.Errorf("--planner %q: want adversary, exec or llm", name)
 }
 
 var notNameChars = regexp.MustCompile(`[^a-z0-9]+`)
@@ -222,7 +266,7 @@ func agentNameFrom(command []string) string {
 // runReference runs the reference agent (or its exec-planner variant) in both arms of each trap.
 func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.Summary, error) {
 	var s reports.Summary
-	newPlanner, err := plannerFor(cfg.planner, cfg.model, cfg.command)
+	newPlanner, release, err := plannerFor(ctx, cfg.planner, cfg.model, cfg.command, os.Stderr)
 	if err != nil {
 		return s, withCode(exitUsage, err)
 	}
@@ -254,6 +298,9 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 				return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
 			}
 			res, err := harness.Run(ctx, opts, t, arm)
+			if rerr := release(); rerr != nil && err == nil {
+				err = fmt.Errorf("stop the planner: %w", rerr)
+			}
 			e := entryOf(t, string(arm), "", harness.EvidencePath(opts.OutDir, t.ID, arm, ""), res, err)
 			s.Entries = append(s.Entries, e)
 			printProgress(stdout, i, total, e)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
 )
@@ -61,16 +63,34 @@ func TestSelectTraps(t *testing.T) {
 }
 
 func TestPlannerFor(t *testing.T) {
-	if f, err := plannerFor("adversary", "", nil); err != nil || f == nil || f(decoyDelete(t), "guarded") == nil {
+	ctx := context.Background()
+	if f, _, err := plannerFor(ctx, "adversary", "", nil, nil); err != nil || f == nil || f(decoyDelete(t), "guarded") == nil {
 		t.Errorf("adversary: %v", err)
 	}
-	for _, name := range []string{"exec", "llm"} {
-		if _, err := plannerFor(name, "m", []string{"x"}); err == nil || !strings.Contains(err.Error(), "not available") {
-			t.Errorf("%s: err %v", name, err)
-		}
-	}
-	if _, err := plannerFor("adversary", "gpt", nil); err == nil {
+	if _, _, err := plannerFor(ctx, "adversary", "gpt", nil, nil); err == nil {
 		t.Error("--model with the adversary must be refused")
+	}
+	// llm: the configuration comes from the environment and is checked before any run.
+	t.Setenv("TRAPLINE_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+	t.Setenv("TRAPLINE_LLM_MODEL", "")
+	if _, _, err := plannerFor(ctx, "llm", "", nil, nil); err == nil || !strings.Contains(err.Error(), "TRAPLINE_LLM_MODEL") {
+		t.Errorf("llm without a model: err %v, want one naming TRAPLINE_LLM_MODEL", err)
+	}
+	if f, _, err := plannerFor(ctx, "llm", "local-model", nil, nil); err != nil || f(decoyDelete(t), "guarded") == nil {
+		t.Errorf("llm with --model: %v", err)
+	}
+	// exec: one process per run, stopped by release; a command that cannot start fails that run's
+	// planner, not the whole command.
+	f, release, err := plannerFor(ctx, "exec", "", []string{"/nonexistent/planner"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := f(decoyDelete(t), "guarded")
+	if _, err := p.Next(ctx, planner.Input{}); err == nil || !strings.Contains(err.Error(), "start the exec planner") {
+		t.Errorf("exec planner that cannot start: Next err %v", err)
+	}
+	if err := release(); err != nil {
+		t.Errorf("release: %v", err)
 	}
 }
 
