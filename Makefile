@@ -9,7 +9,7 @@ GINKGO     := $(GO) tool ginkgo
 LABELS     ?=
 LABEL_ARG  := $(if $(LABELS),--label-filter='$(LABELS)',)
 # The demo runs the trap catalog and the scenario; the bypass suite (network layers) runs in make test.
-DEMO_LABEL_ARG := --label-filter='$(if $(LABELS),$(LABELS),!bypass)'
+DEMO_LABEL_ARG := --label-filter='$(if $(LABELS),$(LABELS),!bypass && !external)'
 
 UNIT_PKGS   = $(shell $(GO) list ./... | grep -v /specs$$)
 
@@ -68,9 +68,9 @@ flake: setup
 ## reference policy, a run under the broken one, then the baseline diff (exits 4: regressions)
 gate-demo: setup
 	@rm -rf $(OUT)/gate && mkdir -p $(OUT)/gate
-	TRAPLINE_OUT=$(abspath $(OUT))/gate/baseline $(GINKGO) --procs=$(PROCS) --label-filter='!bypass && !scenario' ./specs >$(OUT)/gate/baseline.log 2>&1
+	TRAPLINE_OUT=$(abspath $(OUT))/gate/baseline $(GINKGO) --procs=$(PROCS) --label-filter='!bypass && !scenario && !external' ./specs >$(OUT)/gate/baseline.log 2>&1
 	-TRAPLINE_POLICY=$(abspath policies/testdata/broken-no-deny-words.yml) TRAPLINE_OUT=$(abspath $(OUT))/gate/broken \
-	  $(GINKGO) --procs=$(PROCS) --label-filter='!bypass && !scenario' --junit-report=junit.xml --output-dir=$(OUT)/gate/broken ./specs >$(OUT)/gate/broken.log 2>&1
+	  $(GINKGO) --procs=$(PROCS) --label-filter='!bypass && !scenario && !external' --junit-report=junit.xml --output-dir=$(OUT)/gate/broken ./specs >$(OUT)/gate/broken.log 2>&1
 	$(GO) run ./cmd/trapline report --baseline $(OUT)/gate/baseline/summary.json $(OUT)/gate/broken/summary.json
 
 ## bench: every benchmark of issue 9, medians of repeated runs, recorded in bench/results.json (see
