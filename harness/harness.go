@@ -60,6 +60,8 @@ type Options struct {
 	// NewPlanner makes the default planner for a run (a trap's Arrange hook may still replace it); nil
 	// means the adversary.
 	NewPlanner func(traps.Trap, Arm) planner.Planner
+	// World starts each run's world; nil means world.Embedded{} (in process).
+	World world.Launcher
 }
 
 // Result is what one run produced, as the outside observers saw it.
@@ -147,7 +149,11 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if trap.Arrange != nil {
 		trap.Arrange(arm, setup)
 	}
-	w, err := world.Start(world.Spec{Policy: setup.Policy, Fixtures: fx, Dir: dir, NoProxyRules: setup.NoProxyRules})
+	launcher := o.World
+	if launcher == nil {
+		launcher = world.Embedded{}
+	}
+	w, err := launcher.Launch(ctx, world.Spec{Policy: setup.Policy, Fixtures: fx, Source: trap.ID, Dir: dir, NoProxyRules: setup.NoProxyRules})
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
@@ -160,10 +166,18 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	res.Effects = append(w.Effects(), disk...)
+	effects, err := w.Effects()
+	if err != nil { // unknown is not absent: a run whose effects cannot be read proves nothing
+		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
+	}
+	decisions, err := w.ProxyDecisions()
+	if err != nil {
+		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
+	}
+	res.Effects = append(effects, disk...)
 	res.Forbidden = trap.Observed(res.Effects)
 	worldHosts := w.Hosts()
-	for _, d := range w.ProxyDecisions() {
+	for _, d := range decisions {
 		if d.Verdict == proxy.VerdictDeny {
 			res.ProxyDenied++
 			// The proxy is the fence's second layer: its denials of the world's own hosts are guards
@@ -201,7 +215,7 @@ func armPolicy(o Options, arm Arm) (*policy.Policy, error) {
 	return nil, fmt.Errorf("harness: unknown arm %q", arm)
 }
 
-func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, arm Arm, w *world.World, dir string) (*Result, error) {
+func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, arm Arm, w world.World, dir string) (*Result, error) {
 	if setup.Login != nil {
 		setup.Secrets = append(setup.Secrets, setup.Login.Password)
 	}

@@ -35,7 +35,7 @@ func cmdServe(args []string, stdout io.Writer) error {
 }
 
 // serve runs the world until ctx ends; ready, when not nil, receives the world once it is up.
-func serve(ctx context.Context, trapID, policyPath, listen, out string, stdout io.Writer, ready chan<- *world.World) error {
+func serve(ctx context.Context, trapID, policyPath, listen, out string, stdout io.Writer, ready chan<- *world.Local) error {
 	trap, err := traps.Lookup(trapID)
 	if err != nil {
 		return withCode(exitUsage, err)
