@@ -437,3 +437,6 @@ func (w *World) Close() error {
 	})
 	return w.closeErr
 }
+
+// Run returns the run ID this launcher labels its containers and networks with.
+func (l *Launcher) Run() string { return l.cfg.Run }
