@@ -62,4 +62,3 @@ func TestReadDecisionsNamesTheBadLine(t *testing.T) {
 		t.Fatalf("got %v, want an error naming p.jsonl:2", err)
 	}
 }
-
