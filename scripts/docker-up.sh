@@ -19,6 +19,11 @@ if ! command -v dockerd >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq docker.io >/dev/null
+  # On a machine with an init system the package may have started the engine itself.
+  if timeout 5 docker info >/dev/null 2>&1; then
+    echo "docker-up: engine answers (started by the package)"
+    exit 0
+  fi
 fi
 log="${DOCKERD_LOG:-/tmp/dockerd.log}"
 echo "docker-up: starting dockerd (log: $log)"
