@@ -239,11 +239,11 @@ func TestOwnerGone(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if !ownerGone(ownerOf(cmd.Process.Pid)) && startTime(cmd.Process.Pid) == "" {
-		// The pid may be reused already; then at least a wrong start time must count as gone.
-		t.Log("pid reused")
-	}
 	host, _ := os.Hostname()
+	// A finished process: its pid no longer runs (or, if already reused, with another start time).
+	if !ownerGone(fmt.Sprintf("%s/%d/%s", host, cmd.Process.Pid, "1")) {
+		t.Fatal("a finished process is taken for alive")
+	}
 	if !ownerGone(fmt.Sprintf("%s/%d/1", host, os.Getpid())) {
 		t.Fatal("a live pid with another start time is the same process")
 	}
