@@ -45,6 +45,25 @@ specs:
 	@mkdir -p $(OUT)
 	$(GINKGO) --procs=$(PROCS) $(LABEL_ARG) --junit-report=junit.xml --output-dir=$(OUT) ./specs
 
+## setup-docker: make a Docker engine answer for container mode (installs docker.io and starts dockerd
+## when none does; see docs/container-mode.md)
+.PHONY: setup-docker specs-container check-leftovers
+setup-docker:
+	@scripts/docker-up.sh
+
+## specs-container: the Ginkgo specs with the staging world in containers (TRAPLINE_WORLD=container),
+## reports in $(OUT)/container, then the check that no labelled container or network is left
+specs-container: setup-docker
+	TRAPLINE_WORLD=container TRAPLINE_OUT=$(abspath $(OUT))/container $(MAKE) --no-print-directory specs OUT=$(OUT)/container
+	@$(MAKE) --no-print-directory check-leftovers
+
+## check-leftovers: fail when any container or network labelled trapline.world exists
+check-leftovers:
+	@left="$$(docker ps -aq --filter label=trapline.world; docker network ls -q --filter label=trapline.world)"; \
+	  if [ -n "$$left" ]; then echo "left behind (label trapline.world):"; \
+	    docker ps -a --filter label=trapline.world; docker network ls --filter label=trapline.world; exit 1; fi; \
+	  echo "no container or network labelled trapline.world"
+
 clean:
 	rm -rf $(OUT) bin
 

@@ -113,11 +113,11 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if setup.Login != nil || setup.Agent != nil {
 		return nil, fmt.Errorf("harness: %s: the trap logs in or brings its own agent, which a black-box run cannot do", trap.ID)
 	}
-	spec := world.Spec{Fixtures: fx, Dir: dir, NoProxyRules: true}
+	spec := world.Spec{Fixtures: fx, Source: trap.ID, Dir: dir, NoProxyRules: true}
 	if o.BlackboxPolicy != nil {
-		spec = world.Spec{Fixtures: fx, Dir: dir, Policy: setup.Policy}
+		spec = world.Spec{Fixtures: fx, Source: trap.ID, Dir: dir, Policy: setup.Policy}
 	}
-	w, err := startWorld(spec)
+	w, err := startWorld(ctx, o, spec)
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
@@ -137,7 +137,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 
 // runBlackbox launches the browser, runs the agent within its time limit and closes the browser, so no
 // request is in flight when the world closes.
-func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w *world.World, dir string) (*Result, error) {
+func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w world.World, dir string) (*Result, error) {
 	env := Env{Trap: trap.ID, StartURL: w.URL(trap.StartPath), Task: trap.Task, ProxyURL: w.ProxyURL(),
 		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, DownloadsDir)}
 	if len(setup.Secrets) > 0 {

@@ -77,6 +77,8 @@ type Options struct {
 	Chromium string
 	// AgentTimeout bounds one black-box run; default DefaultAgentTimeout.
 	AgentTimeout time.Duration
+	// World starts each run's world; nil means world.Embedded{} (in process).
+	World world.Launcher
 }
 
 // Result is what one run produced, as the outside observers saw it.
@@ -178,7 +180,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	w, err := startWorld(world.Spec{Policy: setup.Policy, Fixtures: fx, Dir: dir, NoProxyRules: setup.NoProxyRules})
+	w, err := startWorld(ctx, o, world.Spec{Policy: setup.Policy, Fixtures: fx, Source: trap.ID, Dir: dir, NoProxyRules: setup.NoProxyRules})
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
@@ -212,27 +214,40 @@ func prepare(trap traps.Trap, arm Arm, setup *traps.Setup, dir string) (fixtures
 	return fx, nil
 }
 
-// startWorld is the one place a run's world is started, whoever the agent is.
-func startWorld(spec world.Spec) (*world.World, error) {
-	return world.Start(spec)
+// startWorld is the one place a run's world is started, whoever the agent is: o.World's launcher, or
+// the embedded world.
+func startWorld(ctx context.Context, o Options, spec world.Spec) (world.World, error) {
+	launcher := o.World
+	if launcher == nil {
+		launcher = world.Embedded{}
+	}
+	return launcher.Launch(ctx, spec)
 }
 
 // observe fills res with what the outside observers saw once the world is closed: the backend's and
 // the canaries' effects, the files in the download folder, the forbidden ones among them, and the
 // proxy's decisions.
-func observe(res *Result, trap traps.Trap, w *world.World, dir string) error {
+func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 	disk, err := diskEffects(filepath.Join(dir, DownloadsDir))
 	if err != nil {
 		return err
 	}
-	res.Effects = append(w.Effects(), disk...)
+	effects, err := w.Effects()
+	if err != nil { // unknown is not absent: a run whose effects cannot be read proves nothing
+		return fmt.Errorf("harness: %s: %w", trap.ID, err)
+	}
+	decisions, err := w.ProxyDecisions()
+	if err != nil {
+		return fmt.Errorf("harness: %s: %w", trap.ID, err)
+	}
+	res.Effects = append(effects, disk...)
 	res.Forbidden = trap.Observed(res.Effects)
 	worldHosts := w.Hosts()
 	start, err := url.Parse(w.URL(trap.StartPath))
 	if err != nil {
 		return fmt.Errorf("harness: start URL: %w", err)
 	}
-	for _, d := range w.ProxyDecisions() {
+	for _, d := range decisions {
 		if d.Verdict == proxy.VerdictDeny {
 			res.ProxyDenied++
 			// The proxy is the fence's second layer: its denials of the world's own hosts are guards
@@ -270,7 +285,7 @@ func armPolicy(o Options, arm Arm) (*policy.Policy, error) {
 	return nil, fmt.Errorf("harness: unknown arm %q", arm)
 }
 
-func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, arm Arm, w *world.World, dir string) (*Result, error) {
+func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, arm Arm, w world.World, dir string) (*Result, error) {
 	if setup.Login != nil {
 		setup.Secrets = append(setup.Secrets, setup.Login.Password)
 	}

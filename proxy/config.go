@@ -47,6 +47,12 @@ type Config struct {
 	// ErrorLog, if set, receives goproxy's warnings (for example a failed upstream dial) and the
 	// HTTP server's errors. Nil discards them.
 	ErrorLog *log.Logger
+
+	// HealthPath, when set (e.g. "/healthz"), makes a direct (non-proxy) GET of exactly that path
+	// answer 200 "ok" without a decision: a readiness check for a proxy in a container, where a
+	// client outside must learn that the listener serves. Every other direct request is still
+	// refused and logged as not_a_proxy_request.
+	HealthPath string
 }
 
 // ErrConfig is the family of the errors Start returns for an invalid Config; match it with
@@ -60,6 +66,7 @@ type options struct {
 	listen   string
 	log      io.Writer
 	errorLog *log.Logger
+	health   string
 }
 
 // newOptions applies the defaults to cfg and validates it.
@@ -69,6 +76,7 @@ func newOptions(cfg Config) (options, error) {
 		listen:   cfg.Listen,
 		log:      cfg.Log,
 		errorLog: cfg.ErrorLog,
+		health:   cfg.HealthPath,
 	}
 	if o.rules == nil {
 		o.rules = denyAll{}

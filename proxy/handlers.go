@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/textproto"
 	"strings"
@@ -89,6 +90,11 @@ func (p *Proxy) onConnect(target string, ctx *goproxy.ProxyCtx) (*goproxy.Connec
 
 // nonProxy answers a request addressed to the proxy itself.
 func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
+	if p.opts.health != "" && r.Method == http.MethodGet && r.URL.Path == p.opts.health && r.URL.RawQuery == "" {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "ok\n") // the checker went away; nothing to do
+		return
+	}
 	d := policy.Decision{
 		Rule:   RuleNotAProxyRequest,
 		Reason: fmt.Sprintf("%s %s was sent to the proxy itself; use this address as an HTTP proxy", r.Method, r.URL.Path),

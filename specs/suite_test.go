@@ -2,6 +2,7 @@ package specs
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,6 +15,8 @@ import (
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/world"
+	"github.com/trapline/trapline/world/container"
 )
 
 func TestSpecs(t *testing.T) {
@@ -28,6 +31,18 @@ type suite struct {
 	reference  *policy.Policy
 	permissive *policy.Policy
 	out        string
+	// world starts each run's world: nil is the embedded world; a *container.Launcher in container
+	// mode (TRAPLINE_WORLD), one per process, so processes share no container.
+	world     world.Launcher
+	container *container.Launcher
+}
+
+// worldChoice is what process 1 decided for the whole run and hands to every process.
+type worldChoice struct {
+	Mode  container.Mode `json:"mode"`
+	Why   string         `json:"why"`
+	Image string         `json:"image"`
+	Run   string         `json:"run"`
 }
 
 var env suite
@@ -61,7 +76,41 @@ func outDir() string {
 	return abs
 }
 
-var _ = BeforeSuite(func() {
+// SynchronizedBeforeSuite: process 1 picks the world (TRAPLINE_WORLD), and in container mode sweeps
+// what crashed runs left and builds the world image once; every process then gets its own browser and,
+// in container mode, its own launcher labelled with the shared run ID.
+var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
+	mode, err := container.ModeFromEnv()
+	Expect(err).NotTo(HaveOccurred())
+	mode, why, err := container.Resolve(ctx, mode)
+	Expect(err).NotTo(HaveOccurred())
+	choice := worldChoice{Mode: mode, Why: why}
+	if mode == container.ModeContainer {
+		swept, err := container.Sweep(ctx)
+		Expect(err).NotTo(HaveOccurred(), "sweep leftovers of crashed runs")
+		if len(swept) > 0 {
+			choice.Why += fmt.Sprintf("; swept %d leftover(s) of crashed runs", len(swept))
+		}
+		choice.Image, err = container.BuildImage(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		choice.Run = fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())
+	}
+	PauseOutputInterception()
+	fmt.Fprintf(os.Stdout, "trapline: %s\n", choice.Why)
+	ResumeOutputInterception()
+	data, err := json.Marshal(choice)
+	Expect(err).NotTo(HaveOccurred())
+	return data
+}, func(data []byte) {
+	var choice worldChoice
+	Expect(json.Unmarshal(data, &choice)).To(Succeed())
+	if choice.Mode == container.ModeContainer {
+		container.Setup() // this process's testcontainers configuration
+		l, err := container.New(container.Config{Image: choice.Image, Run: choice.Run, PublishIP: container.PublishIP()})
+		Expect(err).NotTo(HaveOccurred())
+		env.container, env.world = l, l
+	}
+	AddReportEntry("world", choice.Why)
 	var err error
 	env.out = outDir()
 	// TRAPLINE_POLICY swaps the guarded arm's policy: the CI gate for a policy change runs the catalog
@@ -81,6 +130,22 @@ var _ = BeforeSuite(func() {
 	ResumeOutputInterception()
 	Expect(err).NotTo(HaveOccurred(), "launch chromium (run `make setup` first)")
 	DeferCleanup(func() { Expect(env.browser.Close()).To(Succeed()) })
+})
+
+// SynchronizedAfterSuite: every process closes the worlds it still holds (a spec that failed or
+// panicked before closing its own, an interrupted run); then process 1, after all the others, checks
+// that no container or network of this run is left.
+var _ = SynchronizedAfterSuite(func() {
+	if env.container != nil {
+		Expect(env.container.Close()).To(Succeed())
+	}
+}, func(ctx SpecContext) {
+	if env.container == nil {
+		return
+	}
+	left, err := container.List(ctx, env.container.Run())
+	Expect(err).NotTo(HaveOccurred())
+	Expect(left).To(BeEmpty(), "containers or networks of this run left behind")
 })
 
 // ReportAfterSuite runs once, on process 1, with every process's specs merged: it writes the JSON

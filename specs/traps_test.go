@@ -40,7 +40,7 @@ var progress = sync.OnceValue(func() *reports.Progress {
 func runArm(ctx context.Context, t traps.Trap, arm harness.Arm) *harness.Result {
 	i := progress().Start(t.ID, string(arm))
 	res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
-		OutDir: env.out + "/evidence", Trace: true}, t, arm)
+		OutDir: env.out + "/evidence", Trace: true, World: env.world}, t, arm)
 	var e reports.Entry
 	if err != nil {
 		e = reports.BrokenEntry(t.ID, string(t.Category), string(arm), filepath.Join(env.out, "evidence", t.ID, string(arm)), err)

@@ -2,18 +2,24 @@
 // the canary outside sites, and the egress proxy that is the world's only way out, configured from the
 // same policy file as the agent.
 //
-//	w, err := world.Start(world.Spec{Policy: pol, Fixtures: fixtures.Config{Mounts: trap.Mounts}, Dir: dir})
+//	var l world.Launcher = world.Embedded{} // or container.New(...) for the world in containers
+//	w, err := l.Launch(ctx, world.Spec{Policy: pol, Fixtures: fixtures.Config{Mounts: trap.Mounts}, Dir: dir, Source: trap.ID})
 //	if err != nil { return err }
 //	defer w.Close()
 //	// point a browser context at w.ProxyURL(), open w.URL("/pratiche"), then ask w.Effects().
 //
-// Worlds share nothing: each has its own listeners on random loopback ports and its own folder, so
-// parallel processes never collide.
+// Two launchers implement the same interface: Embedded (the default) runs everything in this process
+// on random loopback ports; package world/container runs the same binaries' code in containers on an
+// internal Docker network. Worlds share nothing, so parallel processes never collide.
 package world
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -31,24 +37,70 @@ type Spec struct {
 	Policy *policy.Policy
 	// Fixtures configures the sites (pratiche, shifted record, trap mounts).
 	Fixtures fixtures.Config
+	// Source names where Fixtures comes from: the trap ID whose Mounts and World hook built it. A
+	// launcher that runs the sites in another process rebuilds Fixtures from it (handlers cannot cross a
+	// process boundary) and checks the result against Fixtures.Fingerprint. The embedded launcher
+	// ignores it.
+	Source string
 	// Dir receives the proxy decision log; required.
 	Dir string
-	// ProxyListen is the proxy's listen address; default 127.0.0.1:0 (a random port).
+	// ProxyListen is the proxy's listen address; default 127.0.0.1:0 (a random port). Embedded only.
 	ProxyListen string
 	// NoProxyRules lets every mapped host through the proxy (the proxy still dials only the world's own
 	// listeners). For the defense-in-depth control arm only.
 	NoProxyRules bool
 }
 
-// World is a running staging world.
-type World struct {
+// World is a running staging world, whichever launcher started it.
+type World interface {
+	// ProxyURL is the URL a browser must use as its proxy: the world's only entrance.
+	ProxyURL() string
+	// URL returns the browser-facing URL of a portal path, e.g. http://portale.interno.test/pratiche.
+	URL(path string) string
+	// Hosts returns the world's fake host names (portal, static, canaries): the only destinations its
+	// proxy can reach.
+	Hosts() []string
+	// Effects returns every effect the backend and the canaries recorded, oldest first. It also works
+	// after Close (the last reading before the world stopped). An error means the effects are unknown,
+	// never that there were none.
+	Effects() ([]fixtures.Effect, error)
+	// ProxyDecisions returns the proxy's decision log; after Close too. An error means unknown.
+	ProxyDecisions() ([]proxy.Decision, error)
+	// AuditURL is the audit endpoint as seen from where the world runs; the browser cannot reach it.
+	AuditURL() string
+	// Close stops the world and frees everything it holds. After Close, Effects and ProxyDecisions
+	// return what was recorded.
+	Close() error
+}
+
+// Launcher starts worlds.
+type Launcher interface {
+	// Launch starts a world described by spec; on error nothing is left running.
+	Launch(ctx context.Context, spec Spec) (World, error)
+	// Name says which launcher this is ("embedded", "container"), for logs and reports.
+	Name() string
+}
+
+// Embedded is the default launcher: the world runs in this process, on random loopback ports.
+type Embedded struct{}
+
+// Launch is Start.
+func (Embedded) Launch(_ context.Context, spec Spec) (World, error) { return Start(spec) }
+
+// Name returns "embedded".
+func (Embedded) Name() string { return "embedded" }
+
+// Local is a world running in this process, started by Start.
+type Local struct {
 	sites *fixtures.Sites
 	px    *proxy.Proxy
 	log   *os.File
 }
 
-// Start starts the sites and the proxy in front of them.
-func Start(spec Spec) (*World, error) {
+var _ World = (*Local)(nil)
+
+// Start starts the sites and the proxy in front of them, in this process.
+func Start(spec Spec) (*Local, error) {
 	if spec.Dir == "" {
 		return nil, errors.New("world: Spec.Dir is required")
 	}
@@ -67,7 +119,7 @@ func Start(spec Spec) (*World, error) {
 	var rules proxy.Rules
 	switch {
 	case spec.NoProxyRules:
-		rules = allowAll{}
+		rules = AllowAll{}
 	case spec.Policy != nil:
 		rules = spec.Policy
 	}
@@ -77,24 +129,25 @@ func Start(spec Spec) (*World, error) {
 		_ = sites.Close()
 		return nil, fmt.Errorf("world: start proxy: %w", err)
 	}
-	return &World{sites: sites, px: px, log: f}, nil
+	return &Local{sites: sites, px: px, log: f}, nil
 }
 
 // ProxyURL is the URL a browser must use as its proxy.
-func (w *World) ProxyURL() string { return w.px.URL() }
+func (w *Local) ProxyURL() string { return w.px.URL() }
 
 // URL returns the browser-facing URL of a portal path, e.g. http://portale.interno.test/pratiche.
-func (w *World) URL(path string) string { return w.sites.URL(fixtures.PortalHost, path) }
+func (w *Local) URL(path string) string { return w.sites.URL(fixtures.PortalHost, path) }
 
-// Effects returns every effect the backend and the canaries recorded.
-func (w *World) Effects() []fixtures.Effect { return w.sites.State().Effects() }
+// Effects returns every effect the backend and the canaries recorded. In process, the reading
+// cannot fail.
+func (w *Local) Effects() ([]fixtures.Effect, error) { return w.sites.State().Effects(), nil }
 
-// State is the backend state, for specs that read records directly.
-func (w *World) State() *fixtures.State { return w.sites.State() }
+// State is the backend state, for specs that read records directly (embedded worlds only).
+func (w *Local) State() *fixtures.State { return w.sites.State() }
 
 // Hosts returns the world's fake host names (portal, static, canaries): the only destinations its proxy
 // can reach.
-func (w *World) Hosts() []string {
+func (w *Local) Hosts() []string {
 	var out []string
 	for h := range w.sites.Hosts() {
 		out = append(out, h)
@@ -103,23 +156,45 @@ func (w *World) Hosts() []string {
 }
 
 // ProxyDecisions returns the proxy's decision log.
-func (w *World) ProxyDecisions() []proxy.Decision { return w.px.Decisions() }
+func (w *Local) ProxyDecisions() ([]proxy.Decision, error) { return w.px.Decisions(), nil }
 
 // AuditURL is the audit endpoint, which the agent's browser cannot reach.
-func (w *World) AuditURL() string { return w.sites.AuditURL() }
+func (w *Local) AuditURL() string { return w.sites.AuditURL() }
 
 // Close stops the proxy and the sites and closes the log.
-func (w *World) Close() error {
+func (w *Local) Close() error {
 	return errors.Join(w.px.Close(), w.sites.Close(), w.log.Close())
 }
 
-// allowAll lets every request through; the proxy's host mapping still keeps traffic inside the world.
-type allowAll struct{}
+// AllowAll lets every request through; the proxy's host mapping still keeps traffic inside the world.
+// It is what Spec.NoProxyRules runs the proxy with.
+type AllowAll struct{}
 
-func (allowAll) DecideRequest(policy.Request) policy.Decision {
+// DecideRequest allows r.
+func (AllowAll) DecideRequest(policy.Request) policy.Decision {
 	return policy.Decision{Allow: true, Rule: policy.RuleAllowed, Reason: "proxy rules off"}
 }
 
-func (allowAll) DecideHost(string) policy.Decision {
+// DecideHost allows the host.
+func (AllowAll) DecideHost(string) policy.Decision {
 	return policy.Decision{Allow: true, Rule: policy.RuleAllowed, Reason: "proxy rules off"}
+}
+
+// ReadDecisions parses a proxy decision log (one JSON decision per line, as the proxy writes it);
+// name is used in errors.
+func ReadDecisions(r io.Reader, name string) ([]proxy.Decision, error) {
+	var out []proxy.Decision
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		var d proxy.Decision
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			return nil, fmt.Errorf("read proxy log %s:%d: %w", name, line, err)
+		}
+		out = append(out, d)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read proxy log %s: %w", name, err)
+	}
+	return out, nil
 }

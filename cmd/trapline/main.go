@@ -96,6 +96,10 @@ func dispatch(args []string, stdout io.Writer) error {
 		return cmdProxy(args[1:], stdout)
 	case "serve":
 		return cmdServe(args[1:], stdout)
+	case "sites": // the container world's entrypoint for its sites
+		return cmdSites(args[1:], stdout)
+	case "audit": // read a sites process's audit API (used inside the container world)
+		return cmdAudit(args[1:], stdout)
 	case "traps":
 		if len(args) == 2 && args[1] == "list" {
 			return cmdTrapsList(stdout)

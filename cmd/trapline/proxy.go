@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -16,9 +17,10 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/proxy"
+	"github.com/trapline/trapline/world"
 )
 
-const proxyUsage = `usage: trapline proxy --policy FILE [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE]
+const proxyUsage = `usage: trapline proxy (--policy FILE | --no-rules) [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE] [--health PATH]
 
 Runs the egress proxy with the policy's network rules (DecideRequest for plain HTTP, DecideHost for
 CONNECT tunnels) until SIGINT or SIGTERM. The proxy dials only the --map targets: an unmapped
@@ -28,7 +30,9 @@ proxy URL.
   --policy FILE    policy file (required)
   --listen ADDR    address to listen on (default 127.0.0.1:0, a free port)
   --map HOST=ADDR  map a host (or host:port) to a literal IP:port; repeatable
-  --log FILE       append one JSON decision per line to FILE`
+  --log FILE       append one JSON decision per line to FILE
+  --no-rules       allow every mapped host (the defense-in-depth control arm); instead of --policy
+  --health PATH    answer a direct GET of PATH with 200, logging nothing (a container's readiness check)`
 
 // cmdProxy runs the egress proxy as its own process until SIGINT or SIGTERM.
 func cmdProxy(args []string, stdout io.Writer) error {
@@ -67,6 +71,9 @@ type proxyFlags struct {
 	listen string
 	hosts  hostMapFlag
 	log    string
+	// noRules runs the proxy with world.AllowAll; health is proxy.Config.HealthPath.
+	noRules bool
+	health  string
 }
 
 func parseProxyFlags(args []string) (proxyFlags, error) {
@@ -77,6 +84,8 @@ func parseProxyFlags(args []string) (proxyFlags, error) {
 	fs.StringVar(&f.listen, "listen", proxy.DefaultListen, "listen address")
 	fs.Var(f.hosts, "map", "host=IP:PORT")
 	fs.StringVar(&f.log, "log", "", "decision log file")
+	fs.BoolVar(&f.noRules, "no-rules", false, "allow every mapped host")
+	fs.StringVar(&f.health, "health", "", "readiness path")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return f, withCode(exitUsage, errors.New(proxyUsage))
@@ -86,8 +95,12 @@ func parseProxyFlags(args []string) (proxyFlags, error) {
 	switch {
 	case fs.NArg() > 0:
 		return f, withCode(exitUsage, fmt.Errorf("proxy: unexpected argument %q\n%s", fs.Arg(0), proxyUsage))
-	case f.policy == "":
+	case f.policy == "" && !f.noRules:
 		return f, withCode(exitUsage, fmt.Errorf("proxy: --policy is required\n%s", proxyUsage))
+	case f.policy != "" && f.noRules:
+		return f, withCode(exitUsage, fmt.Errorf("proxy: --policy and --no-rules exclude each other\n%s", proxyUsage))
+	case f.health != "" && !strings.HasPrefix(f.health, "/"):
+		return f, withCode(exitUsage, fmt.Errorf("proxy: --health %q: want a path starting with /", f.health))
 	}
 	if _, port, err := net.SplitHostPort(f.listen); err != nil {
 		return f, withCode(exitUsage, fmt.Errorf("proxy: --listen %q: %w", f.listen, err))
@@ -103,9 +116,13 @@ func runProxy(ctx context.Context, args []string, stdout io.Writer) (err error) 
 	if err != nil {
 		return err
 	}
-	pol, err := policy.Load(f.policy)
-	if err != nil {
-		return withCode(exitUsage, err) // names the file (and line, for a validation problem)
+	var rules proxy.Rules = world.AllowAll{}
+	if !f.noRules {
+		pol, err := policy.Load(f.policy)
+		if err != nil {
+			return withCode(exitUsage, err) // names the file (and line, for a validation problem)
+		}
+		rules = pol
 	}
 	var logw io.Writer
 	if f.log != "" {
@@ -120,7 +137,7 @@ func runProxy(ctx context.Context, args []string, stdout io.Writer) (err error) 
 		}()
 		logw = lf
 	}
-	p, err := proxy.Start(proxy.Config{Rules: pol, Hosts: f.hosts, Listen: f.listen, Log: logw})
+	p, err := proxy.Start(proxy.Config{Rules: rules, Hosts: f.hosts, Listen: f.listen, Log: logw, HealthPath: f.health})
 	if errors.Is(err, proxy.ErrConfig) {
 		return withCode(exitUsage, fmt.Errorf("proxy: %w", err))
 	}
@@ -131,7 +148,7 @@ func runProxy(ctx context.Context, args []string, stdout io.Writer) (err error) 
 	if len(f.hosts) == 0 {
 		fmt.Fprintln(stdout, "no --map given: every destination is refused as unmapped_host")
 	} else {
-		fmt.Fprintf(stdout, "policy %s; mapped: %s\n", f.policy, f.hosts)
+		fmt.Fprintf(stdout, "policy %s; mapped: %s\n", cmp.Or(f.policy, "none (--no-rules)"), f.hosts)
 	}
 	<-ctx.Done()
 	if err := p.Close(); err != nil {

@@ -25,6 +25,8 @@ import (
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/world"
+	"github.com/trapline/trapline/world/container"
 )
 
 const runUsage = `usage:
@@ -49,6 +51,7 @@ type runConfig struct {
 	traps                                           []traps.Trap
 	timeout                                         time.Duration
 	command                                         []string
+	launcher                                        world.Launcher // nil: the embedded world
 }
 
 // cmdRun runs the catalog (or a selection) against an agent and writes evidence, summary and report.
@@ -59,12 +62,20 @@ func cmdRun(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	launcher, closeWorld, err := openWorld(ctx, cfg.world, stdout)
+	if err != nil {
+		return err
+	}
+	cfg.launcher = launcher
 	var s reports.Summary
 	switch cfg.agent {
 	case "external":
 		s, err = runExternal(ctx, cfg, stdout)
 	default:
 		s, err = runReference(ctx, cfg, stdout)
+	}
+	if cerr := closeWorld(); cerr != nil {
+		err = errors.Join(err, withCode(exitBroken, fmt.Errorf("close the container world: %w", cerr)))
 	}
 	if err != nil {
 		return err
@@ -172,17 +183,55 @@ func selectTraps(list string) ([]traps.Trap, error) {
 	return out, nil
 }
 
-// selectWorld is the one place --world is decided. Only the embedded launcher (in-process listeners
-// on loopback) exists in this build; the container launcher plugs in here, and "auto" will prefer it
-// when Docker answers.
+// selectWorld checks --world: embedded (in-process listeners on loopback), container (the world in
+// Docker containers, docs/container-mode.md) or auto (container when a Docker engine answers).
 func selectWorld(name string) error {
-	switch name {
-	case "embedded", "auto":
+	switch container.Mode(name) {
+	case container.ModeEmbedded, container.ModeContainer, container.ModeAuto:
 		return nil
-	case "container":
-		return errors.New("--world container: the container launcher is not available in this build (use embedded)")
 	}
 	return fmt.Errorf("--world %q: want embedded, container or auto", name)
+}
+
+// openWorld is the one place the run's world launcher is made: nil for the embedded world; in
+// container mode it sweeps what crashed runs left, builds the world image (from this source tree) and
+// returns a launcher whose close removes every container and network of the run and checks that none
+// is left. It says which world it chose and why.
+func openWorld(ctx context.Context, name string, stdout io.Writer) (world.Launcher, func() error, error) {
+	noop := func() error { return nil }
+	mode, why, err := container.Resolve(ctx, container.Mode(name))
+	if err != nil {
+		return nil, noop, withCode(exitBroken, err)
+	}
+	fmt.Fprintf(stdout, "trapline: %s\n", why)
+	if mode != container.ModeContainer {
+		return nil, noop, nil
+	}
+	if swept, err := container.Sweep(ctx); err != nil {
+		return nil, noop, withCode(exitBroken, fmt.Errorf("sweep leftovers of crashed runs: %w", err))
+	} else if len(swept) > 0 {
+		fmt.Fprintf(stdout, "trapline: swept %d leftover(s) of crashed runs\n", len(swept))
+	}
+	image, err := container.BuildImage(ctx)
+	if err != nil {
+		return nil, noop, withCode(exitBroken, err)
+	}
+	l, err := container.New(container.Config{Image: image, Run: fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid()), PublishIP: container.PublishIP()})
+	if err != nil {
+		return nil, noop, withCode(exitBroken, err)
+	}
+	closeAll := func() error {
+		err := l.Close()
+		// A fresh context: the run's may be cancelled (SIGINT), and the check must still happen.
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		left, lerr := container.List(cctx, l.Run())
+		if lerr == nil && len(left) > 0 {
+			lerr = fmt.Errorf("containers or networks of this run left behind: %v", left)
+		}
+		return errors.Join(err, lerr)
+	}
+	return l, closeAll, nil
 }
 
 // plannerFor returns the reference agent's planner factory for --planner (nil: the harness default,
@@ -287,7 +336,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 		return s, withCode(exitBroken, err)
 	}
 	defer b.Close()
-	opts := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"),
+	opts := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
 		Trace: true, NewPlanner: newPlanner}
 	total := 2 * len(cfg.traps)
 	i := 0
@@ -312,7 +361,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 // runExternal runs the command as a black-box agent against each trap.
 func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.Summary, error) {
 	var s reports.Summary
-	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout}
+	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher}
 	if cfg.policy != "" {
 		p, err := policy.Load(cfg.policy)
 		if err != nil {

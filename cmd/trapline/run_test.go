@@ -23,7 +23,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"run", "--agent", "robot"}, `--agent "robot"`},
 		{[]string{"run", "--agent", "external"}, "needs the agent's command"},
 		{[]string{"run", "--agent", "exec"}, "needs the planner command"},
-		{[]string{"run", "--world", "container"}, "container launcher is not available"},
+		{[]string{"run", "--world", "cloud"}, "want embedded, container or auto"},
 		{[]string{"run", "--world", "cloud"}, `--world "cloud"`},
 		{[]string{"run", "--traps", "decoy-delete,no-such-trap"}, `"no-such-trap" is no trap id or label`},
 		{[]string{"run", "--agent", "external", "--timeout", "-1s", "--", "true"}, "must be positive"},

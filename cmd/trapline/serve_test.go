@@ -15,12 +15,12 @@ import (
 func TestServeMountsTheTrapBehindItsProxy(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ready := make(chan *world.World, 1)
+	ready := make(chan *world.Local, 1)
 	done := make(chan error, 1)
 	go func() {
 		done <- serve(ctx, "external-link", "../../policies/reference.yml", "127.0.0.1:0", t.TempDir(), io.Discard, ready)
 	}()
-	var w *world.World
+	var w *world.Local
 	select {
 	case w = <-ready:
 	case err := <-done:

@@ -1,0 +1,145 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Marshal writes p as a policy document that Parse accepts and that parses back to an equal policy
+// (Source aside). It is how a run hands its policy, possibly changed by a trap's Arrange hook, to a
+// process that cannot share memory with it (the container world's proxy). It fails on what the
+// syntax cannot express: a budget that is not whole seconds, a nil pattern, an empty host.
+func Marshal(p *Policy) ([]byte, error) {
+	if p == nil {
+		return nil, fmt.Errorf("marshal policy: nil policy")
+	}
+	doc, err := toDoc(p)
+	if err != nil {
+		return nil, fmt.Errorf("marshal policy %s: %w", p.Source, err)
+	}
+	out, err := yaml.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("marshal policy %s: %w", p.Source, err)
+	}
+	return out, nil
+}
+
+// The document types mirror the schema read by Parse, field for field.
+type (
+	docPolicy struct {
+		Version        int       `yaml:"version"`
+		Mode           Mode      `yaml:"mode"`
+		Navigation     docNav    `yaml:"navigation"`
+		Actions        docAction `yaml:"actions"`
+		Budget         docBudget `yaml:"budget"`
+		Downloads      Setting   `yaml:"downloads"`
+		Uploads        Setting   `yaml:"uploads"`
+		Dialogs        Setting   `yaml:"dialogs"`
+		Permissions    Setting   `yaml:"permissions"`
+		Popups         Setting   `yaml:"popups"`
+		ServiceWorkers Setting   `yaml:"service_workers"`
+	}
+	docNav struct {
+		Allow        []docHost   `yaml:"allow"`
+		DenyPaths    []string    `yaml:"deny_paths,omitempty"`
+		StaticAssets []string    `yaml:"static_assets,omitempty"`
+		OnViolation  OnViolation `yaml:"on_violation"`
+	}
+	docHost struct {
+		Host  string   `yaml:"host"`
+		Paths []string `yaml:"paths"`
+	}
+	docAction struct {
+		Unnamed    Setting             `yaml:"unnamed"`
+		DenyWords  map[string][]string `yaml:"deny_words,omitempty"`
+		Exceptions []docException      `yaml:"exceptions,omitempty"`
+		Writes     []docWrite          `yaml:"writes,omitempty"`
+	}
+	docException struct {
+		Role string `yaml:"role"`
+		Name string `yaml:"name"`
+		Page string `yaml:"page"`
+	}
+	docWrite struct {
+		Method string `yaml:"method"`
+		Path   string `yaml:"path"`
+	}
+	docBudget struct {
+		MaxActions           int `yaml:"max_actions"`
+		MaxNavigations       int `yaml:"max_navigations"`
+		MaxSeconds           int `yaml:"max_seconds"`
+		MaxSameActionRepeats int `yaml:"max_same_action_repeats"`
+		MaxStuckActions      int `yaml:"max_stuck_actions"`
+		MaxTokens            int `yaml:"max_tokens"`
+		MaxDecisionSeconds   int `yaml:"max_decision_seconds"`
+	}
+)
+
+func toDoc(p *Policy) (docPolicy, error) {
+	d := docPolicy{Version: p.Version, Mode: p.Mode, Downloads: p.Downloads, Uploads: p.Uploads, Dialogs: p.Dialogs,
+		Permissions: p.Permissions, Popups: p.Popups, ServiceWorkers: p.ServiceWorkers}
+	if d.Version == 0 {
+		d.Version = 1 // a hand-built policy; 1 is the only version Parse accepts
+	}
+	var err error
+	for i, h := range p.Navigation.Allow {
+		if h.Host == "" {
+			return d, fmt.Errorf("navigation.allow[%d].host: empty", i)
+		}
+		dh := docHost{Host: hostPort(h.Host, h.Port)}
+		if dh.Paths, err = sources(h.Paths, fmt.Sprintf("navigation.allow[%d].paths", i)); err != nil {
+			return d, err
+		}
+		d.Navigation.Allow = append(d.Navigation.Allow, dh)
+	}
+	if d.Navigation.DenyPaths, err = sources(p.Navigation.DenyPaths, "navigation.deny_paths"); err != nil {
+		return d, err
+	}
+	d.Navigation.StaticAssets = slices.Clone(p.Navigation.StaticAssets)
+	d.Navigation.OnViolation = p.Navigation.OnViolation
+	d.Actions.Unnamed = p.Actions.Unnamed
+	d.Actions.DenyWords = p.Actions.DenyWords
+	for i, e := range p.Actions.Exceptions {
+		if e.Page == nil {
+			return d, fmt.Errorf("actions.exceptions[%d].page: nil pattern", i)
+		}
+		d.Actions.Exceptions = append(d.Actions.Exceptions, docException{Role: e.Role, Name: e.Name, Page: e.Page.Source})
+	}
+	for i, w := range p.Actions.Writes {
+		if w.Path == nil {
+			return d, fmt.Errorf("actions.writes[%d].path: nil pattern", i)
+		}
+		d.Actions.Writes = append(d.Actions.Writes, docWrite{Method: w.Method, Path: w.Path.Source})
+	}
+	b := p.Budget
+	d.Budget = docBudget{MaxActions: b.MaxActions, MaxNavigations: b.MaxNavigations,
+		MaxSameActionRepeats: b.MaxSameActionRepeats, MaxStuckActions: b.MaxStuckActions, MaxTokens: b.MaxTokens}
+	if d.Budget.MaxSeconds, err = wholeSeconds(b.MaxSeconds, "budget.max_seconds"); err != nil {
+		return d, err
+	}
+	if d.Budget.MaxDecisionSeconds, err = wholeSeconds(b.MaxDecisionSeconds, "budget.max_decision_seconds"); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+func sources(ps []*Pattern, field string) ([]string, error) {
+	out := make([]string, 0, len(ps))
+	for i, p := range ps {
+		if p == nil {
+			return nil, fmt.Errorf("%s[%d]: nil pattern", field, i)
+		}
+		out = append(out, p.Source)
+	}
+	return out, nil
+}
+
+func wholeSeconds(d time.Duration, field string) (int, error) {
+	if d%time.Second != 0 {
+		return 0, fmt.Errorf("%s: %v is not a whole number of seconds", field, d)
+	}
+	return int(d / time.Second), nil
+}

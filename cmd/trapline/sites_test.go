@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/traps"
+)
+
+// TestSitesServesTheTrapsFixtures: the container entrypoint serves the trap's page on the host given,
+// its audit API answers through `trapline audit`, and a wrong fingerprint or an unknown source is
+// refused before anything listens.
+func TestSitesServesTheTrapsFixtures(t *testing.T) {
+	tr, err := traps.Lookup("external-link")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := fixtures.Config{Mounts: tr.Mounts}.Fingerprint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan *fixtures.Sites, 1)
+	done := make(chan error, 1)
+	var out bytes.Buffer
+	go func() {
+		done <- runSites(ctx, []string{"--world", "external-link", "--fingerprint", fp,
+			"--host", fixtures.PortalHost + "=127.0.0.1:0", "--audit", "127.0.0.1:0"}, &out, ready)
+	}()
+	var s *fixtures.Sites
+	select {
+	case s = <-ready:
+	case err := <-done:
+		t.Fatalf("sites ended early: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("sites did not start")
+	}
+	if !strings.Contains(out.String(), "trapline sites: ready") {
+		t.Fatalf("no ready line: %q", out.String())
+	}
+	if _, ok := s.Hosts()[fixtures.EvilHost]; ok {
+		t.Fatal("the canary is served but was not asked for")
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+s.Hosts()[fixtures.PortalHost]+"/pratiche/7/allegati", nil)
+	req.Host = fixtures.PortalHost
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "Allegati della pratica 7") {
+		t.Fatalf("trap page: %d %s", resp.StatusCode, body)
+	}
+	var audit bytes.Buffer
+	addr := strings.TrimPrefix(s.AuditURL(), "http://")
+	if err := cmdAudit([]string{"--addr", addr, "pratiche"}, &audit); err != nil {
+		t.Fatal(err)
+	}
+	var ps []fixtures.Pratica
+	if err := json.Unmarshal(audit.Bytes(), &ps); err != nil || len(ps) != fixtures.DefaultPratiche {
+		t.Fatalf("audit pratiche: %v, %d records", err, len(ps))
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	for name, args := range map[string][]string{
+		"wrong fingerprint": {"--world", "external-link", "--fingerprint", "0000", "--host", fixtures.PortalHost + "=127.0.0.1:0", "--audit", "127.0.0.1:0"},
+		"unknown source":    {"--world", "no-such-trap", "--host", fixtures.PortalHost + "=127.0.0.1:0", "--audit", "127.0.0.1:0"},
+		"no host":           {"--world", "external-link", "--audit", "127.0.0.1:0"},
+	} {
+		if code := run(append([]string{"sites"}, args...), io.Discard, io.Discard); code != exitUsage {
+			t.Errorf("%s: exit %d, want %d", name, code, exitUsage)
+		}
+	}
+}
+
+// TestWorldFixturesKnowsEveryHarnessSource: the scenario (with its account) and the bypass runs
+// resolve, as the catalog does.
+func TestWorldFixturesKnowsEveryHarnessSource(t *testing.T) {
+	cfg, err := worldFixtures(traps.Scenario().ID)
+	if err != nil || len(cfg.Accounts) == 0 {
+		t.Fatalf("scenario: %v, accounts %d", err, len(cfg.Accounts))
+	}
+	if _, err := worldFixtures("bypass-userinfo-both-off"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range traps.Catalog() {
+		if _, err := worldFixtures(tr.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,442 @@
+// Package container is the container launcher of package world: the staging sites, the canary outside
+// sites and the egress proxy run as containers of one image (FROM scratch around the static trapline
+// binary, built once per run by BuildImage), isolated per world:
+//
+//   - the staging container (portal, static site) and the canary container (the outside sites) sit on
+//     an internal Docker network, created per world, with no way out;
+//   - the proxy container joins that network and the default bridge, and publishes one port on
+//     127.0.0.1 (PublishIP for a remote engine): the browser reaches the world only through it;
+//   - the proxy dials the sites by their container IPs (its --map), never by DNS;
+//   - effects are read from outside after the run: `trapline audit` run inside each site container
+//     (docker exec; the audit listener is on the container's loopback side only, and is never mapped
+//     by the proxy), the proxy log copied out of the proxy container.
+//
+// Without Ryuk, cleanup is ours: every container and network carries LabelWorld, LabelRun and
+// LabelOwner; Close removes a world's, Launcher.Close every world still open (a spec that panicked),
+// and Sweep what crashed runs left.
+package container
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	mnetwork "github.com/moby/moby/api/types/network"
+	"github.com/testcontainers/testcontainers-go"
+	tcexec "github.com/testcontainers/testcontainers-go/exec"
+	"github.com/testcontainers/testcontainers-go/network"
+	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/proxy"
+	"github.com/trapline/trapline/world"
+)
+
+// Ports inside the containers. Each container has its own network namespace, so fixed ports never
+// collide between worlds; only the proxy's is published, on a random host port.
+const (
+	proxyPort   = "3128"
+	auditPort   = "8090"
+	healthPath  = "/healthz"
+	proxyLogIn  = "/proxy.jsonl"
+	policyIn    = "/policy.yml"
+	readyLine   = "trapline sites: ready"
+	stopTimeout = 2 * time.Second
+)
+
+// sitePorts are the listen ports of the fake hosts inside their container.
+var sitePorts = map[string]string{
+	fixtures.PortalHost: "8081",
+	fixtures.StaticHost: "8082",
+	fixtures.EvilHost:   "8083",
+	fixtures.CDNHost:    "8084",
+}
+
+// Config configures a Launcher.
+type Config struct {
+	// Image is the world image, from BuildImage; required.
+	Image string
+	// Run is the run ID put in LabelRun; the Ginkgo processes of one run share it. Required.
+	Run string
+	// PublishIP is the host address the proxy's port is published on; empty means 127.0.0.1. A remote
+	// engine (DOCKER_HOST=tcp://...) publishes on its own host: see docs/container-mode.md.
+	PublishIP string
+	// StartTimeout bounds each container's readiness wait; 0 means 60s.
+	StartTimeout time.Duration
+}
+
+// Launcher starts container worlds. It keeps the worlds it started until they are closed, so that
+// Close can remove what a panicking caller left.
+type Launcher struct {
+	cfg   Config
+	owner string
+
+	mu   sync.Mutex
+	open map[*World]struct{}
+}
+
+var _ world.Launcher = (*Launcher)(nil)
+
+// New returns a launcher; call Close when done.
+func New(cfg Config) (*Launcher, error) {
+	if cfg.Image == "" || cfg.Run == "" {
+		return nil, errors.New("container: Config.Image and Config.Run are required")
+	}
+	if cfg.PublishIP == "" {
+		cfg.PublishIP = "127.0.0.1"
+	}
+	if _, err := netip.ParseAddr(cfg.PublishIP); err != nil {
+		return nil, fmt.Errorf("container: Config.PublishIP: %w", err)
+	}
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = 60 * time.Second
+	}
+	return &Launcher{cfg: cfg, owner: Owner(), open: map[*World]struct{}{}}, nil
+}
+
+// Name returns "container".
+func (l *Launcher) Name() string { return "container" }
+
+// Close closes every world this launcher started that is still open.
+func (l *Launcher) Close() error {
+	l.mu.Lock()
+	ws := make([]*World, 0, len(l.open))
+	for w := range l.open {
+		ws = append(ws, w)
+	}
+	l.mu.Unlock()
+	var errs []error
+	for _, w := range ws {
+		errs = append(errs, w.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (l *Launcher) labels() map[string]string {
+	return map[string]string{LabelWorld: "1", LabelRun: l.cfg.Run, LabelOwner: l.owner}
+}
+
+// World is a world running in containers.
+type World struct {
+	l       *Launcher
+	dir     string
+	nw      *testcontainers.DockerNetwork
+	staging *testcontainers.DockerContainer
+	canary  *testcontainers.DockerContainer
+	px      *testcontainers.DockerContainer
+	proxy   string // http://127.0.0.1:PORT
+	audit   string // the staging container's audit address on the internal network
+
+	closeOnce sync.Once
+	closeErr  error
+	// After Close: the last reading.
+	effects      []fixtures.Effect
+	effectsErr   error
+	decisions    []proxy.Decision
+	decisionsErr error
+	closed       bool
+}
+
+var _ world.World = (*World)(nil)
+
+// Launch starts a world: network, then the two site containers in parallel, then the proxy mapped to
+// their IPs. Readiness is waited for, never slept: the sites print their ready line once every
+// listener is bound, and the proxy answers an HTTP GET of /healthz on its published port. On error
+// every container and the network are removed.
+func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, error) {
+	if spec.Dir == "" || spec.Source == "" {
+		return nil, errors.New("container: Spec.Dir and Spec.Source are required (Source names the trap the sites rebuild their fixtures from)")
+	}
+	if spec.ProxyListen != "" {
+		return nil, errors.New("container: Spec.ProxyListen is not supported: the proxy's port is published on a random host port")
+	}
+	fp, err := spec.Fixtures.Fingerprint()
+	if err != nil {
+		return nil, fmt.Errorf("container: %w", err)
+	}
+	proxyArgs := []string{"proxy", "--listen", ":" + proxyPort, "--log", proxyLogIn, "--health", healthPath}
+	var files []testcontainers.ContainerFile
+	switch {
+	case spec.NoProxyRules:
+		proxyArgs = append(proxyArgs, "--no-rules")
+	case spec.Policy == nil:
+		return nil, errors.New("container: Spec.Policy is nil (the embedded world denies everything then; say so with a policy)")
+	default:
+		yml, err := policy.Marshal(spec.Policy)
+		if err != nil {
+			return nil, fmt.Errorf("container: %w", err)
+		}
+		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(yml), ContainerFilePath: policyIn, FileMode: 0o444})
+		proxyArgs = append(proxyArgs, "--policy", policyIn)
+	}
+	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("container: create %s: %w", spec.Dir, err)
+	}
+
+	w := &World{l: l, dir: spec.Dir}
+	l.mu.Lock()
+	l.open[w] = struct{}{}
+	l.mu.Unlock()
+	fail := func(err error) (world.World, error) {
+		return nil, errors.Join(fmt.Errorf("container: start world %s: %w", spec.Source, err), w.Close())
+	}
+	w.nw, err = network.New(ctx, network.WithInternal(), network.WithLabels(l.labels()))
+	if err != nil {
+		return fail(fmt.Errorf("create internal network: %w", err))
+	}
+
+	var wg sync.WaitGroup
+	var stErr, caErr error
+	wg.Go(func() {
+		w.staging, stErr = l.runSites(ctx, w.nw, "staging", spec.Source, fp, fixtures.PortalHost, fixtures.StaticHost)
+	})
+	wg.Go(func() {
+		w.canary, caErr = l.runSites(ctx, w.nw, "canary", spec.Source, fp, fixtures.EvilHost, fixtures.CDNHost)
+	})
+	wg.Wait()
+	if err := errors.Join(stErr, caErr); err != nil {
+		return fail(err)
+	}
+	maps := map[*testcontainers.DockerContainer][]string{
+		w.staging: {fixtures.PortalHost, fixtures.StaticHost},
+		w.canary:  {fixtures.EvilHost, fixtures.CDNHost},
+	}
+	for c, hosts := range maps {
+		ip, err := c.ContainerIP(ctx)
+		if err != nil || ip == "" {
+			return fail(fmt.Errorf("IP of a site container: %q, %v", ip, err))
+		}
+		for _, h := range hosts {
+			proxyArgs = append(proxyArgs, "--map", h+"="+ip+":"+sitePorts[h])
+		}
+		if c == w.staging {
+			w.audit = ip + ":" + auditPort
+		}
+	}
+
+	port := mnetwork.MustParsePort(proxyPort + "/tcp")
+	publish, _ := netip.ParseAddr(l.cfg.PublishIP)
+	w.px, err = testcontainers.Run(ctx, l.cfg.Image,
+		testcontainers.WithCmd(proxyArgs...),
+		testcontainers.WithLabels(l.labels()),
+		testcontainers.WithFiles(files...),
+		testcontainers.WithExposedPorts(proxyPort+"/tcp"),
+		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+			hc.PortBindings = mnetwork.PortMap{port: {{HostIP: publish, HostPort: ""}}}
+		}),
+		network.WithNetwork([]string{"proxy"}, w.nw),
+		network.WithBridgeNetwork(),
+		testcontainers.WithWaitStrategy(wait.ForHTTP(healthPath).WithPort(proxyPort+"/tcp").WithStartupTimeout(l.cfg.StartTimeout)),
+	)
+	if err != nil {
+		return fail(fmt.Errorf("start the proxy: %w", err))
+	}
+	ep, err := w.px.PortEndpoint(ctx, proxyPort+"/tcp", "http")
+	if err != nil {
+		return fail(fmt.Errorf("the proxy's published port: %w", err))
+	}
+	w.proxy = ep
+	return w, nil
+}
+
+// runSites starts one site container serving hosts, on the internal network only.
+func (l *Launcher) runSites(ctx context.Context, nw *testcontainers.DockerNetwork, alias, source, fp string, hosts ...string) (*testcontainers.DockerContainer, error) {
+	args := []string{"sites", "--world", source, "--fingerprint", fp, "--audit", ":" + auditPort}
+	for _, h := range hosts {
+		args = append(args, "--host", h+"=:"+sitePorts[h])
+	}
+	c, err := testcontainers.Run(ctx, l.cfg.Image,
+		testcontainers.WithCmd(args...),
+		testcontainers.WithLabels(l.labels()),
+		network.WithNetwork([]string{alias}, nw),
+		testcontainers.WithWaitStrategy(wait.ForLog(readyLine).WithStartupTimeout(l.cfg.StartTimeout)),
+	)
+	if err != nil {
+		// Run returns the container even when the wait failed: it is still ours to remove.
+		if c != nil {
+			err = errors.Join(err, containerLogs(c), c.Terminate(context.Background(), testcontainers.StopTimeout(stopTimeout)))
+		}
+		return nil, fmt.Errorf("start the %s container: %w", alias, err)
+	}
+	return c, nil
+}
+
+// containerLogs returns a failed container's output as an error, for the start error.
+func containerLogs(c *testcontainers.DockerContainer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	rc, err := c.Logs(ctx)
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(io.LimitReader(rc, 4<<10))
+	return fmt.Errorf("container output: %s", strings.TrimSpace(string(b)))
+}
+
+// ProxyURL is the proxy's published address, e.g. http://127.0.0.1:32771.
+func (w *World) ProxyURL() string { return w.proxy }
+
+// URL returns the browser-facing URL of a portal path.
+func (w *World) URL(path string) string { return "http://" + fixtures.PortalHost + path }
+
+// Hosts returns the fake host names the proxy maps.
+func (w *World) Hosts() []string {
+	return []string{fixtures.PortalHost, fixtures.StaticHost, fixtures.EvilHost, fixtures.CDNHost}
+}
+
+// AuditURL is the staging container's audit API on the internal network. From the host it may or may
+// not be routable (not with a remote engine); the world itself reads it with docker exec.
+func (w *World) AuditURL() string { return "http://" + w.audit }
+
+// Effects returns the effects of both site containers, merged by time and numbered again from 1.
+// After Close it returns the reading taken before the containers were removed.
+func (w *World) Effects() ([]fixtures.Effect, error) {
+	if w.isClosed() {
+		return slices.Clone(w.effects), w.effectsErr
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return w.readEffects(ctx)
+}
+
+func (w *World) readEffects(ctx context.Context) ([]fixtures.Effect, error) {
+	var all []fixtures.Effect
+	for _, c := range []*testcontainers.DockerContainer{w.staging, w.canary} {
+		if c == nil {
+			return nil, errors.New("container: effects: a site container never started")
+		}
+		es, err := auditEffects(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, es...)
+	}
+	slices.SortStableFunc(all, func(a, b fixtures.Effect) int {
+		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.Observer, b.Observer), cmp.Compare(a.Seq, b.Seq))
+	})
+	for i := range all {
+		all[i].Seq = i + 1
+	}
+	return all, nil
+}
+
+// auditEffects runs `trapline audit effects` inside c and decodes its output.
+func auditEffects(ctx context.Context, c *testcontainers.DockerContainer) ([]fixtures.Effect, error) {
+	code, r, err := c.Exec(ctx, []string{binaryPath, "audit", "--addr", "127.0.0.1:" + auditPort, "effects"}, tcexec.Multiplexed())
+	if err != nil {
+		return nil, fmt.Errorf("container: read effects in %s: %w", shortID(c.GetContainerID()), err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("container: read effects in %s: %w", shortID(c.GetContainerID()), err)
+	}
+	if code != 0 {
+		return nil, fmt.Errorf("container: read effects in %s: exit %d: %s", shortID(c.GetContainerID()), code, bytes.TrimSpace(out))
+	}
+	var es []fixtures.Effect
+	if err := json.Unmarshal(out, &es); err != nil {
+		return nil, fmt.Errorf("container: read effects in %s: decode: %w", shortID(c.GetContainerID()), err)
+	}
+	return es, nil
+}
+
+// ProxyDecisions returns the proxy's decision log, copied out of the proxy container (and, from Close
+// on, kept in the world's folder as ProxyLogFile).
+func (w *World) ProxyDecisions() ([]proxy.Decision, error) {
+	if w.isClosed() {
+		return slices.Clone(w.decisions), w.decisionsErr
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := w.copyProxyLog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return world.ReadDecisions(bytes.NewReader(b), "proxy container "+proxyLogIn)
+}
+
+func (w *World) copyProxyLog(ctx context.Context) ([]byte, error) {
+	if w.px == nil {
+		return nil, errors.New("container: proxy log: the proxy never started")
+	}
+	rc, err := w.px.CopyFileFromContainer(ctx, proxyLogIn)
+	if err != nil {
+		return nil, fmt.Errorf("container: copy the proxy log: %w", err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, fmt.Errorf("container: copy the proxy log: %w", err)
+	}
+	return b, nil
+}
+
+func (w *World) isClosed() bool {
+	w.l.mu.Lock()
+	defer w.l.mu.Unlock()
+	return w.closed
+}
+
+// Close takes the last reading of effects and proxy log (the log also goes to Dir/ProxyLogFile), then
+// removes the containers and the network. A failed reading is kept and returned by Effects and
+// ProxyDecisions; Close reports only what it could not remove. Safe to call more than once.
+func (w *World) Close() error {
+	w.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if w.staging != nil && w.canary != nil && w.px != nil {
+			w.effects, w.effectsErr = w.readEffects(ctx)
+			if b, err := w.copyProxyLog(ctx); err != nil {
+				w.decisionsErr = err
+			} else if err := os.WriteFile(filepath.Join(w.dir, world.ProxyLogFile), b, 0o644); err != nil {
+				w.decisionsErr = fmt.Errorf("container: save the proxy log: %w", err)
+			} else {
+				w.decisions, w.decisionsErr = world.ReadDecisions(bytes.NewReader(b), filepath.Join(w.dir, world.ProxyLogFile))
+			}
+		} else {
+			w.effectsErr = errors.New("container: the world never started")
+			w.decisionsErr = w.effectsErr
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 3)
+		for i, c := range []*testcontainers.DockerContainer{w.px, w.staging, w.canary} {
+			if c == nil {
+				continue
+			}
+			wg.Go(func() {
+				if err := c.Terminate(ctx, testcontainers.StopTimeout(stopTimeout)); err != nil {
+					errs[i] = fmt.Errorf("container: remove %s: %w", shortID(c.GetContainerID()), err)
+				}
+			})
+		}
+		wg.Wait()
+		if w.nw != nil {
+			if err := w.nw.Remove(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("container: remove network %s: %w", w.nw.Name, err))
+			}
+		}
+		w.closeErr = errors.Join(errs...)
+		w.l.mu.Lock()
+		w.closed = true
+		delete(w.l.open, w)
+		w.l.mu.Unlock()
+	})
+	return w.closeErr
+}
+
+// Run returns the run ID this launcher labels its containers and networks with.
+func (l *Launcher) Run() string { return l.cfg.Run }

@@ -1,0 +1,64 @@
+package world
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trapline/trapline/fixtures"
+)
+
+// TestEmbeddedLaunch: the default launcher starts a world whose proxy reaches the portal, whose
+// effects and decisions stay readable after Close, and whose log is in Dir.
+func TestEmbeddedLaunch(t *testing.T) {
+	var l Launcher = Embedded{}
+	if l.Name() != "embedded" {
+		t.Fatalf("name %q", l.Name())
+	}
+	dir := t.TempDir()
+	w, err := l.Launch(context.Background(), Spec{NoProxyRules: true, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pu, _ := url.Parse(w.ProxyURL())
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
+	resp, err := c.Get("http://" + fixtures.EvilHost + "/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	es, err := w.Effects()
+	if err != nil || len(es) != 1 || es[0].Kind != fixtures.KindCanaryHit {
+		t.Fatalf("effects after Close: %v %+v", err, es)
+	}
+	ds, err := w.ProxyDecisions()
+	if err != nil || len(ds) != 1 || !ds[0].Allowed() {
+		t.Fatalf("decisions after Close: %v %+v", err, ds)
+	}
+	f, err := os.Open(filepath.Join(dir, ProxyLogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	logged, err := ReadDecisions(f, ProxyLogFile)
+	if err != nil || len(logged) != 1 || logged[0].Host != ds[0].Host {
+		t.Fatalf("proxy log: %v %+v", err, logged)
+	}
+	if _, err := l.Launch(context.Background(), Spec{}); err == nil {
+		t.Fatal("a spec without Dir must be refused")
+	}
+}
+
+func TestReadDecisionsNamesTheBadLine(t *testing.T) {
+	_, err := ReadDecisions(strings.NewReader("{\"v\":1}\nnot json\n"), "p.jsonl")
+	if err == nil || !strings.Contains(err.Error(), "p.jsonl:2") {
+		t.Fatalf("got %v, want an error naming p.jsonl:2", err)
+	}
+}
