@@ -60,6 +60,9 @@ type Options struct {
 	// NewPlanner makes the default planner for a run (a trap's Arrange hook may still replace it); nil
 	// means the adversary.
 	NewPlanner func(traps.Trap, Arm) planner.Planner
+	// Mutate, when set, changes the guarded arm's setup after the trap's Arrange hook: a mutation run
+	// (package mutate) switches one guard off this way. Nil in every normal run.
+	Mutate func(*traps.Setup)
 }
 
 // Result is what one run produced, as the outside observers saw it.
@@ -146,6 +149,9 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	}
 	if trap.Arrange != nil {
 		trap.Arrange(arm, setup)
+	}
+	if arm == Guarded && o.Mutate != nil {
+		o.Mutate(setup)
 	}
 	w, err := world.Start(world.Spec{Policy: setup.Policy, Fixtures: fx, Dir: dir, NoProxyRules: setup.NoProxyRules})
 	if err != nil {
