@@ -70,6 +70,8 @@ type BaselineRun struct {
 	Trap string `json:"trap"`
 	Pass bool   `json:"pass"`
 	Why  string `json:"why"`
+	// Retried: the first run failed and the verdict is the second's.
+	Retried bool `json:"retried,omitempty"`
 }
 
 // MutantResult is what the catalog did to one mutant.

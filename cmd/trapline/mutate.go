@@ -75,6 +75,15 @@ func cmdMutate(args []string, stdout io.Writer) error {
 		return withCode(exitUsage, err)
 	}
 	muts = append(muts, mutate.GuardMutants(orig)...)
+	equivalent, err := readEquivalent(*equiv)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	for id := range equivalent {
+		if !slices.ContainsFunc(muts, func(m mutate.Mutant) bool { return m.ID == id }) {
+			return withCode(exitUsage, fmt.Errorf("mutate: --equivalent %s: no mutant %q: a stale declaration", *equiv, id))
+		}
+	}
 	prefixes := splitList(*only)
 	if *smoke {
 		prefixes = smokeMutants
@@ -104,10 +113,6 @@ func cmdMutate(args []string, stdout io.Writer) error {
 			}
 			catalog = append(catalog, t)
 		}
-	}
-	equivalent, err := readEquivalent(*equiv)
-	if err != nil {
-		return withCode(exitUsage, err)
 	}
 	if *list {
 		for _, m := range muts {
