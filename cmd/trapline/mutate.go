@@ -23,6 +23,7 @@ import (
 
 const mutateUsage = `usage: trapline mutate [--policy FILE] [--traps ID,...] [--only PREFIX,...] [--limit N] [--smoke]
                        [--all] [--no-prune] [--workers N] [--equivalent FILE] [--out DIR] [--list]
+       trapline mutate --render mutation.json
   Weakens the policy (and the agent's guards) one rule at a time and runs the catalog's guarded arms
   against each mutant: killed (a guarded arm failed) or survived (a coverage gap: a trap to write).
   The catalog first runs once under the original policy (the baseline); each mutant then runs only
@@ -55,12 +56,16 @@ func cmdMutate(args []string, stdout io.Writer) error {
 	equiv := fs.String("equivalent", "", "YAML file mapping mutant ids to the reason each is equivalent")
 	out := fs.String("out", "reports/out", "folder for mutation.json, mutation.html and the evidence (out/mutation/)")
 	list := fs.Bool("list", false, "print the mutants and exit")
+	render := fs.String("render", "", "print and re-render (mutation.html next to it) an existing mutation.json instead of running")
 	noPrune := fs.Bool("no-prune", false, "run every trap that holds against every mutant, not only the traps whose baseline run met the weakened rule")
 	if err := fs.Parse(args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("mutate: %w\n%s", err, mutateUsage))
 	}
 	if fs.NArg() > 0 {
 		return withCode(exitUsage, fmt.Errorf("mutate: unexpected arguments %q\n%s", fs.Args(), mutateUsage))
+	}
+	if *render != "" {
+		return renderMutation(*render, stdout)
 	}
 	data, err := os.ReadFile(*polFile)
 	if err != nil {
@@ -140,17 +145,29 @@ func cmdMutate(args []string, stdout io.Writer) error {
 		return withCode(exitBroken, err)
 	}
 	fmt.Fprintln(stdout)
-	if err := reports.MutationTable(stdout, res); err != nil {
-		return withCode(exitBroken, err)
-	}
-	jsonPath, htmlPath := filepath.Join(*out, reports.MutationFile), filepath.Join(*out, "mutation.html")
+	jsonPath := filepath.Join(*out, reports.MutationFile)
 	if err := reports.WriteMutationJSON(jsonPath, res); err != nil {
 		return withCode(exitBroken, err)
 	}
+	fmt.Fprintf(stdout, "evidence: %s\n", filepath.Join(*out, "mutation"))
+	return renderMutation(jsonPath, stdout)
+}
+
+// renderMutation prints the result in path, writes mutation.html next to it, and turns it into the
+// exit code.
+func renderMutation(path string, stdout io.Writer) error {
+	res, err := reports.ReadMutationJSON(path)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	if err := reports.MutationTable(stdout, res); err != nil {
+		return withCode(exitBroken, err)
+	}
+	htmlPath := filepath.Join(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".json")+".html")
 	if err := reports.WriteMutationHTMLFile(htmlPath, res); err != nil {
 		return withCode(exitBroken, err)
 	}
-	fmt.Fprintf(stdout, "\nresult: %s  html: %s  evidence: %s\n", jsonPath, htmlPath, filepath.Join(*out, "mutation"))
+	fmt.Fprintf(stdout, "\nresult: %s  html: %s\n", path, htmlPath)
 	switch {
 	case res.Survived > 0:
 		return withCode(exitVerdict, fmt.Errorf("mutate: %d mutant(s) survived: coverage gaps", res.Survived))

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/trapline/trapline/reports"
 )
 
 // The mutate command's arguments and listing (no browser: --list and bad input stop before a run).
@@ -20,6 +23,12 @@ func TestMutateCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := filepath.Join("..", "..", "policies", "reference.yml")
+	res := reports.Mutation{Mutants: []reports.MutantResult{{ID: "guard/x", Guard: "g", Status: reports.MutantSurvived}}}
+	res.Finish(time.Unix(0, 0))
+	result := filepath.Join(dir, "mutation.json")
+	if err := reports.WriteMutationJSON(result, res); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args     []string
 		code     int
@@ -36,6 +45,8 @@ func TestMutateCommand(t *testing.T) {
 		{[]string{"mutate", "--policy", ref, "--traps", "no-such-trap"}, exitUsage, "no-such-trap"},
 		{[]string{"mutate", "--policy", filepath.Join(dir, "missing.yml")}, exitUsage, "missing.yml"},
 		{[]string{"mutate", "extra"}, exitUsage, "unexpected arguments"},
+		{[]string{"mutate", "--render", result}, exitVerdict, "SURVIVORS"},
+		{[]string{"mutate", "--render", filepath.Join(dir, "none.json")}, exitUsage, "none.json"},
 	}
 	for _, c := range cases {
 		var out, errOut bytes.Buffer
