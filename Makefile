@@ -107,3 +107,17 @@ bench: setup
 	  $(if $(BENCH_QUICK),,$(GO) test -run '^$$' -bench 'CatalogScale' -benchtime 1x -count 1 -timeout 60m ./bench; \
 	  SUITE_RUNS=$(SUITE_RUNS) bash bench/suite.sh;) } > bench/out.txt
 	$(GO) run ./bench/record -o bench/results.json -cmd "make bench$(if $(BENCH_QUICK), BENCH_QUICK=1,)" < bench/out.txt
+
+## mutate: mutation testing (docs/mutation.md): weaken policies/reference.yml and the agent's guards one
+## at a time, run the catalog's guarded arms against each mutant, print the kill rate and the survivors
+## (coverage gaps). Writes $(OUT)/mutation.json and $(OUT)/mutation.html; MUTATE_ARGS adds flags
+## (e.g. --smoke, --all, --no-prune, --workers 1).
+MUTATE_ARGS ?=
+.PHONY: mutate
+mutate: setup
+	@mkdir -p $(OUT)
+	@start=$$(date +%s); \
+	  $(GO) run ./cmd/trapline mutate --policy policies/reference.yml --equivalent mutate/equivalent-reference.yml --out $(OUT) $(MUTATE_ARGS); status=$$?; \
+	  echo "make mutate: wall time $$(( $$(date +%s) - start ))s"; \
+	  if [ -f $(OUT)/summary.json ]; then $(GO) run ./cmd/trapline report --html $(OUT)/report.html $(OUT)/summary.json >/dev/null 2>&1; echo "report (with the mutation section): $(OUT)/report.html"; fi; \
+	  exit $$status

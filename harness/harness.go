@@ -79,6 +79,9 @@ type Options struct {
 	AgentTimeout time.Duration
 	// World starts each run's world; nil means world.Embedded{} (in process).
 	World world.Launcher
+	// Mutate, when set, changes the guarded arm's setup after the trap's Arrange hook: a mutation run
+	// (package mutate) switches one guard off this way. Nil in every normal run.
+	Mutate func(*traps.Setup)
 }
 
 // Result is what one run produced, as the outside observers saw it.
@@ -179,6 +182,9 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	fx, err := prepare(trap, arm, setup, dir)
 	if err != nil {
 		return nil, err
+	}
+	if arm == Guarded && o.Mutate != nil {
+		o.Mutate(setup)
 	}
 	w, err := startWorld(ctx, o, world.Spec{Policy: setup.Policy, Fixtures: fx, Source: trap.ID, Dir: dir, NoProxyRules: setup.NoProxyRules})
 	if err != nil {

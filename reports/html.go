@@ -53,6 +53,8 @@ type HTMLOptions struct {
 	SummaryDir string
 	// Comparison, when set, adds the baseline comparison to the page.
 	Comparison *Comparison
+	// Mutation, when set, adds the mutation-testing section (trapline mutate's result).
+	Mutation *Mutation
 	// MaxScreenshots bounds the screenshots embedded per arm (the rest are listed by path); default 20.
 	MaxScreenshots int
 }
@@ -86,6 +88,13 @@ func WriteHTML(w io.Writer, s Summary, o HTMLOptions) error {
 		o.MaxScreenshots = 20
 	}
 	v := buildView(s, o)
+	if o.Mutation != nil {
+		sec, err := MutationSection(*o.Mutation)
+		if err != nil {
+			return err
+		}
+		v.Mutation = sec
+	}
 	if err := reportTemplate.Execute(w, v); err != nil {
 		return fmt.Errorf("reports: render HTML: %w", err)
 	}
@@ -100,6 +109,7 @@ type htmlView struct {
 	Matrix                 []matrixRow
 	Traps                  []trapView
 	Comparison             *Comparison
+	Mutation               template.HTML
 }
 
 type matrixRow struct {

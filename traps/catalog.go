@@ -13,6 +13,7 @@ func Catalog() []Trap {
 		capabilityTraps(),
 		deliveryTraps(),
 		credentialTraps(),
+		coverageTraps(),
 		newTraps(),
 	} {
 		all = append(all, group...)

@@ -80,8 +80,11 @@ func (p *Policy) checkTarget(in Input) (Decision, bool) {
 		t = *in.Target
 	}
 	name := NormalizeText(t.Name)
+	if p.unsafeOff.TextNormalization {
+		name = lowerOnly(t.Name)
+	}
 	if name == "" {
-		if p.Actions.Unnamed == Allow {
+		if p.Actions.Unnamed == Allow || p.unsafeOff.UnnamedRule {
 			return Decision{}, true
 		}
 		return deny(RuleUnnamedElement, "%s on an element with no accessible name (role %q)", in.Kind, t.Role), false

@@ -54,6 +54,10 @@ type Policy struct {
 	Permissions    Setting
 	Popups         Setting
 	ServiceWorkers Setting
+
+	// unsafeOff switches guards inside Decide off for mutation runs (see WithUnsafeGuardsOff). No
+	// policy file can set it: Parse never does.
+	unsafeOff UnsafeGuardsOff
 }
 
 // Navigation is the host/path allowlist.

@@ -12,6 +12,9 @@
 //	                               list trap arms whose verdict changed between repeated runs
 //	trapline traps list            print the catalog
 //	trapline policy lint FILE      validate a policy and summarise what it allows
+//	trapline mutate [--policy FILE] [--traps ID,...] [--smoke] [--all]
+//	                               mutation testing: weaken one guard at a time, run the catalog's
+//	                               guarded arms, report killed and surviving mutants (coverage gaps)
 //
 // Exit codes (the CI gate):
 //
@@ -66,7 +69,8 @@ const usage = `usage:
   trapline serve [--trap ID] [--listen 127.0.0.1:PORT]
   trapline traps list
   trapline traps new ID
-  trapline policy lint FILE`
+  trapline policy lint FILE
+  trapline mutate [--policy FILE] [--traps ID,...] [--only PREFIX,...] [--limit N] [--smoke] [--all] [--workers N]`
 
 func run(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout)
@@ -111,6 +115,8 @@ func dispatch(args []string, stdout io.Writer) error {
 		if len(args) == 3 && args[1] == "lint" {
 			return cmdPolicyLint(args[2], stdout)
 		}
+	case "mutate":
+		return cmdMutate(args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

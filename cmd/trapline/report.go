@@ -67,7 +67,11 @@ func cmdReport(args []string, stdout io.Writer) error {
 		}
 	}
 	if *htmlOut != "" {
-		if err := reports.WriteHTMLFile(*htmlOut, s, reports.HTMLOptions{SummaryDir: filepath.Dir(path), Comparison: cmp}); err != nil {
+		mut, err := reports.ReadMutationBeside(filepath.Dir(path)) // trapline mutate's result, when there is one
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		if err := reports.WriteHTMLFile(*htmlOut, s, reports.HTMLOptions{SummaryDir: filepath.Dir(path), Comparison: cmp, Mutation: mut}); err != nil {
 			return withCode(exitBroken, err)
 		}
 		fmt.Fprintln(stdout, "html:", *htmlOut)

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/mutate"
+	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/traps"
+)
+
+const mutateUsage = `usage: trapline mutate [--policy FILE] [--traps ID,...] [--only PREFIX,...] [--limit N] [--smoke]
+                       [--all] [--no-prune] [--workers N] [--equivalent FILE] [--out DIR] [--list]
+       trapline mutate --render mutation.json
+  Weakens the policy (and the agent's guards) one rule at a time and runs the catalog's guarded arms
+  against each mutant: killed (a guarded arm failed) or survived (a coverage gap: a trap to write).
+  The catalog first runs once under the original policy (the baseline); each mutant then runs only
+  against the traps whose baseline run met the rule it weakens (--no-prune: every trap), in the order
+  most likely to kill, stopping at the first kill (--all: every trap).
+  Writes DIR/mutation.json and DIR/mutation.html (default DIR reports/out); trapline report --html
+  embeds mutation.json found next to summary.json. Exit 0 when no mutant survived, 1 when some did,
+  3 when a mutant broke (and none survived).`
+
+// smokeMutants is the --smoke selection: one mutant of each kind, each killed by its first trap.
+var smokeMutants = []string{
+	"policy/actions.deny_words/destructive/drop:elimin",
+	"policy/downloads/allow",
+	"guard/unnamed-rule-off",
+}
+
+// smokeTraps are the traps the --smoke selection runs against (unless --traps says otherwise).
+var smokeTraps = []string{"decoy-delete", "exe-download", "label-less-icon"}
+
+func cmdMutate(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	polFile := fs.String("policy", "policies/reference.yml", "the guarded policy to mutate")
+	trapList := fs.String("traps", "", "comma-separated trap ids to run (default: the whole catalog)")
+	only := fs.String("only", "", "comma-separated mutant id prefixes to run (default: every mutant)")
+	limit := fs.Int("limit", 0, "run at most N mutants (after --only)")
+	smoke := fs.Bool("smoke", false, "run a fixed selection of "+fmt.Sprint(len(smokeMutants))+" mutants (CI smoke)")
+	all := fs.Bool("all", false, "run every trap against every mutant instead of stopping at the first kill")
+	workers := fs.Int("workers", min(2, runtime.NumCPU()), "mutants run in parallel, each with its own browser")
+	equiv := fs.String("equivalent", "", "YAML file mapping mutant ids to the reason each is equivalent")
+	out := fs.String("out", "reports/out", "folder for mutation.json, mutation.html and the evidence (out/mutation/)")
+	list := fs.Bool("list", false, "print the mutants and exit")
+	render := fs.String("render", "", "print and re-render (mutation.html next to it) an existing mutation.json instead of running")
+	noPrune := fs.Bool("no-prune", false, "run every trap that holds against every mutant, not only the traps whose baseline run met the weakened rule")
+	if err := fs.Parse(args); err != nil {
+		return withCode(exitUsage, fmt.Errorf("mutate: %w\n%s", err, mutateUsage))
+	}
+	if fs.NArg() > 0 {
+		return withCode(exitUsage, fmt.Errorf("mutate: unexpected arguments %q\n%s", fs.Args(), mutateUsage))
+	}
+	if *render != "" {
+		return renderMutation(*render, stdout)
+	}
+	data, err := os.ReadFile(*polFile)
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("mutate: %w", err))
+	}
+	orig, err := policy.Parse(*polFile, data)
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("mutate: %w", err))
+	}
+	muts, err := mutate.PolicyMutants(*polFile, data)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	muts = append(muts, mutate.GuardMutants(orig)...)
+	equivalent, err := readEquivalent(*equiv)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	for id := range equivalent {
+		if !slices.ContainsFunc(muts, func(m mutate.Mutant) bool { return m.ID == id }) {
+			return withCode(exitUsage, fmt.Errorf("mutate: --equivalent %s: no mutant %q: a stale declaration", *equiv, id))
+		}
+	}
+	prefixes := splitList(*only)
+	if *smoke {
+		prefixes = smokeMutants
+	}
+	if len(prefixes) > 0 {
+		muts = slices.DeleteFunc(muts, func(m mutate.Mutant) bool {
+			return !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(m.ID, p) })
+		})
+		if len(muts) == 0 {
+			return withCode(exitUsage, fmt.Errorf("mutate: no mutant id starts with %q (see --list)", prefixes))
+		}
+	}
+	if *limit > 0 && len(muts) > *limit {
+		muts = muts[:*limit]
+	}
+	catalog := traps.Catalog()
+	ids := splitList(*trapList)
+	if *smoke && len(ids) == 0 {
+		ids = smokeTraps
+	}
+	if len(ids) > 0 {
+		catalog = nil
+		for _, id := range ids {
+			t, err := traps.Lookup(id)
+			if err != nil {
+				return withCode(exitUsage, fmt.Errorf("mutate: --traps: %w", err))
+			}
+			catalog = append(catalog, t)
+		}
+	}
+	if *list {
+		for _, m := range muts {
+			note := ""
+			switch {
+			case m.Invalid != nil:
+				note = "  [invalid: the loader refuses it]"
+			case m.Equivalent != "":
+				note = "  [equivalent by construction: not run]"
+			case equivalent[m.ID] != "":
+				note = "  [declared equivalent]"
+			}
+			fmt.Fprintf(stdout, "%-64s %s%s\n", m.ID, m.Desc, note)
+		}
+		fmt.Fprintf(stdout, "%d mutants\n", len(muts))
+		return nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	fmt.Fprintf(stdout, "mutate: %d mutants x %d traps (guarded arms), %d worker(s)%s\n", len(muts), len(catalog), *workers,
+		map[bool]string{true: ", every trap per mutant", false: ", each mutant stops at its first kill"}[*all])
+	res, err := mutate.Run(ctx, mutate.Config{Original: orig, PolicyFile: *polFile, Mutants: muts, Traps: catalog,
+		Equivalent: equivalent, All: *all, NoPrune: *noPrune, Workers: *workers, OutDir: filepath.Join(*out, "mutation"), Progress: stdout})
+	if err != nil {
+		return withCode(exitBroken, err)
+	}
+	fmt.Fprintln(stdout)
+	jsonPath := filepath.Join(*out, reports.MutationFile)
+	if err := reports.WriteMutationJSON(jsonPath, res); err != nil {
+		return withCode(exitBroken, err)
+	}
+	fmt.Fprintf(stdout, "evidence: %s\n", filepath.Join(*out, "mutation"))
+	return renderMutation(jsonPath, stdout)
+}
+
+// renderMutation prints the result in path, writes mutation.html next to it, and turns it into the
+// exit code.
+func renderMutation(path string, stdout io.Writer) error {
+	res, err := reports.ReadMutationJSON(path)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	if err := reports.MutationTable(stdout, res); err != nil {
+		return withCode(exitBroken, err)
+	}
+	htmlPath := filepath.Join(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".json")+".html")
+	if err := reports.WriteMutationHTMLFile(htmlPath, res); err != nil {
+		return withCode(exitBroken, err)
+	}
+	fmt.Fprintf(stdout, "\nresult: %s  html: %s\n", path, htmlPath)
+	switch {
+	case res.Survived > 0:
+		return withCode(exitVerdict, fmt.Errorf("mutate: %d mutant(s) survived: coverage gaps", res.Survived))
+	case res.Broken > 0:
+		return withCode(exitBroken, fmt.Errorf("mutate: %d mutant(s) broke a run", res.Broken))
+	}
+	return nil
+}
+
+// readEquivalent reads a YAML mapping of mutant id to reason; "" reads nothing.
+func readEquivalent(path string) (map[string]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("mutate: --equivalent: %w", err)
+	}
+	var m map[string]string
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("mutate: --equivalent %s: %w", path, err)
+	}
+	for id, why := range m {
+		if strings.TrimSpace(why) == "" {
+			return nil, fmt.Errorf("mutate: --equivalent %s: %q: a declared equivalent mutant needs its reason", path, id)
+		}
+	}
+	if len(m) == 0 {
+		return nil, errors.New("mutate: --equivalent " + path + ": no entry")
+	}
+	return m, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,388 @@
+package mutate
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/fixtures"
+)
+
+// budgetFactor multiplies each budget in its mutant.
+const budgetFactor = 100
+
+// outsideHosts are the hosts a widening mutant adds to the allowlists: the world's canaries, which
+// stand for the outside.
+var outsideHosts = []string{fixtures.EvilHost, fixtures.CDNHost}
+
+// settingFields are the capability settings and the value that opens each.
+var settingFields = []struct {
+	field string
+	open  policy.Setting
+	rule  policy.Rule
+}{
+	{"downloads", policy.Allow, policy.RuleDownload},
+	{"uploads", policy.Allow, policy.RuleUpload},
+	{"dialogs", policy.Accept, policy.RuleDialog},
+	{"permissions", policy.Allow, policy.RulePermission},
+	{"popups", policy.Allow, policy.RulePopup},
+	{"service_workers", policy.Allow, policy.RuleServiceWorker},
+}
+
+var budgetRules = map[string]policy.Rule{
+	"max_actions":             policy.RuleBudgetActions,
+	"max_navigations":         policy.RuleBudgetNav,
+	"max_seconds":             policy.RuleBudgetSeconds,
+	"max_same_action_repeats": policy.RuleBudgetRepeats,
+	"max_stuck_actions":       policy.RuleBudgetStuck,
+	"max_tokens":              policy.RuleBudgetTokens,
+	"max_decision_seconds":    "",
+}
+
+// edit changes a freshly parsed copy of the policy document (its root mapping).
+type edit func(root *yaml.Node) error
+
+// PolicyMutants returns the mutants of the policy file data (source names it in errors), in a stable
+// order: each navigation.allow path widened to ".*", each outside host added to navigation.allow and
+// to static_assets, each deny path dropped, on_violation set to continue (and to block_and_log),
+// actions.unnamed set to allow, each deny-word root dropped, each exception's page widened, each
+// write's path and method widened, each budget multiplied by 100, each capability setting opened
+// (allow, or accept for dialogs), and mode observe set to act. The original file must load.
+func PolicyMutants(source string, data []byte) ([]Mutant, error) {
+	if _, err := policy.Parse(source, data); err != nil {
+		return nil, fmt.Errorf("mutate: the original policy does not load: %w", err)
+	}
+	root, err := parseRoot(data)
+	if err != nil {
+		return nil, fmt.Errorf("mutate: %s: %w", source, err)
+	}
+	g := &gen{source: source, data: data}
+	nav := get(root, "navigation")
+	for i, hr := range items(get(nav, "allow")) {
+		host := scalar(get(hr, "host"))
+		for j, p := range items(get(hr, "paths")) {
+			if p.Value == ".*" {
+				continue
+			}
+			g.add(Mutant{ID: "policy/navigation.allow/" + host + "/widen:" + p.Value, Guard: "host/path allowlist",
+				Rules: []policy.Rule{policy.RulePathNotAllowed}, Desc: fmt.Sprintf("navigation.allow %s: path %q widened to \".*\"", host, p.Value),
+				Covers: ruleWith(policy.RulePathNotAllowed, "host "+strconv.Quote(host))},
+				func(r *yaml.Node) error {
+					items(get(items(get(get(r, "navigation"), "allow"))[i], "paths"))[j].Value = ".*"
+					return nil
+				})
+		}
+	}
+	for _, h := range outsideHosts {
+		if listsHost(get(nav, "allow"), h) {
+			continue
+		}
+		g.add(Mutant{ID: "policy/navigation.allow/add-host:" + h, Guard: "host/path allowlist",
+			Rules: []policy.Rule{policy.RuleHostNotAllowed}, Desc: fmt.Sprintf("navigation.allow: host %s added with every path", h),
+			Covers: hostDenied(h)},
+			func(r *yaml.Node) error {
+				return appendItem(ensure(get(r, "navigation"), "allow", yaml.SequenceNode), fmt.Sprintf("{host: %q, paths: [\".*\"]}", h))
+			})
+	}
+	for _, h := range outsideHosts {
+		if containsScalar(get(nav, "static_assets"), h) {
+			continue
+		}
+		g.add(Mutant{ID: "policy/navigation.static_assets/add-host:" + h, Guard: "static-asset allowlist",
+			Rules: []policy.Rule{policy.RuleHostNotAllowed}, Desc: fmt.Sprintf("navigation.static_assets: host %s added", h),
+			Covers: hostDenied(h)},
+			func(r *yaml.Node) error {
+				return appendItem(ensure(get(r, "navigation"), "static_assets", yaml.SequenceNode), strconv.Quote(h))
+			})
+	}
+	for i, p := range items(get(nav, "deny_paths")) {
+		g.add(Mutant{ID: "policy/navigation.deny_paths/drop:" + p.Value, Guard: "deny_paths",
+			Rules: []policy.Rule{policy.RuleDenyPath}, Desc: fmt.Sprintf("navigation.deny_paths: %q dropped", p.Value),
+			Covers: ruleWith(policy.RuleDenyPath, "deny_paths "+strconv.Quote(p.Value))},
+			func(r *yaml.Node) error { return removeItem(get(get(r, "navigation"), "deny_paths"), i) })
+	}
+	g.add(Mutant{ID: "policy/navigation.on_violation/continue", Guard: "on_violation",
+		Desc: "navigation.on_violation set to continue (go on as if nothing was denied)"},
+		func(r *yaml.Node) error {
+			setScalar(ensure(r, "navigation", yaml.MappingNode), "on_violation", "continue")
+			return nil
+		})
+	if v := scalar(get(nav, "on_violation")); v != string(policy.BlockAndLog) {
+		g.add(Mutant{ID: "policy/navigation.on_violation/block_and_log", Guard: "on_violation",
+			Desc: "navigation.on_violation set to block_and_log (refuse and go on instead of aborting)",
+			Equivalent: "the harness runs every guarded arm in exploration mode (on_violation block_and_log) so that the " +
+				"adversary tries everything and every attempt must be stopped; this mutant is the original policy there"},
+			func(r *yaml.Node) error {
+				setScalar(ensure(r, "navigation", yaml.MappingNode), "on_violation", string(policy.BlockAndLog))
+				return nil
+			})
+	}
+	acts := get(root, "actions")
+	if v := scalar(get(acts, "unnamed")); v != string(policy.Allow) {
+		g.add(Mutant{ID: "policy/actions.unnamed/allow", Guard: "unnamed-element rule",
+			Rules: []policy.Rule{policy.RuleUnnamedElement}, Desc: "actions.unnamed set to allow", Covers: ruleWith(policy.RuleUnnamedElement, "")},
+			func(r *yaml.Node) error {
+				setScalar(ensure(r, "actions", yaml.MappingNode), "unnamed", "allow")
+				return nil
+			})
+	}
+	if dw := get(acts, "deny_words"); dw != nil && dw.Kind == yaml.MappingNode {
+		for k := 0; k+1 < len(dw.Content); k += 2 {
+			cat := dw.Content[k].Value
+			for i, w := range items(dw.Content[k+1]) {
+				g.add(Mutant{ID: "policy/actions.deny_words/" + cat + "/drop:" + w.Value, Guard: "deny words (" + cat + ")",
+					Rules: []policy.Rule{policy.RuleDenyWord}, Desc: fmt.Sprintf("actions.deny_words.%s: root %q dropped", cat, w.Value),
+					Covers: nameMatches(cat, w.Value)},
+					func(r *yaml.Node) error {
+						return removeItem(deref(get(get(r, "actions"), "deny_words").Content[k+1]), i)
+					})
+			}
+		}
+	}
+	for i, e := range items(get(acts, "exceptions")) {
+		if scalar(get(e, "page")) == ".*" {
+			continue
+		}
+		name := scalar(get(e, "name"))
+		g.add(Mutant{ID: "policy/actions.exceptions/" + name + "/widen-page", Guard: "deny-word exceptions",
+			Rules: []policy.Rule{policy.RuleDenyWord}, Desc: fmt.Sprintf("actions.exceptions %q: page widened to \".*\"", name),
+			Covers: func(d Denial) bool { return d.Rule == string(policy.RuleDenyWord) && d.Name == name }},
+			func(r *yaml.Node) error {
+				setScalar(items(get(get(r, "actions"), "exceptions"))[i], "page", ".*")
+				return nil
+			})
+	}
+	for i, w := range items(get(acts, "writes")) {
+		method, path := scalar(get(w, "method")), scalar(get(w, "path"))
+		label := method + " " + path
+		if path != ".*" {
+			g.add(Mutant{ID: "policy/actions.writes/" + label + "/widen-path", Guard: "write allowlist",
+				Rules: []policy.Rule{policy.RuleWriteNotAllowed}, Desc: fmt.Sprintf("actions.writes %s: path widened to \".*\"", label),
+				Covers: ruleWith(policy.RuleWriteNotAllowed, "")},
+				func(r *yaml.Node) error {
+					setScalar(items(get(get(r, "actions"), "writes"))[i], "path", ".*")
+					return nil
+				})
+		}
+		if method != "*" {
+			g.add(Mutant{ID: "policy/actions.writes/" + label + "/widen-method", Guard: "write allowlist",
+				Rules: []policy.Rule{policy.RuleWriteNotAllowed}, Desc: fmt.Sprintf("actions.writes %s: method widened to \"*\"", label),
+				Covers: ruleWith(policy.RuleWriteNotAllowed, "")},
+				func(r *yaml.Node) error {
+					setScalar(items(get(get(r, "actions"), "writes"))[i], "method", "*")
+					return nil
+				})
+		}
+	}
+	if b := get(root, "budget"); b != nil && b.Kind == yaml.MappingNode {
+		for k := 0; k+1 < len(b.Content); k += 2 {
+			key, val := b.Content[k].Value, b.Content[k+1]
+			n, err := strconv.Atoi(val.Value)
+			if err != nil {
+				continue // the loader accepted it, so it is not a plain integer we can scale
+			}
+			var rules []policy.Rule
+			covers := ruleWith(budgetRules[key], "")
+			if r := budgetRules[key]; r != "" {
+				rules = []policy.Rule{r}
+			} else { // max_decision_seconds: a planner that overran it ends the run
+				covers = ruleWith(ruleOutcome, "no decision within")
+			}
+			g.add(Mutant{ID: "policy/budget." + key + "/x" + strconv.Itoa(budgetFactor), Guard: "budget " + key, Rules: rules,
+				Desc: fmt.Sprintf("budget.%s: %d multiplied by %d", key, n, budgetFactor), Covers: covers},
+				func(r *yaml.Node) error {
+					get(r, "budget").Content[k+1].Value = strconv.Itoa(n * budgetFactor)
+					return nil
+				})
+		}
+	}
+	for _, s := range settingFields {
+		cur := scalar(get(root, s.field))
+		if cur == string(s.open) {
+			continue
+		}
+		g.add(Mutant{ID: "policy/" + s.field + "/" + string(s.open), Guard: s.field, Rules: []policy.Rule{s.rule},
+			Desc: fmt.Sprintf("%s set to %s", s.field, s.open), Covers: ruleWith(s.rule, "")},
+			func(r *yaml.Node) error { setScalar(r, s.field, string(s.open)); return nil })
+	}
+	if scalar(get(root, "mode")) == string(policy.ModeObserve) {
+		g.add(Mutant{ID: "policy/mode/act", Guard: "observe mode", Rules: []policy.Rule{policy.RuleObserveMode},
+			Desc: "mode observe set to act", Covers: ruleWith(policy.RuleObserveMode, "")},
+			func(r *yaml.Node) error { setScalar(r, "mode", string(policy.ModeAct)); return nil })
+	}
+	return g.out, g.err
+}
+
+// gen builds mutants, each from a fresh parse of the original file.
+type gen struct {
+	source string
+	data   []byte
+	out    []Mutant
+	err    error
+}
+
+func (g *gen) add(m Mutant, e edit) {
+	if g.err != nil {
+		return
+	}
+	m.Kind = KindPolicy
+	root, err := parseRoot(g.data)
+	if err == nil {
+		err = e(root)
+	}
+	if err != nil {
+		g.err = fmt.Errorf("mutate: %s: mutant %s: %w", g.source, m.ID, err)
+		return
+	}
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root}}
+	b, err := yaml.Marshal(doc)
+	if err != nil {
+		g.err = fmt.Errorf("mutate: %s: mutant %s: encode: %w", g.source, m.ID, err)
+		return
+	}
+	m.YAML = b
+	m.Policy, m.Invalid = policy.Parse(g.source+" ("+m.ID+")", b)
+	g.out = append(g.out, m)
+}
+
+func parseRoot(data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || deref(doc.Content[0]).Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("the policy is not one YAML mapping")
+	}
+	return deref(doc.Content[0]), nil
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// get returns the value of key in mapping m, or nil.
+func get(m *yaml.Node, key string) *yaml.Node {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return deref(m.Content[i+1])
+		}
+	}
+	return nil
+}
+
+// ensure returns the value of key in m, adding an empty node of kind when it is missing or null.
+func ensure(m *yaml.Node, key string, kind yaml.Kind) *yaml.Node {
+	if v := get(m, key); v != nil && v.Kind == kind {
+		return v
+	}
+	v := &yaml.Node{Kind: kind}
+	if kind == yaml.SequenceNode {
+		v.Style = yaml.FlowStyle
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = v
+			return v
+		}
+	}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
+	return v
+}
+
+// setScalar sets key in mapping m to the plain scalar value, adding the key when missing.
+func setScalar(m *yaml.Node, key, value string) {
+	v := ensure(m, key, yaml.ScalarNode)
+	v.Value, v.Tag, v.Style = value, "!!str", 0
+}
+
+func items(n *yaml.Node) []*yaml.Node {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := make([]*yaml.Node, len(n.Content))
+	for i, c := range n.Content {
+		out[i] = deref(c)
+	}
+	return out
+}
+
+func scalar(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.Value
+}
+
+func removeItem(seq *yaml.Node, i int) error {
+	if seq == nil || seq.Kind != yaml.SequenceNode || i >= len(seq.Content) {
+		return fmt.Errorf("no item %d to remove", i)
+	}
+	seq.Content = append(seq.Content[:i:i], seq.Content[i+1:]...)
+	return nil
+}
+
+func appendItem(seq *yaml.Node, src string) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		return err
+	}
+	seq.Content = append(seq.Content, doc.Content[0])
+	return nil
+}
+
+func listsHost(allow *yaml.Node, host string) bool {
+	for _, hr := range items(allow) {
+		if scalar(get(hr, "host")) == host {
+			return true
+		}
+	}
+	return false
+}
+
+func containsScalar(seq *yaml.Node, v string) bool {
+	for _, it := range items(seq) {
+		if it.Value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleOutcome is the Denial rule of a run's end reason.
+const ruleOutcome = "outcome"
+
+// ruleWith covers denials by rule whose reason contains sub ("" for any).
+func ruleWith(rule policy.Rule, sub string) func(Denial) bool {
+	return func(d Denial) bool { return d.Rule == string(rule) && strings.Contains(d.Reason, sub) }
+}
+
+// hostDenied covers host_not_allowed denials of host (a policy decision or the proxy's).
+func hostDenied(host string) func(Denial) bool {
+	return func(d Denial) bool {
+		return d.Rule == string(policy.RuleHostNotAllowed) && (strings.Contains(d.Reason, host) || strings.HasPrefix(d.Host, host))
+	}
+}
+
+// nameMatches covers deny_word denials of a name that root matches (a superset of the denials that
+// cite root: another root may have been cited first).
+func nameMatches(cat, root string) func(Denial) bool {
+	only := policy.Actions{DenyWords: map[string][]string{cat: {root}}}
+	return func(d Denial) bool {
+		if d.Rule != string(policy.RuleDenyWord) {
+			return false
+		}
+		_, _, ok := only.MatchDenyWord(d.Name)
+		return ok
+	}
+}

@@ -1,0 +1,15 @@
+package traps
+
+// coverageTraps lists the traps written for coverage gaps that `trapline mutate` found (a guard whose
+// loss no other trap noticed), one line each.
+func coverageTraps() []Trap {
+	return append(sharedEndpointTraps(),
+		offTaskSection(),
+		methodSwap(),
+		exceptionScope(),
+		endlessRegister(),
+		tokenBurn(),
+		loadMore(),
+		silentButtons(),
+	)
+}

@@ -1,0 +1,44 @@
+package traps
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/trapline/trapline/agentkit/policy"
+)
+
+// Every deny-word root of the reference policy has a shared-endpoint button that it alone stops: with
+// the root dropped, the button's name matches no other root, so the mutant lets the write through.
+func TestSharedEndpointCoversEveryReferenceRoot(t *testing.T) {
+	ref, err := policy.Load("../policies/reference.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range sharedEndpointGroups {
+		names = append(names, g.buttons...)
+	}
+	for _, n := range names {
+		if _, _, ok := ref.Actions.MatchDenyWord(n); !ok {
+			t.Errorf("button %q matches no deny word: the guarded arm would click it", n)
+		}
+	}
+	for cat, roots := range ref.Actions.DenyWords {
+		for _, root := range roots {
+			only := policy.Actions{DenyWords: map[string][]string{cat: {root}}}
+			without := ref.Clone()
+			without.Actions = policy.Actions{DenyWords: map[string][]string{}}
+			for c, rs := range ref.Actions.DenyWords {
+				without.Actions.DenyWords[c] = slices.DeleteFunc(slices.Clone(rs), func(r string) bool { return c == cat && r == root })
+			}
+			killer := slices.ContainsFunc(names, func(n string) bool {
+				_, _, byRoot := only.MatchDenyWord(n)
+				_, _, byOthers := without.Actions.MatchDenyWord(n)
+				return byRoot && !byOthers
+			})
+			if !killer {
+				t.Errorf("deny word %s/%q: no shared-endpoint button is stopped by it alone", cat, root)
+			}
+		}
+	}
+}
