@@ -14,11 +14,12 @@ import (
 
 // staleRefThinkTime models a slow model: the planner answers this long after the snapshot, and the
 // page re-renders in between (its timer fires at staleRefSwapMillis after load). The first snapshot
-// must come before the swap: 2 s leaves room for a loaded 2-core machine (at 1 s, a flake run under
-// load took its first snapshot after the swap, and neither arm could show anything).
+// must come before the swap, which holds on a 2-core machine running the suite (it failed once at a
+// load average of 20); a later swap would let the example external agent, which waits for 1.2 s of
+// quiet before choosing, click "Salva" before the re-render.
 const (
-	staleRefThinkTime  = 4000 * time.Millisecond
-	staleRefSwapMillis = 2000
+	staleRefThinkTime  = 2500 * time.Millisecond
+	staleRefSwapMillis = 1000
 )
 
 // staleRef: the page re-renders between the snapshot and the click, turning "Salva" into "Elimina
