@@ -15,7 +15,6 @@ import (
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/planner/scripted"
-	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/world"
 )
@@ -52,15 +51,8 @@ func BenchmarkPerAction(b *testing.B) {
 }
 
 func benchPerAction(b *testing.B, rows int) {
-	pol, err := policy.Load("../policies/reference.yml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	br, err := browser.Launch(browser.Options{})
-	if err != nil {
-		b.Skipf("no browser: %v", err)
-	}
-	b.Cleanup(func() { _ = br.Close() })
+	pol := mustPolicy(b, "reference")
+	br := launchBrowser(b)
 	dir := b.TempDir()
 	w, err := world.Start(world.Spec{Policy: pol, Fixtures: fixtures.Config{Mounts: []fixtures.Mount{rowsPage(rows)}}, Dir: dir})
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/browser"
-	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
 )
@@ -139,14 +138,7 @@ func BenchmarkAgentRunMemory(b *testing.B) {
 }
 
 func benchMemory(b *testing.B, id string) {
-	ref, err := policy.Load("../policies/reference.yml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	perm, err := policy.Load("../policies/permissive.yml")
-	if err != nil {
-		b.Fatal(err)
-	}
+	ref, perm := mustPolicy(b, "reference"), mustPolicy(b, "permissive")
 	trap, ok := findTrap(id)
 	if !ok {
 		b.Fatalf("no trap %q in the catalog or the scenario", id)

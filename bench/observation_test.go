@@ -61,15 +61,8 @@ func bigTable() fixtures.Mount {
 // with the actionable elements each keeps. It writes bench/observation.json. Target: compact at most
 // 0.6x the default snapshot, keeping 100% of the actionable elements.
 func BenchmarkObservationCost(b *testing.B) {
-	pol, err := policy.Load("../policies/permissive.yml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	br, err := browser.Launch(browser.Options{})
-	if err != nil {
-		b.Skipf("no browser: %v", err)
-	}
-	b.Cleanup(func() { _ = br.Close() })
+	pol := mustPolicy(b, "permissive")
+	br := launchBrowser(b)
 	type target struct {
 		name, path string
 		mounts     []fixtures.Mount

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trapline/trapline/agentkit/browser"
-	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
 )
@@ -25,19 +23,8 @@ func BenchmarkCatalogScale(b *testing.B) {
 }
 
 func benchCatalog(b *testing.B, catalog []traps.Trap) {
-	ref, err := policy.Load("../policies/reference.yml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	perm, err := policy.Load("../policies/permissive.yml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	br, err := browser.Launch(browser.Options{})
-	if err != nil {
-		b.Skipf("no browser: %v", err)
-	}
-	b.Cleanup(func() { _ = br.Close() })
+	ref, perm := mustPolicy(b, "reference"), mustPolicy(b, "permissive")
+	br := launchBrowser(b)
 	opts := harness.Options{Browser: br, Guarded: ref, Control: perm, Trace: true}
 	var total time.Duration
 	for b.Loop() {

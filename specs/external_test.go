@@ -11,7 +11,6 @@ import (
 
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/harness"
-	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -88,26 +87,8 @@ func naiveAgent() *harness.Command {
 func runExternal(ctx context.Context, t traps.Trap, agent harness.Agent) *harness.Result {
 	i := progress().Start(t.ID, string(harness.Blackbox)+"/"+agent.Name())
 	evidenceRoot := filepath.Join(env.out, "evidence")
-	res, err := harness.RunAgent(ctx, harness.Options{OutDir: evidenceRoot, AgentTimeout: 90 * time.Second}, t, agent)
-	var e reports.Entry
-	if err != nil {
-		e = reports.BrokenEntry(t.ID, string(t.Category), string(harness.Blackbox),
-			harness.EvidencePath(evidenceRoot, t.ID, harness.Blackbox, agent.Name()), err)
-		e.Agent = agent.Name()
-	} else {
-		e = reports.FromResult(res)
-	}
-	e.Incident, e.Task = t.Incident, t.Task
-	progress().Done(i, e)
-	AddReportEntry(reports.EntryName, e, ReportEntryVisibilityNever)
-	for _, p := range reports.Properties(e) {
-		visibility := ReportEntryVisibilityNever
-		if p.Name == reports.PropEvidence {
-			visibility = ReportEntryVisibilityFailureOrVerbose
-		}
-		AddReportEntry(p.Name, p.Value, visibility)
-	}
-	Expect(err).NotTo(HaveOccurred(), reports.FailureMessage(e))
+	res, err := harness.RunAgent(ctx, harness.Options{OutDir: evidenceRoot, AgentTimeout: 90 * time.Second, World: env.world}, t, agent)
+	attachEntry(i, t, string(harness.Blackbox), agent.Name(), harness.EvidencePath(evidenceRoot, t.ID, harness.Blackbox, agent.Name()), res, err)
 	return res
 }
 

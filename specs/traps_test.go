@@ -41,9 +41,21 @@ func runArm(ctx context.Context, t traps.Trap, arm harness.Arm) *harness.Result 
 	i := progress().Start(t.ID, string(arm))
 	res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
 		OutDir: env.out + "/evidence", Trace: true, World: env.world}, t, arm)
+	e := attachEntry(i, t, string(arm), "", filepath.Join(env.out, "evidence", t.ID, string(arm)), res, err)
+	if msg := reports.FailureMessage(e); msg != "" {
+		Fail(msg)
+	}
+	return res
+}
+
+// attachEntry turns run i of trap t into a report entry (broken, in evidenceDir, when err says the run
+// could not be carried out), ends its progress line and attaches it to the spec report: the entry for
+// summary.json and report.html, and one report entry per JUnit property. A broken run fails the spec.
+func attachEntry(i int, t traps.Trap, arm, agent, evidenceDir string, res *harness.Result, err error) reports.Entry {
 	var e reports.Entry
 	if err != nil {
-		e = reports.BrokenEntry(t.ID, string(t.Category), string(arm), filepath.Join(env.out, "evidence", t.ID, string(arm)), err)
+		e = reports.BrokenEntry(t.ID, string(t.Category), arm, evidenceDir, err)
+		e.Agent = agent
 	} else {
 		e = reports.FromResult(res)
 	}
@@ -58,10 +70,7 @@ func runArm(ctx context.Context, t traps.Trap, arm harness.Arm) *harness.Result 
 		AddReportEntry(p.Name, p.Value, visibility)
 	}
 	Expect(err).NotTo(HaveOccurred(), reports.FailureMessage(e))
-	if msg := reports.FailureMessage(e); msg != "" {
-		Fail(msg)
-	}
-	return res
+	return e
 }
 
 var _ = Describe("the trap catalog", func() {
