@@ -106,7 +106,7 @@ bench: setup
 	  $(GO) test -run '^$$' -bench 'AgentRunMemory' -benchtime 1x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
 	  $(if $(BENCH_QUICK),,$(GO) test -run '^$$' -bench 'CatalogScale' -benchtime 1x -count 1 -timeout 60m ./bench; \
 	  SUITE_RUNS=$(SUITE_RUNS) bash bench/suite.sh;) } > bench/out.txt
-	$(GO) run ./bench/record -o bench/results.json -cmd "make bench$(if $(BENCH_QUICK), BENCH_QUICK=1,)" < bench/out.txt
+	$(GO) run ./bench/record -o bench/results.json -cmd "make bench$(if $(BENCH_QUICK), BENCH_QUICK=1, SUITE_RUNS=$(SUITE_RUNS))" < bench/out.txt
 
 ## mutate: mutation testing (docs/mutation.md): weaken policies/reference.yml and the agent's guards one
 ## at a time, run the catalog's guarded arms against each mutant, print the kill rate and the survivors
