@@ -20,7 +20,7 @@ for mode in "${modes[@]}"; do
       end=$(date +%s%N)
       ns=$((end - start))
       if [ $status -ne 0 ]; then echo "suite.sh: $mode procs=$procs run $i failed (exit $status); tail of its log:" >&2; tail -n 20 "$out/log" >&2; fi
-      awk -v m="$mode" -v p="$procs" -v ns="$ns" 'BEGIN { printf "BenchmarkSuite/%s/procs=%d\t1\t%d ns/op\t%.1f s/suite\n", m, p, ns, ns / 1e9 }'
+      awk -v m="$mode" -v p="$procs" -v ns="$ns" 'BEGIN { printf "BenchmarkSuite/%s/procs=%d\t1\t%.0f ns/op\t%.1f s/suite\n", m, p, ns, ns / 1e9 }'
     done
   done
 done
