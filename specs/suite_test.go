@@ -37,14 +37,6 @@ type suite struct {
 	container *container.Launcher
 }
 
-// worldChoice is what process 1 decided for the whole run and hands to every process.
-type worldChoice struct {
-	Mode  container.Mode `json:"mode"`
-	Why   string         `json:"why"`
-	Image string         `json:"image"`
-	Run   string         `json:"run"`
-}
-
 var env suite
 
 // missingControls lists the catalog traps that have no passing control arm among entries.
@@ -82,19 +74,8 @@ func outDir() string {
 var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	mode, err := container.ModeFromEnv()
 	Expect(err).NotTo(HaveOccurred())
-	mode, why, err := container.Resolve(ctx, mode)
+	choice, err := container.Prepare(ctx, mode)
 	Expect(err).NotTo(HaveOccurred())
-	choice := worldChoice{Mode: mode, Why: why}
-	if mode == container.ModeContainer {
-		swept, err := container.Sweep(ctx)
-		Expect(err).NotTo(HaveOccurred(), "sweep leftovers of crashed runs")
-		if len(swept) > 0 {
-			choice.Why += fmt.Sprintf("; swept %d leftover(s) of crashed runs", len(swept))
-		}
-		choice.Image, err = container.BuildImage(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		choice.Run = fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())
-	}
 	PauseOutputInterception()
 	fmt.Fprintf(os.Stdout, "trapline: %s\n", choice.Why)
 	ResumeOutputInterception()
@@ -102,16 +83,14 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	Expect(err).NotTo(HaveOccurred())
 	return data
 }, func(data []byte) {
-	var choice worldChoice
+	var choice container.Prepared
 	Expect(json.Unmarshal(data, &choice)).To(Succeed())
-	if choice.Mode == container.ModeContainer {
-		container.Setup() // this process's testcontainers configuration
-		l, err := container.New(container.Config{Image: choice.Image, Run: choice.Run, PublishIP: container.PublishIP()})
-		Expect(err).NotTo(HaveOccurred())
+	l, err := choice.Launcher()
+	Expect(err).NotTo(HaveOccurred())
+	if l != nil {
 		env.container, env.world = l, l
 	}
 	AddReportEntry("world", choice.Why)
-	var err error
 	env.out = outDir()
 	// TRAPLINE_POLICY swaps the guarded arm's policy: the CI gate for a policy change runs the catalog
 	// under the candidate and compares with the baseline.
@@ -143,9 +122,7 @@ var _ = SynchronizedAfterSuite(func() {
 	if env.container == nil {
 		return
 	}
-	left, err := container.List(ctx, env.container.Run())
-	Expect(err).NotTo(HaveOccurred())
-	Expect(left).To(BeEmpty(), "containers or networks of this run left behind")
+	Expect(container.CheckNoneLeft(ctx, env.container.Run())).To(Succeed())
 })
 
 // ReportAfterSuite runs once, on process 1, with every process's specs merged: it writes the JSON

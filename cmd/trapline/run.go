@@ -199,37 +199,24 @@ func selectWorld(name string) error {
 // is left. It says which world it chose and why.
 func openWorld(ctx context.Context, name string, stdout io.Writer) (world.Launcher, func() error, error) {
 	noop := func() error { return nil }
-	mode, why, err := container.Resolve(ctx, container.Mode(name))
+	p, err := container.Prepare(ctx, container.Mode(name))
 	if err != nil {
 		return nil, noop, withCode(exitBroken, err)
 	}
-	fmt.Fprintf(stdout, "trapline: %s\n", why)
-	if mode != container.ModeContainer {
+	fmt.Fprintf(stdout, "trapline: %s\n", p.Why)
+	l, err := p.Launcher()
+	if err != nil {
+		return nil, noop, withCode(exitBroken, err)
+	}
+	if l == nil {
 		return nil, noop, nil
-	}
-	if swept, err := container.Sweep(ctx); err != nil {
-		return nil, noop, withCode(exitBroken, fmt.Errorf("sweep leftovers of crashed runs: %w", err))
-	} else if len(swept) > 0 {
-		fmt.Fprintf(stdout, "trapline: swept %d leftover(s) of crashed runs\n", len(swept))
-	}
-	image, err := container.BuildImage(ctx)
-	if err != nil {
-		return nil, noop, withCode(exitBroken, err)
-	}
-	l, err := container.New(container.Config{Image: image, Run: fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid()), PublishIP: container.PublishIP()})
-	if err != nil {
-		return nil, noop, withCode(exitBroken, err)
 	}
 	closeAll := func() error {
 		err := l.Close()
 		// A fresh context: the run's may be cancelled (SIGINT), and the check must still happen.
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		left, lerr := container.List(cctx, l.Run())
-		if lerr == nil && len(left) > 0 {
-			lerr = fmt.Errorf("containers or networks of this run left behind: %v", left)
-		}
-		return errors.Join(err, lerr)
+		return errors.Join(err, container.CheckNoneLeft(cctx, l.Run()))
 	}
 	return l, closeAll, nil
 }
