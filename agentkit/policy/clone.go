@@ -3,7 +3,8 @@ package policy
 import "maps"
 
 // Clone returns a deep copy of p: a caller may change the copy's lists and maps (a task-specific
-// allowance, a mutated rule) without touching p. Patterns are immutable and shared.
+// allowance, a mutated rule) without touching p. Patterns and the compiled deny words are
+// immutable and shared; an edit to the copy's DenyWords takes effect on the copy alone.
 func (p *Policy) Clone() *Policy {
 	c := *p
 	c.Navigation.Allow = make([]HostRule, len(p.Navigation.Allow))

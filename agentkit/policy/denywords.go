@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -69,6 +70,25 @@ func compileDenyWords(m map[string][]string) []denyRoot {
 	return out
 }
 
+// compile caches the compiled DenyWords, with a copy of the list they came from.
+func (a *Actions) compile() {
+	a.roots, a.rootsFrom = nil, nil
+	if len(a.DenyWords) == 0 {
+		return // nothing to cache
+	}
+	a.roots = compileDenyWords(a.DenyWords)
+	a.rootsFrom = make(map[string][]string, len(a.DenyWords))
+	for c, roots := range a.DenyWords {
+		a.rootsFrom[c] = slices.Clone(roots)
+	}
+}
+
+// sameDenyWords reports whether two deny-word lists hold the same roots in the same order. It
+// costs a string comparison per root, far less than compiling them again.
+func sameDenyWords(a, b map[string][]string) bool {
+	return maps.EqualFunc(a, b, func(x, y []string) bool { return slices.Equal(x, y) })
+}
+
 // MatchDenyWord reports the first deny-word root found in an accessible name, checking categories
 // in name order and roots in their order. The name is normalised with NormalizeText and split into
 // tokens; a root word matches a token that starts with it (or equals it, for a word ending in "$"),
@@ -83,7 +103,7 @@ func (a Actions) matchNormalized(norm string) (category, root string, ok bool) {
 		return "", "", false
 	}
 	roots := a.roots
-	if roots == nil {
+	if roots == nil || !sameDenyWords(a.DenyWords, a.rootsFrom) {
 		roots = compileDenyWords(a.DenyWords)
 	}
 	tokens := strings.Split(norm, " ")

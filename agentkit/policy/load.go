@@ -39,7 +39,7 @@ func Parse(name string, data []byte) (*Policy, error) {
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
-	p.Actions.roots = compileDenyWords(p.Actions.DenyWords)
+	p.Actions.compile()
 	return p, nil
 }
 

@@ -91,9 +91,13 @@ type Actions struct {
 	// Writes are the method + path pairs the task may perform; every other write is denied.
 	Writes []Write
 
-	// roots is DenyWords compiled by Parse, in a deterministic order. Nil for hand-built values,
-	// in which case MatchDenyWord compiles DenyWords on each call.
-	roots []denyRoot
+	// roots is DenyWords compiled by Parse, in a deterministic order, and rootsFrom a copy of the
+	// DenyWords it was compiled from. MatchDenyWord uses roots only while DenyWords still equals
+	// rootsFrom, so a caller that edits DenyWords after Parse or Clone (a trap's Arrange hook) gets
+	// matching on the edited list, never on a stale one. Nil for hand-built values, in which case
+	// MatchDenyWord compiles DenyWords on each call.
+	roots     []denyRoot
+	rootsFrom map[string][]string
 }
 
 // Exception allows one element by role, exact name and page.
