@@ -18,13 +18,17 @@ import (
 
 // progress prints a live line per trap arm (i/N, trap, arm, verdict) when stdout is a terminal (a
 // serial run); it is quiet otherwise (parallel processes, go test, CI, make demo's log). N counts the
-// catalog's arms selected by the label filter; runs past it (the scenario) show only i.
+// runs the label filter selects: two arms per catalog trap, and one black-box run per trap of the
+// external agent's specs (label "external"); runs past it (the scenario) show only i.
 var progress = sync.OnceValue(func() *reports.Progress {
 	total := 0
 	if match, err := types.ParseLabelFilter(GinkgoLabelFilter()); err == nil {
 		for _, t := range traps.Catalog() {
 			if match(t.Labels()) {
-				total += 2
+				total += 2 // the guarded and control arms of "the trap catalog"
+			}
+			if match(append([]string{"external"}, t.Labels()...)) {
+				total++ // "an external agent, judged from outside"
 			}
 		}
 	}
