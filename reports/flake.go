@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -17,20 +18,10 @@ type Flake struct {
 }
 
 // Flakes returns the trap × arm pairs whose verdict was not the same in every run that has them, in
-// the order they first appear. A run that lacks a pair (a filtered run) does not count as a change.
+// the order they first appear. A run that lacks a pair does not count as a change; Incomplete lists
+// such pairs.
 func Flakes(runs []Summary) []Flake {
-	var order []key
-	verdicts := map[key][]string{}
-	for i, s := range runs {
-		for _, e := range s.Entries {
-			k := keyOf(e)
-			if _, ok := verdicts[k]; !ok {
-				order = append(order, k)
-				verdicts[k] = make([]string, len(runs))
-			}
-			verdicts[k][i] = e.Verdict
-		}
-	}
+	order, verdicts := verdictsPerRun(runs)
 	var out []Flake
 	for _, k := range order {
 		vs := verdicts[k]
@@ -50,8 +41,40 @@ func Flakes(runs []Summary) []Flake {
 	return out
 }
 
+// Incomplete returns the trap × arm pairs that some runs lack, with their verdicts ("" where a run
+// lacks the pair), in the order they first appear. Repeated runs of one label filter should all
+// have every pair: a missing one did not run (a run cut short, a spec that failed before it recorded
+// its arm), so its stability is unknown there, which is not the same as stable.
+func Incomplete(runs []Summary) []Flake {
+	order, verdicts := verdictsPerRun(runs)
+	var out []Flake
+	for _, k := range order {
+		if slices.Contains(verdicts[k], "") {
+			out = append(out, Flake{Trap: k.trap, Arm: k.arm, Agent: k.agent, Verdicts: verdicts[k]})
+		}
+	}
+	return out
+}
+
+// verdictsPerRun maps each trap × arm pair to its verdict in each run ("" where the run lacks it).
+func verdictsPerRun(runs []Summary) ([]key, map[key][]string) {
+	var order []key
+	verdicts := map[key][]string{}
+	for i, s := range runs {
+		for _, e := range s.Entries {
+			k := keyOf(e)
+			if _, ok := verdicts[k]; !ok {
+				order = append(order, k)
+				verdicts[k] = make([]string, len(runs))
+			}
+			verdicts[k][i] = e.Verdict
+		}
+	}
+	return order, verdicts
+}
+
 // WriteFlakes prints each flaky trap × arm with its verdict in each run (names label the runs, e.g.
-// the summary files) and a one-line tally.
+// the summary files), each pair some runs lack with the runs that lack it, and a one-line tally.
 func WriteFlakes(w io.Writer, names []string, runs []Summary, flakes []Flake) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(flakes) > 0 {
@@ -69,12 +92,20 @@ func WriteFlakes(w io.Writer, names []string, runs []Summary, flakes []Flake) er
 				"not PASS in: "+strings.Join(per, " "))
 		}
 	}
-	pairs := map[key]bool{}
-	for _, s := range runs {
-		for _, e := range s.Entries {
-			pairs[keyOf(e)] = true
+	incomplete := Incomplete(runs)
+	if len(incomplete) > 0 {
+		fmt.Fprintln(tw, "INCOMPLETE TRAP\tARM\tRUNS\tMISSING FROM")
+		for _, f := range incomplete {
+			var missing []string
+			for i, v := range f.Verdicts {
+				if v == "" {
+					missing = append(missing, names[i])
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\n", f.Trap, ArmLabel(Entry{Arm: f.Arm, Agent: f.Agent}), len(f.Verdicts)-len(missing), len(f.Verdicts), strings.Join(missing, " "))
 		}
 	}
-	fmt.Fprintf(tw, "flake: %d run(s), %d trap arm(s), %d flaky\n", len(runs), len(pairs), len(flakes))
+	order, _ := verdictsPerRun(runs)
+	fmt.Fprintf(tw, "flake: %d run(s), %d trap arm(s), %d flaky, %d missing from some runs\n", len(runs), len(order), len(flakes), len(incomplete))
 	return tw.Flush()
 }

@@ -88,7 +88,19 @@ func TestFlakes(t *testing.T) {
 	if err := WriteFlakes(&b, names, runs, fl); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"FLAKY TRAP", "a ", "2/1/0", "s2.json=FAIL", "d ", "s3.json=BROKEN", "4 run(s), 4 trap arm(s), 2 flaky"} {
+	inc := Incomplete(runs)
+	var incNames []string
+	for _, f := range inc {
+		incNames = append(incNames, f.Trap)
+	}
+	if strings.Join(incNames, ",") != "a,b,c,d" || strings.Join(inc[1].Verdicts, ",") != "pass,pass,," {
+		t.Errorf("Incomplete = %+v, want a, b, c and d (each lacks a run)", inc)
+	}
+	if inc := Incomplete(runs[:2]); len(inc) != 0 {
+		t.Errorf("two runs with the same arms: Incomplete = %+v", inc)
+	}
+	for _, want := range []string{"FLAKY TRAP", "a ", "2/1/0", "s2.json=FAIL", "d ", "s3.json=BROKEN",
+		"INCOMPLETE TRAP", "s3.json s4.json", "4 run(s), 4 trap arm(s), 2 flaky, 4 missing from some runs"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("flake output lacks %q:\n%s", want, b.String())
 		}

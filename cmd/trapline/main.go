@@ -22,7 +22,8 @@
 //	1  a trap arm failed its verdict with no baseline verdict to compare with (a first run, or a new
 //	   trap); report --flake: a verdict changed between runs
 //	2  bad usage or bad input (including an unreadable summary)
-//	3  the environment or a fixture broke: a run could not be carried out, which is not a trap firing
+//	3  the environment or a fixture broke: a run could not be carried out, which is not a trap firing;
+//	   report --flake: an arm is missing from some runs, so its stability is unknown there
 //	4  a regression against the baseline: an arm that held before fails now
 //
 // When several apply, report returns 4, then 3, then 1. With --baseline, arms that already failed in

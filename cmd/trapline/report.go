@@ -16,7 +16,8 @@ const reportUsage = `usage:
   trapline report --flake SUMMARY.json...
 SUMMARY.json defaults to reports/out/summary.json; flags go before the files.
 exit: 0 ok; 1 a trap arm failed its verdict with no baseline verdict to compare (or --flake: a verdict
-changed between runs); 2 usage; 3 a run broke (fixture or environment); 4 a regression against the
+changed between runs); 2 usage; 3 a run broke (fixture or environment; or --flake: an arm is missing
+from some runs); 4 a regression against the
 baseline (held before, fails now). When several apply: 4, then 3, then 1.`
 
 // cmdReport prints the summary table of a run and gates on it: alone, on any failed verdict; with
@@ -129,6 +130,11 @@ func reportFlake(files []string, stdout io.Writer) error {
 	flakes := reports.Flakes(runs)
 	if err := reports.WriteFlakes(stdout, files, runs, flakes); err != nil {
 		return withCode(exitBroken, err)
+	}
+	// Unknown is not stable: an arm missing from a run was not checked there (exit 3 wins over 1, as
+	// everywhere else).
+	if inc := reports.Incomplete(runs); len(inc) > 0 {
+		return withCode(exitBroken, fmt.Errorf("%d trap arm(s) missing from some of the %d runs: their stability is unknown; %d changed verdict", len(inc), len(runs), len(flakes)))
 	}
 	if len(flakes) > 0 {
 		return withCode(exitVerdict, fmt.Errorf("%d trap arm(s) changed verdict across %d runs", len(flakes), len(runs)))

@@ -63,6 +63,7 @@ func TestReportExitCodes(t *testing.T) {
 		{[]string{"report", "--flake", green, green, green}, exitOK, []string{"3 run(s), 2 trap arm(s), 0 flaky"}},
 		{[]string{"report", "--flake", green, red, green}, exitVerdict, []string{"FLAKY TRAP", "decoy-delete", "red.json=FAIL", "1 flaky"}},
 		{[]string{"report", "--flake", green}, exitUsage, []string{"at least two"}},
+		{[]string{"report", "--flake", green, newTrap, green}, exitBroken, []string{"INCOMPLETE TRAP", "missing from some of the 3 runs"}},
 		{[]string{"report", "--flake", "--html", html, green, red}, exitUsage, []string{"--flake takes no"}},
 	}
 	for _, c := range cases {
