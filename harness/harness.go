@@ -309,6 +309,11 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 			return nil, errors.Join(fmt.Errorf("harness: login: %w", err), sess.Close(), rec.Close())
 		}
 	}
+	if setup.OnSession != nil {
+		if err := setup.OnSession(sess); err != nil {
+			return nil, errors.Join(fmt.Errorf("harness: %s: prepare the session: %w", trap.ID, err), sess.Close(), rec.Close())
+		}
+	}
 	task := agentkit.Task{StartURL: w.URL(trap.StartPath), Goal: trap.Task}
 	var (
 		out    agentkit.Result

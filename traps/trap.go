@@ -71,6 +71,11 @@ type Setup struct {
 	Login *credentials.Login
 	// AllowCredentialPrompts lets the run go on when a page asks for a password (control arms only).
 	AllowCredentialPrompts bool
+	// OnSession, when set, is called with the arm's browser session after Login and before the agent
+	// starts. It is the world's hand on the page, not the agent's: a trap keeps it to push a change to
+	// the page at the moment its scenario needs one (stale-ref re-renders the page while its planner is
+	// deciding), as a server push would. It must not act for the agent. An error breaks the run.
+	OnSession func(sess *browser.Session) error
 	// Agent, when set, replaces the reference agent: a naive agent under test that drives the session's
 	// page itself (for example by coordinates, as a screenshot agent would). Only outside observers
 	// judge it.
