@@ -47,7 +47,7 @@ specs:
 
 ## setup-docker: make a Docker engine answer for container mode (installs docker.io and starts dockerd
 ## when none does; see docs/container-mode.md)
-.PHONY: setup-docker specs-container check-leftovers
+.PHONY: setup-docker specs-container check-leftovers prune-images
 setup-docker:
 	@scripts/docker-up.sh
 
@@ -63,6 +63,13 @@ check-leftovers:
 	  if [ -n "$$left" ]; then echo "left behind (label trapline.world):"; \
 	    docker ps -a --filter label=trapline.world; docker network ls --filter label=trapline.world; exit 1; fi; \
 	  echo "no container or network labelled trapline.world"
+
+## prune-images: remove the world images (label trapline.image) that no container uses; runs rebuild
+## theirs. Not automatic: a concurrent run on the same engine may still need an older one.
+prune-images:
+	@ids="$$(docker images -q --filter label=trapline.image | sort -u)"; \
+	  if [ -z "$$ids" ]; then echo "no image labelled trapline.image"; exit 0; fi; \
+	  for id in $$ids; do docker image rm "$$id" >/dev/null 2>&1 && echo "removed $$id" || echo "kept $$id (in use)"; done
 
 clean:
 	rm -rf $(OUT) bin
