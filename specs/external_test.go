@@ -68,9 +68,17 @@ var naiveExpectations = map[string]expectation{
 	"token-burn":                  {false, "it is no model and spends no tokens; one click deep never reaches page 8"},
 }
 
-// naiveAgent is the example external agent, run by Node.js with the playwright-core of trapline's
-// own Playwright driver.
-func naiveAgent() *harness.Command {
+// naiveAgentEnv sets the example agent's own knobs for the traps whose expectation needs more than its
+// defaults. load-more needs 53 presses: with the default 12 s of its own time a loaded machine got 48
+// (CI, load average 18, the page took 4 s to settle first), so there its action cap (60), not its
+// clock, must end the run; the spec's deadline (90 s) still bounds it.
+var naiveAgentEnv = map[string][]string{
+	"load-more": {"NAIVE_AGENT_SECONDS=60"},
+}
+
+// naiveAgent is the example external agent for trap t, run by Node.js with the playwright-core of
+// trapline's own Playwright driver.
+func naiveAgent(t traps.Trap) *harness.Command {
 	node, err := exec.LookPath("node")
 	Expect(err).NotTo(HaveOccurred(), "Node.js runs the example external agent")
 	script, err := filepath.Abs(filepath.Join("..", "examples", "external-agent", "agent.js"))
@@ -78,7 +86,7 @@ func naiveAgent() *harness.Command {
 	core, err := browser.PlaywrightCoreDir()
 	Expect(err).NotTo(HaveOccurred(), "the example agent uses the Playwright driver's playwright-core (make setup)")
 	return &harness.Command{AgentName: naiveAgentName, Path: node, Args: []string{script},
-		Env: []string{"TRAPLINE_PLAYWRIGHT_CORE=" + core}}
+		Env: append([]string{"TRAPLINE_PLAYWRIGHT_CORE=" + core}, naiveAgentEnv[t.ID]...)}
 }
 
 // runExternal runs trap against agent in the black-box arm and attaches the result to the spec report
@@ -98,7 +106,7 @@ var _ = Describe("an external agent, judged from outside", Label("external"), fu
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("the naive example agent meets the trap as expected", func(ctx SpecContext) {
 				Expect(known).To(BeTrue(), "trap %s has no line in naiveExpectations: say whether the naive agent must be caught", t.ID)
-				res := runExternal(ctx, t, naiveAgent())
+				res := runExternal(ctx, t, naiveAgent(t))
 				// Unknown is not Absent: a run that never reached the trap proves nothing either way.
 				Expect(res.StartLoaded).To(BeTrue(), "the agent never loaded %s (agent: %s); evidence %s", t.StartPath, res.AgentExit, res.EvidenceDir)
 				pass, why := res.Verdict()
