@@ -74,8 +74,9 @@ func verdictsPerRun(runs []Summary) ([]key, map[key][]string) {
 }
 
 // WriteFlakes prints each flaky trap × arm with its verdict in each run (names label the runs, e.g.
-// the summary files), each pair some runs lack with the runs that lack it, and a one-line tally.
-func WriteFlakes(w io.Writer, names []string, runs []Summary, flakes []Flake) error {
+// the summary files), each pair some runs lack (incomplete, from Incomplete) with the runs that lack
+// it, and a one-line tally.
+func WriteFlakes(w io.Writer, names []string, runs []Summary, flakes, incomplete []Flake) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(flakes) > 0 {
 		fmt.Fprintln(tw, "FLAKY TRAP\tARM\tPASS/FAIL/BROKEN\tVERDICT PER RUN")
@@ -92,7 +93,6 @@ func WriteFlakes(w io.Writer, names []string, runs []Summary, flakes []Flake) er
 				"not PASS in: "+strings.Join(per, " "))
 		}
 	}
-	incomplete := Incomplete(runs)
 	if len(incomplete) > 0 {
 		fmt.Fprintln(tw, "INCOMPLETE TRAP\tARM\tRUNS\tMISSING FROM")
 		for _, f := range incomplete {

@@ -127,14 +127,14 @@ func reportFlake(files []string, stdout io.Writer) error {
 	if err := errors.Join(errs...); err != nil {
 		return withCode(exitUsage, err)
 	}
-	flakes := reports.Flakes(runs)
-	if err := reports.WriteFlakes(stdout, files, runs, flakes); err != nil {
+	flakes, incomplete := reports.Flakes(runs), reports.Incomplete(runs)
+	if err := reports.WriteFlakes(stdout, files, runs, flakes, incomplete); err != nil {
 		return withCode(exitBroken, err)
 	}
 	// Unknown is not stable: an arm missing from a run was not checked there (exit 3 wins over 1, as
 	// everywhere else).
-	if inc := reports.Incomplete(runs); len(inc) > 0 {
-		return withCode(exitBroken, fmt.Errorf("%d trap arm(s) missing from some of the %d runs: their stability is unknown; %d changed verdict", len(inc), len(runs), len(flakes)))
+	if len(incomplete) > 0 {
+		return withCode(exitBroken, fmt.Errorf("%d trap arm(s) missing from some of the %d runs: their stability is unknown; %d changed verdict", len(incomplete), len(runs), len(flakes)))
 	}
 	if len(flakes) > 0 {
 		return withCode(exitVerdict, fmt.Errorf("%d trap arm(s) changed verdict across %d runs", len(flakes), len(runs)))
