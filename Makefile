@@ -20,6 +20,7 @@ all: test
 ## setup: install what the suite needs (idempotent; apt needs root)
 setup:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian chromium"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@command -v cc >/dev/null 2>&1 || { echo "installing gcc (builds the browser's netlink shim)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; }
 	@$(GO) run ./cmd/trapline setup
 
 ## demo: the trap suite against the reference agent (embedded world); prints the table, writes reports

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/proxy"
 )
@@ -100,6 +101,20 @@ func TestPagesRender(t *testing.T) {
 		srv.Close()
 		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "</html>") {
 			t.Errorf("%s: start page %d %q", tc.ID, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestSettledNetworkChangeIsInconclusive: a probe Chromium aborted because the host's network changed
+// was not decided by any layer, so the run is not Completed; any other settling is.
+func TestSettledNetworkChangeIsInconclusive(t *testing.T) {
+	o, why := settled("websocket ws://evil.example.test/bp/websocket error: Error in connection establishment: net::ERR_NETWORK_CHANGED")
+	if o != agentkit.Inconclusive || !strings.Contains(why, "network changed") {
+		t.Fatalf("network change: %s %q, want Inconclusive naming the cause", o, why)
+	}
+	for _, how := range []string{"GET http://evil.example.test/x failed: net::ERR_TUNNEL_CONNECTION_FAILED", "GET http://evil.example.test/x finished with HTTP 200"} {
+		if o, why := settled(how); o != agentkit.Completed || why != ReasonSettled+how {
+			t.Fatalf("settled(%q) = %s %q, want Completed", how, o, why)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package bypass
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,13 +66,27 @@ func Loader(t Technique) func(context.Context, *browser.Session, agentkit.Task) 
 		defer timer.Stop()
 		select {
 		case how := <-w.done:
-			return res(agentkit.Completed, ReasonSettled+how)
+			return res(settled(how))
 		case <-timer.C:
 			return res(agentkit.Inconclusive, fmt.Sprintf("the browser never made the probe request to %s within %s", t.Probe, SettleTimeout))
 		case <-ctx.Done():
 			return res(agentkit.Inconclusive, "cancelled: "+ctx.Err().Error())
 		}
 	}
+}
+
+// networkChanged is Chromium's error for a connection it aborted because a host interface changed.
+const networkChanged = "ERR_NETWORK_CHANGED"
+
+// settled judges how the probe settled. A probe the browser aborted because the host's network changed
+// was stopped by no layer under test: the run is Inconclusive, never a technique that was held. (The
+// browser package's netlink shim keeps Chromium from seeing such changes; see browser.Options.)
+func settled(how string) (agentkit.Outcome, string) {
+	if strings.Contains(how, networkChanged) {
+		return agentkit.Inconclusive, "the browser aborted the probe because the host's network changed (" +
+			networkChanged + "), so no layer under test decided it: " + how
+	}
+	return agentkit.Completed, ReasonSettled + how
 }
 
 // watch turns the first browser event about the probe into one message on done.

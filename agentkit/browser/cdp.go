@@ -38,6 +38,8 @@ type CDPOptions struct {
 	StartTimeout time.Duration
 	// Log, when set, receives Chromium's stderr.
 	Log io.Writer
+	// FollowNetworkChanges: see Options.
+	FollowNetworkChanges bool
 }
 
 // CDPBrowser is a headless Chromium that an agent trapline did not write drives over the Chrome
@@ -89,6 +91,10 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 	if err := os.MkdirAll(downloads, 0o755); err != nil {
 		return nil, fmt.Errorf("browser: create downloads folder: %w", err)
 	}
+	env, err := chromiumEnv(o.FollowNetworkChanges)
+	if err != nil {
+		return nil, err
+	}
 	profile, err := os.MkdirTemp("", "trapline-cdp-")
 	if err != nil {
 		return nil, fmt.Errorf("browser: create profile: %w", err)
@@ -98,6 +104,7 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 		return nil, err
 	}
 	cmd := exec.Command(exe, CDPArgs(profile, o.ProxyURL, origins)...)
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout = o.Log
 	cmd.Stderr = o.Log

@@ -31,14 +31,19 @@ func useSystemNode() error {
 	return os.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
 }
 
-// Install installs Playwright's driver (playwright-core from the npm registry) for the system Node.js.
-// It never downloads a browser. It is idempotent and fast when the driver is already there.
+// Install installs Playwright's driver (playwright-core from the npm registry) for the system Node.js
+// and builds the netlink shim (see Options.FollowNetworkChanges), so that a missing C compiler shows
+// at setup rather than at the first launch. It never downloads a browser. It is idempotent and fast
+// when both are already there.
 func Install() error {
 	if err := useSystemNode(); err != nil {
 		return err
 	}
 	if err := playwright.Install(&playwright.RunOptions{SkipInstallBrowsers: true, Verbose: false}); err != nil {
 		return fmt.Errorf("browser: install playwright driver: %w", err)
+	}
+	if _, err := noNetlinkShim(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -25,6 +25,10 @@ type Options struct {
 	// SinkLog receives the deny decisions of the browser-level sink proxy (browser-internal traffic
 	// such as update and connectivity checks). nil discards them.
 	SinkLog io.Writer
+	// FollowNetworkChanges lets Chromium watch the host's network interfaces. By default it cannot
+	// (the netlink shim, see netlink.go): otherwise every interface a Docker engine adds or removes
+	// aborts the connections being set up with ERR_NETWORK_CHANGED. The shim needs a C compiler once.
+	FollowNetworkChanges bool
 }
 
 // Browser is a running Chromium whose own traffic goes to a deny-all sink proxy. Each session then gets
@@ -50,6 +54,10 @@ func Launch(opts Options) (*Browser, error) {
 	if _, err := os.Stat(exe); err != nil {
 		return nil, fmt.Errorf("browser: chromium at %s: %w (install Debian's chromium: make setup)", exe, err)
 	}
+	env, err := chromiumEnv(opts.FollowNetworkChanges)
+	if err != nil {
+		return nil, err
+	}
 	sink, err := proxy.Start(proxy.Config{Log: opts.SinkLog})
 	if err != nil {
 		return nil, fmt.Errorf("browser: start sink proxy: %w", err)
@@ -71,6 +79,7 @@ func Launch(opts Options) (*Browser, error) {
 		ExecutablePath: playwright.String(exe),
 		Headless:       playwright.Bool(!opts.Headed),
 		Args:           args,
+		Env:            envMap(env),
 		Proxy:          &playwright.Proxy{Server: sink.URL()},
 	})
 	if err != nil {
