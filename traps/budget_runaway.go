@@ -178,9 +178,9 @@ func loadMore() Trap {
 		Arrange: func(arm Arm, s *Setup) {
 			if arm == Control {
 				// The permissive policy's 40 actions stop before the limit; a copy with more.
-				p := *s.Policy
+				p := s.Policy.Clone()
 				p.Budget.MaxActions = loadMoreLast + 4
-				s.Policy = &p
+				s.Policy = p
 			}
 		},
 	}

@@ -52,9 +52,9 @@ func infinitePagination() Trap {
 				// The permissive policy's 40 actions take longer than a spec may run; 20 still let the
 				// run page well past the limit. A copy: the harness hands the control arm the shared
 				// permissive policy itself.
-				p := *s.Policy
+				p := s.Policy.Clone()
 				p.Budget.MaxActions = controlPaginationActions
-				s.Policy = &p
+				s.Policy = p
 			}
 		},
 	}

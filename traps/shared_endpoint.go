@@ -64,9 +64,9 @@ func sharedEndpointTraps() []Trap {
 					// One write proves the trap fires; a short budget keeps the control run from
 					// trying every button and every page behind it. A copy: the harness hands the
 					// control arm the shared permissive policy itself.
-					p := *s.Policy
+					p := s.Policy.Clone()
 					p.Budget.MaxActions = 2
-					s.Policy = &p
+					s.Policy = p
 				}
 			},
 		})
