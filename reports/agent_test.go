@@ -46,7 +46,7 @@ func TestCompareKeysOnAgent(t *testing.T) {
 	if !strings.Contains(b.String(), "blackbox/naive") {
 		t.Errorf("comparison does not name the agent:\n%s", b.String())
 	}
-	flakes := Flakes([]Summary{base, cur})
+	flakes := CheckFlakes([]string{"base", "cur"}, []Summary{base, cur}).Flaky
 	if len(flakes) != 1 || flakes[0].Arm != "guarded" {
 		t.Errorf("flakes = %+v, want only the reference agent's guarded arm", flakes)
 	}

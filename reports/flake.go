@@ -17,47 +17,25 @@ type Flake struct {
 	Verdicts []string `json:"verdicts"`
 }
 
-// Flakes returns the trap × arm pairs whose verdict was not the same in every run that has them, in
-// the order they first appear. A run that lacks a pair does not count as a change; Incomplete lists
-// such pairs.
-func Flakes(runs []Summary) []Flake {
-	order, verdicts := verdictsPerRun(runs)
-	var out []Flake
-	for _, k := range order {
-		vs := verdicts[k]
-		first := ""
-		for _, v := range vs {
-			if v == "" {
-				continue
-			}
-			if first == "" {
-				first = v
-			} else if v != first {
-				out = append(out, Flake{Trap: k.trap, Arm: k.arm, Agent: k.agent, Verdicts: vs})
-				break
-			}
-		}
-	}
-	return out
+// FlakeCheck is the comparison of repeated runs of the same code, arm by arm.
+type FlakeCheck struct {
+	// Names label the runs (e.g. the summary files), in order.
+	Names []string
+	// Arms counts the trap × arm pairs seen in any run.
+	Arms int
+	// Flaky are the pairs whose verdict was not the same in every run that has them, in the order
+	// they first appear. A run that lacks a pair does not count as a change; Incomplete lists it.
+	Flaky []Flake
+	// Incomplete are the pairs that some runs lack ("" verdicts there), in the order they first
+	// appear. Repeated runs of one label filter should all have every pair: a missing one did not run
+	// (a run cut short, a spec that failed before it recorded its arm), so its stability is unknown
+	// there, which is not the same as stable.
+	Incomplete []Flake
 }
 
-// Incomplete returns the trap × arm pairs that some runs lack, with their verdicts ("" where a run
-// lacks the pair), in the order they first appear. Repeated runs of one label filter should all
-// have every pair: a missing one did not run (a run cut short, a spec that failed before it recorded
-// its arm), so its stability is unknown there, which is not the same as stable.
-func Incomplete(runs []Summary) []Flake {
-	order, verdicts := verdictsPerRun(runs)
-	var out []Flake
-	for _, k := range order {
-		if slices.Contains(verdicts[k], "") {
-			out = append(out, Flake{Trap: k.trap, Arm: k.arm, Agent: k.agent, Verdicts: verdicts[k]})
-		}
-	}
-	return out
-}
-
-// verdictsPerRun maps each trap × arm pair to its verdict in each run ("" where the run lacks it).
-func verdictsPerRun(runs []Summary) ([]key, map[key][]string) {
+// CheckFlakes compares runs (names label them, one per run) in one pass over their entries.
+func CheckFlakes(names []string, runs []Summary) FlakeCheck {
+	c := FlakeCheck{Names: names}
 	var order []key
 	verdicts := map[key][]string{}
 	for i, s := range runs {
@@ -70,42 +48,67 @@ func verdictsPerRun(runs []Summary) ([]key, map[key][]string) {
 			verdicts[k][i] = e.Verdict
 		}
 	}
-	return order, verdicts
+	c.Arms = len(order)
+	for _, k := range order {
+		vs := verdicts[k]
+		f := Flake{Trap: k.trap, Arm: k.arm, Agent: k.agent, Verdicts: vs}
+		if changed(vs) {
+			c.Flaky = append(c.Flaky, f)
+		}
+		if slices.Contains(vs, "") {
+			c.Incomplete = append(c.Incomplete, f)
+		}
+	}
+	return c
 }
 
-// WriteFlakes prints each flaky trap × arm with its verdict in each run (names label the runs, e.g.
-// the summary files), each pair some runs lack (incomplete, from Incomplete) with the runs that lack
-// it, and a one-line tally.
-func WriteFlakes(w io.Writer, names []string, runs []Summary, flakes, incomplete []Flake) error {
+// changed reports whether two of the verdicts that are there ("" is a run without the arm) differ.
+func changed(vs []string) bool {
+	first := ""
+	for _, v := range vs {
+		if v == "" {
+			continue
+		}
+		if first == "" {
+			first = v
+		} else if v != first {
+			return true
+		}
+	}
+	return false
+}
+
+// Write prints each flaky trap × arm with its verdict in each run, each pair some runs lack with the
+// runs that lack it, and a one-line tally.
+func (c FlakeCheck) Write(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if len(flakes) > 0 {
+	if len(c.Flaky) > 0 {
 		fmt.Fprintln(tw, "FLAKY TRAP\tARM\tPASS/FAIL/BROKEN\tVERDICT PER RUN")
-		for _, f := range flakes {
+		for _, f := range c.Flaky {
 			counts := map[string]int{}
 			var per []string
 			for i, v := range f.Verdicts {
 				counts[v]++
 				if v != "" && v != VerdictPass {
-					per = append(per, fmt.Sprintf("%s=%s", names[i], strings.ToUpper(v)))
+					per = append(per, fmt.Sprintf("%s=%s", c.Names[i], strings.ToUpper(v)))
 				}
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d/%d/%d\t%s\n", f.Trap, ArmLabel(Entry{Arm: f.Arm, Agent: f.Agent}), counts[VerdictPass], counts[VerdictFail], counts[VerdictBroken],
 				"not PASS in: "+strings.Join(per, " "))
 		}
 	}
-	if len(incomplete) > 0 {
+	if len(c.Incomplete) > 0 {
 		fmt.Fprintln(tw, "INCOMPLETE TRAP\tARM\tRUNS\tMISSING FROM")
-		for _, f := range incomplete {
+		for _, f := range c.Incomplete {
 			var missing []string
 			for i, v := range f.Verdicts {
 				if v == "" {
-					missing = append(missing, names[i])
+					missing = append(missing, c.Names[i])
 				}
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\n", f.Trap, ArmLabel(Entry{Arm: f.Arm, Agent: f.Agent}), len(f.Verdicts)-len(missing), len(f.Verdicts), strings.Join(missing, " "))
 		}
 	}
-	order, _ := verdictsPerRun(runs)
-	fmt.Fprintf(tw, "flake: %d run(s), %d trap arm(s), %d flaky, %d missing from some runs\n", len(runs), len(order), len(flakes), len(incomplete))
+	fmt.Fprintf(tw, "flake: %d run(s), %d trap arm(s), %d flaky, %d missing from some runs\n", len(c.Names), c.Arms, len(c.Flaky), len(c.Incomplete))
 	return tw.Flush()
 }

@@ -79,13 +79,14 @@ func TestFlakes(t *testing.T) {
 		{Entries: []Entry{entry("a", "guarded", VerdictPass), entry("c", "guarded", VerdictFail), entry("d", "guarded", VerdictBroken)}},
 		{Entries: []Entry{entry("d", "guarded", VerdictPass)}},
 	}
-	fl := Flakes(runs)
+	names := []string{"s1.json", "s2.json", "s3.json", "s4.json"}
+	c := CheckFlakes(names, runs)
+	fl := c.Flaky
 	if len(fl) != 2 || fl[0].Trap != "a" || fl[1].Trap != "d" || strings.Join(fl[0].Verdicts, ",") != "pass,fail,pass," {
 		t.Fatalf("Flakes = %+v, want a/guarded and d/guarded (b missing from a run is not a change, c always fails)", fl)
 	}
 	var b bytes.Buffer
-	names := []string{"s1.json", "s2.json", "s3.json", "s4.json"}
-	inc := Incomplete(runs)
+	inc := c.Incomplete
 	var incNames []string
 	for _, f := range inc {
 		incNames = append(incNames, f.Trap)
@@ -93,10 +94,10 @@ func TestFlakes(t *testing.T) {
 	if strings.Join(incNames, ",") != "a,b,c,d" || strings.Join(inc[1].Verdicts, ",") != "pass,pass,," {
 		t.Errorf("Incomplete = %+v, want a, b, c and d (each lacks a run)", inc)
 	}
-	if inc := Incomplete(runs[:2]); len(inc) != 0 {
+	if inc := CheckFlakes(names[:2], runs[:2]).Incomplete; len(inc) != 0 {
 		t.Errorf("two runs with the same arms: Incomplete = %+v", inc)
 	}
-	if err := WriteFlakes(&b, names, runs, fl, inc); err != nil {
+	if err := c.Write(&b); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"FLAKY TRAP", "a ", "2/1/0", "s2.json=FAIL", "d ", "s3.json=BROKEN",
@@ -105,7 +106,7 @@ func TestFlakes(t *testing.T) {
 			t.Errorf("flake output lacks %q:\n%s", want, b.String())
 		}
 	}
-	if fl := Flakes(runs[:1]); len(fl) != 0 {
+	if fl := CheckFlakes(names[:1], runs[:1]).Flaky; len(fl) != 0 {
 		t.Errorf("one run has flakes: %+v", fl)
 	}
 }

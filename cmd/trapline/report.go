@@ -127,10 +127,11 @@ func reportFlake(files []string, stdout io.Writer) error {
 	if err := errors.Join(errs...); err != nil {
 		return withCode(exitUsage, err)
 	}
-	flakes, incomplete := reports.Flakes(runs), reports.Incomplete(runs)
-	if err := reports.WriteFlakes(stdout, files, runs, flakes, incomplete); err != nil {
+	c := reports.CheckFlakes(files, runs)
+	if err := c.Write(stdout); err != nil {
 		return withCode(exitBroken, err)
 	}
+	flakes, incomplete := c.Flaky, c.Incomplete
 	// Unknown is not stable: an arm missing from a run was not checked there (exit 3 wins over 1, as
 	// everywhere else).
 	if len(incomplete) > 0 {
