@@ -37,14 +37,14 @@ var noNetlinkShim = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("browser: netlink shim: no cache folder: %w", err)
 	}
-	return BuildNoNetlinkShim(filepath.Join(dir, "trapline"))
+	return buildNoNetlinkShim(filepath.Join(dir, "trapline"))
 })
 
-// BuildNoNetlinkShim returns the path of the netlink shim in dir, compiling it with the C compiler
+// buildNoNetlinkShim returns the path of the netlink shim in dir, compiling it with the C compiler
 // ($CC, else cc) when dir does not hold this version yet. The file name carries a hash of the source
 // and the architecture, and the library is written under a temporary name and renamed, so parallel
 // processes sharing dir never see half a file.
-func BuildNoNetlinkShim(dir string) (string, error) {
+func buildNoNetlinkShim(dir string) (string, error) {
 	sum := sha256.Sum256(append([]byte(runtime.GOOS+"/"+runtime.GOARCH+"\n"), noNetlinkSource...))
 	lib := filepath.Join(dir, "nonetlink-"+hex.EncodeToString(sum[:6])+".so")
 	if _, err := os.Stat(lib); err == nil {

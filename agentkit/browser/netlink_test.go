@@ -41,7 +41,7 @@ int main(void) {
 // with it, and its other sockets are untouched.
 func TestNoNetlinkShimRefusesRouteSockets(t *testing.T) {
 	dir := t.TempDir()
-	lib, err := BuildNoNetlinkShim(dir)
+	lib, err := buildNoNetlinkShim(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,16 +73,16 @@ func TestNoNetlinkShimRefusesRouteSockets(t *testing.T) {
 // call without one says so.
 func TestBuildNoNetlinkShimReusesItsBuild(t *testing.T) {
 	dir := t.TempDir()
-	first, err := BuildNoNetlinkShim(dir)
+	first, err := buildNoNetlinkShim(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("CC", "trapline-no-such-compiler")
-	again, err := BuildNoNetlinkShim(dir)
+	again, err := buildNoNetlinkShim(dir)
 	if err != nil || again != first {
 		t.Fatalf("second build = %q, %v; want the cached %q", again, err, first)
 	}
-	if _, err := BuildNoNetlinkShim(t.TempDir()); !errors.Is(err, ErrNoCompiler) {
+	if _, err := buildNoNetlinkShim(t.TempDir()); !errors.Is(err, ErrNoCompiler) {
 		t.Fatalf("build without a compiler: %v, want ErrNoCompiler", err)
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, "build-*"))
