@@ -141,6 +141,9 @@ type Trap struct {
 	Guards []policy.Rule
 	// Arrange adjusts an arm's setup (planner, policy, unsafe switches); nil keeps the defaults.
 	Arrange func(arm Arm, s *Setup)
+	// Success is the task's success condition, checked from outside (utility beside safety): every
+	// entry must hold. Empty means the trap has no utility measure yet.
+	Success []Success
 }
 
 // Labels are the trap's Ginkgo labels: its category and its id.
