@@ -90,7 +90,7 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 		if r.usage.Elapsed >= pol.Budget.MaxSeconds {
 			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(policy.RuleBudgetSeconds),
 				Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxSeconds), Taken: "aborted"})
-			return Exhausted, "budget_seconds"
+			return Exhausted, string(policy.RuleBudgetSeconds)
 		}
 		// The snapshot that verified the last action is the page as it is now: reuse it rather than
 		// reading the page twice in a row.
@@ -103,9 +103,9 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 			}
 		}
 		if !r.a.Unsafe.CredentialPrompts && asksForSecret(obs) {
-			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: RuleCredentialPrompt, Page: obs.URL, Taken: "stopped",
+			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(RuleCredentialPrompt), Page: obs.URL, Taken: "stopped",
 				Reason: "the page asks for a password: the planner never sees or types a secret; a human or the login tool is needed"})
-			return Inconclusive, RuleCredentialPrompt
+			return Inconclusive, string(RuleCredentialPrompt)
 		}
 		if r.lastHash != "" && obs.Hash() == r.lastHash {
 			r.usage.UnchangedActions++
@@ -159,8 +159,8 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 // reports whether too many came in a row.
 func (r *run) reject(obs *observe.Observation, prop action.Action, planMs int64, reason, output string) bool {
 	r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
-		Decision: policy.Decision{Rule: "invalid_proposal", Reason: reason}, Error: output, PlanMillis: planMs})
-	v := evidence.Violation{Source: evidence.SourcePlanner, Rule: "invalid_proposal", Reason: reason, Page: obs.URL, Action: &prop, Taken: "rejected"}
+		Decision: policy.Decision{Rule: policy.RuleInvalidProposal, Reason: reason}, Error: output, PlanMillis: planMs})
+	v := evidence.Violation{Source: evidence.SourcePlanner, Rule: string(policy.RuleInvalidProposal), Reason: reason, Page: obs.URL, Action: &prop, Taken: "rejected"}
 	if prop.Kind == "" && output != "" {
 		v.Action = nil // nothing was decoded: the output is in the action log
 	}
@@ -188,7 +188,6 @@ func (r *run) propose(ctx context.Context, obs *observe.Observation) (action.Act
 
 // step decides and dispatches one valid, non-done proposal.
 func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Action, planMs int64) (Outcome, string, bool) {
-	pol := r.a.Policy
 	var (
 		node   observe.Node
 		target *evidence.Target
@@ -197,22 +196,12 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 	if prop.Targets() {
 		n, err := obs.Lookup(prop.Ref)
 		if err != nil {
-			code := resolveCode(err)
-			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
-				Decision: policy.Decision{Rule: policy.Rule(code), Reason: err.Error()}, Delivery: string(act.NotDelivered), PlanMillis: planMs})
-			r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(code), Reason: err.Error(), Page: obs.URL, Action: &prop, Taken: "rejected"})
-			r.feedback = fmt.Sprintf("rejected: %s; take the ref from the latest observation", err)
-			r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + string(code)})
-			if r.rejected++; r.rejected >= maxRejectedInARow {
-				return Inconclusive, fmt.Sprintf("%d unusable proposals in a row", r.rejected), true
-			}
-			return "", "", false
+			return r.unresolved(obs, prop, planMs, err)
 		}
 		node = n
 		target = &evidence.Target{Ref: n.Ref, Role: n.Role, Name: n.Name, Href: n.URL}
 		ptgt = &policy.Target{Role: n.Role, Name: n.Name, Href: n.URL}
 	}
-
 	key := proposalKey(prop, node)
 	if key == r.lastKey {
 		r.usage.SameActionRepeats++
@@ -221,32 +210,58 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 	}
 	r.lastKey = key
 
-	dec := pol.Decide(policy.Input{Kind: string(prop.Kind), Target: ptgt, URL: prop.URL, Page: obs.URL, Usage: r.usage})
+	dec := r.a.Policy.Decide(policy.Input{Kind: prop.Kind, Target: ptgt, URL: prop.URL, Page: obs.URL, Usage: r.usage})
 	if dec.Allow && !r.a.Unsafe.BlindRetry && r.unverifiedKey == key && r.unverifiedHash == obs.Hash() {
-		dec = policy.Decision{Rule: "blind_retry", Reason: "the same action was dispatched before and its effect is unverified on this unchanged page; re-read instead of retrying"}
+		dec = policy.Decision{Rule: policy.RuleBlindRetry, Reason: "the same action was dispatched before and its effect is unverified on this unchanged page; re-read instead of retrying"}
 	}
 	rec := evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop, Target: target, Decision: dec, PlanMillis: planMs}
 	if !dec.Allow {
-		rec.Delivery = string(act.NotDelivered)
-		r.rec.Action(rec)
-		taken := "denied"
-		out, stop := Outcome(""), false
-		switch {
-		case isBudget(dec.Rule):
-			out, stop, taken = Exhausted, true, "aborted"
-		case pol.Navigation.OnViolation == policy.AbortAndLog:
-			out, stop, taken = Aborted, true, "aborted"
-		}
-		v := evidence.Violation{Source: evidence.SourceDecide, Rule: string(dec.Rule), Reason: dec.Reason, Page: obs.URL, URL: firstNonEmpty(prop.URL, node.URL), Action: &prop, Target: target, Taken: taken}
-		if shot, err := r.drv.Screenshot(fmt.Sprintf("violation-%03d.png", len(r.rec.Violations())+1)); err == nil {
-			v.Screenshot = shot
-		}
-		r.violate(v)
-		r.history = append(r.history, planner.Step{Action: prop, Outcome: fmt.Sprintf("denied: %s: %s", dec.Rule, dec.Reason)})
-		r.feedback = fmt.Sprintf("denied by rule %s: %s", dec.Rule, dec.Reason)
-		return out, string(dec.Rule), stop
+		return r.denied(obs, prop, node, target, rec)
 	}
+	r.dispatch(ctx, obs, prop, node, target, key, rec)
+	return "", "", false
+}
 
+// unresolved logs a proposal whose ref does not resolve in obs. The loop is the one place refs are
+// resolved: whatever the planner, an unknown ref is UNKNOWN_REF, a ref of another snapshot STALE_REF.
+func (r *run) unresolved(obs *observe.Observation, prop action.Action, planMs int64, err error) (Outcome, string, bool) {
+	rule := resolveRule(err)
+	r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
+		Decision: policy.Decision{Rule: rule, Reason: err.Error()}, Delivery: string(act.NotDelivered), PlanMillis: planMs})
+	r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(rule), Reason: err.Error(), Page: obs.URL, Action: &prop, Taken: "rejected"})
+	r.feedback = fmt.Sprintf("rejected: %s; take the ref from the latest observation", err)
+	r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + string(rule)})
+	if r.rejected++; r.rejected >= maxRejectedInARow {
+		return Inconclusive, fmt.Sprintf("%d unusable proposals in a row", r.rejected), true
+	}
+	return "", "", false
+}
+
+// denied logs a denied proposal with a screenshot and says whether the run stops.
+func (r *run) denied(obs *observe.Observation, prop action.Action, node observe.Node, target *evidence.Target, rec evidence.ActionRecord) (Outcome, string, bool) {
+	dec := rec.Decision
+	rec.Delivery = string(act.NotDelivered)
+	r.rec.Action(rec)
+	taken := "denied"
+	out, stop := Outcome(""), false
+	switch {
+	case isBudget(dec.Rule):
+		out, stop, taken = Exhausted, true, "aborted"
+	case r.a.Policy.Navigation.OnViolation == policy.AbortAndLog:
+		out, stop, taken = Aborted, true, "aborted"
+	}
+	v := evidence.Violation{Source: evidence.SourceDecide, Rule: string(dec.Rule), Reason: dec.Reason, Page: obs.URL, URL: firstNonEmpty(prop.URL, node.URL), Action: &prop, Target: target, Taken: taken}
+	if shot, err := r.drv.Screenshot(fmt.Sprintf("violation-%03d.png", len(r.rec.Violations())+1)); err == nil {
+		v.Screenshot = shot
+	}
+	r.violate(v)
+	r.history = append(r.history, planner.Step{Action: prop, Outcome: fmt.Sprintf("denied: %s: %s", dec.Rule, dec.Reason)})
+	r.feedback = fmt.Sprintf("denied by rule %s: %s", dec.Rule, dec.Reason)
+	return out, string(dec.Rule), stop
+}
+
+// dispatch hands an allowed proposal to the driver and records what is known of its delivery.
+func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop action.Action, node observe.Node, target *evidence.Target, key string, rec evidence.ActionRecord) {
 	t0 := time.Now()
 	var res act.Result
 	if prop.Kind == action.Goto {
@@ -268,7 +283,7 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 		}
 	}
 	if res.Code != "" && res.Delivery == act.NotDelivered {
-		r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(res.Code), Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target, Taken: "not dispatched"})
+		r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(act.Rule(res.Code)), Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target, Taken: "not dispatched"})
 	}
 	if res.Delivery == act.DeliveredUnverified {
 		r.unverifiedKey, r.unverifiedHash = key, obs.Hash()
@@ -281,7 +296,6 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 		outcome += ": " + res.Err.Error()
 	}
 	r.history = append(r.history, planner.Step{Action: prop, Outcome: outcome})
-	return "", "", false
 }
 
 func (r *run) violate(v evidence.Violation) { r.rec.Violation(v) }
@@ -311,8 +325,9 @@ func redactObservation(obs *observe.Observation, secrets []string) *observe.Obse
 }
 
 // RuleCredentialPrompt is the loop's rule for a page that asks for a secret (an expired session, a
-// fake "re-enter your password" form): the run ends Inconclusive instead of answering.
-const RuleCredentialPrompt = "credential_prompt"
+// fake "re-enter your password" form): the run ends Inconclusive instead of answering. It is
+// policy.RuleCredentialPrompt, registered with every other rule.
+const RuleCredentialPrompt = policy.RuleCredentialPrompt
 
 // asksForSecret reports whether the page shows a password input (counted by the browser edge) or a
 // textbox whose name asks for a secret (password, PIN, OTP, "parola d'ordine", "codice di verifica").
@@ -339,14 +354,17 @@ func asksForSecret(o *observe.Observation) bool {
 
 func isBudget(rule policy.Rule) bool { return strings.HasPrefix(string(rule), "budget_") }
 
-func resolveCode(err error) act.Code {
+// resolveRule names the rule of a failed ref lookup: STALE_REF for a ref of another snapshot,
+// AMBIGUOUS_TARGET, and UNKNOWN_REF for everything else (an unknown, bare or malformed ref), so the same
+// bad ref leaves the same evidence whichever planner proposed it.
+func resolveRule(err error) policy.Rule {
 	switch {
 	case errors.Is(err, observe.ErrStaleRef):
-		return act.StaleRef
+		return policy.RuleStaleRef
 	case errors.Is(err, observe.ErrAmbiguousTarget):
-		return act.AmbiguousTarget
+		return policy.RuleAmbiguousTarget
 	default:
-		return act.UnknownRef
+		return policy.RuleUnknownRef
 	}
 }
 

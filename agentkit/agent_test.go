@@ -239,7 +239,7 @@ func TestCredentialPromptEndsInconclusive(t *testing.T) {
 				return action.Action{Kind: action.Done}, nil
 			})
 			res, _ := (&agentkit.Agent{Policy: loadPolicy(t, nil), Planner: pl}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL})
-			got := res.Outcome == agentkit.Inconclusive && res.Reason == agentkit.RuleCredentialPrompt
+			got := res.Outcome == agentkit.Inconclusive && res.Reason == string(agentkit.RuleCredentialPrompt)
 			if got != c.want {
 				t.Fatalf("outcome %s (%s), want credential prompt stop = %v", res.Outcome, res.Reason, c.want)
 			}

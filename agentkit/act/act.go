@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/agentkit/policy"
 )
 
 // Delivery classifies what is known about a dispatched action.
@@ -24,17 +25,22 @@ const (
 	Delivered           Delivery = "Delivered"
 )
 
-// Code names why a target could not be used. Fail closed: each is an error, never a best guess.
-type Code string
+// Code names why a target could not be used. Fail closed: each is an error, never a best guess. It is
+// policy.Code, the one error-code type of agentkit (observe's codes are the same type), and each value
+// is also the id of a registered rule (policy.Registry), so the loop logs it as it is.
+type Code = policy.Code
 
 // Resolution failure codes.
 const (
-	StaleRef        Code = "STALE_REF"
-	AmbiguousTarget Code = "AMBIGUOUS_TARGET"
-	UnknownRef      Code = "UNKNOWN_REF"
-	Unnamed         Code = "UNNAMED_TARGET"
-	DispatchFailed  Code = "DISPATCH_FAILED"
+	StaleRef        = observe.ErrStaleRef
+	AmbiguousTarget = observe.ErrAmbiguousTarget
+	UnknownRef      = observe.ErrUnknownRef
+	Unnamed         = Code(policy.RuleUnnamedTarget)
+	DispatchFailed  = Code(policy.RuleDispatchFailed)
 )
+
+// Rule returns the registered rule a resolution code is logged under.
+func Rule(c Code) policy.Rule { return policy.Rule(c) }
 
 // Result is what dispatching one action produced.
 type Result struct {
@@ -61,6 +67,9 @@ func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
 }
+
+// Unwrap returns the error's Code, so errors.Is(err, act.StaleRef) works as it does for observe errors.
+func (e *Error) Unwrap() error { return e.Code }
 
 // Failed returns a NotDelivered result for a resolution failure.
 func Failed(code Code, format string, args ...any) Result {

@@ -249,48 +249,55 @@ func (s *Session) Goto(ctx context.Context, url string) act.Result {
 	return act.Result{Delivery: act.Delivered, Verification: fmt.Sprintf("at %s (HTTP %d)", s.page.URL(), status)}
 }
 
-// Act re-resolves target fail-closed, dispatches a, and verifies by re-reading.
+// Act dispatches a through the dispatch table. An action that targets an element is re-resolved
+// fail-closed first (the same ref, role and name on a fresh snapshot of the same page); scroll, done
+// and a read without a ref target nothing and go straight to their dispatcher.
 func (s *Session) Act(ctx context.Context, obs *observe.Observation, a action.Action, target observe.Node) act.Result {
+	d, ok := dispatch[a.Kind]
+	if !ok {
+		return act.Failed(act.DispatchFailed, "no dispatcher for action %q", a.Kind)
+	}
+	if !a.Targets() {
+		return d(ctx, s, a, obs, nil)
+	}
+	fresh, res, ok := s.resolve(ctx, obs, a, target)
+	if !ok {
+		return res
+	}
+	return d(ctx, s, a, fresh, s.page.Locator("aria-ref="+target.RawRef))
+}
+
+// resolve re-reads the page and checks that target is still the element obs described; ok is false
+// with a NotDelivered result otherwise.
+func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a action.Action, target observe.Node) (*observe.Observation, act.Result, bool) {
 	s.mu.Lock()
 	latest := s.latest
 	s.mu.Unlock()
 	if latest == nil || obs.SnapshotID != latest.SnapshotID {
-		return act.Failed(act.StaleRef, "%s belongs to snapshot %s, not the latest one", a.Ref, obs.SnapshotID)
+		return nil, act.Failed(act.StaleRef, "%s belongs to snapshot %s, not the latest one", a.Ref, obs.SnapshotID), false
 	}
 	fresh := obs
 	if !s.opts.TrustRefs {
 		var err error
 		if fresh, err = s.Observe(ctx); err != nil {
-			return act.Failed(act.DispatchFailed, "could not re-read the page before dispatch: %v", err)
+			return nil, act.Failed(act.DispatchFailed, "could not re-read the page before dispatch: %v", err), false
 		}
 	}
 	if fresh.URL != obs.URL {
-		return act.Failed(act.StaleRef, "the page moved from %s to %s since the snapshot", obs.URL, fresh.URL)
+		return nil, act.Failed(act.StaleRef, "the page moved from %s to %s since the snapshot", obs.URL, fresh.URL), false
 	}
 	now, ok := findRaw(fresh, target.RawRef)
 	if !ok {
-		return act.Failed(act.StaleRef, "%s is gone from the page", a.Ref)
+		return nil, act.Failed(act.StaleRef, "%s is gone from the page", a.Ref), false
 	}
 	if now.Role != target.Role || now.Name != target.Name {
-		return act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, now.Role, now.Name)
+		return nil, act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, now.Role, now.Name), false
 	}
-	loc := s.page.Locator("aria-ref=" + target.RawRef)
-	to := ms(s.opts.ActionTimeout)
-	var err error
-	switch a.Kind {
-	case action.Click:
-		err = loc.Click(playwright.LocatorClickOptions{Timeout: to})
-	case action.Fill:
-		err = loc.Fill(a.Value, playwright.LocatorFillOptions{Timeout: to})
-	case action.Select:
-		_, err = loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &[]string{a.Value}}, playwright.LocatorSelectOptionOptions{Timeout: to})
-	case action.Press:
-		err = loc.Press(a.Key, playwright.LocatorPressOptions{Timeout: to})
-	case action.Read:
-		return act.Result{Delivery: act.Delivered, Verification: "read"}
-	default:
-		return act.Failed(act.DispatchFailed, "action %s does not target an element", a.Kind)
-	}
+	return fresh, act.Result{}, true
+}
+
+// settle classifies the error of an element dispatch and, when there is none, verifies the effect.
+func (s *Session) settle(ctx context.Context, a action.Action, fresh *observe.Observation, loc playwright.Locator, err error) act.Result {
 	if err != nil {
 		if dispatched(err) {
 			// A navigation the action started may still hang (the server stalls): stop it so the page

@@ -1,14 +1,15 @@
 package observe
 
-import "strings"
+import (
+	"strings"
 
-// Code classifies an observe error. A Code is itself an error, and *Error
-// unwraps to its Code, so errors.Is(err, ErrStaleRef) works on anything this
-// package returns.
-type Code string
+	"github.com/trapline/trapline/agentkit/policy"
+)
 
-// Error returns the code's text.
-func (c Code) Error() string { return string(c) }
+// Code classifies an observe error. It is policy.Code, the one error-code type of agentkit: a Code is
+// itself an error, and *Error unwraps to its Code, so errors.Is(err, ErrStaleRef) works on anything
+// this package (or act) returns.
+type Code = policy.Code
 
 // Error codes. Each is also the sentinel to match with errors.Is.
 const (

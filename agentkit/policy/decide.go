@@ -3,13 +3,16 @@ package policy
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
+
+	"github.com/trapline/trapline/agentkit/action"
 )
 
 // Decide rules on one proposed action. It is pure: no I/O, no clock; the caller supplies Usage.
 //
 // The checks run in this order and the first that denies decides:
-//  1. the kind must be one of the Kind constants (RuleUnknownAction);
+//  1. the kind must be one of action.Kinds() (RuleUnknownAction);
 //  2. budgets, for every kind but read and done: actions, seconds, same-action repeats, stuck
 //     actions, tokens, and navigations for a goto or a click/press on a link (RuleBudget*);
 //  3. for click, fill, select and press: an unnamed target (RuleUnnamedElement, unless
@@ -19,9 +22,7 @@ import (
 //     through DecideRequest (a relative Href is resolved against Input.Page);
 //  5. otherwise RuleAllowed.
 func (p *Policy) Decide(in Input) Decision {
-	switch in.Kind {
-	case KindGoto, KindClick, KindFill, KindSelect, KindPress, KindScroll, KindRead, KindDone:
-	default:
+	if !slices.Contains(action.Kinds(), in.Kind) {
 		return deny(RuleUnknownAction, "unknown action kind %q", in.Kind)
 	}
 	isElement := in.Kind == KindClick || in.Kind == KindFill || in.Kind == KindSelect || in.Kind == KindPress

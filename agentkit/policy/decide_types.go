@@ -1,6 +1,10 @@
 package policy
 
-import "time"
+import (
+	"time"
+
+	"github.com/trapline/trapline/agentkit/action"
+)
 
 // Rule identifies the rule behind a decision. The set is closed: every Decision carries one of these.
 type Rule string
@@ -32,27 +36,30 @@ const (
 	RuleServiceWorker    Rule = "service_worker"
 )
 
-// Rules returns every rule, RuleAllowed first, in a new slice.
+// Rules returns the rules the policy itself applies (layers decide, request and browser), RuleAllowed
+// first, in registry order, in a new slice. Registry lists every rule, the loop's and the proxy's too.
 func Rules() []Rule {
-	return []Rule{
-		RuleAllowed, RuleInvalidURL, RuleSchemeNotAllowed, RuleHostNotAllowed, RulePathNotAllowed,
-		RuleDenyPath, RuleDenyWord, RuleUnnamedElement, RuleWriteNotAllowed, RuleObserveMode,
-		RuleBudgetActions, RuleBudgetNav, RuleBudgetSeconds, RuleBudgetRepeats, RuleBudgetStuck,
-		RuleBudgetTokens, RuleUnknownAction, RuleDialog, RuleDownload, RuleUpload, RulePopup,
-		RulePermission, RuleServiceWorker,
+	var out []Rule
+	for _, e := range registry {
+		switch e.Layer {
+		case LayerDecide, LayerRequest, LayerBrowser:
+			out = append(out, e.ID)
+		}
 	}
+	return out
 }
 
-// Action kinds a planner may propose. Any other Input.Kind is denied with RuleUnknownAction.
+// Action kinds, as policy has always spelled them: each is the action package's Kind, the one
+// definition of the closed set (action.Kinds). Any other Input.Kind is denied with RuleUnknownAction.
 const (
-	KindGoto   = "goto"
-	KindClick  = "click"
-	KindFill   = "fill"
-	KindSelect = "select"
-	KindPress  = "press"
-	KindScroll = "scroll"
-	KindRead   = "read"
-	KindDone   = "done"
+	KindGoto   = action.Goto
+	KindClick  = action.Click
+	KindFill   = action.Fill
+	KindSelect = action.Select
+	KindPress  = action.Press
+	KindScroll = action.Scroll
+	KindRead   = action.Read
+	KindDone   = action.Done
 )
 
 // Decision is the verdict on one proposed action or request.
@@ -81,10 +88,10 @@ type Usage struct {
 
 // Input is one proposed action: the planner's proposal resolved against the current observation.
 type Input struct {
-	Kind   string  // goto, click, fill, select, press, scroll, read, done
-	Target *Target // nil for goto, scroll, read, done
-	URL    string  // destination of a goto (absolute)
-	Page   string  // URL of the current page (absolute)
+	Kind   action.Kind // one of action.Kinds()
+	Target *Target     // nil for goto, scroll, read, done
+	URL    string      // destination of a goto (absolute)
+	Page   string      // URL of the current page (absolute)
 	Usage  Usage
 }
 

@@ -1,0 +1,121 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/trapline/trapline/agentkit"
+	"github.com/trapline/trapline/agentkit/act"
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/proxy"
+)
+
+// TestDispatchCoversEveryKind: the dispatch table has exactly one entry per action kind.
+func TestDispatchCoversEveryKind(t *testing.T) {
+	for _, k := range action.Kinds() {
+		if dispatch[k] == nil {
+			t.Errorf("no dispatcher for action kind %q", k)
+		}
+	}
+	if len(dispatch) != len(action.Kinds()) {
+		t.Errorf("dispatch has %d entries, action.Kinds() %d: a kind outside the closed set", len(dispatch), len(action.Kinds()))
+	}
+}
+
+// listPlanner proposes its actions in order, then done.
+type listPlanner struct {
+	mu   sync.Mutex
+	next []action.Action
+}
+
+func (p *listPlanner) Next(context.Context, planner.Input) (action.Action, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.next) == 0 {
+		return action.Action{Kind: action.Done, Reason: "list finished"}, nil
+	}
+	a := p.next[0]
+	p.next = p.next[1:]
+	return a, nil
+}
+
+// TestScrollAndPageReadDispatchThroughTheLoop runs scroll and a read without a ref through the
+// reference loop on a real page in Chromium: both are dispatched and delivered, none is logged as a
+// resolution failure (they used to be STALE_REF "is gone from the page").
+func TestScrollAndPageReadDispatchThroughTheLoop(t *testing.T) {
+	if _, err := os.Stat(DefaultChromium); err != nil {
+		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Lunga</title><h1>Pratiche</h1>`+strings.Repeat(`<p>riga</p>`, 300)+`<p>fine</p>`)
+	}))
+	t.Cleanup(site.Close)
+	pol, err := policy.Load(filepath.Join("..", "..", "policies", "reference.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	px, err := proxy.Start(proxy.Config{Rules: pol, Hosts: map[string]string{"portale.interno.test": strings.TrimPrefix(site.URL, "http://")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = px.Close() })
+	b, err := Launch(Options{})
+	if err != nil {
+		t.Fatalf("launch chromium: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	dir := t.TempDir()
+	rec, err := evidence.Open(dir, evidence.NewRedactor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := b.NewSession(SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sess.Close() })
+
+	p := &listPlanner{next: []action.Action{{Kind: action.Scroll, Dir: "down"}, {Kind: action.Read}, {Kind: action.Scroll, Dir: "up"}}}
+	ag := &agentkit.Agent{Policy: pol, Planner: p}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := ag.Run(ctx, sess, rec, agentkit.Task{StartURL: "http://portale.interno.test/pratiche", Goal: "scorri e leggi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != agentkit.Completed || len(res.Violations) != 0 {
+		t.Fatalf("run = %s %q, violations %+v; want Completed with none", res.Outcome, res.Reason, res.Violations)
+	}
+	recs, err := evidence.ReadActions(filepath.Join(dir, evidence.ActionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		if r.Proposal.Kind != action.Done {
+			got = append(got, fmt.Sprintf("%s %s %s", r.Proposal.Kind, r.Delivery, r.Verification))
+		}
+		if r.Proposal.Kind != action.Done && (r.Delivery != string(act.Delivered) || !r.Decision.Allow) {
+			t.Errorf("%s: decision %+v, delivery %s (%s), error %q: want allowed and Delivered", r.Proposal, r.Decision, r.Delivery, r.Verification, r.Error)
+		}
+	}
+	if len(got) != 3 {
+		t.Fatalf("actions = %q, want scroll, read, scroll", got)
+	}
+	t.Logf("actions: %q", got)
+}

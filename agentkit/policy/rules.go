@@ -1,0 +1,119 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Layer says which part of the fence applies a rule.
+type Layer string
+
+// The layers, from the planner outwards.
+const (
+	LayerPlanner Layer = "planner" // the loop rejects what the planner produced
+	LayerDecide  Layer = "decide"  // Policy.Decide on a proposed action
+	LayerResolve Layer = "resolve" // the loop or the driver resolves a ref fail-closed
+	LayerLoop    Layer = "loop"    // the loop's own guards (blind retry, credential prompts)
+	LayerRequest Layer = "request" // Policy.DecideRequest: the route gate and the proxy
+	LayerBrowser Layer = "browser" // browser events: dialogs, downloads, popups, permissions
+	LayerProxy   Layer = "proxy"   // the egress proxy's own rules
+)
+
+// RuleInfo is one entry of the rule registry: what a rule id means and where it is applied.
+type RuleInfo struct {
+	ID       Rule
+	Layer    Layer
+	Category string // allow, navigation, element, budget, capability, ref, planner, delivery, credentials, proxy
+	Meaning  string // one line for reports and lint output
+}
+
+// Rules applied outside Decide, named here so every layer writes the same id. The ref codes keep their
+// upper-case wire values (STALE_REF, ...): evidence and baselines already carry them.
+const (
+	RuleInvalidProposal  Rule = "invalid_proposal"
+	RuleBlindRetry       Rule = "blind_retry"
+	RuleCredentialPrompt Rule = "credential_prompt"
+	RuleStaleRef         Rule = "STALE_REF"
+	RuleUnknownRef       Rule = "UNKNOWN_REF"
+	RuleAmbiguousTarget  Rule = "AMBIGUOUS_TARGET"
+	RuleUnnamedTarget    Rule = "UNNAMED_TARGET"
+	RuleDispatchFailed   Rule = "DISPATCH_FAILED"
+	RuleDefaultDeny      Rule = "default_deny"
+	RuleUnmappedHost     Rule = "unmapped_host"
+	RuleNotAProxyRequest Rule = "not_a_proxy_request"
+	RuleRulesPanic       Rule = "rules_panic"
+)
+
+// registry is every rule trapline writes. Adding a rule is one line here (and its constant).
+var registry = []RuleInfo{
+	{RuleAllowed, LayerDecide, "allow", "no rule denies the action or request"},
+	{RuleInvalidURL, LayerRequest, "navigation", "the destination is not a URL the policy can judge"},
+	{RuleSchemeNotAllowed, LayerRequest, "navigation", "the URL's scheme is not http or https"},
+	{RuleHostNotAllowed, LayerRequest, "navigation", "the host is not on the navigation allowlist"},
+	{RulePathNotAllowed, LayerRequest, "navigation", "the host is allowed but not this path"},
+	{RuleDenyPath, LayerRequest, "navigation", "the path matches a deny path (deny wins over allow)"},
+	{RuleDenyWord, LayerDecide, "element", "the target's normalised name contains a deny word"},
+	{RuleUnnamedElement, LayerDecide, "element", "the target has no accessible name"},
+	{RuleWriteNotAllowed, LayerRequest, "navigation", "a non-GET request to a method and path not on the write allowlist"},
+	{RuleObserveMode, LayerRequest, "navigation", "the policy observes only: no write leaves the browser"},
+	{RuleBudgetActions, LayerDecide, "budget", "the action budget is spent"},
+	{RuleBudgetNav, LayerDecide, "budget", "the navigation budget is spent"},
+	{RuleBudgetSeconds, LayerDecide, "budget", "the time budget is spent"},
+	{RuleBudgetRepeats, LayerDecide, "budget", "the same action was proposed too many times in a row"},
+	{RuleBudgetStuck, LayerDecide, "budget", "the page did not change after too many actions in a row"},
+	{RuleBudgetTokens, LayerDecide, "budget", "the model token budget is spent"},
+	{RuleUnknownAction, LayerDecide, "element", "the action kind is not in the closed set"},
+	{RuleDialog, LayerBrowser, "capability", "a dialog was dismissed"},
+	{RuleDownload, LayerBrowser, "capability", "a download was cancelled"},
+	{RuleUpload, LayerBrowser, "capability", "a file chooser was refused"},
+	{RulePopup, LayerBrowser, "capability", "a popup was closed or gated"},
+	{RulePermission, LayerBrowser, "capability", "a permission prompt was refused"},
+	{RuleServiceWorker, LayerBrowser, "capability", "a service-worker registration was refused"},
+	{RuleInvalidProposal, LayerPlanner, "planner", "the planner's output is not a valid action"},
+	{RuleBlindRetry, LayerLoop, "delivery", "an action whose delivery is unverified was proposed again on the unchanged page"},
+	{RuleCredentialPrompt, LayerLoop, "credentials", "the page asks for a secret: the run stops Inconclusive"},
+	{RuleStaleRef, LayerResolve, "ref", "the ref is from another snapshot or its element changed or is gone"},
+	{RuleUnknownRef, LayerResolve, "ref", "the ref names no element of the observation"},
+	{RuleAmbiguousTarget, LayerResolve, "ref", "the target matches more than one element"},
+	{RuleUnnamedTarget, LayerResolve, "ref", "the target has no name to re-check it by"},
+	{RuleDispatchFailed, LayerResolve, "delivery", "the browser could not dispatch the action; it did not reach the page"},
+	{RuleDefaultDeny, LayerProxy, "proxy", "the proxy has no rules: everything is denied"},
+	{RuleUnmappedHost, LayerProxy, "proxy", "the destination is not mapped in the staging world"},
+	{RuleNotAProxyRequest, LayerProxy, "proxy", "a request addressed to the proxy itself"},
+	{RuleRulesPanic, LayerProxy, "proxy", "the proxy's rules panicked: it failed closed"},
+}
+
+// Registry returns every registered rule, RuleAllowed first, in a new slice.
+func Registry() []RuleInfo { return slices.Clone(registry) }
+
+// Info returns the registry entry of r.
+func Info(r Rule) (RuleInfo, bool) {
+	for _, e := range registry {
+		if e.ID == r {
+			return e, true
+		}
+	}
+	return RuleInfo{}, false
+}
+
+// Registered reports whether r is in the registry.
+func (r Rule) Registered() bool { _, ok := Info(r); return ok }
+
+// CheckRule returns an error naming r when it is not registered (a typo in a trap's guard, say).
+func CheckRule(r Rule) error {
+	if r.Registered() {
+		return nil
+	}
+	return fmt.Errorf("rule %q is not registered (policy.Registry lists every rule)", string(r))
+}
+
+// RulesOf returns the ids of the registered rules applied at layer, in registry order.
+func RulesOf(layer Layer) []Rule {
+	var out []Rule
+	for _, e := range registry {
+		if e.Layer == layer {
+			out = append(out, e.ID)
+		}
+	}
+	return out
+}
