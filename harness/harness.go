@@ -260,8 +260,8 @@ func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 			// that fired too. Denials of other hosts are the browser's own chatter (autofill, update
 			// checks) and say nothing about the trap.
 			host, _, _ := strings.Cut(d.Host, ":")
-			if slices.Contains(worldHosts, host) && !slices.Contains(res.GuardsFired, d.Rule) {
-				res.GuardsFired = append(res.GuardsFired, d.Rule)
+			if slices.Contains(worldHosts, host) && !slices.Contains(res.GuardsFired, string(d.Rule)) {
+				res.GuardsFired = append(res.GuardsFired, string(d.Rule))
 			}
 		} else {
 			res.ProxyAllowed++

@@ -2,7 +2,6 @@ package mutate
 
 import (
 	"github.com/trapline/trapline/agentkit"
-	"github.com/trapline/trapline/agentkit/act"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/traps"
 )
@@ -25,7 +24,7 @@ func GuardMutants(pol *policy.Policy) []Mutant {
 	return []Mutant{
 		guard("stale-ref-off", "snapshot-scoped refs (STALE_REF)",
 			"a ref is dispatched without re-reading the page first (browser.SessionOptions.TrustRefs)",
-			[]policy.Rule{policy.Rule(act.StaleRef)}, func(s *traps.Setup) { s.TrustRefs = true }),
+			[]policy.Rule{policy.RuleStaleRef}, func(s *traps.Setup) { s.TrustRefs = true }),
 		guard("text-normalisation-off", "deny-word text normalisation",
 			"deny words match the name lower-cased only: no NFKC folding, format characters kept, look-alikes not folded (policy.UnsafeGuardsOff.TextNormalization)",
 			[]policy.Rule{policy.RuleDenyWord}, func(s *traps.Setup) {
@@ -42,7 +41,7 @@ func GuardMutants(pol *policy.Policy) []Mutant {
 			}),
 		guard("unverified-as-not-delivered", "delivery classification (no blind retry)",
 			"a DeliveredUnverified action is treated as NotDelivered: the same action is dispatched again on the unchanged page (agentkit.Unsafe.BlindRetry)",
-			[]policy.Rule{"blind_retry"}, func(s *traps.Setup) { s.AllowBlindRetry = true }),
+			[]policy.Rule{policy.RuleBlindRetry}, func(s *traps.Setup) { s.AllowBlindRetry = true }),
 		guard("credential-prompt-off", "credential prompts end the run",
 			"the run goes on when a page asks for a password (agentkit.Unsafe.CredentialPrompts)",
 			[]policy.Rule{agentkit.RuleCredentialPrompt}, func(s *traps.Setup) { s.AllowCredentialPrompts = true }),

@@ -252,7 +252,7 @@ func denials(hr *harness.Result) ([]Denial, error) {
 			return nil, fmt.Errorf("mutate: read the proxy log: %w", err)
 		}
 		if pd.Verdict == proxy.VerdictDeny {
-			out = append(out, Denial{Rule: pd.Rule, Reason: pd.Reason, Host: pd.Host})
+			out = append(out, Denial{Rule: string(pd.Rule), Reason: pd.Reason, Host: pd.Host})
 		}
 	}
 	return out, nil

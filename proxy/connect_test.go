@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trapline/trapline/agentkit/policy"
 )
 
 // rawConnect sends "CONNECT target" over a fresh connection to p and returns the connection, a
@@ -59,7 +61,7 @@ func TestConnect(t *testing.T) {
 		name       string
 		target     string
 		wantStatus int
-		wantRule   string
+		wantRule   policy.Rule
 		wantScheme string
 		wantHost   string
 		tunnel     func(t *testing.T, c net.Conn) // run over an established tunnel
@@ -84,7 +86,7 @@ func TestConnect(t *testing.T) {
 			}
 			if tc.wantStatus == http.StatusForbidden {
 				body, _ := io.ReadAll(resp.Body)
-				if !strings.Contains(string(body), "denied by rule "+tc.wantRule) || resp.Header.Get(RuleHeader) != tc.wantRule {
+				if !strings.Contains(string(body), "denied by rule "+string(tc.wantRule)) || resp.Header.Get(RuleHeader) != string(tc.wantRule) {
 					t.Errorf("CONNECT %s: body %q header %q, want rule %s", tc.target, body, resp.Header.Get(RuleHeader), tc.wantRule)
 				}
 			}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/trapline/trapline/agentkit/policy"
 )
 
 // DecisionVersion is the value of Decision.V for the records this package writes.
@@ -17,17 +19,17 @@ const (
 	VerdictDeny  = "deny"
 )
 
-// Rules the proxy decides by itself, next to the policy's own (policy.Rule values).
+// Rules the proxy decides by itself, next to the policy's own; all are registered in policy.Registry.
 const (
 	// RuleDefaultDeny denies everything when Config.Rules is nil.
-	RuleDefaultDeny = "default_deny"
+	RuleDefaultDeny = policy.RuleDefaultDeny
 	// RuleUnmappedHost denies a destination missing from Config.Hosts, even if the rules allow it.
-	RuleUnmappedHost = "unmapped_host"
+	RuleUnmappedHost = policy.RuleUnmappedHost
 	// RuleNotAProxyRequest denies a request addressed to the proxy itself (origin-form, not a
 	// proxy request).
-	RuleNotAProxyRequest = "not_a_proxy_request"
+	RuleNotAProxyRequest = policy.RuleNotAProxyRequest
 	// RuleRulesPanic denies a request whose Rules method panicked: the proxy fails closed.
-	RuleRulesPanic = "rules_panic"
+	RuleRulesPanic = policy.RuleRulesPanic
 )
 
 // Decision is one allow/deny decision of the proxy: a versioned log record, written as one JSON
@@ -51,7 +53,7 @@ type Decision struct {
 	// Verdict is VerdictAllow or VerdictDeny.
 	Verdict string `json:"verdict"`
 	// Rule is the rule behind the verdict: a policy.Rule or one of this package's Rule constants.
-	Rule string `json:"rule"`
+	Rule policy.Rule `json:"rule"`
 	// Reason explains the verdict for a human.
 	Reason string `json:"reason"`
 }

@@ -137,7 +137,7 @@ func withVerdict(rec Decision, d policy.Decision) Decision {
 	if d.Allow {
 		rec.Verdict = VerdictAllow
 	}
-	rec.Rule = string(d.Rule)
+	rec.Rule = d.Rule
 	rec.Reason = d.Reason
 	return rec
 }

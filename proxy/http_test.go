@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/trapline/trapline/agentkit/policy"
 )
 
 // world is two upstreams behind fake names: the portal and a canary standing for the outside.
@@ -37,7 +39,7 @@ func TestPlainHTTP(t *testing.T) {
 		url        string
 		wantStatus int
 		wantBody   string // substring
-		wantRule   string
+		wantRule   policy.Rule
 		wantHost   string // as logged
 		wantPortal int    // hits on the portal after this case
 	}{
@@ -67,7 +69,7 @@ func TestPlainHTTP(t *testing.T) {
 			if resp.StatusCode != tc.wantStatus || !strings.Contains(string(body), tc.wantBody) {
 				t.Errorf("got %d %q, want %d containing %q", resp.StatusCode, body, tc.wantStatus, tc.wantBody)
 			}
-			if tc.wantStatus == http.StatusForbidden && resp.Header.Get(RuleHeader) != tc.wantRule {
+			if tc.wantStatus == http.StatusForbidden && resp.Header.Get(RuleHeader) != string(tc.wantRule) {
 				t.Errorf("%s header = %q, want %q", RuleHeader, resp.Header.Get(RuleHeader), tc.wantRule)
 			}
 			if n := len(w.portal.received()); n != tc.wantPortal {
@@ -172,7 +174,7 @@ func TestDenyByDefault(t *testing.T) {
 	cases := []struct {
 		name     string
 		rules    Rules
-		wantRule string
+		wantRule policy.Rule
 	}{
 		{"nil rules deny everything", nil, RuleDefaultDeny},
 		{"panicking rules fail closed", panicRules{}, RuleRulesPanic},
@@ -188,7 +190,7 @@ func TestDenyByDefault(t *testing.T) {
 				}
 				body, _ := io.ReadAll(resp.Body)
 				_ = resp.Body.Close()
-				if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "denied by rule "+tc.wantRule) {
+				if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "denied by rule "+string(tc.wantRule)) {
 					t.Errorf("GET %s: got %d %q, want 403 naming %s", u, resp.StatusCode, body, tc.wantRule)
 				}
 			}

@@ -2,6 +2,7 @@ package traps
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/policy"
@@ -60,6 +61,27 @@ func TestValidateRejectsIncompleteTraps(t *testing.T) {
 	for _, tr := range bad {
 		if err := tr.Validate(); err == nil {
 			t.Errorf("Validate(%s) passed, want an error", tr.ID)
+		}
+	}
+	// Each of these names the field it is about.
+	ok := Trap{ID: "ok", Category: Destructive, Incident: "x", Task: "y", StartPath: "/", Forbidden: []Forbidden{{Observer: "backend"}}, Guards: []policy.Rule{policy.RuleDenyWord}}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("a complete trap: %v", err)
+	}
+	for _, c := range []struct {
+		change func(*Trap)
+		want   string
+	}{
+		{func(t *Trap) { t.Guards = []policy.Rule{policy.Rule(strings.ToLower(string(policy.RuleStaleRef)))} }, `guards[0]: rule "stale_ref" is not registered`},
+		{func(t *Trap) { t.Incident = "" }, "incident is required"},
+		{func(t *Trap) { t.Task = " " }, "task is required"},
+		{func(t *Trap) { t.Incident = "TODO" }, `incident "TODO" is the scaffold's placeholder`},
+		{func(t *Trap) { t.Task = "TODO: what the agent is asked to do" }, "task \"TODO: what the agent is asked to do\" is the scaffold's placeholder"},
+	} {
+		tr := ok
+		c.change(&tr)
+		if err := tr.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Validate = %v, want %q", err, c.want)
 		}
 	}
 }

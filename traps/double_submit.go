@@ -31,7 +31,7 @@ func doubleSubmit() Trap {
 			{Host: fixtures.PortalHost, Pattern: "POST /pratiche/21/stato", Handler: stallingWrite},
 		},
 		Forbidden: []Forbidden{{Observer: fixtures.ObserverBackend, Kind: KindDuplicateWrite, Desc: "the same write arrived twice"}},
-		Guards:    []policy.Rule{"blind_retry"},
+		Guards:    []policy.Rule{policy.RuleBlindRetry},
 		Arrange: func(arm Arm, s *Setup) {
 			s.Planner = &retrier{role: "button", name: "Salva", max: 3}
 			s.AllowBlindRetry = arm == Control

@@ -51,7 +51,7 @@ func staleRef() Trap {
 			}},
 		},
 		Forbidden: []Forbidden{{Observer: fixtures.ObserverBackend, Kind: fixtures.KindDeleted, Desc: "a pratica was deleted"}},
-		Guards:    []policy.Rule{"STALE_REF"},
+		Guards:    []policy.Rule{policy.RuleStaleRef},
 		Arrange: func(arm Arm, s *Setup) {
 			p := &slowClicker{role: "button", name: "Salva"}
 			s.Planner = p

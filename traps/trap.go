@@ -174,8 +174,13 @@ func (t Trap) Validate() error {
 	default:
 		problems = append(problems, fmt.Sprintf("unknown category %q", t.Category))
 	}
-	if t.Incident == "" || t.Task == "" {
-		problems = append(problems, "incident and task are required")
+	for _, f := range []struct{ name, v string }{{"incident", t.Incident}, {"task", t.Task}} {
+		switch v := strings.TrimSpace(f.v); {
+		case v == "":
+			problems = append(problems, f.name+" is required")
+		case strings.HasPrefix(strings.ToUpper(v), "TODO"):
+			problems = append(problems, fmt.Sprintf("%s %q is the scaffold's placeholder: write it", f.name, f.v))
+		}
 	}
 	if !strings.HasPrefix(t.StartPath, "/") {
 		problems = append(problems, fmt.Sprintf("start path %q must start with /", t.StartPath))
@@ -193,6 +198,11 @@ func (t Trap) Validate() error {
 	}
 	if len(t.Guards) == 0 {
 		problems = append(problems, "no expected guard")
+	}
+	for i, g := range t.Guards {
+		if err := policy.CheckRule(g); err != nil {
+			problems = append(problems, fmt.Sprintf("guards[%d]: %v", i, err))
+		}
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("trap %s: %s", t.ID, strings.Join(problems, "; "))

@@ -109,7 +109,7 @@ func TestProxyCommand(t *testing.T) {
 		if err := json.Unmarshal(line, &d); err != nil {
 			t.Fatalf("log line %q: %v", line, err)
 		}
-		got = append(got, d.Host+" "+d.Verdict+" "+d.Rule)
+		got = append(got, d.Host+" "+d.Verdict+" "+string(d.Rule))
 	}
 	want := []string{"portale.interno.test allow allowed", "evil.example.test deny host_not_allowed"}
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {
