@@ -452,3 +452,34 @@ func TestOtherPlannerErrorsEndTheRun(t *testing.T) {
 		t.Fatalf("outcome = %s (%s), %d violations; want Inconclusive, planner gave up", res.Outcome, res.Reason, len(vs))
 	}
 }
+
+// TestOneRuleForABadRefWhateverItsShape: the loop is the one place refs are resolved, so a bad ref
+// leaves the same rule in the evidence whichever planner proposed it and whatever its shape.
+func TestOneRuleForABadRefWhateverItsShape(t *testing.T) {
+	for _, c := range []struct {
+		ref  func(*observe.Observation) string
+		want policy.Rule
+	}{
+		{func(o *observe.Observation) string { return o.SnapshotID + ":e99" }, policy.RuleUnknownRef},
+		{func(*observe.Observation) string { return "e4" }, policy.RuleUnknownRef},
+		{func(*observe.Observation) string { return "no colon at all!" }, policy.RuleUnknownRef},
+		{func(*observe.Observation) string { return "zzzzzz:e4" }, policy.RuleStaleRef},
+	} {
+		d := &fakeDriver{raw: detailSnapshot}
+		calls, ref := 0, ""
+		pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+			if calls++; calls > 1 {
+				return action.Action{Kind: action.Done}, nil
+			}
+			ref = c.ref(in.Observation)
+			return action.Action{Kind: action.Click, Ref: ref}, nil
+		})
+		_, vs := run(t, loadPolicy(t, nil), pl, d)
+		if len(vs) != 1 || vs[0].Rule != string(c.want) || vs[0].Source != evidence.SourceResolve {
+			t.Errorf("ref %q: violations = %+v, want one %s from resolve", ref, vs, c.want)
+		}
+		if len(d.dispatched) != 0 {
+			t.Errorf("ref %q was dispatched: %v", ref, d.dispatched)
+		}
+	}
+}

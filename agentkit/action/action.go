@@ -67,14 +67,13 @@ func invalid(field, format string, args ...any) error {
 	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
-// Validate checks that the action has exactly the fields its kind needs.
+// Validate checks that the action has the fields its kind needs.
 func (a Action) Validate() error {
+	// Only the presence of a ref is checked here; whether it names an element of the current
+	// observation (qualified, of this snapshot, known) is for the loop to say, under one rule.
 	needRef := func() error {
 		if a.Ref == "" {
 			return invalid("ref", "%s needs a ref", a.Kind)
-		}
-		if !strings.Contains(a.Ref, ":") {
-			return invalid("ref", "%q is a bare ref; refs are qualified by snapshot id (snapshot:ref)", a.Ref)
 		}
 		return nil
 	}

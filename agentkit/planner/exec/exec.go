@@ -241,7 +241,7 @@ func (p *Planner) Next(ctx context.Context, in planner.Input) (action.Action, er
 	return action.Action{}, rej
 }
 
-// decide parses one answer line strictly and checks its ref against the observation.
+// decide parses one answer line strictly. Its ref is passed on as it is: the loop alone resolves refs.
 func (p *Planner) decide(line string, obs *observe.Observation) (action.Action, *planner.RejectedError) {
 	out := line
 	if r := []rune(out); len(r) > 300 {
@@ -253,11 +253,6 @@ func (p *Planner) decide(line string, obs *observe.Observation) (action.Action, 
 	a, err := action.ParseOn([]byte(line), obs.URL)
 	if err != nil {
 		return action.Action{}, &planner.RejectedError{Reason: err.Error(), Output: out}
-	}
-	if a.Ref != "" {
-		if _, err := obs.Lookup(a.Ref); err != nil {
-			return action.Action{}, &planner.RejectedError{Reason: fmt.Sprintf("ref %q: %v; copy a ref from the latest observation", a.Ref, err), Output: out}
-		}
 	}
 	return a, nil
 }

@@ -205,21 +205,18 @@ func (p *Planner) decide(resp *chatResponse, obs *observe.Observation, shown *sh
 		return content, action.Action{}, reject("%s; answer with exactly one JSON action object and no other fields", err)
 	}
 	if a.Ref != "" {
-		ref, err := resolveRef(a.Ref, obs, shown)
-		if err != nil {
-			return content, action.Action{}, reject("%s", err)
-		}
-		a.Ref = ref
+		a.Ref = mapRef(a.Ref, obs, shown)
 	}
 	return content, a, nil
 }
 
-// resolveRef maps a ref the model took from the observation it was shown onto the current one. When
+// mapRef maps a ref the model took from the observation it was shown onto the current one. When
 // the page is unchanged (same hash) the two observations list the same nodes in the same order, so
-// a node is found by position; its role and name are compared again, fail-closed.
-func resolveRef(ref string, cur *observe.Observation, shown *shownPage) (string, error) {
+// a node is found by position; its role and name are compared again, fail-closed. Any other ref is
+// returned as it is: the loop alone resolves refs, and rejects an unknown or stale one under its rule.
+func mapRef(ref string, cur *observe.Observation, shown *shownPage) string {
 	if _, err := cur.Lookup(ref); err == nil {
-		return ref, nil
+		return ref
 	}
 	if shown != nil && shown.obs != cur {
 		for i := range shown.obs.Nodes {
@@ -227,10 +224,10 @@ func resolveRef(ref string, cur *observe.Observation, shown *shownPage) (string,
 				continue
 			}
 			if i < len(cur.Nodes) && cur.Nodes[i].HasRef() && cur.Nodes[i].Role == shown.obs.Nodes[i].Role && cur.Nodes[i].Name == shown.obs.Nodes[i].Name {
-				return cur.Nodes[i].Ref, nil
+				return cur.Nodes[i].Ref
 			}
 			break
 		}
 	}
-	return "", fmt.Errorf("ref %q is not in the current observation; copy a ref exactly from it", ref)
+	return ref
 }
