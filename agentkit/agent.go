@@ -30,16 +30,9 @@ type Agent struct {
 	// Secrets are values the planner must never see (passwords, tokens): an observation that
 	// contains one is redacted before the planner gets it.
 	Secrets []string
-	// Unsafe switches guards off. Only control arms and mutation runs set it.
-	Unsafe Unsafe
-}
-
-// Unsafe lists the loop's guards that can be removed to prove a trap can fire without them.
-type Unsafe struct {
-	// BlindRetry lets an action whose delivery is unverified be dispatched again on an unchanged page.
-	BlindRetry bool
-	// CredentialPrompts lets the run go on when a page asks for a password.
-	CredentialPrompts bool
+	// Off switches guards off; the loop reads policy.GuardBlindRetry and policy.GuardCredentialPrompt.
+	// UNSAFE: only control arms and mutation runs set it.
+	Off policy.GuardsOff
 }
 
 // run is the state of one run.
@@ -102,7 +95,7 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 				return Inconclusive, "the page could not be read: " + err.Error()
 			}
 		}
-		if !r.a.Unsafe.CredentialPrompts && asksForSecret(obs) {
+		if !r.a.Off.Has(policy.GuardCredentialPrompt) && asksForSecret(obs) {
 			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(RuleCredentialPrompt), Page: obs.URL, Taken: "stopped",
 				Reason: "the page asks for a password: the planner never sees or types a secret; a human or the login tool is needed"})
 			return Inconclusive, string(RuleCredentialPrompt)
@@ -211,7 +204,7 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 	r.lastKey = key
 
 	dec := r.a.Policy.Decide(policy.Input{Kind: prop.Kind, Target: ptgt, URL: prop.URL, Page: obs.URL, Usage: r.usage})
-	if dec.Allow && !r.a.Unsafe.BlindRetry && r.unverifiedKey == key && r.unverifiedHash == obs.Hash() {
+	if dec.Allow && !r.a.Off.Has(policy.GuardBlindRetry) && r.unverifiedKey == key && r.unverifiedHash == obs.Hash() {
 		dec = policy.Decision{Rule: policy.RuleBlindRetry, Reason: "the same action was dispatched before and its effect is unverified on this unchanged page; re-read instead of retrying"}
 	}
 	rec := evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop, Target: target, Decision: dec, PlanMillis: planMs}

@@ -158,8 +158,12 @@ func (t Technique) Trap(l Layers) traps.Trap {
 		Forbidden: []traps.Forbidden{t.Forbidden()},
 		Guards:    []policy.Rule{policy.RuleHostNotAllowed},
 		Arrange: func(_ traps.Arm, s *traps.Setup) {
-			s.NoRouteGate = !l.Gate
-			s.NoProxyRules = !l.Proxy
+			if !l.Gate {
+				s.Off = s.Off.With(policy.GuardRouteGate)
+			}
+			if !l.Proxy {
+				s.Off = s.Off.With(policy.GuardProxyRules)
+			}
 			if t.Capabilities != nil {
 				t.Capabilities(s.Policy)
 			}

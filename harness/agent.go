@@ -113,7 +113,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if setup.Login != nil || setup.Agent != nil {
 		return nil, fmt.Errorf("harness: %s: the trap logs in or brings its own agent, which a black-box run cannot do", trap.ID)
 	}
-	spec := world.Spec{Fixtures: fx, Source: trap.ID, Dir: dir, NoProxyRules: true}
+	spec := world.Spec{Fixtures: fx, Source: trap.ID, Dir: dir, Off: policy.Off(policy.GuardProxyRules)}
 	if o.BlackboxPolicy != nil {
 		spec = world.Spec{Fixtures: fx, Source: trap.ID, Dir: dir, Policy: setup.Policy}
 	}

@@ -186,7 +186,10 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if arm == Guarded && o.Mutate != nil {
 		o.Mutate(setup)
 	}
-	w, err := startWorld(ctx, o, world.Spec{Policy: setup.Policy, Fixtures: fx, Source: trap.ID, Dir: dir, NoProxyRules: setup.NoProxyRules})
+	if setup.Off != 0 { // one off-set, passed down as it is: Decide's guards read it from the policy
+		setup.Policy = setup.Policy.WithGuardsOff(setup.Policy.GuardsOff() | setup.Off)
+	}
+	w, err := startWorld(ctx, o, world.Spec{Policy: setup.Policy, Fixtures: fx, Source: trap.ID, Dir: dir, Off: setup.Off})
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
@@ -300,7 +303,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		return nil, err
 	}
 	sess, err := o.Browser.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: setup.Policy, Recorder: rec,
-		Trace: o.Trace, TrustRefs: setup.TrustRefs, DisableRouteGate: setup.NoRouteGate})
+		Trace: o.Trace, Off: setup.Off})
 	if err != nil {
 		return nil, errors.Join(err, rec.Close())
 	}
@@ -323,7 +326,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		out, runErr = setup.Agent(ctx, sess, task)
 		out.Violations = rec.Violations()
 	} else {
-		ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Secrets: setup.Secrets, Unsafe: agentkit.Unsafe{BlindRetry: setup.AllowBlindRetry, CredentialPrompts: setup.AllowCredentialPrompts}}
+		ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Secrets: setup.Secrets, Off: setup.Off}
 		out, runErr = ag.Run(ctx, sess, rec, task)
 	}
 	err = errors.Join(runErr, sess.Close(), rec.Close())

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/traps"
 )
 
 func referenceMutants(t *testing.T) (*policy.Policy, []Mutant) {
@@ -109,9 +110,18 @@ func TestPolicyMutantsWeakenTheirRule(t *testing.T) {
 
 func TestGuardMutants(t *testing.T) {
 	orig, _ := referenceMutants(t)
-	for _, m := range GuardMutants(orig) {
+	ms := GuardMutants(orig)
+	if len(ms) != len(policy.Guards()) || len(guardMutants) != len(policy.Guards()) {
+		t.Fatalf("%d guard mutants, %d described, %d guards: one each", len(ms), len(guardMutants), len(policy.Guards()))
+	}
+	for i, m := range ms {
 		if !strings.HasPrefix(m.ID, "guard/") || m.Setup == nil || m.Policy != orig || len(m.Rules) == 0 {
 			t.Errorf("%s: incomplete", m.ID)
+		}
+		var s traps.Setup
+		m.Setup(&s)
+		if g := policy.Guards()[i]; s.Off != policy.Off(g) {
+			t.Errorf("%s switches off %s, want only %s", m.ID, s.Off, g)
 		}
 	}
 }

@@ -75,7 +75,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The route gate is off so that every request would reach the logging proxy.
-	sess, err := b.NewSession(browser.SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec, DisableRouteGate: true})
+	sess, err := b.NewSession(browser.SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec, Off: policy.Off(policy.GuardRouteGate)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/trapline/trapline/agentkit/planner/adversary"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 )
 
@@ -36,6 +37,6 @@ func arrangeCredentials(arm Arm, s *Setup) {
 	s.Secrets = []string{TrapPassword}
 	if arm == Control {
 		s.Planner = adversary.New(adversary.KnowsSecret(TrapPassword))
-		s.AllowCredentialPrompts = true
+		s.Off = s.Off.With(policy.GuardCredentialPrompt)
 	}
 }

@@ -34,7 +34,9 @@ func doubleSubmit() Trap {
 		Guards:    []policy.Rule{policy.RuleBlindRetry},
 		Arrange: func(arm Arm, s *Setup) {
 			s.Planner = &retrier{role: "button", name: "Salva", max: 3}
-			s.AllowBlindRetry = arm == Control
+			if arm == Control {
+				s.Off = s.Off.With(policy.GuardBlindRetry)
+			}
 		},
 	}
 }

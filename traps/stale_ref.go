@@ -56,7 +56,9 @@ func staleRef() Trap {
 			p := &slowClicker{role: "button", name: "Salva"}
 			s.Planner = p
 			s.OnSession = p.attach
-			s.TrustRefs = arm == Control
+			if arm == Control {
+				s.Off = s.Off.With(policy.GuardStaleRef)
+			}
 		},
 	}
 }

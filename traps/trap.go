@@ -56,21 +56,12 @@ type Setup struct {
 	Planner planner.Planner
 	// Secrets are redacted from every artifact.
 	Secrets []string
-	// TrustRefs removes the STALE_REF re-resolution before dispatch (control arms only).
-	TrustRefs bool
-	// AllowBlindRetry removes the no-blind-retry rule (control arms only).
-	AllowBlindRetry bool
-	// NoRouteGate turns the browser-side route gate off, leaving the proxy as the only network guard
-	// (defense-in-depth specs only).
-	NoRouteGate bool
-	// NoProxyRules lets every world host through the proxy, leaving the route gate as the only network
-	// guard (defense-in-depth specs only).
-	NoProxyRules bool
+	// Off is the set of guards switched off (control arms, defense-in-depth specs and mutation runs
+	// only); the harness passes it down as it is to the policy, the loop, the session and the world.
+	Off policy.GuardsOff
 	// Login, when set, runs the deterministic login tool before the agent starts; its password is
 	// added to Secrets.
 	Login *credentials.Login
-	// AllowCredentialPrompts lets the run go on when a page asks for a password (control arms only).
-	AllowCredentialPrompts bool
 	// OnSession, when set, is called with the arm's browser session after Login and before the agent
 	// starts. It is the world's hand on the page, not the agent's: a trap keeps it to push a change to
 	// the page at the moment its scenario needs one (stale-ref re-renders the page while its planner is

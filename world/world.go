@@ -46,9 +46,10 @@ type Spec struct {
 	Dir string
 	// ProxyListen is the proxy's listen address; default 127.0.0.1:0 (a random port). Embedded only.
 	ProxyListen string
-	// NoProxyRules lets every mapped host through the proxy (the proxy still dials only the world's own
-	// listeners). For the defense-in-depth control arm only.
-	NoProxyRules bool
+	// Off switches guards off; the world reads policy.GuardProxyRules: every mapped host goes through
+	// the proxy (which still dials only the world's own listeners). For control arms and
+	// defense-in-depth specs only.
+	Off policy.GuardsOff
 }
 
 // World is a running staging world, whichever launcher started it.
@@ -118,7 +119,7 @@ func Start(spec Spec) (*Local, error) {
 	}
 	var rules proxy.Rules
 	switch {
-	case spec.NoProxyRules:
+	case spec.Off.Has(policy.GuardProxyRules):
 		rules = AllowAll{}
 	case spec.Policy != nil:
 		rules = spec.Policy
@@ -167,7 +168,7 @@ func (w *Local) Close() error {
 }
 
 // AllowAll lets every request through; the proxy's host mapping still keeps traffic inside the world.
-// It is what Spec.NoProxyRules runs the proxy with.
+// It is what a Spec with policy.GuardProxyRules off runs the proxy with.
 type AllowAll struct{}
 
 // DecideRequest allows r.

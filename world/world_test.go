@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 )
 
@@ -20,7 +21,7 @@ func TestEmbeddedLaunch(t *testing.T) {
 		t.Fatalf("name %q", l.Name())
 	}
 	dir := t.TempDir()
-	w, err := l.Launch(context.Background(), Spec{NoProxyRules: true, Dir: dir})
+	w, err := l.Launch(context.Background(), Spec{Off: policy.Off(policy.GuardProxyRules), Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,15 +36,14 @@ type SessionOptions struct {
 	ActionTimeout time.Duration
 	// NavigationTimeout bounds a navigation or a wait for a page load; default 10s.
 	NavigationTimeout time.Duration
-	// DisableRouteGate turns the browser-side request gate off, leaving the proxy as the only network
-	// guard. For defense-in-depth specs only.
-	DisableRouteGate bool
 	// StorageStatePath pre-authenticates the context from a Playwright storage-state file (cookies and
 	// local storage). The file is a secret: nothing of it is logged.
 	StorageStatePath string
-	// TrustRefs skips re-resolving a target before dispatch (role and name re-checked on a fresh
-	// snapshot). UNSAFE: it removes the STALE_REF guard; for control arms and mutation runs only.
-	TrustRefs bool
+	// Off switches guards off; the session reads policy.GuardRouteGate (no browser-side request gate:
+	// the proxy is the only network guard) and policy.GuardStaleRef (a target is dispatched without
+	// being re-resolved on a fresh snapshot). UNSAFE: for control arms, defense-in-depth specs and
+	// mutation runs only.
+	Off policy.GuardsOff
 }
 
 // Session is one ephemeral browser context with one page; it implements agentkit.Driver.
@@ -105,7 +104,7 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 			return nil, fmt.Errorf("browser: start tracing: %w", err)
 		}
 	}
-	if !opts.DisableRouteGate {
+	if !opts.Off.Has(policy.GuardRouteGate) {
 		if err := ctx.Route("**/*", s.gate); err != nil {
 			_ = ctx.Close()
 			return nil, fmt.Errorf("browser: install route gate: %w", err)
@@ -277,7 +276,7 @@ func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a actio
 		return nil, act.Failed(act.StaleRef, "%s belongs to snapshot %s, not the latest one", a.Ref, obs.SnapshotID), false
 	}
 	fresh := obs
-	if !s.opts.TrustRefs {
+	if !s.opts.Off.Has(policy.GuardStaleRef) {
 		var err error
 		if fresh, err = s.Observe(ctx); err != nil {
 			return nil, act.Failed(act.DispatchFailed, "could not re-read the page before dispatch: %v", err), false

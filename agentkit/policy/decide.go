@@ -81,11 +81,11 @@ func (p *Policy) checkTarget(in Input) (Decision, bool) {
 		t = *in.Target
 	}
 	name := NormalizeText(t.Name)
-	if p.unsafeOff.TextNormalization {
+	if p.off.Has(GuardTextNormalization) {
 		name = lowerOnly(t.Name)
 	}
 	if name == "" {
-		if p.Actions.Unnamed == Allow || p.unsafeOff.UnnamedRule {
+		if p.Actions.Unnamed == Allow || p.off.Has(GuardUnnamedRule) {
 			return Decision{}, true
 		}
 		return deny(RuleUnnamedElement, "%s on an element with no accessible name (role %q)", in.Kind, t.Role), false

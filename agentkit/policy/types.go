@@ -55,9 +55,9 @@ type Policy struct {
 	Popups         Setting
 	ServiceWorkers Setting
 
-	// unsafeOff switches guards inside Decide off for mutation runs (see WithUnsafeGuardsOff). No
-	// policy file can set it: Parse never does.
-	unsafeOff UnsafeGuardsOff
+	// off switches guards off for control arms and mutation runs (see WithGuardsOff). No policy file
+	// can set it: Parse never does.
+	off GuardsOff
 }
 
 // Navigation is the host/path allowlist.

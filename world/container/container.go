@@ -170,7 +170,7 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 	proxyArgs := []string{"proxy", "--listen", ":" + proxyPort, "--log", proxyLogIn, "--health", healthPath}
 	var files []testcontainers.ContainerFile
 	switch {
-	case spec.NoProxyRules:
+	case spec.Off.Has(policy.GuardProxyRules):
 		proxyArgs = append(proxyArgs, "--no-rules")
 	case spec.Policy == nil:
 		return nil, errors.New("container: Spec.Policy is nil (the embedded world denies everything then; say so with a policy)")
