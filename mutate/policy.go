@@ -60,6 +60,14 @@ func PolicyMutants(source string, data []byte) ([]Mutant, error) {
 		return nil, fmt.Errorf("mutate: %s: %w", source, err)
 	}
 	g := &gen{source: source, data: data}
+	for _, section := range []func(*gen, *yaml.Node){allowMutants, navigationMutants, actionMutants, exceptionWriteMutants, budgetMutants, settingMutants} {
+		section(g, root)
+	}
+	return g.out, g.err
+}
+
+// allowMutants widens each navigation.allow path and adds each outside host to the allowlists.
+func allowMutants(g *gen, root *yaml.Node) {
 	nav := get(root, "navigation")
 	for i, hr := range items(get(nav, "allow")) {
 		host := scalar(get(hr, "host"))
@@ -98,6 +106,11 @@ func PolicyMutants(source string, data []byte) ([]Mutant, error) {
 				return appendItem(ensure(get(r, "navigation"), "static_assets", yaml.SequenceNode), strconv.Quote(h))
 			})
 	}
+}
+
+// navigationMutants drops each deny path and changes on_violation.
+func navigationMutants(g *gen, root *yaml.Node) {
+	nav := get(root, "navigation")
 	for i, p := range items(get(nav, "deny_paths")) {
 		g.add(Mutant{ID: "policy/navigation.deny_paths/drop:" + p.Value, Guard: "deny_paths",
 			Rules: []policy.Rule{policy.RuleDenyPath}, Desc: fmt.Sprintf("navigation.deny_paths: %q dropped", p.Value),
@@ -120,6 +133,10 @@ func PolicyMutants(source string, data []byte) ([]Mutant, error) {
 				return nil
 			})
 	}
+}
+
+// actionMutants allows unnamed elements and drops each deny-word root.
+func actionMutants(g *gen, root *yaml.Node) {
 	acts := get(root, "actions")
 	if v := scalar(get(acts, "unnamed")); v != string(policy.Allow) {
 		g.add(Mutant{ID: "policy/actions.unnamed/allow", Guard: "unnamed-element rule",
@@ -142,6 +159,11 @@ func PolicyMutants(source string, data []byte) ([]Mutant, error) {
 			}
 		}
 	}
+}
+
+// exceptionWriteMutants widens each exception's page and each write's path and method.
+func exceptionWriteMutants(g *gen, root *yaml.Node) {
+	acts := get(root, "actions")
 	for i, e := range items(get(acts, "exceptions")) {
 		if scalar(get(e, "page")) == ".*" {
 			continue
@@ -177,6 +199,10 @@ func PolicyMutants(source string, data []byte) ([]Mutant, error) {
 				})
 		}
 	}
+}
+
+// budgetMutants multiplies each budget by budgetFactor.
+func budgetMutants(g *gen, root *yaml.Node) {
 	if b := get(root, "budget"); b != nil && b.Kind == yaml.MappingNode {
 		for k := 0; k+1 < len(b.Content); k += 2 {
 			key, val := b.Content[k].Value, b.Content[k+1]
@@ -199,6 +225,10 @@ func PolicyMutants(source string, data []byte) ([]Mutant, error) {
 				})
 		}
 	}
+}
+
+// settingMutants opens each capability setting and sets mode observe to act.
+func settingMutants(g *gen, root *yaml.Node) {
 	for _, s := range settingFields {
 		cur := scalar(get(root, s.field))
 		if cur == string(s.open) {
@@ -213,7 +243,6 @@ func PolicyMutants(source string, data []byte) ([]Mutant, error) {
 			Desc: "mode observe set to act", Covers: ruleWith(policy.RuleObserveMode, "")},
 			func(r *yaml.Node) error { setScalar(r, "mode", string(policy.ModeAct)); return nil })
 	}
-	return g.out, g.err
 }
 
 // gen builds mutants, each from a fresh parse of the original file.
