@@ -58,8 +58,17 @@ type run struct {
 // all (nil policy, planner or driver); everything that happens during a run is in the Result and the
 // evidence.
 func (a *Agent) Run(ctx context.Context, drv Driver, rec *evidence.Recorder, task Task) (Result, error) {
-	if a.Policy == nil || a.Planner == nil || drv == nil || rec == nil {
-		return Result{}, errors.New("agentkit: Run needs a policy, a planner, a driver and a recorder")
+	var missing []string
+	for _, f := range []struct {
+		name  string
+		unset bool
+	}{{"Agent.Policy", a.Policy == nil}, {"Agent.Planner", a.Planner == nil}, {"the driver", drv == nil}, {"the recorder", rec == nil}} {
+		if f.unset {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return Result{}, fmt.Errorf("agentkit: Run: missing (nil) %s", strings.Join(missing, ", "))
 	}
 	now := a.Now
 	if now == nil {

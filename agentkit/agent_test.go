@@ -483,3 +483,21 @@ func TestOneRuleForABadRefWhateverItsShape(t *testing.T) {
 		}
 	}
 }
+
+// TestRunNamesWhatIsMissing: a Run that cannot start says which field is nil.
+func TestRunNamesWhatIsMissing(t *testing.T) {
+	rec, err := evidence.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	ag := &agentkit.Agent{Policy: loadPolicy(t, nil)}
+	_, err = ag.Run(context.Background(), &fakeDriver{raw: detailSnapshot}, rec, agentkit.Task{StartURL: pageURL})
+	if err == nil || err.Error() != "agentkit: Run: missing (nil) Agent.Planner" {
+		t.Fatalf("err = %v, want the planner named", err)
+	}
+	_, err = (&agentkit.Agent{}).Run(context.Background(), nil, nil, agentkit.Task{})
+	if err == nil || err.Error() != "agentkit: Run: missing (nil) Agent.Policy, Agent.Planner, the driver, the recorder" {
+		t.Fatalf("err = %v, want every missing field named", err)
+	}
+}

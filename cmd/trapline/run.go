@@ -306,17 +306,17 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	if err != nil {
 		return s, withCode(exitUsage, err)
 	}
-	guardedPath := cfg.policy
+	guardedPath, guardedFlag := cfg.policy, "--policy"
 	if guardedPath == "" {
-		guardedPath = filepath.Join("policies", "reference.yml")
+		guardedPath, guardedFlag = filepath.Join("policies", "reference.yml"), ""
 	}
-	guarded, err := policy.Load(guardedPath)
+	guarded, err := loadPolicy(guardedPath, guardedFlag)
 	if err != nil {
-		return s, withCode(exitUsage, err)
+		return s, err
 	}
-	permissive, err := policy.Load(filepath.Join("policies", "permissive.yml"))
+	permissive, err := loadPolicy(filepath.Join("policies", "permissive.yml"), "")
 	if err != nil {
-		return s, withCode(exitUsage, err)
+		return s, err
 	}
 	b, err := browser.Launch(browser.Options{})
 	if err != nil {

@@ -97,8 +97,11 @@ func runSites(ctx context.Context, args []string, stdout io.Writer, ready chan<-
 	fingerprint := fset.String("fingerprint", "", "the fixtures' expected fingerprint")
 	audit := fset.String("audit", "", "the audit API's listen address")
 	fset.Var(hosts, "host", "HOST=ADDR")
-	if err := fset.Parse(args); err != nil || fset.NArg() != 0 || *source == "" || *audit == "" || len(hosts) == 0 {
-		return withCode(exitUsage, fmt.Errorf("sites: bad arguments (%v)\n%s", err, sitesUsage))
+	if err := fset.Parse(args); err != nil {
+		return withCode(exitUsage, fmt.Errorf("sites: %w\n%s", err, sitesUsage))
+	}
+	if problem := missingFlags(fset.Args(), map[string]bool{"--world": *source != "", "--audit": *audit != "", "--host": len(hosts) > 0}); problem != "" {
+		return withCode(exitUsage, fmt.Errorf("sites: %s\n%s", problem, sitesUsage))
 	}
 	cfg, err := worldFixtures(*source)
 	if err != nil {
