@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/proxy"
@@ -188,6 +189,9 @@ func ReadDecisions(r io.Reader, name string) ([]proxy.Decision, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for line := 1; sc.Scan(); line++ {
+		if err := evidence.CheckVersion(sc.Bytes(), proxy.DecisionVersion); err != nil {
+			return nil, fmt.Errorf("read proxy log %s:%d: %w", name, line, err)
+		}
 		var d proxy.Decision
 		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
 			return nil, fmt.Errorf("read proxy log %s:%d: %w", name, line, err)

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"errors"
 	"context"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 )
@@ -61,5 +63,18 @@ func TestReadDecisionsNamesTheBadLine(t *testing.T) {
 	_, err := ReadDecisions(strings.NewReader("{\"v\":1}\nnot json\n"), "p.jsonl")
 	if err == nil || !strings.Contains(err.Error(), "p.jsonl:2") {
 		t.Fatalf("got %v, want an error naming p.jsonl:2", err)
+	}
+}
+
+// TestReadDecisionsChecksTheVersion: a proxy log line of another version is refused, naming the line.
+func TestReadDecisionsChecksTheVersion(t *testing.T) {
+	log := `{"v":1,"verdict":"deny","rule":"host_not_allowed"}` + "\n" + `{"v":7,"verdict":"deny"}` + "\n"
+	_, err := ReadDecisions(strings.NewReader(log), "proxy.jsonl")
+	if !errors.Is(err, evidence.ErrVersion) || !strings.Contains(err.Error(), "proxy.jsonl:2:") || !strings.Contains(err.Error(), "v=7") {
+		t.Fatalf("ReadDecisions = %v, want a version error on line 2", err)
+	}
+	ds, err := ReadDecisions(strings.NewReader(log[:strings.Index(log, "\n")+1]), "proxy.jsonl")
+	if err != nil || len(ds) != 1 || ds[0].Rule != policy.RuleHostNotAllowed {
+		t.Fatalf("ReadDecisions of a v1 log = %+v, %v", ds, err)
 	}
 }

@@ -172,6 +172,9 @@ func readJSONL[T any](path string) ([]T, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
 	for line := 1; sc.Scan(); line++ {
+		if err := CheckVersion(sc.Bytes(), Version); err != nil {
+			return nil, fmt.Errorf("evidence: %s:%d: %w", path, line, err)
+		}
 		var v T
 		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
 			return nil, fmt.Errorf("evidence: %s:%d: %w", path, line, err)

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,5 +64,24 @@ func TestReadJSONLNamesLine(t *testing.T) {
 	_, err := ReadViolations(p)
 	if err == nil || !strings.Contains(err.Error(), "v.jsonl:2") {
 		t.Fatalf("err = %v, want line 2 named", err)
+	}
+}
+
+// TestReadersCheckTheVersion: a record of another version, or with none, is refused with an error
+// naming the file, the line and both versions.
+func TestReadersCheckTheVersion(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ body, want string }{
+		{`{"v":1,"seq":1,"rule":"deny_word"}` + "\n" + `{"v":2,"seq":2,"rule":"deny_word"}` + "\n", ":2: unsupported record version: the record is v=2, this trapline reads v=1"},
+		{`{"seq":1,"rule":"deny_word"}` + "\n", `:1: unsupported record version: the record has no "v"`},
+	} {
+		path := filepath.Join(dir, ViolationsFile)
+		if err := os.WriteFile(path, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadViolations(path)
+		if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), path+c.want) {
+			t.Errorf("ReadViolations = %v, want %q", err, path+c.want)
+		}
 	}
 }
