@@ -1,8 +1,8 @@
 package world
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"os"
