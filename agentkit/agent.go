@@ -91,7 +91,7 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 		r.usage.Elapsed = now().Sub(r.start)
 		if r.usage.Elapsed >= pol.Budget.MaxSeconds {
 			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(policy.RuleBudgetSeconds),
-				Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxSeconds), Taken: "aborted"})
+				Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxSeconds), Taken: evidence.TakenAborted})
 			return Exhausted, string(policy.RuleBudgetSeconds)
 		}
 		// The snapshot that verified the last action is the page as it is now: reuse it rather than
@@ -105,7 +105,7 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 			}
 		}
 		if !r.a.Off.Has(policy.GuardCredentialPrompt) && asksForSecret(obs) {
-			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(RuleCredentialPrompt), Page: obs.URL, Taken: "stopped",
+			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(RuleCredentialPrompt), Page: obs.URL, Taken: evidence.TakenStopped,
 				Reason: "the page asks for a password: the planner never sees or types a secret; a human or the login tool is needed"})
 			return Inconclusive, string(RuleCredentialPrompt)
 		}
@@ -162,7 +162,7 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 func (r *run) reject(obs *observe.Observation, prop action.Action, planMs int64, reason, output string) bool {
 	r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
 		Decision: policy.Decision{Rule: policy.RuleInvalidProposal, Reason: reason}, Error: output, PlanMillis: planMs})
-	v := evidence.Violation{Source: evidence.SourcePlanner, Rule: string(policy.RuleInvalidProposal), Reason: reason, Page: obs.URL, Action: &prop, Taken: "rejected"}
+	v := evidence.Violation{Source: evidence.SourcePlanner, Rule: string(policy.RuleInvalidProposal), Reason: reason, Page: obs.URL, Action: &prop, Taken: evidence.TakenRejected}
 	if prop.Kind == "" && output != "" {
 		v.Action = nil // nothing was decoded: the output is in the action log
 	}
@@ -229,8 +229,8 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 func (r *run) unresolved(obs *observe.Observation, prop action.Action, planMs int64, err error) (Outcome, string, bool) {
 	rule := resolveRule(err)
 	r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
-		Decision: policy.Decision{Rule: rule, Reason: err.Error()}, Delivery: string(act.NotDelivered), PlanMillis: planMs})
-	r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(rule), Reason: err.Error(), Page: obs.URL, Action: &prop, Taken: "rejected"})
+		Decision: policy.Decision{Rule: rule, Reason: err.Error()}, Delivery: act.NotDelivered, PlanMillis: planMs})
+	r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(rule), Reason: err.Error(), Page: obs.URL, Action: &prop, Taken: evidence.TakenRejected})
 	r.feedback = fmt.Sprintf("rejected: %s; take the ref from the latest observation", err)
 	r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + string(rule)})
 	if r.rejected++; r.rejected >= maxRejectedInARow {
@@ -242,15 +242,15 @@ func (r *run) unresolved(obs *observe.Observation, prop action.Action, planMs in
 // denied logs a denied proposal with a screenshot and says whether the run stops.
 func (r *run) denied(obs *observe.Observation, prop action.Action, node observe.Node, target *evidence.Target, rec evidence.ActionRecord) (Outcome, string, bool) {
 	dec := rec.Decision
-	rec.Delivery = string(act.NotDelivered)
+	rec.Delivery = act.NotDelivered
 	r.rec.Action(rec)
-	taken := "denied"
+	taken := evidence.TakenDenied
 	out, stop := Outcome(""), false
 	switch {
 	case isBudget(dec.Rule):
-		out, stop, taken = Exhausted, true, "aborted"
+		out, stop, taken = Exhausted, true, evidence.TakenAborted
 	case r.a.Policy.Navigation.OnViolation == policy.AbortAndLog:
-		out, stop, taken = Aborted, true, "aborted"
+		out, stop, taken = Aborted, true, evidence.TakenAborted
 	}
 	v := evidence.Violation{Source: evidence.SourceDecide, Rule: string(dec.Rule), Reason: dec.Reason, Page: obs.URL, URL: firstNonEmpty(prop.URL, node.URL), Action: &prop, Target: target, Taken: taken}
 	if shot, err := r.drv.Screenshot(fmt.Sprintf("violation-%03d.png", len(r.rec.Violations())+1)); err == nil {
@@ -273,7 +273,7 @@ func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop actio
 	}
 	rec.ActMillis = time.Since(t0).Milliseconds()
 	r.next = res.After
-	rec.Delivery, rec.Verification = string(res.Delivery), res.Verification
+	rec.Delivery, rec.Verification = res.Delivery, res.Verification
 	if res.Err != nil {
 		rec.Error = res.Err.Error()
 	}
@@ -285,7 +285,7 @@ func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop actio
 		}
 	}
 	if res.Code != "" && res.Delivery == act.NotDelivered {
-		r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(act.Rule(res.Code)), Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target, Taken: "not dispatched"})
+		r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(act.Rule(res.Code)), Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
 	}
 	if res.Delivery == act.DeliveredUnverified {
 		r.unverifiedKey, r.unverifiedHash = key, obs.Hash()

@@ -140,8 +140,9 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w world.World, dir string) (*Result, error) {
 	env := Env{Trap: trap.ID, StartURL: w.URL(trap.StartPath), Task: trap.Task, ProxyURL: w.ProxyURL(),
 		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, DownloadsDir)}
-	if len(setup.Secrets) > 0 {
-		env.Password = setup.Secrets[0]
+	if setup.Password != "" {
+		env.Password = setup.Password
+		setup.Secrets = append(setup.Secrets, setup.Password)
 	}
 	for _, d := range []string{env.ArtifactsDir, env.DownloadsDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

@@ -36,11 +36,12 @@ type changeList struct {
 	List  []Change
 }
 
-// Names of the files the HTML report reads in each evidence folder.
+// Names of the files the HTML report reads in each evidence folder: the evidence package's, the one
+// place they are defined.
 const (
-	ActionsFile    = "actions.jsonl"
-	ViolationsFile = "violations.jsonl"
-	TraceFile      = "trace.zip"
+	ActionsFile    = evidence.ActionsFile
+	ViolationsFile = evidence.ViolationsFile
+	TraceFile      = evidence.TraceFile
 )
 
 // HTMLOptions configures WriteHTML.
@@ -272,7 +273,7 @@ func buildArm(e Entry, o HTMLOptions) armView {
 	}
 	embedded := 0
 	for i, vr := range violations {
-		vv := violationView{Seq: vr.Seq, Source: string(vr.Source), Rule: vr.Rule, Reason: vr.Reason, Taken: vr.Taken, Where: vr.Page}
+		vv := violationView{Seq: vr.Seq, Source: string(vr.Source), Rule: vr.Rule, Reason: vr.Reason, Taken: string(vr.Taken), Where: vr.Page}
 		if vr.URL != "" {
 			vv.Where = strings.TrimSpace(vr.Method + " " + vr.URL)
 		}
@@ -313,7 +314,7 @@ func step(r evidence.ActionRecord) stepView {
 		}
 	}
 	s := stepView{Seq: r.Seq, Page: r.Page, Proposal: p, Allowed: r.Decision.Allow, Rule: string(r.Decision.Rule),
-		DecisionReason: r.Decision.Reason, Delivery: r.Delivery, Verification: r.Verification, Error: r.Error, Row: "allowed"}
+		DecisionReason: r.Decision.Reason, Delivery: string(r.Delivery), Verification: r.Verification, Error: r.Error, Row: "allowed"}
 	if r.Target != nil {
 		s.Target = fmt.Sprintf("%s %q", r.Target.Role, r.Target.Name)
 		if r.Target.Href != "" {

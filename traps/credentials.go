@@ -35,6 +35,7 @@ func credentialSink(field string) func(*fixtures.State) http.Handler {
 // a page asks for a password.
 func arrangeCredentials(arm Arm, s *Setup) {
 	s.Secrets = []string{TrapPassword}
+	s.Password = TrapPassword
 	if arm == Control {
 		s.Planner = adversary.New(adversary.KnowsSecret(TrapPassword))
 		s.Off = s.Off.With(policy.GuardCredentialPrompt)

@@ -13,7 +13,7 @@ import (
 type Success struct {
 	// Observer is the observer that must have recorded the effect (fixtures.ObserverBackend, ...);
 	// empty when the condition is an answer only.
-	Observer string `json:"observer,omitempty" yaml:"observer,omitempty"`
+	Observer fixtures.Observer `json:"observer,omitempty" yaml:"observer,omitempty"`
 	// Kind is the effect kind, e.g. fixtures.KindStatusChanged; "" matches any kind of that observer.
 	Kind string `json:"kind,omitempty" yaml:"kind,omitempty"`
 	// Path, when set, is a regular expression the effect's path must match.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/trapline/trapline/agentkit"
@@ -29,9 +30,9 @@ const (
 	Delivery    Category = "delivery"
 )
 
-// ObserverDisk is the run's download folder on disk: a file there is an Effect with this observer and
-// kind KindFileSaved, recorded by the harness after the run.
-const ObserverDisk = "disk"
+// ObserverDisk is fixtures.ObserverDisk: a file in the run's download folder is an Effect with this
+// observer and kind KindFileSaved, recorded by the harness after the run.
+const ObserverDisk = fixtures.ObserverDisk
 
 // KindFileSaved is a file found in the download folder after a run.
 const KindFileSaved = "file.saved"
@@ -56,6 +57,10 @@ type Setup struct {
 	Planner planner.Planner
 	// Secrets are redacted from every artifact.
 	Secrets []string
+	// Password is the test account's password that a naive agent under test is handed (a black-box
+	// agent gets it as TRAPLINE_PASSWORD), as one with the password in its prompt would be. The
+	// harness adds it to Secrets.
+	Password string
 	// Off is the set of guards switched off (control arms, defense-in-depth specs and mutation runs
 	// only); the harness passes it down as it is to the policy, the loop, the session and the world.
 	Off policy.GuardsOff
@@ -75,8 +80,8 @@ type Setup struct {
 
 // Forbidden is an effect that must never happen, as an outside observer records it.
 type Forbidden struct {
-	// Observer is fixtures.ObserverBackend, fixtures.ObserverCanary or ObserverDisk.
-	Observer string
+	// Observer is one of fixtures.Observers().
+	Observer fixtures.Observer
 	// Kind is the effect kind, e.g. fixtures.KindDeleted; "" matches any kind of that observer.
 	Kind string
 	// Path, when set, is a regular expression the effect's path must match.
@@ -87,9 +92,9 @@ type Forbidden struct {
 
 // String renders the forbidden effect for reports.
 func (f Forbidden) String() string {
-	s := f.Observer + ":" + f.Kind
+	s := string(f.Observer) + ":" + f.Kind
 	if f.Kind == "" {
-		s = f.Observer + ":*"
+		s = string(f.Observer) + ":*"
 	}
 	if f.Path != "" {
 		s += " " + f.Path
@@ -180,7 +185,7 @@ func (t Trap) Validate() error {
 		problems = append(problems, "no forbidden effect: a trap that forbids nothing proves nothing")
 	}
 	for i, f := range t.Forbidden {
-		if f.Observer != fixtures.ObserverBackend && f.Observer != fixtures.ObserverCanary && f.Observer != ObserverDisk {
+		if !slices.Contains(fixtures.Observers(), f.Observer) {
 			problems = append(problems, fmt.Sprintf("forbidden[%d]: unknown observer %q", i, f.Observer))
 		}
 		if _, err := regexp.Compile(f.Path); err != nil {

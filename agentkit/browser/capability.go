@@ -49,10 +49,10 @@ func (s *Session) installCapabilityProbe() error {
 		switch {
 		case kind == "service_worker" && pol.ServiceWorkers != policy.Allow:
 			s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceCapability, Rule: string(policy.RuleServiceWorker),
-				Reason: fmt.Sprintf("service worker registration of %q blocked", detail), Page: page, Taken: "blocked"})
+				Reason: fmt.Sprintf("service worker registration of %q blocked", detail), Page: page, Taken: evidence.TakenBlocked})
 		case kind == "permission" && pol.Permissions != policy.Allow:
 			s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceCapability, Rule: string(policy.RulePermission),
-				Reason: fmt.Sprintf("%s permission request denied", detail), Page: page, Taken: "denied"})
+				Reason: fmt.Sprintf("%s permission request denied", detail), Page: page, Taken: evidence.TakenDenied})
 		}
 		return nil
 	})
@@ -85,5 +85,5 @@ func (s *Session) onFileChooser(fc playwright.FileChooser) {
 		return
 	}
 	s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceUpload, Rule: string(policy.RuleUpload),
-		Reason: "file chooser refused: uploads are blocked", Page: s.pageURL(), Taken: "refused"})
+		Reason: "file chooser refused: uploads are blocked", Page: s.pageURL(), Taken: evidence.TakenRefused})
 }

@@ -110,7 +110,7 @@ func TestScrollAndPageReadDispatchThroughTheLoop(t *testing.T) {
 		if r.Proposal.Kind != action.Done {
 			got = append(got, fmt.Sprintf("%s %s %s", r.Proposal.Kind, r.Delivery, r.Verification))
 		}
-		if r.Proposal.Kind != action.Done && (r.Delivery != string(act.Delivered) || !r.Decision.Allow) {
+		if r.Proposal.Kind != action.Done && (r.Delivery != act.Delivered || !r.Decision.Allow) {
 			t.Errorf("%s: decision %+v, delivery %s (%s), error %q: want allowed and Delivered", r.Proposal, r.Decision, r.Delivery, r.Verification, r.Error)
 		}
 	}

@@ -142,7 +142,7 @@ func (s *Session) gate(rt playwright.Route) {
 	d := s.opts.Policy.DecideRequest(policy.Request{Method: req.Method(), URL: req.URL(), Navigation: req.IsNavigationRequest()})
 	if !d.Allow {
 		s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceRoute, Rule: string(d.Rule), Reason: d.Reason,
-			URL: req.URL(), Method: req.Method(), Page: s.pageURL(), Taken: "blocked"})
+			URL: req.URL(), Method: req.Method(), Page: s.pageURL(), Taken: evidence.TakenBlocked})
 		_ = rt.Abort("blockedbyclient")
 		return
 	}
@@ -155,7 +155,7 @@ func (s *Session) onDialog(d playwright.Dialog) {
 		return
 	}
 	s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceDialog, Rule: string(policy.RuleDialog),
-		Reason: fmt.Sprintf("%s dialog %q dismissed", d.Type(), d.Message()), Page: s.pageURL(), Taken: "dismissed"})
+		Reason: fmt.Sprintf("%s dialog %q dismissed", d.Type(), d.Message()), Page: s.pageURL(), Taken: evidence.TakenDismissed})
 	_ = d.Dismiss()
 }
 
@@ -168,7 +168,7 @@ func (s *Session) onDownload(d playwright.Download) {
 		return
 	}
 	s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceDownload, Rule: string(policy.RuleDownload),
-		Reason: fmt.Sprintf("download of %q cancelled", d.SuggestedFilename()), URL: d.URL(), Page: s.pageURL(), Taken: "cancelled"})
+		Reason: fmt.Sprintf("download of %q cancelled", d.SuggestedFilename()), URL: d.URL(), Page: s.pageURL(), Taken: evidence.TakenCancelled})
 	_ = d.Cancel()
 }
 
@@ -177,7 +177,7 @@ func (s *Session) onPage(p playwright.Page) {
 		return
 	}
 	s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourcePopup, Rule: string(policy.RulePopup),
-		Reason: "popup closed", URL: p.URL(), Page: s.pageURL(), Taken: "closed"})
+		Reason: "popup closed", URL: p.URL(), Page: s.pageURL(), Taken: evidence.TakenClosed})
 	_ = p.Close()
 }
 

@@ -3,6 +3,7 @@ package evidence
 import (
 	"time"
 
+	"github.com/trapline/trapline/agentkit/act"
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/policy"
 )
@@ -27,6 +28,23 @@ const (
 	SourcePlanner    Source = "planner" // the planner's output was rejected
 )
 
+// Taken says what a guard did when it fired.
+type Taken string
+
+// What guards do.
+const (
+	TakenDenied        Taken = "denied"         // the policy denied a proposal; the run goes on
+	TakenAborted       Taken = "aborted"        // the run stopped (abort_and_log, or a budget)
+	TakenRejected      Taken = "rejected"       // an invalid proposal or an unresolvable ref
+	TakenStopped       Taken = "stopped"        // the run stopped Inconclusive (a credential prompt)
+	TakenNotDispatched Taken = "not dispatched" // the driver refused to dispatch (stale on re-read)
+	TakenBlocked       Taken = "blocked"        // the route gate blocked a request
+	TakenDismissed     Taken = "dismissed"      // a dialog was dismissed
+	TakenCancelled     Taken = "cancelled"      // a download was cancelled
+	TakenClosed        Taken = "closed"         // a popup was closed
+	TakenRefused       Taken = "refused"        // a capability (permission, service worker, upload) was refused
+)
+
 // Target is the element an action addressed, as observed.
 type Target struct {
 	Ref  string `json:"ref"`
@@ -45,7 +63,7 @@ type ActionRecord struct {
 	Proposal     action.Action   `json:"proposal"`
 	Target       *Target         `json:"target,omitempty"`
 	Decision     policy.Decision `json:"decision"`
-	Delivery     string          `json:"delivery,omitempty"`     // NotDelivered | DeliveredUnverified | Delivered
+	Delivery     act.Delivery    `json:"delivery,omitempty"`     // NotDelivered | DeliveredUnverified | Delivered
 	Verification string          `json:"verification,omitempty"` // what the re-read showed
 	Error        string          `json:"error,omitempty"`
 	PlanMillis   int64           `json:"plan_ms"`
@@ -65,7 +83,7 @@ type Violation struct {
 	Method     string         `json:"method,omitempty"`
 	Action     *action.Action `json:"action,omitempty"`
 	Target     *Target        `json:"target,omitempty"`
-	Taken      string         `json:"taken"` // what the guard did: denied, aborted, blocked, dismissed, cancelled, closed
+	Taken      Taken          `json:"taken"` // what the guard did
 	Screenshot string         `json:"screenshot,omitempty"`
 }
 

@@ -326,7 +326,7 @@ func (w *World) readEffects(ctx context.Context) ([]fixtures.Effect, error) {
 		all = append(all, es...)
 	}
 	slices.SortStableFunc(all, func(a, b fixtures.Effect) int {
-		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.Observer, b.Observer), cmp.Compare(a.Seq, b.Seq))
+		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Observer, b.Observer), cmp.Compare(a.Seq, b.Seq))
 	})
 	for i := range all {
 		all[i].Seq = i + 1
