@@ -84,27 +84,25 @@ func allowMutants(g *gen, root *yaml.Node) {
 				})
 		}
 	}
-	for _, h := range outsideHosts {
-		if listsHost(get(nav, "allow"), h) {
-			continue
+	// Each outside host added to navigation.allow (with every path), then to static_assets.
+	for _, l := range []struct {
+		field, guard, added string
+		listed              func(*yaml.Node, string) bool
+		item                func(host string) string
+	}{
+		{"allow", "host/path allowlist", " with every path", listsHost, func(h string) string { return fmt.Sprintf("{host: %q, paths: [\".*\"]}", h) }},
+		{"static_assets", "static-asset allowlist", "", containsScalar, strconv.Quote},
+	} {
+		for _, h := range outsideHosts {
+			if l.listed(get(nav, l.field), h) {
+				continue
+			}
+			g.add(Mutant{ID: "policy/navigation." + l.field + "/add-host:" + h, Guard: l.guard, Rules: []policy.Rule{policy.RuleHostNotAllowed},
+				Desc: fmt.Sprintf("navigation.%s: host %s added%s", l.field, h, l.added), Covers: hostDenied(h)},
+				func(r *yaml.Node) error {
+					return appendItem(ensure(get(r, "navigation"), l.field, yaml.SequenceNode), l.item(h))
+				})
 		}
-		g.add(Mutant{ID: "policy/navigation.allow/add-host:" + h, Guard: "host/path allowlist",
-			Rules: []policy.Rule{policy.RuleHostNotAllowed}, Desc: fmt.Sprintf("navigation.allow: host %s added with every path", h),
-			Covers: hostDenied(h)},
-			func(r *yaml.Node) error {
-				return appendItem(ensure(get(r, "navigation"), "allow", yaml.SequenceNode), fmt.Sprintf("{host: %q, paths: [\".*\"]}", h))
-			})
-	}
-	for _, h := range outsideHosts {
-		if containsScalar(get(nav, "static_assets"), h) {
-			continue
-		}
-		g.add(Mutant{ID: "policy/navigation.static_assets/add-host:" + h, Guard: "static-asset allowlist",
-			Rules: []policy.Rule{policy.RuleHostNotAllowed}, Desc: fmt.Sprintf("navigation.static_assets: host %s added", h),
-			Covers: hostDenied(h)},
-			func(r *yaml.Node) error {
-				return appendItem(ensure(get(r, "navigation"), "static_assets", yaml.SequenceNode), strconv.Quote(h))
-			})
 	}
 }
 
