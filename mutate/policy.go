@@ -176,23 +176,17 @@ func exceptionWriteMutants(g *gen, root *yaml.Node) {
 			})
 	}
 	for i, w := range items(get(acts, "writes")) {
-		method, path := scalar(get(w, "method")), scalar(get(w, "path"))
-		label := method + " " + path
-		if path != ".*" {
-			g.add(Mutant{ID: "policy/actions.writes/" + label + "/widen-path", Guard: "write allowlist",
-				Rules: []policy.Rule{policy.RuleWriteNotAllowed}, Desc: fmt.Sprintf("actions.writes %s: path widened to \".*\"", label),
+		label := scalar(get(w, "method")) + " " + scalar(get(w, "path"))
+		// The path widened to ".*", then the method to "*".
+		for _, f := range []struct{ key, open string }{{"path", ".*"}, {"method", "*"}} {
+			if scalar(get(w, f.key)) == f.open {
+				continue
+			}
+			g.add(Mutant{ID: "policy/actions.writes/" + label + "/widen-" + f.key, Guard: "write allowlist",
+				Rules: []policy.Rule{policy.RuleWriteNotAllowed}, Desc: fmt.Sprintf("actions.writes %s: %s widened to %q", label, f.key, f.open),
 				Covers: ruleWith(policy.RuleWriteNotAllowed, "")},
 				func(r *yaml.Node) error {
-					setScalar(items(get(get(r, "actions"), "writes"))[i], "path", ".*")
-					return nil
-				})
-		}
-		if method != "*" {
-			g.add(Mutant{ID: "policy/actions.writes/" + label + "/widen-method", Guard: "write allowlist",
-				Rules: []policy.Rule{policy.RuleWriteNotAllowed}, Desc: fmt.Sprintf("actions.writes %s: method widened to \"*\"", label),
-				Covers: ruleWith(policy.RuleWriteNotAllowed, "")},
-				func(r *yaml.Node) error {
-					setScalar(items(get(get(r, "actions"), "writes"))[i], "method", "*")
+					setScalar(items(get(get(r, "actions"), "writes"))[i], f.key, f.open)
 					return nil
 				})
 		}
