@@ -6,8 +6,11 @@ import (
 	"strings"
 )
 
-// Code classifies a validation error. A Code is itself an error, so
-// errors.Is(err, CodeInvalidRegex) works on anything Parse or Load returns.
+// Code is agentkit's one error-code type: it classifies a policy validation error here, a ref lookup
+// or parse error in observe (observe.Code is this type) and a resolution or dispatch failure in act
+// (act.Code is this type too). A Code is itself an error and every coded error unwraps to its Code, so
+// errors.Is(err, CodeInvalidRegex) or errors.Is(err, observe.ErrStaleRef) works on anything those
+// packages return.
 type Code string
 
 // Error returns the code's text.
