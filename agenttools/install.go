@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 )
 
 // ToolsDir is the folder, relative to the repository root, whose package.json and package-lock.json
@@ -32,7 +33,7 @@ func Install(dir string, out io.Writer) error {
 	stamp := filepath.Join(dir, "node_modules", installStamp)
 	if have, err := os.ReadFile(stamp); err == nil && bytes.Equal(have, want) {
 		fmt.Fprintf(out, "agent tools ready (%s, from its lockfile)\n", dir)
-		return nil
+		return makeExecutable(dir)
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
@@ -45,9 +46,35 @@ func Install(dir string, out io.Writer) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("agent tools: npm ci in %s: %w: %s", dir, err, bytes.TrimSpace(stderr.Bytes()))
 	}
+	if err := makeExecutable(dir); err != nil {
+		return err
+	}
 	if err := os.WriteFile(stamp, want, 0o644); err != nil {
 		return fmt.Errorf("agent tools: %w", err)
 	}
 	fmt.Fprintf(out, "agent tools installed (%s: npm ci)\n", dir)
+	return nil
+}
+
+// AgentBrowserBinary is the path of agent-browser's native binary for this platform below the tools
+// folder dir (the package ships one per platform; its postinstall, which trapline does not run because
+// it would download one when missing, only marks it executable).
+func AgentBrowserBinary(dir string) string {
+	arch := runtime.GOARCH
+	if arch == "amd64" {
+		arch = "x64"
+	}
+	return filepath.Join(dir, "node_modules", "agent-browser", "bin", "agent-browser-"+runtime.GOOS+"-"+arch)
+}
+
+// makeExecutable does the one thing agent-browser's postinstall does here: chmod its binary.
+func makeExecutable(dir string) error {
+	bin := AgentBrowserBinary(dir)
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("agent tools: agent-browser has no binary for this platform: %w", err)
+	}
+	if err := os.Chmod(bin, 0o755); err != nil {
+		return fmt.Errorf("agent tools: %w", err)
+	}
 	return nil
 }
