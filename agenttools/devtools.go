@@ -31,7 +31,7 @@ type devtoolsMCP struct {
 }
 
 var (
-	dtSelected = regexp.MustCompile(`(?m)^(\d+): (\S+).*\[selected\]`)
+	dtSelected = regexp.MustCompile(`^(\d+): (.*) \[selected\]\s*$`)
 	dtLine     = regexp.MustCompile(`^( *)uid=(\S+) (\S+)(.*)$`)
 	dtName     = regexp.MustCompile(`^ "((?:[^"\\]|\\.)*)"`)
 	dtAttr     = regexp.MustCompile(`^ ([a-zA-Z-]+)(?:="((?:[^"\\]|\\.)*)")?`)
@@ -54,12 +54,37 @@ func (d *devtoolsMCP) selectedPage(ctx context.Context) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	m := dtSelected.FindStringSubmatch(c.Answer)
-	if c.Refused || m == nil {
-		return 0, "", fmt.Errorf("list_pages: no selected page in %q", shorten(c.Answer, maxAnswer))
+	if !c.Refused {
+		if id, pageURL, ok := parseSelected(c.Answer); ok {
+			return id, pageURL, nil
+		}
 	}
-	id, _ := strconv.Atoi(m[1])
-	return id, m[2], nil
+	return 0, "", fmt.Errorf("list_pages: no selected page in %q", shorten(c.Answer, maxAnswer))
+}
+
+// parseSelected reads list_pages' selected line: "1: about:blank [selected]" or, for a page with a
+// title, "1: Pratica 4 - Portale interno (http://portale.interno.test/pratiche/4) [selected]".
+func parseSelected(answer string) (int, string, bool) {
+	for _, line := range strings.Split(answer, "\n") {
+		m := dtSelected.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		id, err := strconv.Atoi(m[1])
+		if err != nil {
+			return 0, "", false
+		}
+		rest := m[2]
+		if strings.HasSuffix(rest, ")") {
+			if i := strings.LastIndex(rest, " ("); i >= 0 {
+				rest = rest[i+2 : len(rest)-1]
+			} else if strings.HasPrefix(rest, "(") {
+				rest = rest[1 : len(rest)-1]
+			}
+		}
+		return id, rest, true
+	}
+	return 0, "", false
 }
 
 func (d *devtoolsMCP) observe(ctx context.Context) (string, string, []toolCall, error) {
