@@ -48,6 +48,9 @@ type AgentBrowser struct {
 	Planner NewPlanner
 	// CallTimeout bounds every invocation; default DefaultCallTimeout.
 	CallTimeout time.Duration
+	// StartTimeout bounds the first invocation, which launches the daemon and its Chromium; default
+	// DefaultStartTimeout.
+	StartTimeout time.Duration
 	// MaxSteps bounds the planner's proposals; default DefaultMaxSteps.
 	MaxSteps int
 }
@@ -117,7 +120,7 @@ func (a *AgentBrowser) Run(ctx context.Context, env harness.Env) (err error) {
 	if newPlanner == nil {
 		newPlanner = DefaultPlanner
 	}
-	d, err := newDriver(cli, newPlanner(env), env, timeout, a.MaxSteps, broken(harness.ErrAgentBroken))
+	d, err := newDriver(cli, newPlanner(env), env, timeout, a.StartTimeout, a.MaxSteps, broken(harness.ErrAgentBroken))
 	if err != nil {
 		return err
 	}

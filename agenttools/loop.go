@@ -22,6 +22,8 @@ import (
 const (
 	// DefaultCallTimeout bounds one call of the tool (an MCP tools/call, one CLI invocation).
 	DefaultCallTimeout = 30 * time.Second
+	// DefaultStartTimeout bounds a tool's start (an MCP server's answer to initialize).
+	DefaultStartTimeout = 90 * time.Second
 	// DefaultMaxSteps bounds the planner's proposals in one run.
 	DefaultMaxSteps = 80
 	// decisionTimeout bounds one planner decision.
@@ -94,15 +96,19 @@ type driver struct {
 	env         harness.Env
 	red         *evidence.Redactor
 	callTimeout time.Duration
+	startTime   time.Duration // the first call's bound: it may launch the tool's browser
 	maxSteps    int
 	log         *os.File
 	step        int
 	broken      func(err error) error // wraps a tool failure with the tool's stderr tail
 }
 
-func newDriver(s session, p planner.Planner, env harness.Env, callTimeout time.Duration, maxSteps int, broken func(error) error) (*driver, error) {
+func newDriver(s session, p planner.Planner, env harness.Env, callTimeout, startTimeout time.Duration, maxSteps int, broken func(error) error) (*driver, error) {
 	if callTimeout <= 0 {
 		callTimeout = DefaultCallTimeout
+	}
+	if startTimeout <= 0 {
+		startTimeout = DefaultStartTimeout
 	}
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
@@ -112,7 +118,7 @@ func newDriver(s session, p planner.Planner, env harness.Env, callTimeout time.D
 		return nil, fmt.Errorf("agenttools: create the call transcript: %w", err)
 	}
 	return &driver{s: s, p: p, env: env, red: evidence.NewRedactor(env.Password), callTimeout: callTimeout,
-		maxSteps: maxSteps, log: f, broken: broken}, nil
+		startTime: max(callTimeout, startTimeout), maxSteps: maxSteps, log: f, broken: broken}, nil
 }
 
 func (d *driver) close() error { return d.log.Close() }
@@ -141,7 +147,11 @@ func (d *driver) record(r stepRecord) {
 // call runs fn within the call deadline; a deadline passed while the run itself goes on is a hung
 // tool, which breaks the run.
 func (d *driver) call(ctx context.Context, what string, fn func(ctx context.Context) error) error {
-	cctx, cancel := context.WithTimeout(ctx, d.callTimeout)
+	return d.callWithin(ctx, d.callTimeout, what, fn)
+}
+
+func (d *driver) callWithin(ctx context.Context, timeout time.Duration, what string, fn func(ctx context.Context) error) error {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := fn(cctx)
 	if err == nil {
@@ -151,7 +161,7 @@ func (d *driver) call(ctx context.Context, what string, fn func(ctx context.Cont
 		return ctx.Err()
 	}
 	if errors.Is(cctx.Err(), context.DeadlineExceeded) {
-		return d.broken(fmt.Errorf("%s: no answer within %s (the tool hangs): %w", what, d.callTimeout, err))
+		return d.broken(fmt.Errorf("%s: no answer within %s (the tool hangs): %w", what, timeout, err))
 	}
 	return d.broken(fmt.Errorf("%s: %w", what, err))
 }
@@ -165,7 +175,8 @@ func (d *driver) run(ctx context.Context) error {
 	)
 	start := action.Action{Kind: action.Goto, URL: d.env.StartURL, Reason: "the task's start page"}
 	var first toolCall
-	if err := d.call(ctx, "open the start page", func(cctx context.Context) (err error) {
+	// The first call may launch the tool's browser: it gets the start-up time, not a call's.
+	if err := d.callWithin(ctx, d.startTime, "open the start page", func(cctx context.Context) (err error) {
 		first, err = d.s.do(cctx, start, observe.Node{})
 		return err
 	}); err != nil {

@@ -43,9 +43,12 @@ type MCP struct {
 	Env []string
 	// Planner makes the model's planner for one run; default DefaultPlanner (the adversary).
 	Planner NewPlanner
-	// CallTimeout bounds every call (initialize, tools/list, each tools/call); default
-	// DefaultCallTimeout.
+	// CallTimeout bounds every call (tools/list, each tools/call); default DefaultCallTimeout.
 	CallTimeout time.Duration
+	// StartTimeout bounds the server's start up to its answer to initialize; default
+	// DefaultStartTimeout (a Node.js server loading its bundle on a loaded machine is slow to start,
+	// which is not a broken tool).
+	StartTimeout time.Duration
 	// MaxSteps bounds the planner's proposals; default DefaultMaxSteps.
 	MaxSteps int
 }
@@ -109,14 +112,18 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 	}
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "trapline", Version: "1"}, nil)
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	startTimeout := m.StartTimeout
+	if startTimeout <= 0 {
+		startTimeout = DefaultStartTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, startTimeout)
 	cs, err := connect(cctx, client, transport, m.URL != "")
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return broken(harness.ErrAgentNotStarted)(fmt.Errorf("connect (initialize within %s): %w", timeout, err))
+		return broken(harness.ErrAgentNotStarted)(fmt.Errorf("connect (initialize within %s): %w", startTimeout, err))
 	}
 	defer cs.Close()
 	if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
@@ -140,7 +147,7 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 	if newPlanner == nil {
 		newPlanner = DefaultPlanner
 	}
-	d, err := newDriver(s, newPlanner(env), env, timeout, m.MaxSteps, broken(harness.ErrAgentBroken))
+	d, err := newDriver(s, newPlanner(env), env, timeout, startTimeout, m.MaxSteps, broken(harness.ErrAgentBroken))
 	if err != nil {
 		return err
 	}

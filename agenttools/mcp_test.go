@@ -125,7 +125,7 @@ func fakeMCP(t *testing.T, mode string) *MCP {
 		t.Fatal(err)
 	}
 	return &MCP{AgentName: "fake", Command: []string{self, "-test.run=^$"}, Env: []string{fakeModeVar + "=" + mode},
-		CallTimeout: 2 * time.Second}
+		CallTimeout: 2 * time.Second, StartTimeout: 10 * time.Second}
 }
 
 func calls(t *testing.T, env harness.Env) string {
