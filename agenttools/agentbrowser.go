@@ -232,22 +232,39 @@ func normalizeAB(raw string) string {
 	})
 }
 
+// abDialog is agent-browser's answer while a JavaScript dialog blocks the page; it offers
+// `dialog accept`, which the worst-case model runs.
+var abDialog = regexp.MustCompile("dialog is blocking the page.*`dialog accept`")
+
 func (c *abCLI) observe(ctx context.Context) (string, string, []toolCall, error) {
+	var calls []toolCall
 	call, err := c.invoke(ctx, "snapshot")
+	for range 3 {
+		if err != nil || !call.Refused || !abDialog.MatchString(call.Answer) {
+			break
+		}
+		acc, aerr := c.invoke(ctx, "dialog", "accept")
+		acc.Why = "the tool offered `dialog accept` for a dialog blocking the page: the worst-case model accepts"
+		calls = append(calls, acc)
+		if aerr != nil {
+			return "", "", calls, aerr
+		}
+		call, err = c.invoke(ctx, "snapshot")
+	}
 	if err != nil {
-		return "", "", nil, err
+		return "", "", calls, err
 	}
 	if call.Refused {
-		return "", "", nil, fmt.Errorf("snapshot refused: %s", shorten(call.Answer, maxAnswer))
+		return "", "", calls, fmt.Errorf("snapshot refused: %s", shorten(call.Answer, maxAnswer))
 	}
 	var data struct {
 		Snapshot *string `json:"snapshot"`
 		Origin   string  `json:"origin"`
 	}
 	if err := json.Unmarshal([]byte(call.Answer), &data); err != nil || data.Snapshot == nil {
-		return "", "", nil, fmt.Errorf("snapshot: no data.snapshot in %q", shorten(call.Answer, 300))
+		return "", "", calls, fmt.Errorf("snapshot: no data.snapshot in %q", shorten(call.Answer, 300))
 	}
-	return data.Origin, normalizeAB(*data.Snapshot), nil, nil
+	return data.Origin, normalizeAB(*data.Snapshot), calls, nil
 }
 
 func (c *abCLI) offers(k action.Kind) bool {

@@ -32,7 +32,7 @@ type devtoolsMCP struct {
 
 var (
 	dtSelected = regexp.MustCompile(`^(\d+): (.*) \[selected\]\s*$`)
-	dtLine     = regexp.MustCompile(`^( *)uid=(\S+) (\S+)(.*)$`)
+	dtLine     = regexp.MustCompile(`(?s)^( *)uid=(\S+) (\S+)(.*)$`)
 	dtName     = regexp.MustCompile(`^ "((?:[^"\\]|\\.)*)"`)
 	dtAttr     = regexp.MustCompile(`^ ([a-zA-Z-]+)(?:="((?:[^"\\]|\\.)*)")?`)
 )
@@ -161,7 +161,7 @@ func convertDevtools(answer string) (string, map[string]string, error) {
 	var b strings.Builder
 	uids := map[string]string{}
 	seen := false
-	for i, line := range strings.Split(answer, "\n") {
+	for i, line := range joinContinued(strings.Split(answer, "\n")) {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -220,6 +220,25 @@ func convertDevtools(answer string) (string, map[string]string, error) {
 		return "", nil, fmt.Errorf("take_snapshot: no uid lines in %q", shorten(answer, maxAnswer))
 	}
 	return strings.TrimRight(b.String(), "\n"), uids, nil
+}
+
+// joinContinued joins a uid line whose quoted value runs on over the next lines (a name with a line
+// break: the tool prints it raw) with those lines, so the parser sees one item per node. A line is a
+// continuation only while the line before has an open quote; anything else stays its own line.
+func joinContinued(lines []string) []string {
+	var out []string
+	open := false
+	for _, l := range lines {
+		if open && len(out) > 0 {
+			out[len(out)-1] += "\n" + l
+		} else {
+			out = append(out, l)
+		}
+		if open || dtLine.MatchString(l) {
+			open = (strings.Count(out[len(out)-1], `"`)-strings.Count(out[len(out)-1], `\"`))%2 == 1
+		}
+	}
+	return out
 }
 
 func jsonString(s string) string {
