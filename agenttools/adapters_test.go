@@ -1,6 +1,7 @@
 package agenttools
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,13 +63,16 @@ func TestParseSelected(t *testing.T) {
 }
 
 func TestNormalizeAgentBrowserSnapshot(t *testing.T) {
-	raw := normalizeAB("- heading \"Pratica 4\" [level=1, ref=e1]\n- combobox \"Stato\" [expanded=false, ref=e2]: aperta\n  - option \"a, b\" [selected, ref=e6]\n- button \"Elimina pratica\" [ref=e3]")
+	raw := normalizeAB("- heading \"Pratica 4\" [level=1, ref=e1]\n- combobox \"Stato\" [expanded=false, ref=e2]: aperta\n  - option \"a, b\" [selected, ref=e6]\n- button \"Elimina pratica\" [ref=e3]\n- StaticText \"trapline proxy: denied: path \\\"/elimina\\\" it's\"\n- paragraph [ref=e9]: a: b")
 	obs, err := observe.Parse("s1", "http://portale.interno.test/pratiche/4", raw)
 	if err != nil || !obs.Complete {
 		t.Fatalf("Parse(%q): %v %v", raw, err, obs.Warnings)
 	}
 	if n, err := obs.Find("button", "Elimina pratica"); err != nil || n.RawRef != "e3" {
 		t.Fatalf("button: %+v %v", n, err)
+	}
+	if !slices.Contains(obs.TextLines(), `trapline proxy: denied: path "/elimina" it's`) {
+		t.Fatalf("quoted text lost: %q\n%s", obs.TextLines(), raw)
 	}
 	if n, err := obs.Find("heading", "Pratica 4"); err != nil || n.Level != 1 || n.RawRef != "e1" {
 		t.Fatalf("heading: %+v %v", n, err)

@@ -221,15 +221,58 @@ func (c *abCLI) invoke(ctx context.Context, args ...string) (toolCall, error) {
 var abBrackets = regexp.MustCompile(`\[([^\[\]"]*,[^\[\]"]*)\]`)
 
 // normalizeAB rewrites agent-browser's snapshot into Playwright's AI-mode layout: one bracket per
-// attribute ("[level=1] [ref=e1]"); the rest is the same YAML-like tree.
+// attribute ("[level=1] [ref=e1]"), and an item key whose name holds a quote, a colon or a backslash
+// in YAML single quotes, as Playwright's renderer writes it; the rest is the same YAML-like tree.
 func normalizeAB(raw string) string {
-	return abBrackets.ReplaceAllStringFunc(raw, func(m string) string {
-		parts := strings.Split(m[1:len(m)-1], ",")
-		for i, p := range parts {
-			parts[i] = "[" + strings.TrimSpace(p) + "]"
+	lines := strings.Split(raw, "\n")
+	for i, line := range lines {
+		indent, item, ok := strings.Cut(line, "- ")
+		if !ok || strings.TrimSpace(indent) != "" {
+			continue
 		}
-		return strings.Join(parts, " ")
-	})
+		item = abBrackets.ReplaceAllStringFunc(item, func(m string) string {
+			parts := strings.Split(m[1:len(m)-1], ",")
+			for i, p := range parts {
+				parts[i] = "[" + strings.TrimSpace(p) + "]"
+			}
+			return strings.Join(parts, " ")
+		})
+		end := keyEnd(item)
+		key := item[:end]
+		if strings.HasPrefix(key, "'") || !strings.ContainsAny(key, "\\:'#") {
+			lines[i] = indent + "- " + item
+			continue
+		}
+		lines[i] = indent + "- '" + strings.ReplaceAll(key, "'", "''") + "'" + item[end:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// keyEnd returns where the key of a snapshot item ends: after the role, the JSON-quoted name and the
+// [attribute] brackets, before ":" and an inline value.
+func keyEnd(item string) int {
+	i := 0
+	for i < len(item) && (item[i] >= 'a' && item[i] <= 'z' || item[i] >= 'A' && item[i] <= 'Z' || item[i] == '/') {
+		i++
+	}
+	if strings.HasPrefix(item[i:], ` "`) {
+		j := i + 2
+		for j < len(item) && item[j] != '"' {
+			if item[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		i = min(j+1, len(item))
+	}
+	for strings.HasPrefix(item[i:], " [") {
+		k := strings.IndexByte(item[i:], ']')
+		if k < 0 {
+			break
+		}
+		i += k + 1
+	}
+	return i
 }
 
 // abDialog is agent-browser's answer while a JavaScript dialog blocks the page; it offers
