@@ -377,6 +377,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 		e := entryOf(t, string(harness.Blackbox), cfg.name, harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, cfg.name), res, err)
 		s.Entries = append(s.Entries, e)
 		printProgress(stdout, i+1, len(cfg.traps), e)
+		printToolCell(stdout, cfg, res, err)
 	}
 	return s, nil
 }

@@ -90,3 +90,13 @@ func setupAgentTools(stdout io.Writer) error {
 	}
 	return nil
 }
+
+// printToolCell says, for a tool agent's run, which layer held the trap (the tool, the proxy, or no
+// one said no) or that it was caught, as the agent-tools matrix classifies it.
+func printToolCell(stdout io.Writer, cfg runConfig, res *harness.Result, err error) {
+	if cfg.agent != agentMCP && cfg.agent != agentBrowserCLI {
+		return
+	}
+	c := agenttools.Classify(res, err)
+	fmt.Fprintf(stdout, "      %s: %s\n", c.Result, c.Why)
+}
