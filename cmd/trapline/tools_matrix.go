@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -65,6 +66,7 @@ func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) er
 	out := fs.String("out", filepath.Join("reports", "out", "agent-tools"), "the evidence folder")
 	matrixPath := fs.String("matrix", filepath.Join("docs", "agent-tools.json"), "the matrix file to merge the cells into")
 	docPath := fs.String("doc", filepath.Join("docs", "agent-tools.md"), "the doc whose generated table to rewrite (\"\" for none)")
+	reclassify := fs.String("reclassify", "", "evidence folders (--out of earlier runs) whose results to classify again with this build, comma separated")
 	mergeList := fs.String("merge", "", "matrix files of other runs (parallel chunks) whose cells to merge in first, comma separated")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return withCode(exitUsage, fmt.Errorf("tools matrix: %v %v\n%s", err, fs.Args(), toolsUsage))
@@ -110,6 +112,13 @@ func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) er
 				for cfg, cell := range row {
 					m.Set(trap, cfg, cell)
 				}
+			}
+		}
+	}
+	if *reclassify != "" {
+		for _, dir := range strings.Split(*reclassify, ",") {
+			if err := reclassifyInto(m, strings.TrimSpace(dir), all); err != nil {
+				return withCode(exitUsage, err)
 			}
 		}
 	}
@@ -191,4 +200,28 @@ func rewriteMatrixDoc(path string, m *agenttools.Matrix) error {
 	outDoc.WriteString("\n" + matrixEnd)
 	outDoc.Write(after)
 	return os.WriteFile(path, outDoc.Bytes(), 0o644)
+}
+
+// reclassifyInto classifies again every result.json of dir/evidence/<trap>/blackbox-<config> (the
+// evidence of an earlier matrix run) and sets its cell; runs that broke left no result and keep theirs.
+func reclassifyInto(m *agenttools.Matrix, dir string, configs []agenttools.Config) error {
+	for _, c := range configs {
+		files, err := filepath.Glob(filepath.Join(dir, "evidence", "*", string(harness.Blackbox)+"-"+c.Name(), harness.ResultFile))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			var res harness.Result
+			if err := json.Unmarshal(b, &res); err != nil {
+				return fmt.Errorf("reclassify %s: %w", f, err)
+			}
+			res.EvidenceDir = filepath.Dir(f)
+			m.Set(res.Trap, c.Name(), agenttools.Classify(&res, nil))
+		}
+	}
+	return nil
 }
