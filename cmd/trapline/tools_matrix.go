@@ -149,11 +149,11 @@ func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) er
 			cell := agenttools.Classify(res, runErr)
 			m.Set(t.ID, c.Name(), cell)
 			fmt.Fprintf(stdout, "[%d/%d] %s %s: %s (%.1fs) %s\n", i, total, c.Name(), t.ID, cell.Result, cell.Seconds, cell.Why)
-		}
-		// Each config's cells are kept as soon as it is done, so an interrupted matrix loses one column.
-		m.Generated = time.Now().UTC()
-		if err := m.Write(*matrixPath); err != nil {
-			return withCode(exitBroken, err)
+			// Each cell is kept as soon as it is known: an interrupted matrix loses one run.
+			m.Generated = time.Now().UTC()
+			if err := m.Write(*matrixPath); err != nil {
+				return withCode(exitBroken, err)
+			}
 		}
 	}
 	if len(configs) == 0 {
