@@ -70,6 +70,11 @@ type Env struct {
 // (a missing command, a bad working directory): the run is broken, not a pass.
 var ErrAgentNotStarted = errors.New("the agent under test could not be started")
 
+// ErrAgentBroken is wrapped by an Agent's Run error when the run could not be carried out to a state
+// worth judging (the tool an agent drives exited mid-run, answered malformed messages or hung past a
+// call's deadline): the run is broken, not a pass.
+var ErrAgentBroken = errors.New("the agent under test broke before its run could be judged")
+
 var agentName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // EvidencePath is the evidence folder of one run below root: root/<trap>/<arm> for the reference
@@ -173,7 +178,7 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 	if err := b.Close(); err != nil {
 		return nil, err
 	}
-	if errors.Is(agentErr, ErrAgentNotStarted) {
+	if errors.Is(agentErr, ErrAgentNotStarted) || errors.Is(agentErr, ErrAgentBroken) {
 		return nil, agentErr
 	}
 	if ctx.Err() != nil { // the caller gave up (a spec timeout, Ctrl-C): nothing to judge

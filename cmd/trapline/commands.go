@@ -16,7 +16,7 @@ func cmdSetup(stdout io.Writer) error {
 		return withCode(exitBroken, err)
 	}
 	fmt.Fprintln(stdout, "playwright driver ready")
-	return nil
+	return setupAgentTools(stdout)
 }
 
 func cmdTrapsList(stdout io.Writer) error {

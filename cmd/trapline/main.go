@@ -70,6 +70,7 @@ const usage = `usage:
   trapline serve [--trap ID] [--listen 127.0.0.1:PORT]
   trapline traps list
   trapline traps new ID
+  trapline tools list|matrix [--configs NAME,...] [--traps ID,LABEL]
   trapline policy lint FILE
   trapline mutate [--policy FILE] [--traps ID,...] [--only PREFIX,...] [--limit N] [--smoke] [--all] [--workers N]`
 
@@ -118,6 +119,8 @@ func dispatch(args []string, stdout io.Writer) error {
 		}
 	case "mutate":
 		return cmdMutate(args[1:], stdout)
+	case "tools":
+		return cmdTools(args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

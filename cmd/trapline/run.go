@@ -33,12 +33,17 @@ const runUsage = `usage:
   trapline run [--agent reference|exec] [--planner adversary|exec|llm] [--model M] [--policy FILE]
                [--traps ID,LABEL,...] [--world embedded|container|auto] [--out DIR] [-- PLANNER CMD ARGS...]
   trapline run --agent external [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] [--out DIR] -- CMD ARGS...
+  trapline run --agent mcp|agent-browser [--mcp-url URL] [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] -- CMD ARGS...
 --agent reference (default) runs the reference agent in the guarded and control arms of each trap;
 --agent exec is the same runtime with an external planner process (the command after --).
 --agent external runs CMD as a black-box agent (blackbox arm): it gets TRAPLINE_START_URL, TRAPLINE_TASK,
 TRAPLINE_CDP_URL, HTTP(S)_PROXY, TRAPLINE_ARTIFACTS, TRAPLINE_DOWNLOADS (see docs/external-agents.md) and is
 judged only by what the world's observers saw. Its proxy observes (every world host allowed and logged)
 unless --policy names the deployment's fence.
+--agent mcp starts the MCP browser server CMD (stdio, or streamable HTTP at --mcp-url) and --agent
+agent-browser runs the agent-browser CLI CMD, each driven by the adversary acting as the model and
+judged like an external agent; ${TRAPLINE_PROXY_URL}, ${TRAPLINE_CDP_URL} in CMD are the run's
+(docs/agent-tools.md).
 --traps takes trap ids or labels (categories, trap:ID), comma separated; default the whole catalog.
 Writes OUT/evidence/, OUT/summary.json and OUT/report.html (default OUT: reports/out/run).
 exit: 0 every arm proved its claim (external: the agent was caught by no trap); 1 an arm failed its
@@ -48,6 +53,7 @@ could not start).`
 // runConfig is trapline run's parsed command line.
 type runConfig struct {
 	agent, planner, model, policy, world, out, name string
+	mcpURL                                          string // --agent mcp: the streamable HTTP endpoint
 	traps                                           []traps.Trap
 	timeout                                         time.Duration
 	command                                         []string
@@ -69,7 +75,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	cfg.launcher = launcher
 	var s reports.Summary
 	switch cfg.agent {
-	case "external":
+	case "external", agentMCP, agentBrowserCLI:
 		s, err = runExternal(ctx, cfg, stdout)
 	default:
 		s, err = runReference(ctx, cfg, stdout)
@@ -108,6 +114,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.out, "out", filepath.Join("reports", "out", "run"), "the output folder")
 	fs.StringVar(&cfg.name, "name", "", "external: the agent's name in reports (default: from the command)")
 	fs.DurationVar(&cfg.timeout, "timeout", harness.DefaultAgentTimeout, "external: the time limit of one run")
+	fs.StringVar(&cfg.mcpURL, "mcp-url", "", "mcp: the server's streamable HTTP endpoint (default: stdio)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -132,6 +139,10 @@ func parseRun(args []string) (runConfig, error) {
 		if len(cfg.command) == 0 {
 			return cfg, errors.New("--agent exec needs the planner command after --")
 		}
+	case agentMCP, agentBrowserCLI:
+		if err := checkToolAgent(&cfg); err != nil {
+			return cfg, err
+		}
 	case "external":
 		if len(cfg.command) == 0 {
 			return cfg, errors.New("--agent external needs the agent's command after --")
@@ -143,7 +154,7 @@ func parseRun(args []string) (runConfig, error) {
 			return cfg, fmt.Errorf("--timeout %s must be positive", cfg.timeout)
 		}
 	default:
-		return cfg, fmt.Errorf("--agent %q: want reference, exec or external", cfg.agent)
+		return cfg, fmt.Errorf("--agent %q: want reference, exec, external, mcp or agent-browser", cfg.agent)
 	}
 	if cfg.out, err = filepath.Abs(cfg.out); err != nil {
 		return cfg, err
@@ -356,11 +367,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 		}
 		opts.BlackboxPolicy = p
 	}
-	agent := &harness.Command{AgentName: cfg.name, Path: cfg.command[0], Args: cfg.command[1:]}
-	// Node.js agents find the playwright-core that trapline's driver already has (no network install).
-	if dir, err := browser.PlaywrightCoreDir(); err == nil {
-		agent.Env = append(agent.Env, "TRAPLINE_PLAYWRIGHT_CORE="+dir)
-	}
+	agent := externalAgent(cfg)
 	fmt.Fprintf(stdout, "agent %s: %s (proxy: %s)\n", cfg.name, strings.Join(cfg.command, " "), proxyMode(cfg.policy))
 	for i, t := range cfg.traps {
 		if err := ctx.Err(); err != nil {
@@ -370,6 +377,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 		e := entryOf(t, string(harness.Blackbox), cfg.name, harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, cfg.name), res, err)
 		s.Entries = append(s.Entries, e)
 		printProgress(stdout, i+1, len(cfg.traps), e)
+		printToolCell(stdout, cfg, res, err)
 	}
 	return s, nil
 }

@@ -1,0 +1,354 @@
+package agenttools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/harness"
+)
+
+// VersionFile holds the tool's own version line (agent-browser --version, the MCP server's
+// serverInfo), in the artifacts folder.
+const VersionFile = "tool-version.txt"
+
+// AgentBrowser is a harness.Agent that drives the agent-browser CLI as a model does: one invocation
+// per step (snapshot, click @e3, fill @e2 text, open URL), every one with the flags of Command (the
+// tool's own fence: --allowed-domains, --action-policy, --confirm-actions, --content-boundaries) plus
+// trapline's: --json, a session and a namespace of the run's own (its daemon and sockets are the run's,
+// closed at the end), and --proxy with the world's proxy unless Command connects to trapline's browser
+// with --cdp. Chromium is /usr/bin/chromium (AGENT_BROWSER_EXECUTABLE_PATH) with --no-sandbox as root,
+// unless Command says otherwise.
+//
+// A confirmation the tool asks for ("confirmation_required", with an id) is answered the way the
+// worst-case model answers it: by running `agent-browser confirm <id>` itself, a channel the model
+// reaches like any other command. Only --confirm-interactive, which needs a TTY the model has not,
+// is a confirmation the model cannot give (it auto-denies without one).
+type AgentBrowser struct {
+	// AgentName is the agent's name in reports; required.
+	AgentName string
+	// Command is the CLI and the flags every invocation gets.
+	Command []string
+	// Env adds variables (KEY=VALUE) to the CLI's environment.
+	Env []string
+	// Planner makes the model's planner for one run; default DefaultPlanner (the adversary).
+	Planner NewPlanner
+	// CallTimeout bounds every invocation; default DefaultCallTimeout.
+	CallTimeout time.Duration
+	// StartTimeout bounds the first invocation, which launches the daemon and its Chromium; default
+	// DefaultStartTimeout.
+	StartTimeout time.Duration
+	// MaxSteps bounds the planner's proposals; default DefaultMaxSteps.
+	MaxSteps int
+}
+
+// Name returns a.AgentName.
+func (a *AgentBrowser) Name() string { return a.AgentName }
+
+// Run drives the CLI from env.StartURL, then closes the run's sessions.
+func (a *AgentBrowser) Run(ctx context.Context, env harness.Env) (err error) {
+	if len(a.Command) == 0 {
+		return fmt.Errorf("%w: agenttools: agent-browser needs the CLI's command", harness.ErrAgentNotStarted)
+	}
+	args, err := expandArgs(a.Command, env)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, a.AgentName, err)
+	}
+	red := evidence.NewRedactor(env.Password)
+	stderr := &tailBuffer{max: maxToolOutput}
+	defer func() {
+		if serr := stderr.save(filepath.Join(env.ArtifactsDir, StderrFile), red); serr != nil {
+			err = errors.Join(err, fmt.Errorf("agenttools: save the CLI's stderr: %w", serr))
+		}
+	}()
+	// A short socket folder of the run's own: Unix socket paths are limited to 108 bytes.
+	sockets, err := os.MkdirTemp("", "trapline-ab-")
+	if err != nil {
+		return fmt.Errorf("%w: agenttools: socket folder: %w", harness.ErrAgentNotStarted, err)
+	}
+	defer os.RemoveAll(sockets)
+	id := filepath.Base(sockets)[len("trapline-ab-"):]
+	cli := &abCLI{path: args[0], env: env, stderr: stderr, dir: env.ArtifactsDir,
+		flags: append(slices.Clone(args[1:]), "--json", "--namespace", "trapline"+id, "--session", "run"+id)}
+	if !slices.Contains(args, "--cdp") && !slices.Contains(args, "--proxy") {
+		cli.flags = append(cli.flags, "--proxy", env.ProxyURL)
+	}
+	cli.environ = toolEnviron(env, append([]string{"AGENT_BROWSER_SOCKET_DIR=" + sockets, "AGENT_BROWSER_NO_VERSION_CHECK=1",
+		"AGENT_BROWSER_DOWNLOAD_PATH=" + env.DownloadsDir, "AGENT_BROWSER_IDLE_TIMEOUT_MS=300000"}, defaultBrowserEnv(args)...))
+	cli.environ = append(cli.environ, a.Env...)
+	timeout := a.CallTimeout
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	broken := func(sentinel error) func(error) error {
+		return func(e error) error {
+			return fmt.Errorf("%w: %s: %w; stderr (tail): %s", sentinel, a.AgentName, e, stderr.Tail(red))
+		}
+	}
+	vctx, cancel := context.WithTimeout(ctx, timeout)
+	version, verr := cli.plain(vctx, "--version")
+	cancel()
+	if verr != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return broken(harness.ErrAgentNotStarted)(fmt.Errorf("%s --version: %w", cli.path, verr))
+	}
+	_ = os.WriteFile(filepath.Join(env.ArtifactsDir, VersionFile), []byte(version+"\n"), 0o644)
+	defer func() {
+		// The daemon outlives each invocation: close every session of the run's namespace, on a fresh
+		// context (the run's may have ended), then end whatever is left in the socket folder's daemon.
+		cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_, _ = cli.invoke(cctx, "close", "--all")
+		killDaemons(sockets)
+	}()
+	newPlanner := a.Planner
+	if newPlanner == nil {
+		newPlanner = DefaultPlanner
+	}
+	d, err := newDriver(cli, newPlanner(env), env, timeout, a.StartTimeout, a.MaxSteps, broken(harness.ErrAgentBroken))
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	return d.run(ctx)
+}
+
+// defaultBrowserEnv points agent-browser at Debian's Chromium, with --no-sandbox as root, unless the
+// command chose a browser or arguments itself.
+func defaultBrowserEnv(args []string) []string {
+	var out []string
+	if !slices.Contains(args, "--executable-path") && os.Getenv("AGENT_BROWSER_EXECUTABLE_PATH") == "" {
+		if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+			out = append(out, "AGENT_BROWSER_EXECUTABLE_PATH=/usr/bin/chromium")
+		}
+	}
+	if !slices.Contains(args, "--args") && os.Getenv("AGENT_BROWSER_ARGS") == "" && os.Geteuid() == 0 {
+		out = append(out, "AGENT_BROWSER_ARGS=--no-sandbox")
+	}
+	return out
+}
+
+// killDaemons ends the daemons whose pid files are in the run's socket folder.
+func killDaemons(dir string) {
+	_ = filepath.WalkDir(dir, func(p string, de os.DirEntry, err error) error {
+		if err != nil || de.IsDir() || !strings.HasSuffix(p, ".pid") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		var pid int
+		if _, err := fmt.Sscan(strings.TrimSpace(string(b)), &pid); err == nil && pid > 1 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		return nil
+	})
+}
+
+// abCLI is the session of one run with agent-browser.
+type abCLI struct {
+	path    string
+	flags   []string
+	environ []string
+	dir     string
+	env     harness.Env
+	stderr  *tailBuffer
+}
+
+// abAnswer is agent-browser's --json answer.
+type abAnswer struct {
+	Success bool            `json:"success"`
+	Data    json.RawMessage `json:"data"`
+	Error   *string         `json:"error"`
+}
+
+// plain runs the CLI with args only (no run flags) and returns its trimmed stdout.
+func (c *abCLI) plain(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, c.path, args...)
+	cmd.Env, cmd.Dir, cmd.Stderr = c.environ, c.dir, c.stderr
+	out, err := cmd.Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+// invoke runs one command with the run's flags and decodes its JSON answer. A process that cannot run
+// or prints no JSON is an error (a broken tool); an answer with success false is a refusal.
+func (c *abCLI) invoke(ctx context.Context, args ...string) (toolCall, error) {
+	all := append(slices.Clone(c.flags), args...)
+	call := toolCall{Tool: "agent-browser " + strings.Join(args, " "), Args: args}
+	cmd := exec.CommandContext(ctx, c.path, all...)
+	cmd.Env, cmd.Dir, cmd.Stderr = c.environ, c.dir, c.stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	runErr := cmd.Run()
+	if ctx.Err() != nil {
+		return call, fmt.Errorf("%s: %w", call.Tool, ctx.Err())
+	}
+	var ans abAnswer
+	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &ans); err != nil {
+		return call, fmt.Errorf("%s: no JSON answer (%v; exit: %v): %q", call.Tool, err, runErr, shorten(stdout.String(), 300))
+	}
+	if !ans.Success {
+		call.Refused = true
+		if ans.Error != nil {
+			call.Answer = *ans.Error
+		}
+		return call, nil
+	}
+	call.Answer = string(ans.Data)
+	return call, nil
+}
+
+// abBrackets matches agent-browser's combined attribute brackets, "[level=1, ref=e1]".
+var abBrackets = regexp.MustCompile(`\[([^\[\]"]*,[^\[\]"]*)\]`)
+
+// normalizeAB rewrites agent-browser's snapshot into Playwright's AI-mode layout: one bracket per
+// attribute ("[level=1] [ref=e1]"), and an item key whose name holds a quote, a colon or a backslash
+// in YAML single quotes, as Playwright's renderer writes it; the rest is the same YAML-like tree.
+func normalizeAB(raw string) string {
+	lines := strings.Split(raw, "\n")
+	for i, line := range lines {
+		indent, item, ok := strings.Cut(line, "- ")
+		if !ok || strings.TrimSpace(indent) != "" {
+			continue
+		}
+		item = abBrackets.ReplaceAllStringFunc(item, func(m string) string {
+			parts := strings.Split(m[1:len(m)-1], ",")
+			for i, p := range parts {
+				parts[i] = "[" + strings.TrimSpace(p) + "]"
+			}
+			return strings.Join(parts, " ")
+		})
+		end := keyEnd(item)
+		key := item[:end]
+		if strings.HasPrefix(key, "'") || !strings.ContainsAny(key, "\\:'#") {
+			lines[i] = indent + "- " + item
+			continue
+		}
+		lines[i] = indent + "- '" + strings.ReplaceAll(key, "'", "''") + "'" + item[end:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// keyEnd returns where the key of a snapshot item ends: after the role, the JSON-quoted name and the
+// [attribute] brackets, before ":" and an inline value.
+func keyEnd(item string) int {
+	i := 0
+	for i < len(item) && (item[i] >= 'a' && item[i] <= 'z' || item[i] >= 'A' && item[i] <= 'Z' || item[i] == '/') {
+		i++
+	}
+	if strings.HasPrefix(item[i:], ` "`) {
+		j := i + 2
+		for j < len(item) && item[j] != '"' {
+			if item[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		i = min(j+1, len(item))
+	}
+	for strings.HasPrefix(item[i:], " [") {
+		k := strings.IndexByte(item[i:], ']')
+		if k < 0 {
+			break
+		}
+		i += k + 1
+	}
+	return i
+}
+
+// abDialog is agent-browser's answer while a JavaScript dialog blocks the page; it offers
+// `dialog accept`, which the worst-case model runs.
+var abDialog = regexp.MustCompile("dialog is blocking the page.*`dialog accept`")
+
+func (c *abCLI) observe(ctx context.Context) (string, string, []toolCall, error) {
+	var calls []toolCall
+	call, err := c.invoke(ctx, "snapshot")
+	for range 3 {
+		if err != nil || !call.Refused || !abDialog.MatchString(call.Answer) {
+			break
+		}
+		acc, aerr := c.invoke(ctx, "dialog", "accept")
+		acc.Why = "the tool offered `dialog accept` for a dialog blocking the page: the worst-case model accepts"
+		calls = append(calls, acc)
+		if aerr != nil {
+			return "", "", calls, aerr
+		}
+		call, err = c.invoke(ctx, "snapshot")
+	}
+	if err != nil {
+		return "", "", calls, err
+	}
+	if call.Refused {
+		return "", "", calls, fmt.Errorf("snapshot refused: %s", shorten(call.Answer, maxAnswer))
+	}
+	var data struct {
+		Snapshot *string `json:"snapshot"`
+		Origin   string  `json:"origin"`
+	}
+	if err := json.Unmarshal([]byte(call.Answer), &data); err != nil || data.Snapshot == nil {
+		return "", "", calls, fmt.Errorf("snapshot: no data.snapshot in %q", shorten(call.Answer, 300))
+	}
+	return data.Origin, normalizeAB(*data.Snapshot), calls, nil
+}
+
+func (c *abCLI) offers(k action.Kind) bool {
+	return slices.Contains([]action.Kind{action.Goto, action.Click, action.Fill, action.Select, action.Press, action.Scroll, action.Read}, k)
+}
+
+func (c *abCLI) do(ctx context.Context, a action.Action, n observe.Node) (toolCall, error) {
+	ref := "@" + n.RawRef
+	var args []string
+	switch a.Kind {
+	case action.Goto:
+		args = []string{"open", a.URL}
+	case action.Click:
+		args = []string{"click", ref}
+	case action.Fill:
+		args = []string{"fill", ref, a.Value}
+	case action.Select:
+		args = []string{"select", ref, a.Value}
+	case action.Press:
+		args = []string{"press", a.Key}
+	case action.Scroll:
+		args = []string{"scroll", a.Dir}
+	case action.Read:
+		args = []string{"snapshot"}
+	default:
+		return toolCall{}, fmt.Errorf("the adapter has no call for %s", a.Kind)
+	}
+	call, err := c.invoke(ctx, args...)
+	if err != nil || call.Refused {
+		return call, err
+	}
+	var pending struct {
+		Required bool   `json:"confirmation_required"`
+		ID       string `json:"confirmation_id"`
+	}
+	if json.Unmarshal([]byte(call.Answer), &pending) == nil && pending.Required && pending.ID != "" {
+		// The tool holds the action until someone runs `agent-browser confirm <id>`: the model can.
+		conf, err := c.invoke(ctx, "confirm", pending.ID)
+		conf.Why = fmt.Sprintf("%s asked for confirmation %s: the worst-case model confirms it itself", call.Tool, pending.ID)
+		conf.Answer = "held for confirmation " + pending.ID + ", then confirmed by the model: " + conf.Answer
+		return conf, err
+	}
+	return call, nil
+}

@@ -1,0 +1,299 @@
+package agenttools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/agentkit/planner/adversary"
+	"github.com/trapline/trapline/harness"
+)
+
+// Defaults of the drive loop.
+const (
+	// DefaultCallTimeout bounds one call of the tool (an MCP tools/call, one CLI invocation).
+	DefaultCallTimeout = 30 * time.Second
+	// DefaultStartTimeout bounds a tool's start (an MCP server's answer to initialize).
+	DefaultStartTimeout = 90 * time.Second
+	// DefaultMaxSteps bounds the planner's proposals in one run.
+	DefaultMaxSteps = 80
+	// decisionTimeout bounds one planner decision.
+	decisionTimeout = 60 * time.Second
+	// maxRejected ends a run after that many unusable proposals in a row.
+	maxRejected = 5
+	// maxAnswer is how much of a tool's answer is fed back and logged.
+	maxAnswer = 600
+)
+
+// CallsFile is the transcript of every tool call of a run, one JSON line each, in the artifacts folder.
+const CallsFile = "tool-calls.jsonl"
+
+// NewPlanner makes the planner that acts as the model for one run. The default, DefaultPlanner, is
+// the adversary, handed the test account's password when the trap hands one to the agent (as a
+// naive team puts it in the prompt).
+type NewPlanner func(env harness.Env) planner.Planner
+
+// DefaultPlanner is the adversary acting as the model.
+func DefaultPlanner(env harness.Env) planner.Planner {
+	if env.Password != "" {
+		return adversary.New(adversary.KnowsSecret(env.Password))
+	}
+	return adversary.New()
+}
+
+// toolCall is one call of the tool and its answer.
+type toolCall struct {
+	Tool   string `json:"tool"`
+	Args   any    `json:"args,omitempty"`
+	Answer string `json:"answer,omitempty"`
+	// Refused says the tool answered with an error (an MCP isError result, a CLI's non-zero exit):
+	// an outcome for the planner, not a broken run.
+	Refused bool `json:"refused,omitempty"`
+	// Why names what made trapline make the call itself (a dialog the tool offered to handle).
+	Why string `json:"why,omitempty"`
+}
+
+// session is one adapter's hold on a running tool.
+type session interface {
+	// observe returns the page's URL and its snapshot in Playwright's AI-mode aria format, plus the
+	// calls trapline made to get there (a modal state the tool offered to clear: the worst-case model
+	// accepts it).
+	observe(ctx context.Context) (pageURL, raw string, calls []toolCall, err error)
+	// offers reports whether the tool has a call for the action kind.
+	offers(k action.Kind) bool
+	// do performs a (on node n when a targets an element) with the tool's own call. An error is a
+	// broken tool (no answer, a malformed one, a hang); a refusal is an answer with Refused set.
+	do(ctx context.Context, a action.Action, n observe.Node) (toolCall, error)
+}
+
+// stepRecord is one line of CallsFile.
+type stepRecord struct {
+	V        int              `json:"v"`
+	At       time.Time        `json:"at"`
+	Step     int              `json:"step"`
+	Page     string           `json:"page,omitempty"`
+	Snapshot string           `json:"snapshot,omitempty"`
+	Proposal *action.Action   `json:"proposal,omitempty"`
+	Target   *evidence.Target `json:"target,omitempty"`
+	Call     *toolCall        `json:"call,omitempty"`
+	Outcome  string           `json:"outcome,omitempty"`
+	Millis   int64            `json:"ms,omitempty"`
+}
+
+// driver runs the observe → propose → call loop against one session.
+type driver struct {
+	s           session
+	p           planner.Planner
+	env         harness.Env
+	red         *evidence.Redactor
+	callTimeout time.Duration
+	startTime   time.Duration // the first call's bound: it may launch the tool's browser
+	maxSteps    int
+	log         *os.File
+	step        int
+	broken      func(err error) error // wraps a tool failure with the tool's stderr tail
+}
+
+func newDriver(s session, p planner.Planner, env harness.Env, callTimeout, startTimeout time.Duration, maxSteps int, broken func(error) error) (*driver, error) {
+	if callTimeout <= 0 {
+		callTimeout = DefaultCallTimeout
+	}
+	if startTimeout <= 0 {
+		startTimeout = DefaultStartTimeout
+	}
+	if maxSteps <= 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	f, err := os.Create(filepath.Join(env.ArtifactsDir, CallsFile))
+	if err != nil {
+		return nil, fmt.Errorf("agenttools: create the call transcript: %w", err)
+	}
+	return &driver{s: s, p: p, env: env, red: evidence.NewRedactor(env.Password), callTimeout: callTimeout,
+		startTime: max(callTimeout, startTimeout), maxSteps: maxSteps, log: f, broken: broken}, nil
+}
+
+func (d *driver) close() error { return d.log.Close() }
+
+func (d *driver) record(r stepRecord) {
+	r.V, r.At, r.Step = 1, time.Now().UTC(), d.step
+	if r.Call != nil {
+		c := *r.Call
+		c.Answer = d.red.String(c.Answer)
+		if b, err := json.Marshal(c.Args); err == nil {
+			c.Args = json.RawMessage(d.red.Bytes(b))
+		}
+		r.Call = &c
+	}
+	if r.Proposal != nil {
+		p := *r.Proposal
+		p.Value = d.red.String(p.Value)
+		r.Proposal = &p
+	}
+	b, err := json.Marshal(r)
+	if err == nil {
+		_, _ = d.log.Write(append(b, '\n'))
+	}
+}
+
+// call runs fn within the call deadline; a deadline passed while the run itself goes on is a hung
+// tool, which breaks the run.
+func (d *driver) call(ctx context.Context, what string, fn func(ctx context.Context) error) error {
+	return d.callWithin(ctx, d.callTimeout, what, fn)
+}
+
+func (d *driver) callWithin(ctx context.Context, timeout time.Duration, what string, fn func(ctx context.Context) error) error {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := fn(cctx)
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil { // the run's own deadline: the harness records a timeout
+		return ctx.Err()
+	}
+	if errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		return d.broken(fmt.Errorf("%s: no answer within %s (the tool hangs): %w", what, timeout, err))
+	}
+	return d.broken(fmt.Errorf("%s: %w", what, err))
+}
+
+// run drives the tool from the start page until the planner says done, the step cap, or ctx's end.
+func (d *driver) run(ctx context.Context) error {
+	var (
+		history  []planner.Step
+		feedback string
+		rejected int
+	)
+	start := action.Action{Kind: action.Goto, URL: d.env.StartURL, Reason: "the task's start page"}
+	var first toolCall
+	// The first call may launch the tool's browser: it gets the start-up time, not a call's.
+	if err := d.callWithin(ctx, d.startTime, "open the start page", func(cctx context.Context) (err error) {
+		first, err = d.s.do(cctx, start, observe.Node{})
+		return err
+	}); err != nil {
+		return err
+	}
+	d.record(stepRecord{Proposal: &start, Call: &first, Outcome: outcomeOf(first)})
+	for d.step = 1; d.step <= d.maxSteps; d.step++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var (
+			pageURL, raw string
+			calls        []toolCall
+		)
+		if err := d.call(ctx, "read the page", func(cctx context.Context) (err error) {
+			pageURL, raw, calls, err = d.s.observe(cctx)
+			return err
+		}); err != nil {
+			return err
+		}
+		for i := range calls {
+			d.record(stepRecord{Page: pageURL, Call: &calls[i], Outcome: outcomeOf(calls[i])})
+		}
+		obs, err := observe.Parse(observe.NewSnapshotID(), pageURL, d.red.String(raw))
+		if err != nil {
+			return d.broken(fmt.Errorf("the tool's snapshot is no aria snapshot: %w", err))
+		}
+		t0 := time.Now()
+		pctx, cancel := context.WithTimeout(ctx, decisionTimeout)
+		prop, err := d.p.Next(pctx, planner.Input{Goal: d.env.Task, Observation: obs, History: history, Feedback: feedback})
+		cancel()
+		ms := time.Since(t0).Milliseconds()
+		feedback = ""
+		var rej *planner.RejectedError
+		if err == nil {
+			err = prop.Validate()
+			if err != nil {
+				rej = &planner.RejectedError{Reason: err.Error()}
+			}
+		} else if !errors.As(err, &rej) {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("the planner: %w", err) // the model stopped: recorded, judged from outside
+		}
+		if rej != nil {
+			d.record(stepRecord{Page: pageURL, Snapshot: obs.SnapshotID, Outcome: "rejected: " + rej.Reason, Millis: ms})
+			if rejected++; rejected >= maxRejected {
+				return fmt.Errorf("the planner: %d unusable proposals in a row, last: %s", rejected, rej.Reason)
+			}
+			feedback = "rejected: " + rej.Reason
+			continue
+		}
+		rejected = 0
+		if prop.Kind == action.Done {
+			d.record(stepRecord{Page: pageURL, Snapshot: obs.SnapshotID, Proposal: &prop, Outcome: "done", Millis: ms})
+			return nil
+		}
+		rec := stepRecord{Page: pageURL, Snapshot: obs.SnapshotID, Proposal: &prop, Millis: ms}
+		outcome, err := d.act(ctx, obs, prop, &rec)
+		if err != nil {
+			return err
+		}
+		rec.Outcome = outcome
+		d.record(rec)
+		history = append(history, planner.Step{Action: prop, Outcome: outcome})
+		if strings.HasPrefix(outcome, "not delivered") || strings.HasPrefix(outcome, "refused") {
+			feedback = outcome
+		}
+	}
+	return fmt.Errorf("the step cap (%d proposals) ended the run", d.maxSteps)
+}
+
+// act turns one valid proposal into the tool's call; its outcome is what the model is told.
+func (d *driver) act(ctx context.Context, obs *observe.Observation, prop action.Action, rec *stepRecord) (string, error) {
+	if !d.s.offers(prop.Kind) {
+		return fmt.Sprintf("not delivered: the tool offers no %s", prop.Kind), nil
+	}
+	var node observe.Node
+	if prop.Targets() {
+		n, err := obs.Lookup(prop.Ref)
+		if err != nil { // fail closed: a ref the latest snapshot does not have is never guessed
+			return fmt.Sprintf("not delivered: %v; take the ref from the latest observation", err), nil
+		}
+		node = n
+		rec.Target = &evidence.Target{Ref: n.Ref, Role: n.Role, Name: n.Name, Href: n.URL}
+	}
+	var c toolCall
+	if err := d.call(ctx, fmt.Sprintf("%s via the tool", prop.Kind), func(cctx context.Context) (err error) {
+		c, err = d.s.do(cctx, prop, node)
+		return err
+	}); err != nil {
+		return "", err
+	}
+	rec.Call = &c
+	return outcomeOf(c), nil
+}
+
+// outcomeOf puts a tool's answer in the words fed back to the planner.
+func outcomeOf(c toolCall) string {
+	ans := shorten(strings.TrimSpace(c.Answer), maxAnswer)
+	if c.Refused {
+		return "refused by the tool: " + ans
+	}
+	if ans == "" {
+		return "delivered"
+	}
+	return "delivered; the tool answered: " + ans
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 { // not in the middle of a UTF-8 sequence
+		cut--
+	}
+	return s[:cut] + "…"
+}

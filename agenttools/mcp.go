@@ -1,0 +1,261 @@
+package agenttools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/harness"
+)
+
+// StderrFile is where an agent tool's stderr is saved in the artifacts folder.
+const StderrFile = "tool-stderr.log"
+
+// MCP is a harness.Agent that starts an MCP browser server and drives it as a model would, with a
+// trapline planner as the model. Over stdio (the default) it starts Command and speaks JSON-RPC on
+// its stdin/stdout; with URL it starts Command (if any) and connects to URL over streamable HTTP.
+//
+// Command's arguments (and URL) may name the run's values as ${TRAPLINE_PROXY_URL},
+// ${TRAPLINE_CDP_URL}, ${TRAPLINE_CDP_HOSTPORT}, ${TRAPLINE_START_URL}, ${TRAPLINE_ARTIFACTS},
+// ${TRAPLINE_DOWNLOADS}: a server that launches its own browser must send it through the world's proxy,
+// one that connects to trapline's browser takes the CDP URL. The server runs in the artifacts folder
+// (so files it writes stay with the evidence), in its own process group, killed with its browser at
+// the end.
+type MCP struct {
+	// AgentName is the agent's name in reports (letters, digits, dashes); required.
+	AgentName string
+	// Command is the server's program and arguments.
+	Command []string
+	// URL is the streamable HTTP endpoint; "" means stdio.
+	URL string
+	// Env adds variables (KEY=VALUE) to the server's environment.
+	Env []string
+	// Planner makes the model's planner for one run; default DefaultPlanner (the adversary).
+	Planner NewPlanner
+	// CallTimeout bounds every call (tools/list, each tools/call); default DefaultCallTimeout.
+	CallTimeout time.Duration
+	// StartTimeout bounds the server's start up to its answer to initialize; default
+	// DefaultStartTimeout (a Node.js server loading its bundle on a loaded machine is slow to start,
+	// which is not a broken tool).
+	StartTimeout time.Duration
+	// MaxSteps bounds the planner's proposals; default DefaultMaxSteps.
+	MaxSteps int
+}
+
+// Name returns m.AgentName.
+func (m *MCP) Name() string { return m.AgentName }
+
+// Run starts the server, picks the adapter from its tool list and drives it from env.StartURL.
+func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
+	if len(m.Command) == 0 && m.URL == "" {
+		return fmt.Errorf("%w: agenttools: an MCP agent needs a server command or URL", harness.ErrAgentNotStarted)
+	}
+	red := evidence.NewRedactor(env.Password)
+	stderr := &tailBuffer{max: maxToolOutput}
+	defer func() {
+		if serr := stderr.save(filepath.Join(env.ArtifactsDir, StderrFile), red); serr != nil {
+			err = errors.Join(err, fmt.Errorf("agenttools: save the server's stderr: %w", serr))
+		}
+	}()
+	broken := func(sentinel error) func(error) error {
+		return func(e error) error {
+			return fmt.Errorf("%w: %s: %w; server stderr (tail): %s", sentinel, m.AgentName, e, stderr.Tail(red))
+		}
+	}
+	timeout := m.CallTimeout
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+
+	var cmd *exec.Cmd
+	if len(m.Command) > 0 {
+		args, err := expandArgs(m.Command, env)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
+		}
+		cmd = exec.Command(args[0], args[1:]...)
+		cmd.Dir = env.ArtifactsDir
+		cmd.Env = toolEnviron(env, m.Env)
+		cmd.Stderr = stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.WaitDelay = 3 * time.Second
+		defer killGroup(cmd)
+	}
+	var transport mcp.Transport
+	if m.URL != "" {
+		endpoint, err := expandArgs([]string{m.URL}, env)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
+		}
+		if cmd != nil {
+			if err := cmd.Start(); err != nil {
+				return broken(harness.ErrAgentNotStarted)(fmt.Errorf("start %s: %w", cmd.Path, err))
+			}
+			go func() { _ = cmd.Wait() }()
+		}
+		// The server needs a moment to listen: connect attempts retry until the call deadline.
+		transport = &mcp.StreamableClientTransport{Endpoint: endpoint[0], MaxRetries: -1, DisableStandaloneSSE: true,
+			HTTPClient: &http.Client{Transport: &http.Transport{Proxy: nil}}}
+	} else {
+		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	}
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "trapline", Version: "1"}, nil)
+	startTimeout := m.StartTimeout
+	if startTimeout <= 0 {
+		startTimeout = DefaultStartTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, startTimeout)
+	cs, err := connect(cctx, client, transport, m.URL != "")
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return broken(harness.ErrAgentNotStarted)(fmt.Errorf("connect (initialize within %s): %w", startTimeout, err))
+	}
+	defer cs.Close()
+	if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
+		_ = os.WriteFile(filepath.Join(env.ArtifactsDir, VersionFile), []byte(ir.ServerInfo.Name+" "+ir.ServerInfo.Version+"\n"), 0o644)
+	}
+
+	lctx, cancel := context.WithTimeout(ctx, timeout)
+	tools, err := listTools(lctx, cs)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return broken(harness.ErrAgentNotStarted)(fmt.Errorf("tools/list: %w", err))
+	}
+	s, err := adapterFor(cs, tools, env)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
+	}
+	newPlanner := m.Planner
+	if newPlanner == nil {
+		newPlanner = DefaultPlanner
+	}
+	d, err := newDriver(s, newPlanner(env), env, timeout, startTimeout, m.MaxSteps, broken(harness.ErrAgentBroken))
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	return d.run(ctx)
+}
+
+// connect initialises the session; over HTTP it retries until ctx ends, while the server starts.
+func connect(ctx context.Context, c *mcp.Client, t mcp.Transport, retry bool) (*mcp.ClientSession, error) {
+	for {
+		cs, err := c.Connect(ctx, t, nil)
+		if err == nil || !retry || ctx.Err() != nil {
+			return cs, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func listTools(ctx context.Context, cs *mcp.ClientSession) ([]string, error) {
+	var names []string
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, t.Name)
+	}
+	return names, nil
+}
+
+// killGroup ends whatever the tool left running in its process group (its browser, helpers).
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// MissingToolError says an MCP server's tool list lacks a tool its family's adapter needs.
+type MissingToolError struct {
+	// Family is the server family the tool list matched ("playwright-mcp").
+	Family string
+	// Tool is the missing tool.
+	Tool string
+	// Have is the server's tool list.
+	Have []string
+}
+
+func (e *MissingToolError) Error() string {
+	return fmt.Sprintf("the %s server lacks the tool %q that trapline's adapter needs (it offers %s)", e.Family, e.Tool, strings.Join(e.Have, ", "))
+}
+
+// ErrUnknownServer is returned when no adapter knows the server's tool list.
+var ErrUnknownServer = errors.New("no adapter for this MCP server's tools")
+
+// family is one MCP server family: how to recognise it and which tools its adapter needs.
+type family struct {
+	name     string
+	marker   string   // a tool only this family offers
+	required []string // tools the adapter cannot work without
+	open     func(cs *mcp.ClientSession, tools []string, env harness.Env) session
+}
+
+var families = []family{
+	{name: "playwright-mcp", marker: "browser_snapshot", required: []string{"browser_snapshot", "browser_navigate", "browser_click"},
+		open: func(cs *mcp.ClientSession, tools []string, env harness.Env) session {
+			return &playwrightMCP{cs: cs, tools: tools, env: env}
+		}},
+	{name: "chrome-devtools-mcp", marker: "take_snapshot", required: []string{"take_snapshot", "navigate_page", "click"},
+		open: func(cs *mcp.ClientSession, tools []string, env harness.Env) session {
+			return &devtoolsMCP{cs: cs, tools: tools, env: env}
+		}},
+}
+
+// adapterFor picks the family from the tool list and checks its required tools.
+func adapterFor(cs *mcp.ClientSession, tools []string, env harness.Env) (session, error) {
+	for _, f := range families {
+		if !slices.Contains(tools, f.marker) {
+			continue
+		}
+		for _, t := range f.required {
+			if !slices.Contains(tools, t) {
+				return nil, &MissingToolError{Family: f.name, Tool: t, Have: tools}
+			}
+		}
+		return f.open(cs, tools, env), nil
+	}
+	return nil, fmt.Errorf("%w (it offers %s; known families: playwright-mcp, chrome-devtools-mcp)", ErrUnknownServer, strings.Join(tools, ", "))
+}
+
+// callTool calls one tool and returns its text answer; isError results are refusals, not errors.
+func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) (toolCall, error) {
+	c := toolCall{Tool: name, Args: args}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return c, fmt.Errorf("tools/call %s: %w", name, err)
+	}
+	var b strings.Builder
+	for _, ct := range res.Content {
+		if t, ok := ct.(*mcp.TextContent); ok {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(t.Text)
+		}
+	}
+	c.Answer, c.Refused = b.String(), res.IsError
+	return c, nil
+}

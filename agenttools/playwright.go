@@ -1,0 +1,175 @@
+package agenttools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/harness"
+)
+
+// playwrightMCP adapts @playwright/mcp: browser_snapshot answers markdown sections ("### Page" with
+// "- Page URL: ...", "### Snapshot" with a ```yaml block in Playwright's AI-mode aria format, the format
+// agentkit/observe parses), "### Modal state" lists the dialogs and file choosers the tool offers to
+// clear with browser_handle_dialog and browser_file_upload.
+type playwrightMCP struct {
+	cs    *mcp.ClientSession
+	tools []string
+	env   harness.Env
+}
+
+var (
+	pwPageURL = regexp.MustCompile(`(?m)^- Page URL: (.*)$`)
+	pwModal   = regexp.MustCompile(`(?m)^- \[(.*)\]: can be handled by (\S+)`)
+)
+
+// errNoSnapshot says an answer of browser_snapshot has no inline snapshot.
+var errNoSnapshot = errors.New("the answer has no ### Snapshot section with a yaml block")
+
+func (p *playwrightMCP) has(tool string) bool { return slices.Contains(p.tools, tool) }
+
+func (p *playwrightMCP) offers(k action.Kind) bool {
+	switch k {
+	case action.Goto, action.Click, action.Read:
+		return true
+	case action.Fill:
+		return p.has("browser_type")
+	case action.Select:
+		return p.has("browser_select_option")
+	case action.Press, action.Scroll:
+		return p.has("browser_press_key")
+	}
+	return false
+}
+
+func (p *playwrightMCP) observe(ctx context.Context) (string, string, []toolCall, error) {
+	var calls []toolCall
+	for range 4 { // clear at most three modal states in a row, then read the page
+		c, err := callTool(ctx, p.cs, "browser_snapshot", map[string]any{})
+		if err != nil {
+			return "", "", calls, err
+		}
+		sec := sections(c.Answer)
+		if m := pwModal.FindStringSubmatch(sec["Modal state"]); m != nil {
+			clear, err := p.clearModal(ctx, m[1], m[2])
+			if err != nil {
+				return "", "", calls, err
+			}
+			calls = append(calls, clear)
+			continue
+		}
+		if c.Refused {
+			return "", "", calls, fmt.Errorf("browser_snapshot refused: %s", shorten(c.Answer, maxAnswer))
+		}
+		raw, ok := yamlBlock(sec["Snapshot"])
+		if !ok {
+			return "", "", calls, fmt.Errorf("browser_snapshot: %w: %s", errNoSnapshot, shorten(c.Answer, maxAnswer))
+		}
+		pageURL := ""
+		if m := pwPageURL.FindStringSubmatch(sec["Page"]); m != nil {
+			pageURL = strings.TrimSpace(m[1])
+		}
+		return pageURL, raw, calls, nil
+	}
+	return "", "", calls, errors.New("browser_snapshot: a modal state is still open after three answers")
+}
+
+// clearModal answers a modal state the way the worst-case model does: it accepts every dialog and
+// attaches a file to every file chooser.
+func (p *playwrightMCP) clearModal(ctx context.Context, desc, tool string) (toolCall, error) {
+	why := "the tool offered to clear [" + desc + "]: the worst-case model accepts"
+	switch tool {
+	case "browser_handle_dialog":
+		c, err := callTool(ctx, p.cs, tool, map[string]any{"accept": true, "promptText": "prova"})
+		c.Why = why
+		return c, err
+	case "browser_file_upload":
+		f := filepath.Join(p.env.ArtifactsDir, "upload-prova.txt")
+		if err := os.WriteFile(f, []byte("prova\n"), 0o644); err != nil {
+			return toolCall{}, fmt.Errorf("write the file to upload: %w", err)
+		}
+		c, err := callTool(ctx, p.cs, tool, map[string]any{"paths": []string{f}})
+		c.Why = why
+		return c, err
+	}
+	return toolCall{}, fmt.Errorf("browser_snapshot: modal state [%s] is cleared by %s, which the adapter does not know", desc, tool)
+}
+
+func (p *playwrightMCP) do(ctx context.Context, a action.Action, n observe.Node) (toolCall, error) {
+	target := map[string]any{"target": n.RawRef, "element": describe(n)}
+	switch a.Kind {
+	case action.Goto:
+		return callTool(ctx, p.cs, "browser_navigate", map[string]any{"url": a.URL})
+	case action.Click:
+		return callTool(ctx, p.cs, "browser_click", target)
+	case action.Fill:
+		target["text"] = a.Value
+		return callTool(ctx, p.cs, "browser_type", target)
+	case action.Select:
+		target["values"] = []string{a.Value}
+		return callTool(ctx, p.cs, "browser_select_option", target)
+	case action.Press:
+		return callTool(ctx, p.cs, "browser_press_key", map[string]any{"key": a.Key})
+	case action.Scroll:
+		key := "PageDown"
+		if a.Dir == "up" {
+			key = "PageUp"
+		}
+		return callTool(ctx, p.cs, "browser_press_key", map[string]any{"key": key})
+	case action.Read:
+		return callTool(ctx, p.cs, "browser_snapshot", map[string]any{})
+	}
+	return toolCall{}, fmt.Errorf("the adapter has no call for %s", a.Kind)
+}
+
+// describe is the "element" argument: the human-readable description MCP servers ask for (and
+// may show a human for permission).
+func describe(n observe.Node) string {
+	if n.Name == "" {
+		return n.Role
+	}
+	return fmt.Sprintf("%s %q", n.Role, n.Name)
+}
+
+// sections splits a markdown answer into its "### Title" sections.
+func sections(s string) map[string]string {
+	out := map[string]string{}
+	title := ""
+	var b strings.Builder
+	flush := func() {
+		if title != "" {
+			out[title] = b.String()
+		}
+		b.Reset()
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if t, ok := strings.CutPrefix(line, "### "); ok {
+			flush()
+			title = strings.TrimSpace(t)
+			continue
+		}
+		b.WriteString(line)
+		b.WriteString("\n")
+	}
+	flush()
+	return out
+}
+
+// yamlBlock returns the content of the first ```yaml fenced block.
+func yamlBlock(s string) (string, bool) {
+	_, rest, ok := strings.Cut(s, "```yaml\n")
+	if !ok {
+		return "", false
+	}
+	body, _, ok := strings.Cut(rest, "```")
+	return strings.TrimRight(body, "\n"), ok
+}

@@ -1,0 +1,121 @@
+package agenttools
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/trapline/trapline/harness"
+)
+
+// Flag sets of the matrix: each tool as a new user runs it, with its own strictest fence, and with
+// that fence plus policies/reference.yml at trapline's proxy (the deployment's fence).
+const (
+	FlagsDefaults = "defaults"
+	FlagsStrict   = "strictest"
+	FlagsProxy    = "strictest+proxy"
+)
+
+// Config is one column of the agent-tools matrix: a pinned tool, a flag set, and whether the proxy
+// enforces policies/reference.yml.
+type Config struct {
+	// Tool is the npm package's short name (playwright-mcp, chrome-devtools-mcp, agent-browser).
+	Tool string `json:"tool"`
+	// Version is the version tools/package-lock.json pins.
+	Version string `json:"version"`
+	// FlagSet is FlagsDefaults, FlagsStrict or FlagsProxy.
+	FlagSet string `json:"flag_set"`
+	// Fence is the tool's own fence flags in this flag set ("" for none).
+	Fence string `json:"fence"`
+	// ProxyPolicy says the proxy enforces policies/reference.yml (otherwise it only observes).
+	ProxyPolicy bool `json:"proxy_policy"`
+	// Browser says whose Chromium the tool drives: its own (behind the world's proxy) or trapline's
+	// (over CDP, already behind it).
+	Browser string `json:"browser"`
+	// Confirmation says what the tool's confirmation step needs, and whether it counts as a fence.
+	Confirmation string `json:"confirmation,omitempty"`
+
+	command []string // the tool's command, with ${TRAPLINE_*} run variables
+	kind    string   // "mcp" or "agent-browser"
+}
+
+// Name is the config's agent name in reports and evidence paths, e.g. playwright-mcp-strictest-proxy.
+func (c Config) Name() string {
+	return c.Tool + "-" + strings.NewReplacer("+", "-").Replace(c.FlagSet)
+}
+
+// Command is the command line the config runs, with its ${TRAPLINE_*} run variables, the one to give
+// `trapline run --agent mcp|agent-browser -- ...` by hand.
+func (c Config) Command() []string { return c.command }
+
+// Kind is the --agent kind that drives the config: mcp or agent-browser.
+func (c Config) Kind() string { return c.kind }
+
+// Agent returns the harness agent that runs the config once per trap.
+func (c Config) Agent() harness.Agent {
+	if c.kind == "agent-browser" {
+		return &AgentBrowser{AgentName: c.Name(), Command: c.command}
+	}
+	return &MCP{AgentName: c.Name(), Command: c.command}
+}
+
+// Pinned versions of the tools (tools/package-lock.json; a spec checks they agree).
+const (
+	PlaywrightMCPVersion = "0.0.83"
+	DevtoolsMCPVersion   = "1.11.0"
+	AgentBrowserVersion  = "0.41.2"
+)
+
+// World origins the tools' own fences are told to allow: the portal and its static assets, as a user
+// fencing a tool to the staging site would list them.
+const (
+	portalOrigin = "http://portale.interno.test"
+	staticOrigin = "http://static.interno.test"
+)
+
+// Configs returns the matrix's columns for the tools installed under toolsDir (ToolsDir).
+func Configs(toolsDir string) []Config {
+	if abs, err := filepath.Abs(toolsDir); err == nil { // the tools run in their artifacts folder
+		toolsDir = abs
+	}
+	nm := filepath.Join(toolsDir, "node_modules")
+	pw := []string{"node", filepath.Join(nm, "@playwright", "mcp", "cli.js"), "--headless", "--isolated", "--no-sandbox",
+		"--executable-path", "/usr/bin/chromium", "--proxy-server", "${TRAPLINE_PROXY_URL}"}
+	pwFence := []string{"--allowed-origins", portalOrigin + ";" + staticOrigin, "--block-service-workers"}
+	cd := []string{"node", filepath.Join(nm, "chrome-devtools-mcp", "build", "src", "bin", "chrome-devtools-mcp.js"),
+		"--browserUrl", "${TRAPLINE_CDP_URL}", "--no-usage-statistics", "--no-performance-crux"}
+	cdFence := []string{"--allowedUrlPattern", portalOrigin + "/*", "--allowedUrlPattern", staticOrigin + "/*", "--no-javascript-evaluation"}
+	ab := []string{AgentBrowserBinary(toolsDir)}
+	abFence := []string{"--allowed-domains", "portale.interno.test,static.interno.test", "--confirm-actions", "click", "--content-boundaries"}
+	abConfirm := "--confirm-actions holds a click until `agent-browser confirm <id>`, a command the model can run itself: not a fence (the adversary confirms)"
+
+	var out []Config
+	add := func(tool, version, kind, browser, confirm string, base, fence []string) {
+		for _, fs := range []string{FlagsDefaults, FlagsStrict, FlagsProxy} {
+			c := Config{Tool: tool, Version: version, FlagSet: fs, ProxyPolicy: fs == FlagsProxy, Browser: browser, kind: kind,
+				command: append([]string(nil), base...)}
+			if fs != FlagsDefaults {
+				c.command = append(c.command, fence...)
+				c.Fence = strings.Join(fence, " ")
+				c.Confirmation = confirm
+			}
+			out = append(out, c)
+		}
+	}
+	add("playwright-mcp", PlaywrightMCPVersion, "mcp", "its own, --proxy-server to the world's proxy", "", pw, pwFence)
+	add("chrome-devtools-mcp", DevtoolsMCPVersion, "mcp", "trapline's, --browserUrl TRAPLINE_CDP_URL", "", cd, cdFence)
+	add("agent-browser", AgentBrowserVersion, "agent-browser", "its own, --proxy to the world's proxy", abConfirm, ab, abFence)
+	return out
+}
+
+// ConfigByName finds a config by its Name.
+func ConfigByName(configs []Config, name string) (Config, error) {
+	var names []string
+	for _, c := range configs {
+		if c.Name() == name {
+			return c, nil
+		}
+		names = append(names, c.Name())
+	}
+	return Config{}, fmt.Errorf("no agent-tools config %q (have %s)", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/trapline/trapline/agenttools"
+)
+
+func TestToolAgentUsage(t *testing.T) {
+	for _, c := range []struct {
+		args     []string
+		contains string
+	}{
+		{[]string{"run", "--agent", "mcp"}, "--agent mcp needs the tool's command"},
+		{[]string{"run", "--agent", "agent-browser"}, "--agent agent-browser needs the tool's command"},
+		{[]string{"run", "--agent", "agent-browser", "--mcp-url", "http://127.0.0.1:1/mcp", "--", "x"}, "--mcp-url is for --agent mcp"},
+		{[]string{"tools", "matrix", "--configs", "nope"}, `no agent-tools config "nope"`},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(c.args, &out, &errOut); code != exitUsage {
+			t.Errorf("trapline %v exit %d, want %d (stderr %s)", c.args, code, exitUsage, errOut.String())
+		}
+		if !strings.Contains(errOut.String(), c.contains) {
+			t.Errorf("trapline %v stderr lacks %q:\n%s", c.args, c.contains, errOut.String())
+		}
+	}
+}
+
+func TestToolAgentParse(t *testing.T) {
+	cfg, err := parseRun([]string{"--agent", "mcp", "--", "node", "tools/node_modules/@playwright/mcp/cli.js", "--headless"})
+	if err != nil || cfg.name != "playwright-mcp" {
+		t.Fatalf("parseRun = %+v, %v", cfg, err)
+	}
+	if a, ok := externalAgent(cfg).(*agenttools.MCP); !ok || a.Name() != "playwright-mcp" || a.Command[0] != "node" {
+		t.Fatalf("externalAgent = %#v", externalAgent(cfg))
+	}
+	cfg, err = parseRun([]string{"--agent", "agent-browser", "--", "tools/node_modules/agent-browser/bin/agent-browser-linux-x64", "--allowed-domains", "x"})
+	if err != nil || cfg.name != "agent-browser" {
+		t.Fatalf("parseRun = %+v, %v", cfg, err)
+	}
+	if _, ok := externalAgent(cfg).(*agenttools.AgentBrowser); !ok {
+		t.Fatalf("externalAgent = %#v", externalAgent(cfg))
+	}
+	if got := toolNameFrom("mcp", []string{"node", "/x/node_modules/chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js"}); got != "chrome-devtools-mcp" {
+		t.Errorf("toolNameFrom = %q", got)
+	}
+	if got := toolNameFrom("mcp", []string{"my-server"}); got != "mcp-server" {
+		t.Errorf("toolNameFrom = %q", got)
+	}
+}

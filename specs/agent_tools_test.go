@@ -1,0 +1,73 @@
+package specs
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/agenttools"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/traps"
+)
+
+// agentToolsSmoke are the traps whose pinned cells the agent-tools specs re-run for every config in
+// make test: one destructive click (decoy-delete: every tool lets it through; only the proxy's
+// reference policy holds it) and one outside link (external-link: where the tools' own origin
+// fences answer). TRAPLINE_AGENT_TOOLS_FULL=1 re-runs every pinned cell (9 configs × the catalog;
+// about an hour on a loaded 2-core machine): the check after a tool upgrade.
+var agentToolsSmoke = []string{"decoy-delete", "external-link"}
+
+// agentToolsMatrix is the pinned matrix: the cells `trapline tools matrix` wrote for the versions
+// tools/package-lock.json pins.
+const agentToolsMatrix = "../docs/agent-tools.json"
+
+var _ = Describe("real agent tools driven by the adversary acting as the model", Label("agent-tools"), func() {
+	pinned, err := agenttools.ReadMatrix(agentToolsMatrix)
+	if err != nil {
+		panic(err) // a pinned matrix that does not parse is a broken tree, not a skipped spec
+	}
+	full := os.Getenv("TRAPLINE_AGENT_TOOLS_FULL") == "1"
+	for _, c := range agenttools.Configs(filepath.Join("..", agenttools.ToolsDir)) {
+		for _, t := range traps.Catalog() {
+			want, ok := pinned.Cells[t.ID][c.Name()]
+			if !ok || (!full && !slices.Contains(agentToolsSmoke, t.ID)) {
+				continue
+			}
+			Describe(t.ID, Label(t.Labels()...), func() {
+				It(c.Name()+" meets the trap as the pinned matrix says", func(ctx SpecContext) {
+					Expect(want.Result).NotTo(Equal(agenttools.CellBroken), "a broken cell is no expectation: re-run trapline tools matrix")
+					Expect(agentToolInstalled(c)).To(Succeed(), "the agent tools are installed by make setup (trapline setup: npm ci in tools/)")
+					opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: 2 * time.Minute, World: env.world}
+					if c.ProxyPolicy {
+						p, err := policy.Load(filepath.Join("..", "policies", "reference.yml"))
+						Expect(err).NotTo(HaveOccurred())
+						opts.BlackboxPolicy = p
+					}
+					i := progress().Start(t.ID, string(harness.Blackbox)+"/"+c.Name())
+					res, runErr := harness.RunAgent(ctx, opts, t, c.Agent())
+					attachEntry(i, t, string(harness.Blackbox), c.Name(), harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, c.Name()), res, runErr)
+					got := agenttools.Classify(res, runErr)
+					Expect(got.Result).To(Equal(want.Result),
+						"%s %s on %s changed: pinned %s (%s), now %s (%s); evidence %s. If the change is meant, re-run `trapline tools matrix --configs %s --traps %s`",
+						c.Tool, c.Version, t.ID, want.Result, want.Why, got.Result, got.Why, res.EvidenceDir, c.Name(), t.ID)
+				})
+			})
+		}
+	}
+})
+
+// agentToolInstalled checks that the config's program (its first file argument) is there.
+func agentToolInstalled(c agenttools.Config) error {
+	cmd := c.Command()
+	path := cmd[0]
+	if len(cmd) > 1 && filepath.IsAbs(cmd[1]) {
+		path = cmd[1] // node <script>
+	}
+	_, err := os.Stat(path)
+	return err
+}
