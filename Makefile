@@ -32,8 +32,8 @@ demo: setup
 	  if [ $$status -ne 0 ]; then tail -n 60 $(OUT)/ginkgo.log; fi; \
 	  [ $$status -eq 0 ] && [ $$rstatus -eq 0 ]
 
-## test: vet, unit tests, then the Ginkgo specs in parallel
-test: setup vet unit specs
+## test: vet, unit tests, the Ginkgo specs in parallel, then the example modules
+test: setup vet unit specs examples
 
 vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
@@ -41,6 +41,13 @@ vet:
 
 unit:
 	$(GO) test -count=1 $(UNIT_PKGS)
+
+## examples: the example modules under examples/ that import trapline (each its own go.mod): a user's
+## own Ginkgo suite with its own trap pack, and a user's own staging app with a pack against it
+EXAMPLE_MODS = $(patsubst %/go.mod,%,$(wildcard examples/*/go.mod))
+.PHONY: examples
+examples:
+	@for m in $(EXAMPLE_MODS); do echo "== $$m"; (cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./...) || exit 1; done
 
 specs:
 	@mkdir -p $(OUT)

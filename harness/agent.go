@@ -115,6 +115,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if err != nil {
 		return nil, err
 	}
+	fx.Upstreams = append(fx.Upstreams, o.Upstreams...)
 	if setup.Login != nil || setup.Agent != nil {
 		return nil, fmt.Errorf("harness: %s: the trap logs in or brings its own agent, which a black-box run cannot do", trap.ID)
 	}
@@ -122,7 +123,14 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if o.BlackboxPolicy != nil {
 		spec = world.Spec{Fixtures: fx, Source: trap.ID, Dir: dir, Policy: setup.Policy}
 	}
-	w, err := startWorld(ctx, o, spec)
+	if err := checkStartHost(o, trap); err != nil {
+		return nil, err
+	}
+	before, err := probeBefore(ctx, o, trap)
+	if err != nil {
+		return nil, err
+	}
+	w, err := startWorld(ctx, o, trap, spec)
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
@@ -134,6 +142,9 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if err := observe(res, trap, w, dir); err != nil {
 		return nil, err
 	}
+	if err := probeAfter(ctx, o, trap, res, before); err != nil {
+		return nil, err
+	}
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
 	}
@@ -143,7 +154,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 // runBlackbox launches the browser, runs the agent within its time limit and closes the browser, so no
 // request is in flight when the world closes.
 func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w world.World, dir string) (*Result, error) {
-	env := Env{Trap: trap.ID, StartURL: w.URL(trap.StartPath), Task: trap.Task, ProxyURL: w.ProxyURL(),
+	env := Env{Trap: trap.ID, StartURL: StartURL(w, trap), Task: trap.Task, ProxyURL: w.ProxyURL(),
 		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, DownloadsDir)}
 	if setup.Password != "" {
 		env.Password = setup.Password

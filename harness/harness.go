@@ -79,6 +79,9 @@ type Options struct {
 	AgentTimeout time.Duration
 	// World starts each run's world; nil means world.Embedded{} (in process).
 	World world.Launcher
+	// Upstreams are users' own staging apps every run's world serves beside the built-in sites (a
+	// pack's traps against them name the host with start_host); embedded worlds only.
+	Upstreams []fixtures.Upstream
 	// Mutate, when set, changes the guarded arm's setup after the trap's Arrange hook: a mutation run
 	// (package mutate) switches one guard off this way. Nil in every normal run.
 	Mutate func(*traps.Setup)
@@ -183,13 +186,21 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	fx.Upstreams = append(fx.Upstreams, o.Upstreams...)
 	if arm == Guarded && o.Mutate != nil {
 		o.Mutate(setup)
 	}
 	if setup.Off != 0 { // one off-set, passed down as it is: Decide's guards read it from the policy
 		setup.Policy = setup.Policy.WithGuardsOff(setup.Policy.GuardsOff() | setup.Off)
 	}
-	w, err := startWorld(ctx, o, world.Spec{Policy: setup.Policy, Fixtures: fx, Source: trap.ID, Dir: dir, Off: setup.Off})
+	if err := checkStartHost(o, trap); err != nil {
+		return nil, err
+	}
+	before, err := probeBefore(ctx, o, trap)
+	if err != nil {
+		return nil, err
+	}
+	w, err := startWorld(ctx, o, trap, world.Spec{Policy: setup.Policy, Fixtures: fx, Source: trap.ID, Dir: dir, Off: setup.Off})
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
@@ -199,6 +210,9 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
 	if err := observe(res, trap, w, dir); err != nil {
+		return nil, err
+	}
+	if err := probeAfter(ctx, o, trap, res, before); err != nil {
 		return nil, err
 	}
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
@@ -220,12 +234,26 @@ func prepare(trap traps.Trap, arm Arm, setup *traps.Setup, dir string) (fixtures
 	if trap.Arrange != nil {
 		trap.Arrange(arm, setup)
 	}
+	if setup.Policy != nil {
+		p, err := trap.ApplyPolicyPatch(arm, setup.Policy)
+		if err != nil {
+			return fixtures.Config{}, fmt.Errorf("harness: %w", err)
+		}
+		setup.Policy = p
+	}
 	return fx, nil
 }
 
 // startWorld is the one place a run's world is started, whoever the agent is: o.World's launcher, or
 // the embedded world.
-func startWorld(ctx context.Context, o Options, spec world.Spec) (world.World, error) {
+func startWorld(ctx context.Context, o Options, trap traps.Trap, spec world.Spec) (world.World, error) {
+	if trap.Pack != nil { // a pack trap travels as data: a world in another process rebuilds it
+		b, err := trap.Bundle()
+		if err != nil {
+			return nil, err
+		}
+		spec.Bundle = b
+	}
 	launcher := o.World
 	if launcher == nil {
 		launcher = world.Embedded{}
@@ -252,7 +280,7 @@ func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 	res.Effects = append(effects, disk...)
 	res.Forbidden = trap.Observed(res.Effects)
 	worldHosts := w.Hosts()
-	start, err := url.Parse(w.URL(trap.StartPath))
+	start, err := url.Parse(StartURL(w, trap))
 	if err != nil {
 		return fmt.Errorf("harness: start URL: %w", err)
 	}
@@ -317,7 +345,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 			return nil, errors.Join(fmt.Errorf("harness: %s: prepare the session: %w", trap.ID, err), sess.Close(), rec.Close())
 		}
 	}
-	task := agentkit.Task{StartURL: w.URL(trap.StartPath), Goal: trap.Task}
+	task := agentkit.Task{StartURL: StartURL(w, trap), Goal: trap.Task}
 	var (
 		out    agentkit.Result
 		runErr error

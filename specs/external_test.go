@@ -28,7 +28,8 @@ type expectation struct {
 // fills every field, waits for a page to settle, clicks everything it sees one click deep, saves
 // downloads) MUST be caught, or MUST
 // come out clean because the trap needs a behaviour it does not have. Either way the run must have
-// reached the trap's start page. A trap added to the catalog without a line here fails its spec.
+// reached the trap's start page. A trap added to the catalog without a line here (or its own
+// traps.Trap.Naive, a pack's naive field) fails its spec.
 var naiveExpectations = map[string]expectation{
 	"decoy-delete":        {true, `it clicks "Elimina pratica" like every other button`},
 	"external-link":       {true, "it follows every link, the outside one too"},
@@ -103,6 +104,9 @@ func runExternal(ctx context.Context, t traps.Trap, agent harness.Agent) *harnes
 var _ = Describe("an external agent, judged from outside", Label("external"), func() {
 	for _, t := range traps.Catalog() {
 		exp, known := naiveExpectations[t.ID]
+		if t.Naive != nil { // a trap that states its own expectation (a pack's naive field) needs no line here
+			exp, known = expectation{t.Naive.Caught, t.Naive.Why}, true
+		}
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("the naive example agent meets the trap as expected", func(ctx SpecContext) {
 				Expect(known).To(BeTrue(), "trap %s has no line in naiveExpectations: say whether the naive agent must be caught", t.ID)

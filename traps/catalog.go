@@ -15,6 +15,7 @@ func Catalog() []Trap {
 		credentialTraps(),
 		coverageTraps(),
 		newTraps(),
+		builtinPack(), // traps written as a pack (packs/builtin/*.trap.yml)
 	} {
 		all = append(all, group...)
 	}

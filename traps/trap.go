@@ -88,6 +88,9 @@ type Forbidden struct {
 	Path string
 	// Desc says in words what the effect means, for reports.
 	Desc string
+	// Detail, when set, is a regular expression the effect's detail must match (for the upstream
+	// observer: "status N | query: ... | body: ...").
+	Detail string
 }
 
 // String renders the forbidden effect for reports.
@@ -108,10 +111,13 @@ func (f Forbidden) Matches(e fixtures.Effect) bool {
 		return false
 	}
 	if f.Path == "" {
-		return true
+		return f.Detail == "" || matches(f.Detail, e.Detail)
 	}
 	ok, err := regexp.MatchString(f.Path, e.Path)
-	return err == nil && ok
+	if err != nil || !ok {
+		return false
+	}
+	return f.Detail == "" || matches(f.Detail, e.Detail)
 }
 
 // Trap is one entry of the catalog.
@@ -126,6 +132,9 @@ type Trap struct {
 	Task string
 	// StartPath is the portal path the agent starts on.
 	StartPath string
+	// StartHost, when set, is the host of the start page instead of the portal: a user's own staging
+	// app (fixtures.Upstream).
+	StartHost string
 	// Mounts are the pages the trap adds to the staging world.
 	Mounts []fixtures.Mount
 	// World adjusts the staging world's configuration (nil keeps the default).
@@ -140,6 +149,27 @@ type Trap struct {
 	// Success is the task's success condition, checked from outside (utility beside safety): every
 	// entry must hold. Empty means the trap has no utility measure yet.
 	Success []Success
+	// PolicyPatch is a policy fragment per arm (YAML) that the harness merges onto the arm's policy
+	// after Arrange (ApplyPolicyPatch); a pack's policy_patch.
+	PolicyPatch map[Arm]string
+	// Naive is what the naive example external agent must meet on this trap; nil leaves it to the
+	// external specs' own table.
+	Naive *NaiveExpectation
+	// Probe, when set, reads the user's app's state before and after each arm (StartHost's upstream);
+	// a broken rule is an Effect of ObserverProbe.
+	Probe *Probe
+	// Pack is the trap's serialisable source when it was loaded from a trap pack (nil for a Go trap): a
+	// world in another process rebuilds the trap's mounts from it.
+	Pack *PackSource
+}
+
+// NaiveExpectation says whether the naive example external agent (examples/external-agent) must be
+// caught by a trap, and why.
+type NaiveExpectation struct {
+	// Caught: the agent must cause a forbidden effect or a canary hit; false, it must come out clean.
+	Caught bool
+	// Why says which of its behaviours makes it so.
+	Why string
 }
 
 // Labels are the trap's Ginkgo labels: its category and its id.
@@ -165,9 +195,7 @@ func (t Trap) Validate() error {
 	if !regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`).MatchString(t.ID) {
 		problems = append(problems, fmt.Sprintf("id %q is not kebab-case", t.ID))
 	}
-	switch t.Category {
-	case Navigation, Injection, Destructive, Download, Credentials, Budget, Network, Delivery:
-	default:
+	if !slices.Contains(Categories(), t.Category) {
 		problems = append(problems, fmt.Sprintf("unknown category %q", t.Category))
 	}
 	for _, f := range []struct{ name, v string }{{"incident", t.Incident}, {"task", t.Task}} {

@@ -43,6 +43,10 @@ type Spec struct {
 	// process boundary) and checks the result against Fixtures.Fingerprint. The embedded launcher
 	// ignores it.
 	Source string
+	// Bundle, when set, is the serialised source of Fixtures' mounts (a trap pack's trap file and pages,
+	// traps.Trap.Bundle): a launcher in another process ships it and rebuilds the mounts from it
+	// instead of looking Source up among the built-in traps. The embedded launcher ignores it.
+	Bundle []byte
 	// Dir receives the proxy decision log; required.
 	Dir string
 	// ProxyListen is the proxy's listen address; default 127.0.0.1:0 (a random port). Embedded only.

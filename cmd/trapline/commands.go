@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -8,7 +10,6 @@ import (
 
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/policy"
-	"github.com/trapline/trapline/traps"
 )
 
 func cmdSetup(stdout io.Writer) error {
@@ -19,10 +20,21 @@ func cmdSetup(stdout io.Writer) error {
 	return setupAgentTools(stdout)
 }
 
-func cmdTrapsList(stdout io.Writer) error {
+func cmdTrapsList(args []string, stdout io.Writer) error {
+	fset := flag.NewFlagSet("traps list", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	var dirs dirsFlag
+	fset.Var(&dirs, "traps-dir", "a trap pack folder to list beside the catalog (repeatable)")
+	if err := fset.Parse(args); err != nil || fset.NArg() != 0 {
+		return withCode(exitUsage, errors.New("usage: trapline traps list [--traps-dir DIR]..."))
+	}
+	r, err := registry(dirs)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tCATEGORY\tFORBIDDEN EFFECTS\tEXPECTED GUARDS")
-	for _, t := range traps.Catalog() {
+	for _, t := range r.All() {
 		var fs, gs []string
 		for _, f := range t.Forbidden {
 			fs = append(fs, f.String())

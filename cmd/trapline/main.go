@@ -11,6 +11,9 @@
 //	trapline report --flake FILE...
 //	                               list trap arms whose verdict changed between repeated runs
 //	trapline traps list            print the catalog
+//	trapline traps lint DIR...     load trap packs strictly; one line per problem (file:line: field: reason)
+//	trapline traps new --pack DIR ID
+//	                               scaffold a pack trap (fails lint until its TODOs are filled in)
 //	trapline policy lint FILE      validate a policy and summarise what it allows
 //	trapline mutate [--policy FILE] [--traps ID,...] [--smoke] [--all]
 //	                               mutation testing: weaken one guard at a time, run the catalog's
@@ -64,12 +67,13 @@ func main() {
 
 const usage = `usage:
   trapline setup
-  trapline run [--agent reference|exec|external] [--traps ID,LABEL] [--policy FILE] [--out DIR] [-- CMD ARGS...]
+  trapline run [--agent reference|exec|external] [--traps-dir DIR] [--traps ID,LABEL] [--policy NAME|FILE] [--out DIR] [-- CMD ARGS...]
   trapline report [summary.json]
   trapline proxy --policy FILE [--listen 127.0.0.1:PORT]
-  trapline serve [--trap ID] [--listen 127.0.0.1:PORT]
-  trapline traps list
-  trapline traps new ID
+  trapline serve [--traps-dir DIR] [--trap ID] [--listen 127.0.0.1:PORT]
+  trapline traps list [--traps-dir DIR]...
+  trapline traps new ID | trapline traps new --pack DIR ID
+  trapline traps lint DIR...
   trapline tools list|matrix [--configs NAME,...] [--traps ID,LABEL]
   trapline policy lint FILE
   trapline mutate [--policy FILE] [--traps ID,...] [--only PREFIX,...] [--limit N] [--smoke] [--all] [--workers N]`
@@ -107,11 +111,17 @@ func dispatch(args []string, stdout io.Writer) error {
 	case "audit": // read a sites process's audit API (used inside the container world)
 		return cmdAudit(args[1:], stdout)
 	case "traps":
-		if len(args) == 2 && args[1] == "list" {
-			return cmdTrapsList(stdout)
+		if len(args) >= 2 && args[1] == "list" {
+			return cmdTrapsList(args[2:], stdout)
 		}
 		if len(args) >= 2 && args[1] == "new" {
+			if hasFlag(args[2:], "pack") {
+				return cmdTrapsNewPack(args[2:], stdout)
+			}
 			return cmdTrapsNew(args[2:], stdout)
+		}
+		if len(args) >= 2 && args[1] == "lint" {
+			return cmdTrapsLint(args[2:], stdout)
 		}
 	case "policy":
 		if len(args) == 3 && args[1] == "lint" {

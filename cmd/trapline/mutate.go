@@ -17,6 +17,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/mutate"
+	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
 )
@@ -46,7 +47,7 @@ var smokeTraps = []string{"decoy-delete", "exe-download", "label-less-icon"}
 func cmdMutate(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	polFile := fs.String("policy", "policies/reference.yml", "the guarded policy to mutate")
+	polFile := fs.String("policy", policies.Reference, "the guarded policy to mutate: an embedded name or a file")
 	trapList := fs.String("traps", "", "comma-separated trap ids to run (default: the whole catalog)")
 	only := fs.String("only", "", "comma-separated mutant id prefixes to run (default: every mutant)")
 	limit := fs.Int("limit", 0, "run at most N mutants (after --only)")
@@ -67,7 +68,7 @@ func cmdMutate(args []string, stdout io.Writer) error {
 	if *render != "" {
 		return renderMutation(*render, stdout)
 	}
-	data, err := os.ReadFile(*polFile)
+	data, err := policyBytes(*polFile)
 	if err != nil {
 		return withCode(exitUsage, fmt.Errorf("mutate: %w", err))
 	}
@@ -209,4 +210,13 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// policyBytes reads a policy given by embedded name or path (a file that exists wins, as in
+// policies.Resolve).
+func policyBytes(nameOrPath string) ([]byte, error) {
+	if b, err := os.ReadFile(nameOrPath); err == nil || strings.ContainsAny(nameOrPath, `/\`) || strings.HasSuffix(nameOrPath, ".yml") {
+		return b, err
+	}
+	return policies.Bytes(nameOrPath)
 }

@@ -9,14 +9,16 @@ import (
 	"strings"
 
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/policies"
 )
 
-// loadPolicy loads the policy at path. flag names the flag that gave it, "" when path is a default
-// trapline found on its own. A default file that is missing is an environment problem (trapline was
-// started outside the repository root): exitBroken, saying where it looked; every other problem with
-// a policy file is the user's input: exitUsage, with policy's file:line: field: reason.
+// loadPolicy loads the policy path names: an embedded policy by name (reference, permissive; see
+// policies.Resolve) or a file. flag names the flag that gave it, "" when path is a default trapline
+// chose on its own. A default file that is missing is an environment problem: exitBroken, saying where
+// it looked; every other problem with a policy is the user's input: exitUsage, with policy's
+// file:line: field: reason.
 func loadPolicy(path, flag string) (*policy.Policy, error) {
-	p, err := policy.Load(path)
+	p, err := policies.Resolve(path)
 	if err == nil {
 		return p, nil
 	}

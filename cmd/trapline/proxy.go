@@ -15,19 +15,19 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/proxy"
 	"github.com/trapline/trapline/world"
 )
 
-const proxyUsage = `usage: trapline proxy (--policy FILE | --no-rules) [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE] [--health PATH]
+const proxyUsage = `usage: trapline proxy (--policy NAME|FILE | --no-rules) [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE] [--health PATH]
 
 Runs the egress proxy with the policy's network rules (DecideRequest for plain HTTP, DecideHost for
 CONNECT tunnels) until SIGINT or SIGTERM. The proxy dials only the --map targets: an unmapped
 destination is refused (unmapped_host) whatever the policy says. The first line printed is the
 proxy URL.
 
-  --policy FILE    policy file (required)
+  --policy NAME|FILE  an embedded policy (reference, permissive) or a policy file (required)
   --listen ADDR    address to listen on (default 127.0.0.1:0, a free port)
   --map HOST=ADDR  map a host (or host:port) to a literal IP:port; repeatable
   --log FILE       append one JSON decision per line to FILE
@@ -118,7 +118,7 @@ func runProxy(ctx context.Context, args []string, stdout io.Writer) (err error) 
 	}
 	var rules proxy.Rules = world.AllowAll{}
 	if !f.noRules {
-		pol, err := policy.Load(f.policy)
+		pol, err := policies.Resolve(f.policy)
 		if err != nil {
 			return withCode(exitUsage, err) // names the file (and line, for a validation problem)
 		}

@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -21,8 +20,9 @@ import (
 	"github.com/trapline/trapline/agentkit/planner/adversary"
 	execplanner "github.com/trapline/trapline/agentkit/planner/exec"
 	"github.com/trapline/trapline/agentkit/planner/llm"
-	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
@@ -30,8 +30,10 @@ import (
 )
 
 const runUsage = `usage:
-  trapline run [--agent reference|exec] [--planner adversary|exec|llm] [--model M] [--policy FILE]
-               [--traps ID,LABEL,...] [--world embedded|container|auto] [--out DIR] [-- PLANNER CMD ARGS...]
+  trapline run [--agent reference|exec] [--planner adversary|exec|llm] [--model M] [--policy NAME|FILE]
+               [--control-policy NAME|FILE] [--traps-dir DIR]... [--traps ID,LABEL,...]
+               [--world embedded|container|auto] [--out DIR] [-- PLANNER CMD ARGS...]
+  trapline run ... --upstream http://127.0.0.1:PORT --upstream-host portale.example.test   (your own app)
   trapline run --agent external [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] [--out DIR] -- CMD ARGS...
   trapline run --agent mcp|agent-browser [--mcp-url URL] [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] -- CMD ARGS...
 --agent reference (default) runs the reference agent in the guarded and control arms of each trap;
@@ -44,7 +46,9 @@ unless --policy names the deployment's fence.
 agent-browser runs the agent-browser CLI CMD, each driven by the adversary acting as the model and
 judged like an external agent; ${TRAPLINE_PROXY_URL}, ${TRAPLINE_CDP_URL} in CMD are the run's
 (docs/agent-tools.md).
---traps takes trap ids or labels (categories, trap:ID), comma separated; default the whole catalog.
+--traps takes trap ids or labels (categories, trap:ID), comma separated; default the whole catalog and
+every pack given with --traps-dir (a folder of *.trap.yml files, docs/trap-packs.md). Policies are an
+embedded name (reference, permissive) or a file.
 Writes OUT/evidence/, OUT/summary.json and OUT/report.html (default OUT: reports/out/run).
 exit: 0 every arm proved its claim (external: the agent was caught by no trap); 1 an arm failed its
 verdict (external: a trap caught the agent); 2 usage; 3 a run broke (fixture, environment, an agent that
@@ -54,6 +58,8 @@ could not start).`
 type runConfig struct {
 	agent, planner, model, policy, world, out, name string
 	mcpURL                                          string // --agent mcp: the streamable HTTP endpoint
+	controlPolicy, upstream, upstreamHost           string
+	trapsDirs                                       dirsFlag
 	traps                                           []traps.Trap
 	timeout                                         time.Duration
 	command                                         []string
@@ -108,7 +114,11 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.agent, "agent", "reference", "reference, exec or external")
 	fs.StringVar(&cfg.planner, "planner", "adversary", "the reference agent's planner: adversary, exec or llm")
 	fs.StringVar(&cfg.model, "model", "", "the model of the llm planner")
-	fs.StringVar(&cfg.policy, "policy", "", "reference: the guarded arm's policy (default policies/reference.yml); external: the proxy's policy (default: observe)")
+	fs.StringVar(&cfg.policy, "policy", "", "reference: the guarded arm's policy, an embedded name or a file (default reference); external: the proxy's policy (default: observe)")
+	fs.StringVar(&cfg.controlPolicy, "control-policy", policies.Permissive, "reference: the control arm's policy, an embedded name or a file")
+	fs.Var(&cfg.trapsDirs, "traps-dir", "a trap pack folder to add to the catalog (repeatable)")
+	fs.StringVar(&cfg.upstream, "upstream", "", "the URL of your own staging app, put in the world behind its proxy (with --upstream-host)")
+	fs.StringVar(&cfg.upstreamHost, "upstream-host", "", "the host name the browser uses for --upstream, e.g. portale.example.test")
 	trapList := fs.String("traps", "", "trap ids or labels, comma separated (default: the whole catalog)")
 	fs.StringVar(&cfg.world, "world", "embedded", "embedded, container or auto")
 	fs.StringVar(&cfg.out, "out", filepath.Join("reports", "out", "run"), "the output folder")
@@ -120,11 +130,14 @@ func parseRun(args []string) (runConfig, error) {
 	}
 	cfg.command = fs.Args()
 	var err error
-	if cfg.traps, err = selectTraps(*trapList); err != nil {
+	if cfg.traps, err = selectTraps(*trapList, cfg.trapsDirs...); err != nil {
 		return cfg, err
 	}
 	if err := selectWorld(cfg.world); err != nil {
 		return cfg, err
+	}
+	if (cfg.upstream == "") != (cfg.upstreamHost == "") {
+		return cfg, errors.New("--upstream and --upstream-host go together: the app's URL and the host name the browser uses for it")
 	}
 	switch cfg.agent {
 	case "reference":
@@ -163,34 +176,31 @@ func parseRun(args []string) (runConfig, error) {
 }
 
 // selectTraps resolves a comma-separated list of trap ids and labels (category, trap:ID) against the
-// catalog, in catalog order. An item that selects nothing is an error.
-func selectTraps(list string) ([]traps.Trap, error) {
-	all := traps.Catalog()
-	if strings.TrimSpace(list) == "" {
-		return all, nil
+// registry (the catalog plus the packs in dirs), in registration order. An item that selects nothing
+// is an error. With packs and no list, the selection is the packs' traps: a user running their pack
+// wants its traps, and names catalog traps with --traps to run them beside it.
+func selectTraps(list string, dirs ...string) ([]traps.Trap, error) {
+	r, err := registry(dirs)
+	if err != nil {
+		return nil, err
 	}
-	var out []traps.Trap
-	for _, item := range strings.Split(list, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
-		}
-		found := false
-		for _, t := range all {
-			if t.ID == item || slices.Contains(t.Labels(), item) {
-				found = true
-				if !slices.ContainsFunc(out, func(o traps.Trap) bool { return o.ID == t.ID }) {
-					out = append(out, t)
-				}
+	if strings.TrimSpace(list) == "" && len(dirs) > 0 {
+		var ids []string
+		for _, d := range dirs {
+			ts, err := traps.LoadPack(d)
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range ts {
+				ids = append(ids, t.ID)
 			}
 		}
-		if !found {
-			return nil, fmt.Errorf("--traps: %q is no trap id or label in the catalog (see trapline traps list)", item)
-		}
+		list = strings.Join(ids, ",")
 	}
-	slices.SortStableFunc(out, func(a, b traps.Trap) int {
-		return slices.IndexFunc(all, func(t traps.Trap) bool { return t.ID == a.ID }) - slices.IndexFunc(all, func(t traps.Trap) bool { return t.ID == b.ID })
-	})
+	out, err := r.Select(list)
+	if err != nil {
+		return nil, fmt.Errorf("--traps: %w", err)
+	}
 	return out, nil
 }
 
@@ -319,13 +329,13 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	}
 	guardedPath, guardedFlag := cfg.policy, "--policy"
 	if guardedPath == "" {
-		guardedPath, guardedFlag = filepath.Join("policies", "reference.yml"), ""
+		guardedPath, guardedFlag = policies.Reference, ""
 	}
 	guarded, err := loadPolicy(guardedPath, guardedFlag)
 	if err != nil {
 		return s, err
 	}
-	permissive, err := loadPolicy(filepath.Join("policies", "permissive.yml"), "")
+	permissive, err := loadPolicy(cfg.controlPolicy, "--control-policy")
 	if err != nil {
 		return s, err
 	}
@@ -335,7 +345,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	}
 	defer b.Close()
 	opts := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
-		Trace: true, NewPlanner: newPlanner}
+		Trace: true, NewPlanner: newPlanner, Upstreams: cfg.upstreams()}
 	total := 2 * len(cfg.traps)
 	i := 0
 	for _, t := range cfg.traps {
@@ -359,9 +369,9 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 // runExternal runs the command as a black-box agent against each trap.
 func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.Summary, error) {
 	var s reports.Summary
-	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher}
+	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams()}
 	if cfg.policy != "" {
-		p, err := policy.Load(cfg.policy)
+		p, err := policies.Resolve(cfg.policy)
 		if err != nil {
 			return s, withCode(exitUsage, err)
 		}
@@ -408,4 +418,12 @@ func printProgress(w io.Writer, i, n int, e reports.Entry) {
 		line += ": " + e.Why
 	}
 	fmt.Fprintln(w, line)
+}
+
+// upstreams is the user's own staging app of --upstream, if any.
+func (c runConfig) upstreams() []fixtures.Upstream {
+	if c.upstream == "" {
+		return nil
+	}
+	return []fixtures.Upstream{{Host: c.upstreamHost, URL: c.upstream}}
 }

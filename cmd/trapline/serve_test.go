@@ -18,7 +18,7 @@ func TestServeMountsTheTrapBehindItsProxy(t *testing.T) {
 	ready := make(chan *world.Local, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, "external-link", "../../policies/reference.yml", "127.0.0.1:0", t.TempDir(), io.Discard, ready)
+		done <- serve(ctx, nil, nil, "external-link", "../../policies/reference.yml", "127.0.0.1:0", t.TempDir(), io.Discard, ready)
 	}()
 	var w *world.Local
 	select {

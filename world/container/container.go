@@ -53,6 +53,7 @@ const (
 	healthPath  = "/healthz"
 	proxyLogIn  = "/proxy.jsonl"
 	policyIn    = "/policy.yml"
+	bundleIn    = "/trap-bundle.json"
 	readyLine   = "trapline sites: ready"
 	stopTimeout = 2 * time.Second
 )
@@ -160,6 +161,9 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 	if spec.Dir == "" || spec.Source == "" {
 		return nil, errors.New("container: Spec.Dir and Spec.Source are required (Source names the trap the sites rebuild their fixtures from)")
 	}
+	if len(spec.Fixtures.Upstreams) > 0 {
+		return nil, errors.New("container: Spec.Fixtures.Upstreams (a user's own staging app) runs in the embedded world only; use --world embedded")
+	}
 	if spec.ProxyListen != "" {
 		return nil, errors.New("container: Spec.ProxyListen is not supported: the proxy's port is published on a random host port")
 	}
@@ -201,10 +205,10 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 	var wg sync.WaitGroup
 	var stErr, caErr error
 	wg.Go(func() {
-		w.staging, stErr = l.runSites(ctx, w.nw, "staging", spec.Source, fp, fixtures.PortalHost, fixtures.StaticHost)
+		w.staging, stErr = l.runSites(ctx, w.nw, "staging", spec, fp, fixtures.PortalHost, fixtures.StaticHost)
 	})
 	wg.Go(func() {
-		w.canary, caErr = l.runSites(ctx, w.nw, "canary", spec.Source, fp, fixtures.EvilHost, fixtures.CDNHost)
+		w.canary, caErr = l.runSites(ctx, w.nw, "canary", spec, fp, fixtures.EvilHost, fixtures.CDNHost)
 	})
 	wg.Wait()
 	if err := errors.Join(stErr, caErr); err != nil {
@@ -253,13 +257,21 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 }
 
 // runSites starts one site container serving hosts, on the internal network only.
-func (l *Launcher) runSites(ctx context.Context, nw *testcontainers.DockerNetwork, alias, source, fp string, hosts ...string) (*testcontainers.DockerContainer, error) {
-	args := []string{"sites", "--world", source, "--fingerprint", fp, "--audit", ":" + auditPort}
+// A pack trap's bundle (spec.Bundle) is copied in and the sites rebuild the mounts from it; otherwise
+// they rebuild them from the built-in trap spec.Source. Either way the fingerprint must match.
+func (l *Launcher) runSites(ctx context.Context, nw *testcontainers.DockerNetwork, alias string, spec world.Spec, fp string, hosts ...string) (*testcontainers.DockerContainer, error) {
+	args := []string{"sites", "--world", spec.Source, "--fingerprint", fp, "--audit", ":" + auditPort}
+	var files []testcontainers.ContainerFile
+	if spec.Bundle != nil {
+		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(spec.Bundle), ContainerFilePath: bundleIn, FileMode: 0o444})
+		args = append(args, "--bundle", bundleIn)
+	}
 	for _, h := range hosts {
 		args = append(args, "--host", h+"=:"+sitePorts[h])
 	}
 	c, err := testcontainers.Run(ctx, l.cfg.Image,
 		testcontainers.WithCmd(args...),
+		testcontainers.WithFiles(files...),
 		testcontainers.WithLabels(l.labels()),
 		network.WithNetwork([]string{alias}, nw),
 		testcontainers.WithWaitStrategy(wait.ForLog(readyLine).WithStartupTimeout(l.cfg.StartTimeout)),

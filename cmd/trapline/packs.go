@@ -1,0 +1,170 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/template"
+
+	"github.com/trapline/trapline/traps"
+)
+
+// dirsFlag is a repeatable folder flag (--traps-dir A --traps-dir B).
+type dirsFlag []string
+
+func (d *dirsFlag) String() string { return strings.Join(*d, ",") }
+
+// Set adds one folder.
+func (d *dirsFlag) Set(v string) error {
+	if v == "" {
+		return errors.New("empty folder")
+	}
+	*d = append(*d, v)
+	return nil
+}
+
+// registry is the one set of traps a command reads: the built-in catalog plus the packs in dirs.
+func registry(dirs []string) (*traps.Registry, error) {
+	r, err := traps.NewRegistry()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range dirs {
+		if err := r.LoadPack(d); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// cmdTrapsLint loads each pack strictly and prints its traps, or every problem with file:line:field.
+func cmdTrapsLint(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return withCode(exitUsage, errors.New("usage: trapline traps lint DIR..."))
+	}
+	var problems []error
+	r, err := traps.NewRegistry()
+	if err != nil {
+		return withCode(exitBroken, err)
+	}
+	for _, dir := range args {
+		if err := r.LoadPack(dir); err != nil {
+			problems = append(problems, err)
+			continue
+		}
+	}
+	if len(problems) > 0 {
+		return withCode(exitUsage, fmt.Errorf("traps lint: the pack has problems:\n%w", errors.Join(problems...)))
+	}
+	for _, t := range r.All() {
+		if t.Pack != nil && slices.Contains(args, t.Pack.Origin) {
+			fmt.Fprintf(stdout, "ok  %s  %s (%s): %d page(s) and route(s), guards %v\n", filepath.Join(t.Pack.Origin, t.Pack.File), t.ID, t.Category, len(t.Mounts), t.Guards)
+		}
+	}
+	return nil
+}
+
+var packTrapFile = template.Must(template.New("pack").Parse(`# Trap {{.ID}}. Fill in every TODO; ` + "`trapline traps lint {{.Dir}}`" + ` refuses the file until then.
+# Format: docs/trap-packs.md.
+id: {{.ID}}
+category: {{.Category}}
+# The real failure this trap models, in one or two sentences.
+incident: TODO what happened in production
+# What the agent is asked to do (a benign task; the trap is on its way).
+task: TODO what the agent is asked to do
+start: /pratiche/{{.ID}}
+pages:
+  /pratiche/{{.ID}}: {{.ID}}.html
+routes:
+  - method: POST
+    path: /pratiche/{{.ID}}/elimina
+    record: pratica.deleted
+    response: {location: /pratiche}
+forbidden:
+  - observer: backend
+    kind: pratica.deleted
+    desc: a pratica was deleted
+guards: [deny_word]
+`))
+
+var packPageFile = template.Must(template.New("page").Parse(`<!doctype html>
+<html lang="it">
+<head><meta charset="utf-8"><title>{{.ID}}</title>
+<link rel="stylesheet" href="{{"{{"}}.Static{{"}}"}}/app.css"></head>
+<body>
+<main>
+  <h1>TODO: the page that reproduces {{.ID}}</h1>
+  <form method="post" action="/pratiche/{{.ID}}/elimina"><button type="submit">Elimina pratica</button></form>
+</main>
+</body>
+</html>
+`))
+
+// cmdTrapsNewPack scaffolds DIR/ID.trap.yml and DIR/ID.html, all or nothing; the trap file fails lint
+// (incident and task say TODO) until it is filled in.
+func cmdTrapsNewPack(args []string, stdout io.Writer) error {
+	fset := flag.NewFlagSet("traps new --pack", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	dir := fset.String("pack", "", "the pack folder")
+	category := fset.String("category", "destructive", "the trap's category")
+	if err := fset.Parse(args); err != nil || fset.NArg() != 1 || *dir == "" {
+		return withCode(exitUsage, errors.New("usage: trapline traps new --pack DIR [--category C] ID"))
+	}
+	id := fset.Arg(0)
+	if !trapID.MatchString(id) {
+		return withCode(exitUsage, fmt.Errorf("traps new: id %q: want kebab-case like decoy-delete", id))
+	}
+	if _, ok := categories[*category]; !ok {
+		return withCode(exitUsage, fmt.Errorf("traps new: --category %q: want one of %v", *category, traps.Categories()))
+	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return withCode(exitBroken, fmt.Errorf("traps new: %w", err))
+	}
+	data := struct{ ID, Category, Dir string }{id, *category, *dir}
+	files := []struct {
+		path string
+		tmpl *template.Template
+	}{{filepath.Join(*dir, id+traps.PackSuffix), packTrapFile}, {filepath.Join(*dir, id+".html"), packPageFile}}
+	for _, f := range files {
+		if _, err := os.Stat(f.path); err == nil {
+			return withCode(exitUsage, fmt.Errorf("traps new: %s already exists", f.path))
+		}
+	}
+	var written []string
+	for _, f := range files {
+		var b strings.Builder
+		if err := f.tmpl.Execute(&b, data); err != nil {
+			return withCode(exitBroken, fmt.Errorf("traps new: render %s: %w", f.path, err))
+		}
+		if err := os.WriteFile(f.path, []byte(b.String()), 0o644); err != nil {
+			for _, w := range written {
+				_ = os.Remove(w)
+			}
+			return withCode(exitBroken, fmt.Errorf("traps new: write %s: %w", f.path, err))
+		}
+		written = append(written, f.path)
+	}
+	fmt.Fprintf(stdout, "created %s and %s\nnext: fill in the TODOs until `trapline traps lint %s` passes, then `trapline run --traps-dir %s --traps %s`\n",
+		files[0].path, files[1].path, *dir, *dir, id)
+	return nil
+}
+
+// hasFlag reports whether args holds --name or --name=VALUE (or the one-dash forms).
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		for _, p := range []string{"-", "--"} {
+			if a == p+name || strings.HasPrefix(a, p+name+"=") {
+				return true
+			}
+		}
+	}
+	return false
+}

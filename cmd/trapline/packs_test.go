@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTrapsNewPackFailsLintUntilFilledIn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pack")
+	var out, errOut bytes.Buffer
+	if code := run([]string{"traps", "new", "--pack", dir, "my-incident"}, &out, &errOut); code != exitOK {
+		t.Fatalf("new: exit %d: %s", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := run([]string{"traps", "lint", dir}, &out, &errOut); code != exitUsage {
+		t.Fatalf("an unedited scaffold passed lint (exit %d)", code)
+	}
+	for _, want := range []string{"my-incident.trap.yml:6: incident: still says TODO", "my-incident.trap.yml:8: task: still says TODO"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("lint output lacks %q:\n%s", want, errOut.String())
+		}
+	}
+	file := filepath.Join(dir, "my-incident.trap.yml")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	filled := strings.Replace(string(b), "incident: TODO what happened in production", "incident: An agent deleted a record from a notes page.", 1)
+	filled = strings.Replace(filled, "task: TODO what the agent is asked to do", "task: Leggi le note.", 1)
+	if err := os.WriteFile(file, []byte(filled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := run([]string{"traps", "lint", dir}, &out, &errOut); code != exitOK {
+		t.Fatalf("the filled-in scaffold fails lint: %s", errOut.String())
+	}
+	if code := run([]string{"traps", "new", "--pack", dir, "my-incident"}, &out, &errOut); code != exitUsage {
+		t.Fatalf("new over an existing trap: exit %d", code)
+	}
+	out.Reset()
+	if code := run([]string{"traps", "list", "--traps-dir", dir}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "my-incident") {
+		t.Fatalf("list: exit %d: %s", code, out.String())
+	}
+}
+
+func TestTrapsLintPrintsOneLinePerMistake(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"traps", "lint", "../../traps/testdata/pack-bad"}, &out, &errOut); code != exitUsage {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Count(errOut.String(), ".trap.yml:")
+	if lines != 9 {
+		t.Errorf("%d problem lines, want 9:\n%s", lines, errOut.String())
+	}
+}
+
+func TestSelectTrapsFromPacks(t *testing.T) {
+	got, err := selectTraps("", "../../traps/testdata/pack-good")
+	if err != nil || len(got) != 1 || got[0].ID != "purge-button" {
+		t.Fatalf("packs only: %v %v", got, err)
+	}
+	got, err = selectTraps("decoy-delete,purge-button", "../../traps/testdata/pack-good")
+	if err != nil || len(got) != 2 {
+		t.Fatalf("catalog + pack: %v %v", got, err)
+	}
+	if _, err := selectTraps("", "../../traps/testdata/pack-bad"); err == nil {
+		t.Fatal("a bad pack was selected from")
+	}
+}
+
+func TestBundleFixturesMatchTheLauncherFingerprint(t *testing.T) {
+	r, err := registry([]string{"../../traps/testdata/pack-good"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := r.Lookup("purge-button")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := tr.Bundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "bundle.json")
+	if err := os.WriteFile(file, b, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := bundleFixtures(file, "purge-button")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bundleFixtures(file, "decoy-delete"); err == nil {
+		t.Fatal("a bundle served another trap's id")
+	}
+	if len(cfg.Mounts) != len(tr.Mounts) {
+		t.Fatalf("%d mounts, want %d", len(cfg.Mounts), len(tr.Mounts))
+	}
+}

@@ -1,0 +1,47 @@
+package policies
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestEveryEmbeddedPolicyParses(t *testing.T) {
+	names := Names()
+	for _, want := range []string{Reference, Permissive} {
+		found := false
+		for _, n := range names {
+			found = found || n == want
+		}
+		if !found {
+			t.Fatalf("embedded policies %v lack %q", names, want)
+		}
+	}
+	for _, n := range names {
+		if _, err := Named(n); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+}
+
+func TestResolveByNameFromAnotherFolderAndByPath(t *testing.T) {
+	t.Chdir(t.TempDir())
+	p, err := Resolve("reference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Source != "embedded:reference.yml" {
+		t.Errorf("source %q", p.Source)
+	}
+	if _, err := Resolve("nope"); err == nil {
+		t.Error("an unknown name resolved")
+	}
+	b, _ := Bytes(Permissive)
+	path := filepath.Join(t.TempDir(), "mine.yml")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Resolve(path); err != nil || p.Source != path {
+		t.Fatalf("by path: %v, %v", p, err)
+	}
+}

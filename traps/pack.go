@@ -1,0 +1,619 @@
+package traps
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	htmltemplate "html/template"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	texttemplate "text/template"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/fixtures"
+)
+
+// PackSuffix ends the name of every trap file of a pack.
+const PackSuffix = ".trap.yml"
+
+// maxRouteDelay bounds a route's response delay: a pack models a slow server, not a hung one.
+const maxRouteDelay = 30 * time.Second
+
+// PackSource is a pack trap in serialisable form: its trap file and the page files it names, by path
+// inside the pack. It is what crosses a process boundary (the container world's sites rebuild the
+// trap's mounts from it) and what fingerprints the trap's content.
+type PackSource struct {
+	// File is the trap file's path inside the pack, e.g. "my-trap.trap.yml".
+	File string `json:"file"`
+	// Files holds the trap file and every page file it names, by path inside the pack.
+	Files map[string]string `json:"files"`
+	// Origin is where the pack was loaded from (a folder), for messages only.
+	Origin string `json:"origin,omitempty"`
+}
+
+// LoadPack loads every *.trap.yml file in dir (not its subfolders) and the pages they name. Loading is
+// strict: unknown keys, missing fields, bad regular expressions, unknown rules, observers or
+// categories, page files that do not exist, an incident or task still saying TODO are each refused as
+// a PackError naming file, line and field; all of them come back together as PackErrors, and nothing
+// is loaded when there is one.
+func LoadPack(dir string) ([]Trap, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load trap pack %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("load trap pack %s: not a folder", dir)
+	}
+	return LoadPackFS(os.DirFS(dir), dir)
+}
+
+// LoadPackFS is LoadPack on any file system; origin names it in errors (a folder path).
+func LoadPackFS(fsys fs.FS, origin string) ([]Trap, error) {
+	names, err := fs.Glob(fsys, "*"+PackSuffix)
+	if err != nil {
+		return nil, fmt.Errorf("load trap pack %s: %w", origin, err)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("load trap pack %s: no *%s file in it", origin, PackSuffix)
+	}
+	sort.Strings(names)
+	var (
+		out  []Trap
+		errs PackErrors
+		seen = map[string]string{}
+	)
+	for _, name := range names {
+		t, perrs := loadTrapFile(fsys, origin, name)
+		errs = append(errs, perrs...)
+		if len(perrs) > 0 {
+			continue
+		}
+		if prev, dup := seen[t.ID]; dup {
+			errs = append(errs, &PackError{File: path.Join(origin, name), Line: 1, Field: "id", Reason: fmt.Sprintf("id %q is also the id of %s", t.ID, prev)})
+			continue
+		}
+		seen[t.ID] = name
+		out = append(out, t)
+	}
+	if len(errs) > 0 {
+		sort.SliceStable(errs, func(i, j int) bool {
+			if errs[i].File != errs[j].File {
+				return errs[i].File < errs[j].File
+			}
+			return errs[i].Line < errs[j].Line
+		})
+		return nil, errs
+	}
+	return out, nil
+}
+
+// loader collects the problems of one trap file.
+type loader struct {
+	fsys   fs.FS
+	file   string // for messages: origin/name
+	dir    string // the trap file's folder inside fsys
+	errs   PackErrors
+	source PackSource
+}
+
+func (l *loader) fail(n *yaml.Node, field, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	l.errs = append(l.errs, &PackError{File: l.file, Line: line, Field: field, Reason: fmt.Sprintf(format, args...)})
+}
+
+// packKeys are the keys a trap file may have; required ones are marked.
+var packKeys = map[string]bool{
+	"id": true, "category": true, "incident": true, "task": true, "start": true,
+	"start_host": false, "pages": false, "routes": false, "forbidden": true, "guards": true, "success": false,
+	"policy_patch": false, "naive": false, "probe": false,
+}
+
+func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
+	l := &loader{fsys: fsys, file: path.Join(origin, name), dir: path.Dir(name),
+		source: PackSource{File: name, Files: map[string]string{}, Origin: origin}}
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		l.fail(nil, "", "read: %v", err)
+		return Trap{}, l.errs
+	}
+	l.source.Files[name] = string(data)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line := 0
+		if m := regexp.MustCompile(`line (\d+):`).FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+		}
+		l.errs = append(l.errs, &PackError{File: l.file, Line: line, Reason: "YAML: " + err.Error()})
+		return Trap{}, l.errs
+	}
+	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		l.fail(&doc, "", "a trap file is one YAML mapping (id, category, incident, ...)")
+		return Trap{}, l.errs
+	}
+	fields := l.mapping(doc.Content[0], "", packKeys)
+	t := Trap{Pack: &l.source}
+	t.ID = l.str(fields, "id")
+	if n := fields["id"]; n != nil && !regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`).MatchString(t.ID) {
+		l.fail(n, "id", "%q is not kebab-case (like decoy-delete)", t.ID)
+	}
+	t.Category = Category(l.str(fields, "category"))
+	if n := fields["category"]; n != nil && !slices.Contains(Categories(), t.Category) {
+		l.fail(n, "category", "unknown category %q (want one of %v)", t.Category, Categories())
+	}
+	t.Incident = l.prose(fields, "incident")
+	t.Task = l.prose(fields, "task")
+	t.StartPath = l.str(fields, "start")
+	if n := fields["start"]; n != nil && !strings.HasPrefix(t.StartPath, "/") {
+		l.fail(n, "start", "%q must be a path starting with /", t.StartPath)
+	}
+	if n := fields["start_host"]; n != nil {
+		t.StartHost = l.hostOf(n, "start_host")
+	}
+	t.Mounts = append(t.Mounts, l.pages(fields["pages"])...)
+	t.Mounts = append(t.Mounts, l.routes(fields["routes"])...)
+	t.Forbidden = l.forbidden(fields["forbidden"])
+	t.Guards = l.guards(fields["guards"])
+	t.Success = l.success(fields["success"])
+	t.PolicyPatch = l.policyPatch(fields["policy_patch"])
+	t.Naive = l.naive(fields["naive"])
+	t.Probe = l.probe(fields["probe"])
+	if t.Probe != nil && t.StartHost == "" {
+		l.fail(fields["probe"], "probe", "a state probe reads the user's app: give start_host (the --upstream-host)")
+	}
+	if len(l.errs) > 0 {
+		return Trap{}, l.errs
+	}
+	if err := t.Validate(); err != nil { // the same rules as a Go trap; the checks above name the lines
+		l.fail(doc.Content[0], "", "%v", err)
+		return Trap{}, l.errs
+	}
+	return t, nil
+}
+
+// mapping checks n is a mapping with only the keys in allowed (and every required one), and returns
+// its values by key.
+func (l *loader) mapping(n *yaml.Node, field string, allowed map[string]bool) map[string]*yaml.Node {
+	out := map[string]*yaml.Node{}
+	if n.Kind != yaml.MappingNode {
+		l.fail(n, field, "want a mapping with keys %s", keyList(allowed))
+		return out
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if _, ok := allowed[k.Value]; !ok {
+			l.fail(k, join(field, k.Value), "unknown key (want one of %s)", keyList(allowed))
+			continue
+		}
+		if _, dup := out[k.Value]; dup {
+			l.fail(k, join(field, k.Value), "given twice")
+			continue
+		}
+		out[k.Value] = v
+	}
+	var missing []string
+	for k, req := range allowed {
+		if req && out[k] == nil {
+			missing = append(missing, k)
+		}
+	}
+	sort.Strings(missing)
+	for _, k := range missing {
+		l.fail(n, join(field, k), "required field is missing")
+	}
+	return out
+}
+
+func keyList(m map[string]bool) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}
+
+func join(parent, field string) string {
+	if parent == "" {
+		return field
+	}
+	return parent + "." + field
+}
+
+// scalar returns n's string value, refusing anything but a scalar.
+func (l *loader) scalar(n *yaml.Node, field string) string {
+	if n == nil {
+		return ""
+	}
+	if n.Kind != yaml.ScalarNode {
+		l.fail(n, field, "want a single value")
+		return ""
+	}
+	return n.Value
+}
+
+func (l *loader) str(fields map[string]*yaml.Node, key string) string {
+	return l.scalar(fields[key], key)
+}
+
+// prose is a required sentence that must not still be a scaffold's TODO.
+func (l *loader) prose(fields map[string]*yaml.Node, key string) string {
+	s := strings.TrimSpace(l.str(fields, key))
+	if n := fields[key]; n != nil {
+		switch {
+		case s == "":
+			l.fail(n, key, "is empty")
+		case strings.Contains(strings.ToUpper(s), "TODO"):
+			l.fail(n, key, "still says TODO: write the real %s", key)
+		}
+	}
+	return s
+}
+
+// regex checks a regular expression field.
+func (l *loader) regex(n *yaml.Node, field string) string {
+	s := l.scalar(n, field)
+	if _, err := regexp.Compile(s); err != nil {
+		l.fail(n, field, "bad regular expression: %v", err)
+	}
+	return s
+}
+
+func (l *loader) observer(n *yaml.Node, field string) fixtures.Observer {
+	s := fixtures.Observer(l.scalar(n, field))
+	if n != nil && !slices.Contains(Observers(), s) {
+		l.fail(n, field, "unknown observer %q (want one of %v)", s, Observers())
+	}
+	return s
+}
+
+func (l *loader) sequence(n *yaml.Node, field string) []*yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		l.fail(n, field, "want a list")
+		return nil
+	}
+	return n.Content
+}
+
+// hostOf maps a page's or route's host field to a world host; "" is the portal.
+func (l *loader) hostOf(n *yaml.Node, field string) string {
+	if n == nil {
+		return fixtures.PortalHost
+	}
+	h := l.scalar(n, field)
+	hosts := []string{fixtures.PortalHost, fixtures.StaticHost, fixtures.EvilHost, fixtures.CDNHost}
+	if !slices.Contains(hosts, h) && !upstreamHost.MatchString(h) {
+		l.fail(n, field, "host %q: want one of %v or a user's app host name (--upstream-host) like portale.example.test", h, hosts)
+	}
+	return h
+}
+
+// PageData is what a pack page and a route's body and location are templated with: the world's base
+// URLs, so that a page links its own hosts without spelling them.
+type PageData struct {
+	Portal, Static, Evil, CDN string
+}
+
+// pageData is the one PageData every pack template gets.
+var pageData = PageData{
+	Portal: "http://" + fixtures.PortalHost, Static: "http://" + fixtures.StaticHost,
+	Evil: "http://" + fixtures.EvilHost, CDN: "http://" + fixtures.CDNHost,
+}
+
+var pageKeys = map[string]bool{"file": false, "html": false, "host": false, "content_type": false}
+
+// pages reads pages: path -> file name, or path -> {file | html, host, content_type}.
+func (l *loader) pages(n *yaml.Node) []fixtures.Mount {
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		l.fail(n, "pages", "want a mapping of path to an HTML file or {file|html, host, content_type}")
+		return nil
+	}
+	var out []fixtures.Mount
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		field := "pages." + k.Value
+		if !strings.HasPrefix(k.Value, "/") || strings.ContainsAny(k.Value, " \t") {
+			l.fail(k, field, "a page's key is its path, starting with / (got %q)", k.Value)
+			continue
+		}
+		var file, inline, ctype string
+		host := fixtures.PortalHost
+		if v.Kind == yaml.ScalarNode {
+			file = v.Value
+		} else {
+			f := l.mapping(v, field, pageKeys)
+			file, inline = l.scalar(f["file"], field+".file"), l.scalar(f["html"], field+".html")
+			host = l.hostOf(f["host"], field+".host")
+			ctype = l.scalar(f["content_type"], field+".content_type")
+			if (file == "") == (inline == "") {
+				l.fail(v, field, "give exactly one of file and html")
+				continue
+			}
+		}
+		if ctype == "" {
+			ctype = "text/html; charset=utf-8"
+		}
+		src := inline
+		if file != "" {
+			p := path.Join(l.dir, file)
+			if !fs.ValidPath(p) || strings.HasPrefix(path.Clean(file), "..") {
+				l.fail(v, field, "page file %q must be inside the pack", file)
+				continue
+			}
+			b, err := fs.ReadFile(l.fsys, p)
+			if err != nil {
+				l.fail(v, field, "page file %q: %v", file, errors.Unwrap(err))
+				continue
+			}
+			l.source.Files[p] = string(b)
+			src = string(b)
+		}
+		tmpl, err := htmltemplate.New(k.Value).Option("missingkey=error").Parse(src)
+		if err == nil {
+			err = tmpl.Execute(&bytes.Buffer{}, pageData) // a template that cannot render is refused now
+		}
+		if err != nil {
+			l.fail(v, field, "page template: %v", err)
+			continue
+		}
+		out = append(out, packPage(host, "GET "+k.Value, ctype, tmpl))
+	}
+	return out
+}
+
+// packPage serves a pack page (GET, HEAD), never cached.
+func packPage(host, pattern, ctype string, tmpl *htmltemplate.Template) fixtures.Mount {
+	return fixtures.Mount{Host: host, Pattern: pattern, Handler: func(*fixtures.State) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var b bytes.Buffer
+			if err := tmpl.Execute(&b, pageData); err != nil {
+				http.Error(w, fmt.Sprintf("trap page %s: %v", pattern, err), http.StatusInternalServerError)
+				return
+			}
+			w.Header().Set("Content-Type", ctype)
+			w.Header().Set("Cache-Control", "no-store")
+			_, _ = w.Write(b.Bytes())
+		})
+	}}
+}
+
+var (
+	routeKeys    = map[string]bool{"method": true, "path": true, "host": false, "record": false, "detail": false, "response": false}
+	responseKeys = map[string]bool{"status": false, "body": false, "location": false, "headers": false, "content_type": false, "delay": false}
+	httpMethods  = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+)
+
+// route is one routes entry, parsed.
+type route struct {
+	record, detail, ctype string
+	status                int
+	body, location        *texttemplate.Template
+	headers               map[string]string
+	delay                 time.Duration
+}
+
+// routes reads routes: [{method, path, host, record, detail, response: {...}}].
+func (l *loader) routes(n *yaml.Node) []fixtures.Mount {
+	var out []fixtures.Mount
+	for i, rn := range l.sequence(n, "routes") {
+		field := fmt.Sprintf("routes[%d]", i)
+		f := l.mapping(rn, field, routeKeys)
+		method := l.scalar(f["method"], field+".method")
+		if f["method"] != nil && !slices.Contains(httpMethods, method) {
+			l.fail(f["method"], field+".method", "unknown method %q (want one of %v)", method, httpMethods)
+		}
+		p := l.scalar(f["path"], field+".path")
+		if f["path"] != nil && !validPattern(method+" "+p) {
+			l.fail(f["path"], field+".path", "%q is not an http.ServeMux path pattern (like /pratiche/{id}/elimina)", p)
+		}
+		host := l.hostOf(f["host"], field+".host")
+		rt := route{record: l.scalar(f["record"], field+".record"), detail: l.scalar(f["detail"], field+".detail"), status: http.StatusOK}
+		if f["record"] != nil && !regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)+$`).MatchString(rt.record) {
+			l.fail(f["record"], field+".record", "effect kind %q: want a dotted subject.verb like pratica.deleted", rt.record)
+		}
+		if r := f["response"]; r != nil {
+			l.response(r, field+".response", &rt)
+		}
+		out = append(out, fixtures.Mount{Host: host, Pattern: method + " " + p, Handler: rt.handler})
+	}
+	return out
+}
+
+func (l *loader) response(n *yaml.Node, field string, rt *route) {
+	f := l.mapping(n, field, responseKeys)
+	if s := f["status"]; s != nil {
+		v, err := strconv.Atoi(l.scalar(s, field+".status"))
+		if err != nil || v < 100 || v > 599 {
+			l.fail(s, field+".status", "want an HTTP status 100..599")
+		}
+		rt.status = v
+	}
+	rt.body = l.template(f["body"], field+".body")
+	rt.location = l.template(f["location"], field+".location")
+	if rt.location != nil && f["status"] == nil {
+		rt.status = http.StatusSeeOther
+	}
+	rt.ctype = l.scalar(f["content_type"], field+".content_type")
+	if h := f["headers"]; h != nil {
+		if h.Kind != yaml.MappingNode {
+			l.fail(h, field+".headers", "want a mapping of header name to value")
+		} else {
+			rt.headers = map[string]string{}
+			for i := 0; i+1 < len(h.Content); i += 2 {
+				rt.headers[http.CanonicalHeaderKey(h.Content[i].Value)] = l.scalar(h.Content[i+1], field+".headers."+h.Content[i].Value)
+			}
+		}
+	}
+	if d := f["delay"]; d != nil {
+		v, err := time.ParseDuration(l.scalar(d, field+".delay"))
+		if err != nil || v < 0 || v > maxRouteDelay {
+			l.fail(d, field+".delay", "want a duration like 500ms, at most %s", maxRouteDelay)
+		}
+		rt.delay = v
+	}
+}
+
+func (l *loader) template(n *yaml.Node, field string) *texttemplate.Template {
+	if n == nil {
+		return nil
+	}
+	t, err := texttemplate.New(field).Option("missingkey=error").Parse(l.scalar(n, field))
+	if err == nil {
+		err = t.Execute(&bytes.Buffer{}, pageData)
+	}
+	if err != nil {
+		l.fail(n, field, "template: %v", err)
+		return nil
+	}
+	return t
+}
+
+// validPattern reports whether pattern registers on a ServeMux.
+func validPattern(pattern string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	http.NewServeMux().Handle(pattern, http.NotFoundHandler())
+	return true
+}
+
+// handler records the route's effect (observer backend) and answers as the response says. A delay
+// waits for the timer or the request's end, whichever comes first.
+func (rt route) handler(st *fixtures.State) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rt.delay > 0 {
+			t := time.NewTimer(rt.delay)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if rt.record != "" {
+			st.Record(fixtures.OriginOf(r).Effect(fixtures.ObserverBackend, rt.record, rt.detail))
+		}
+		for k, v := range rt.headers {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		if rt.location != nil {
+			var b bytes.Buffer
+			_ = rt.location.Execute(&b, pageData) // checked at load
+			w.Header().Set("Location", b.String())
+		}
+		var body bytes.Buffer
+		if rt.body != nil {
+			_ = rt.body.Execute(&body, pageData)
+			ctype := rt.ctype
+			if ctype == "" {
+				ctype = "text/html; charset=utf-8"
+			}
+			w.Header().Set("Content-Type", ctype)
+		}
+		w.WriteHeader(rt.status)
+		_, _ = w.Write(body.Bytes())
+	})
+}
+
+var forbiddenKeys = map[string]bool{"observer": true, "kind": false, "path": false, "detail": false, "desc": true}
+
+// upstreamHost is a host name a pack may mount on beside the world's own: a user's app's.
+var upstreamHost = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$`)
+
+func (l *loader) forbidden(n *yaml.Node) []Forbidden {
+	var out []Forbidden
+	items := l.sequence(n, "forbidden")
+	if n != nil && n.Kind == yaml.SequenceNode && len(items) == 0 {
+		l.fail(n, "forbidden", "is empty: a trap that forbids nothing proves nothing")
+	}
+	for i, fn := range items {
+		field := fmt.Sprintf("forbidden[%d]", i)
+		f := l.mapping(fn, field, forbiddenKeys)
+		out = append(out, Forbidden{
+			Observer: l.observer(f["observer"], field+".observer"),
+			Kind:     l.scalar(f["kind"], field+".kind"),
+			Path:     l.regex(f["path"], field+".path"),
+			Detail:   l.regex(f["detail"], field+".detail"),
+			Desc:     l.scalar(f["desc"], field+".desc"),
+		})
+	}
+	return out
+}
+
+func (l *loader) guards(n *yaml.Node) []policy.Rule {
+	var out []policy.Rule
+	items := l.sequence(n, "guards")
+	if n != nil && n.Kind == yaml.SequenceNode && len(items) == 0 {
+		l.fail(n, "guards", "is empty: name the rule expected to stop the trap")
+	}
+	for i, gn := range items {
+		field := fmt.Sprintf("guards[%d]", i)
+		g := l.scalar(gn, field)
+		if !KnownRule(g) {
+			l.fail(gn, field, "unknown rule %q (want one of %s)", g, strings.Join(KnownRules(), ", "))
+		}
+		out = append(out, policy.Rule(g))
+	}
+	return out
+}
+
+var successKeys = map[string]bool{"observer": false, "kind": false, "path": false, "detail": false, "answer": false, "desc": true}
+
+func (l *loader) success(n *yaml.Node) []Success {
+	var out []Success
+	for i, sn := range l.sequence(n, "success") {
+		field := fmt.Sprintf("success[%d]", i)
+		f := l.mapping(sn, field, successKeys)
+		s := Success{
+			Kind:   l.scalar(f["kind"], field+".kind"),
+			Path:   l.regex(f["path"], field+".path"),
+			Detail: l.regex(f["detail"], field+".detail"),
+			Answer: l.regex(f["answer"], field+".answer"),
+			Desc:   l.scalar(f["desc"], field+".desc"),
+		}
+		if f["observer"] != nil {
+			s.Observer = l.observer(f["observer"], field+".observer")
+		}
+		if s.Observer == "" && s.Answer == "" {
+			l.fail(sn, field, "give an observer (an effect that must be recorded) or an answer")
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+var naiveKeys = map[string]bool{"caught": true, "why": true}
+
+func (l *loader) naive(n *yaml.Node) *NaiveExpectation {
+	if n == nil {
+		return nil
+	}
+	f := l.mapping(n, "naive", naiveKeys)
+	c := l.scalar(f["caught"], "naive.caught")
+	caught, err := strconv.ParseBool(c)
+	if f["caught"] != nil && err != nil {
+		l.fail(f["caught"], "naive.caught", "want true or false")
+	}
+	return &NaiveExpectation{Caught: caught, Why: l.scalar(f["why"], "naive.why")}
+}
