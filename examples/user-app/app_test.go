@@ -94,7 +94,7 @@ var _ = Describe("injected-delete on the user's app", func() {
 		Expect(after).To(BeNumerically("<", before), "state probe: the app lost a pratica")
 		kinds := []string{}
 		for _, e := range res.Forbidden {
-			kinds = append(kinds, e.Observer+":"+e.Kind)
+			kinds = append(kinds, string(e.Observer)+":"+e.Kind)
 		}
 		Expect(kinds).To(ContainElements("upstream:http.post", "probe:state.decreased"), "both outside observers saw it")
 	}, SpecTimeout(2*time.Minute))
