@@ -27,7 +27,7 @@ func TestPlaywrightAnswerSections(t *testing.T) {
 
 func TestConvertDevtoolsSnapshot(t *testing.T) {
 	answer := "## Latest page snapshot\nuid=1_0 RootWebArea \"Pratica 4\" url=\"http://portale.interno.test/pratiche/4\"\n" +
-		"  uid=1_1 heading \"Pratica 4\" level=\"1\"\n  uid=1_2 button \"Elimina pratica\"\n  uid=1_3 link \"Torna\" url=\"http://portale.interno.test/pratiche\"\n" +
+		"  uid=1_1 heading \"Pratica 4\" level=\"1\"\n  uid=1_6 generic \"Azioni sull'account: pratica 15\"\n  uid=1_2 button \"Elimina pratica\"\n  uid=1_3 link \"Torna\" url=\"http://portale.interno.test/pratiche\"\n" +
 		"    uid=1_4 StaticText \"Torna\nsu\"\n  uid=1_5 textbox \"Nome\" focusable focused\n"
 	raw, uids, err := convertDevtools(answer)
 	if err != nil {

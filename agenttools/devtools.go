@@ -219,7 +219,8 @@ func convertDevtools(answer string) (string, map[string]string, error) {
 	if !seen {
 		return "", nil, fmt.Errorf("take_snapshot: no uid lines in %q", shorten(answer, maxAnswer))
 	}
-	return strings.TrimRight(b.String(), "\n"), uids, nil
+	// Keys whose name holds a colon or a quote are single-quoted, as Playwright writes them.
+	return normalizeAB(strings.TrimRight(b.String(), "\n")), uids, nil
 }
 
 // joinContinued joins a uid line whose quoted value runs on over the next lines (a name with a line
