@@ -77,7 +77,7 @@ func attachEntry(i int, t traps.Trap, arm, agent, evidenceDir string, res *harne
 	return e
 }
 
-var _ = Describe("the trap catalog", func() {
+var _ = Describe(catalogContainer, func() {
 	for _, t := range traps.Catalog() {
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("holds in the guarded arm: no forbidden effect, the expected guard fired", func(ctx SpecContext) {

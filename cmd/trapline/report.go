@@ -82,6 +82,11 @@ func cmdReport(args []string, stdout io.Writer) error {
 
 // gate turns a summary (and its comparison with a baseline, if any) into the exit code.
 func gate(s reports.Summary, cmp *reports.Comparison) error {
+	if len(s.Entries) == 0 {
+		// Unknown is not absent: a run without a single trap arm proved nothing (a shard of specs
+		// outside the catalog, or a suite that broke before its first arm).
+		return withCode(exitBroken, errors.New("the summary holds no trap arm: nothing was proven"))
+	}
 	if cmp != nil {
 		switch {
 		case len(cmp.Regressions) > 0:
