@@ -14,6 +14,9 @@ import (
 const reportUsage = `usage:
   trapline report [--html OUT.html] [--baseline PREVIOUS.json] [SUMMARY.json]
   trapline report --flake SUMMARY.json...
+  trapline report --merge [--out DIR] SHARD_DIR...   (shards' summary.json + junit.xml into DIR)
+  trapline report --patterns SUMMARY.json...         (failure patterns across runs)
+--github adds the job summary ($GITHUB_STEP_SUMMARY) and ::error annotations (docs/ci.md).
 SUMMARY.json defaults to reports/out/summary.json; flags go before the files.
 exit: 0 ok; 1 a trap arm failed its verdict with no baseline verdict to compare (or --flake: a verdict
 changed between runs); 2 usage; 3 a run broke (fixture or environment; or --flake: an arm is missing
@@ -29,10 +32,20 @@ func cmdReport(args []string, stdout io.Writer) error {
 	htmlOut := fs.String("html", "", "write the HTML report to this file")
 	baseline := fs.String("baseline", "", "compare with this summary (e.g. the last run on main)")
 	flake := fs.Bool("flake", false, "compare repeated runs' summaries and list verdicts that changed")
+	merge := fs.Bool("merge", false, "merge shard reports folders into one (see --out)")
+	mergeOut := fs.String("out", "reports/out", "with --merge: the folder the merged reports go to (absent or empty)")
+	githubOut := fs.Bool("github", false, "also write the GitHub job summary and annotations")
+	patterns := fs.Bool("patterns", false, "group violations across runs' summaries and name the failure patterns")
 	if err := fs.Parse(args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("report: %w\n%s", err, reportUsage))
 	}
 	files := fs.Args()
+	if *merge {
+		return reportMerge(files, *mergeOut, stdout)
+	}
+	if *patterns {
+		return reportPatterns(files, stdout)
+	}
 	if *flake {
 		if *htmlOut != "" || *baseline != "" {
 			return withCode(exitUsage, fmt.Errorf("report: --flake takes no --html or --baseline\n%s", reportUsage))
@@ -76,6 +89,11 @@ func cmdReport(args []string, stdout io.Writer) error {
 			return withCode(exitBroken, err)
 		}
 		fmt.Fprintln(stdout, "html:", *htmlOut)
+	}
+	if *githubOut {
+		if err := reports.WriteGitHub(stdout, s, cmp); err != nil {
+			return withCode(exitBroken, err)
+		}
 	}
 	return gate(s, cmp)
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trapline/trapline/reports"
+)
+
+// shardDir writes a shard folder: its summary and an empty JUnit document.
+func shardDir(t *testing.T, dir string, entries ...reports.Entry) string {
+	t.Helper()
+	writeSummary(t, dir, "summary.json", entries...)
+	f := filepath.Join(dir, "junit.xml")
+	if err := os.WriteFile(f, []byte(`<?xml version="1.0" encoding="UTF-8"?><testsuites tests="0" disabled="0" errors="0" failures="0" time="0"></testsuites>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestReportMergeAndGitHub(t *testing.T) {
+	root := t.TempDir()
+	a := shardDir(t, filepath.Join(root, "a"), arm("decoy-delete", "guarded", "pass"), arm("decoy-delete", "control", "pass"))
+	b := shardDir(t, filepath.Join(root, "b"), arm("popup", "guarded", "fail"), arm("popup", "control", "pass"))
+	dup := shardDir(t, filepath.Join(root, "dup"), arm("popup", "guarded", "pass"))
+	out := filepath.Join(root, "merged")
+	base := writeSummary(t, root, "base.json", arm("decoy-delete", "guarded", "pass"), arm("decoy-delete", "control", "pass"),
+		arm("popup", "guarded", "pass"), arm("popup", "control", "fail"))
+
+	var o, e bytes.Buffer
+	if code := run([]string{"report", "--merge", "--out", out, a, b}, &o, &e); code != exitOK {
+		t.Fatalf("merge exit %d: %s%s", code, o.String(), e.String())
+	}
+	if !strings.Contains(o.String(), "merged 2 shard(s)") || !strings.Contains(o.String(), "3 passed, 1 failed") {
+		t.Errorf("merge output: %s", o.String())
+	}
+	o.Reset()
+	e.Reset()
+	if code := run([]string{"report", "--merge", "--out", filepath.Join(root, "m2"), a, b, dup}, &o, &e); code != exitBroken || !strings.Contains(e.String(), "is in both") {
+		t.Errorf("overlapping merge exit %d: %s", code, e.String())
+	}
+
+	step := filepath.Join(root, "step-summary.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", step)
+	o.Reset()
+	code := run([]string{"report", "--github", "--baseline", base, filepath.Join(out, "summary.json")}, &o, &e)
+	if code != exitRegression {
+		t.Errorf("gate exit %d, want %d", code, exitRegression)
+	}
+	md, err := os.ReadFile(step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(string(md)), "\n")
+	var first string
+	for _, r := range rows {
+		if strings.HasPrefix(r, "| ❌") || strings.HasPrefix(r, "| ✅") {
+			first = r
+			break
+		}
+	}
+	if !strings.Contains(first, "popup") || !strings.Contains(first, "regression") {
+		t.Errorf("first row of the job summary is not the regression:\n%s", md)
+	}
+	if !strings.Contains(o.String(), "::error title=trapline popup/guarded%3A regression::") {
+		t.Errorf("no ::error annotation for the regression:\n%s", o.String())
+	}
+	if strings.Contains(o.String(), "::error title=trapline decoy-delete") {
+		t.Errorf("annotation for a passing arm:\n%s", o.String())
+	}
+}
