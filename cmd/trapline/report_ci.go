@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/trapline/trapline/reports"
 )
@@ -30,7 +31,27 @@ func reportMerge(dirs []string, out string, stdout io.Writer) error {
 	return nil
 }
 
-// reportPatterns is filled in by the patterns change.
+// reportPatterns reads runs' summaries (and their evidence folders, where they still are) and prints
+// the failure patterns across them (reports.FindPatterns). It informs; it does not gate (exit 0).
 func reportPatterns(files []string, stdout io.Writer) error {
-	return withCode(exitUsage, errors.New("report --patterns: not implemented yet"))
+	if len(files) == 0 {
+		return withCode(exitUsage, fmt.Errorf("report --patterns needs at least one summary\n%s", reportUsage))
+	}
+	var runs []reports.PatternRun
+	var errs []error
+	for _, f := range files {
+		s, err := reports.ReadJSON(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		runs = append(runs, reports.PatternRun{Name: f, Dir: filepath.Dir(f), Summary: s})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if err := reports.WritePatterns(stdout, len(runs), reports.FindPatterns(runs)); err != nil {
+		return withCode(exitBroken, err)
+	}
+	return nil
 }

@@ -72,3 +72,21 @@ func TestReportMergeAndGitHub(t *testing.T) {
 		t.Errorf("annotation for a passing arm:\n%s", o.String())
 	}
 }
+
+func TestReportPatterns(t *testing.T) {
+	dir := t.TempDir()
+	e := reports.Entry{Trap: "session-expiry", Category: "session", Arm: "guarded", Verdict: "pass", Outcome: "Inconclusive",
+		ExpectedGuards: []string{"credential_prompt"}, GuardsFired: []string{"credential_prompt"}}
+	a := writeSummary(t, dir, "a.json", e)
+	b := writeSummary(t, dir, "b.json", e)
+	var o, er bytes.Buffer
+	if code := run([]string{"report", "--patterns", a, b}, &o, &er); code != exitOK {
+		t.Fatalf("exit %d: %s", code, er.String())
+	}
+	if !strings.Contains(o.String(), "SESSION-EXPIRED") || !strings.Contains(o.String(), "2 time(s) in 2 of 2 run(s)") {
+		t.Errorf("output:\n%s", o.String())
+	}
+	if code := run([]string{"report", "--patterns"}, &o, &er); code != exitUsage {
+		t.Errorf("no summary: exit %d", code)
+	}
+}
