@@ -311,6 +311,9 @@ func WriteMerged(out string, dirs []string) (Merged, error) {
 		}
 		m.Summary.Entries[i].Evidence = dst
 	}
+	if err := MeasureEvidence(&m.Summary, absOut); err != nil {
+		return m, err
+	}
 	if err := WriteJSON(filepath.Join(absOut, SummaryFile), m.Summary); err != nil {
 		return m, err
 	}

@@ -153,6 +153,7 @@ var _ = ReportAfterSuite("trapline summary", func(r Report) {
 		return
 	}
 	s.Finish(time.Now())
+	Expect(reports.MeasureEvidence(&s, outDir())).To(Succeed())
 	Expect(reports.WriteJSON(filepath.Join(outDir(), "summary.json"), s)).To(Succeed())
 	Expect(reports.WriteHTMLFile(filepath.Join(outDir(), "report.html"), s, reports.HTMLOptions{SummaryDir: outDir()})).To(Succeed())
 	Expect(reports.Table(GinkgoWriter, s)).To(Succeed())

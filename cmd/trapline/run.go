@@ -87,6 +87,9 @@ func cmdRun(args []string, stdout io.Writer) error {
 		return err
 	}
 	s.Finish(time.Now())
+	if err := reports.MeasureEvidence(&s, cfg.out); err != nil {
+		return withCode(exitBroken, err)
+	}
 	if err := reports.WriteJSON(filepath.Join(cfg.out, "summary.json"), s); err != nil {
 		return withCode(exitBroken, err)
 	}
