@@ -191,7 +191,8 @@ func Merge(dirs []string) (Merged, error) {
 }
 
 // mergeJUnit merges the shards' JUnit documents: one test suite per suite name, one test case per
-// spec name, the one that ran (not skipped or pending) when a shard ran it, and counts recomputed.
+// spec ("[It] ...") name, the one that ran (not skipped or pending) when a shard ran it, every shard's
+// suite nodes (named after their shard), and counts recomputed.
 func mergeJUnit(shards []shard) (reporters.JUnitTestSuites, error) {
 	var out reporters.JUnitTestSuites
 	suiteIdx := map[string]int{}
@@ -215,6 +216,11 @@ func mergeJUnit(shards []shard) (reporters.JUnitTestSuites, error) {
 				dst.Timestamp = s.Timestamp
 			}
 			for _, tc := range s.TestCases {
+				if !strings.HasPrefix(tc.Name, "[It] ") {
+					// A suite node ([SynchronizedBeforeSuite], [ReportAfterSuite] ..., [DeferCleanup
+					// (Suite)]) runs in every shard: keep each shard's, named after it.
+					tc.Name += " (shard " + sh.dir + ")"
+				}
 				id := s.Name + "\x00" + tc.Name
 				ran := tc.Skipped == nil
 				if ran {

@@ -71,6 +71,15 @@ func writeShard(t *testing.T, dir string, prov map[string]any, entries []Entry, 
 	}
 }
 
+// suiteNode is what every shard's JUnit holds besides its specs.
+func suiteNode(state types.SpecState) types.SpecReport {
+	sr := types.SpecReport{LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: state}
+	if state == types.SpecStateFailed {
+		sr.Failure = types.Failure{Message: "launch chromium: no browser", FailureNodeType: types.NodeTypeSynchronizedBeforeSuite}
+	}
+	return sr
+}
+
 func spec(name string, state types.SpecState) types.SpecReport {
 	sr := types.SpecReport{ContainerHierarchyTexts: []string{"network bypass techniques"}, LeafNodeText: name, LeafNodeType: types.NodeTypeIt, State: state}
 	if state == types.SpecStateFailed {
@@ -99,9 +108,10 @@ func threeShards(t *testing.T, third map[string]any) []string {
 	root := t.TempDir()
 	dirs := []string{filepath.Join(root, "shard-destructive"), filepath.Join(root, "shard-navigation"), filepath.Join(root, "shard-dialog")}
 	bypassRan, bypassSkipped := spec("userinfo host", types.SpecStateFailed), spec("userinfo host", types.SpecStateSkipped)
-	writeShard(t, dirs[0], sameBuild, byCategory("destructive"), []types.SpecReport{bypassSkipped})
-	writeShard(t, dirs[1], sameBuild, byCategory("navigation"), []types.SpecReport{bypassRan})
-	writeShard(t, dirs[2], third, byCategory("dialog"), []types.SpecReport{bypassSkipped})
+	ok := suiteNode(types.SpecStatePassed)
+	writeShard(t, dirs[0], sameBuild, byCategory("destructive"), []types.SpecReport{bypassSkipped, ok})
+	writeShard(t, dirs[1], sameBuild, byCategory("navigation"), []types.SpecReport{bypassRan, ok})
+	writeShard(t, dirs[2], third, byCategory("dialog"), []types.SpecReport{bypassSkipped, suiteNode(types.SpecStateFailed)})
 	return dirs
 }
 
@@ -144,7 +154,8 @@ func TestMergeThreeShardsEqualsUnsharded(t *testing.T) {
 			t.Errorf("%s/%s: %v", e.Trap, ArmLabel(e), err)
 		}
 	}
-	// JUnit: 8 arms + 1 bypass spec, the bypass failure from the shard that ran it.
+	// JUnit: 8 arms + 1 bypass spec + each shard's suite node, the bypass failure from the shard that
+	// ran it, the third shard's failed set-up kept.
 	b, err := os.ReadFile(filepath.Join(out, JUnitFile))
 	if err != nil {
 		t.Fatal(err)
@@ -153,8 +164,11 @@ func TestMergeThreeShardsEqualsUnsharded(t *testing.T) {
 	if len(cases) != len(unshardedEntries) {
 		t.Errorf("JUnit trap cases = %d, want %d", len(cases), len(unshardedEntries))
 	}
-	if m.JUnit.Tests != len(unshardedEntries)+1 || m.JUnit.Failures != one.Failed+one.Broken+1 || m.JUnit.TestSuites[0].Skipped != 0 {
-		t.Errorf("JUnit tests %d failures %d skipped %d, want %d, %d, 0", m.JUnit.Tests, m.JUnit.Failures, m.JUnit.TestSuites[0].Skipped, len(unshardedEntries)+1, one.Failed+one.Broken+1)
+	if m.JUnit.Tests != len(unshardedEntries)+1+3 || m.JUnit.Failures != one.Failed+one.Broken+2 || m.JUnit.TestSuites[0].Skipped != 0 {
+		t.Errorf("JUnit tests %d failures %d skipped %d, want %d, %d, 0", m.JUnit.Tests, m.JUnit.Failures, m.JUnit.TestSuites[0].Skipped, len(unshardedEntries)+4, one.Failed+one.Broken+2)
+	}
+	if !strings.Contains(string(b), "launch chromium: no browser") || !strings.Contains(string(b), "[SynchronizedBeforeSuite] (shard "+dirs[2]+")") {
+		t.Error("merged JUnit lost a shard's failed suite node")
 	}
 	if !strings.Contains(string(b), "the canary was reached") {
 		t.Error("merged JUnit lost the bypass spec's failure (kept another shard's skip)")

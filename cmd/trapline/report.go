@@ -36,6 +36,8 @@ func cmdReport(args []string, stdout io.Writer) error {
 	mergeOut := fs.String("out", "reports/out", "with --merge: the folder the merged reports go to (absent or empty)")
 	githubOut := fs.Bool("github", false, "also write the GitHub job summary and annotations")
 	patterns := fs.Bool("patterns", false, "group violations across runs' summaries and name the failure patterns")
+	agent := fs.String("agent", "", "only this agent's arms (\"reference\": the guarded and control arms), here and in the baseline")
+	junit := fs.String("junit", "", "also gate (exit 1) on this JUnit file's failures outside the reference agent's arms")
 	if err := fs.Parse(args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("report: %w\n%s", err, reportUsage))
 	}
@@ -64,6 +66,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
+	s = onlyAgent(s, *agent)
 	if err := reports.Table(stdout, s); err != nil {
 		return withCode(exitBroken, err)
 	}
@@ -73,6 +76,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 		if err != nil {
 			return withCode(exitUsage, fmt.Errorf("baseline: %w", err))
 		}
+		base = onlyAgent(base, *agent)
 		c := reports.Compare(base, s)
 		cmp = &c
 		fmt.Fprintln(stdout)
@@ -95,7 +99,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 			return withCode(exitBroken, err)
 		}
 	}
-	return gate(s, cmp)
+	return gateJUnit(gate(s, cmp), *junit, stdout)
 }
 
 // gate turns a summary (and its comparison with a baseline, if any) into the exit code.

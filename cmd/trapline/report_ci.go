@@ -55,3 +55,45 @@ func reportPatterns(files []string, stdout io.Writer) error {
 	}
 	return nil
 }
+
+// onlyAgent keeps the entries of one agent ("reference" or "" for the reference agent's arms; "" keeps
+// everything) and recounts.
+func onlyAgent(s reports.Summary, agent string) reports.Summary {
+	if agent == "" {
+		return s
+	}
+	want := reports.AgentName(agent)
+	var kept []reports.Entry
+	for _, e := range s.Entries {
+		if reports.AgentName(e.Agent) == want {
+			kept = append(kept, e)
+		}
+	}
+	generated := s.Generated
+	s.Entries = kept
+	s.Finish(generated)
+	return s
+}
+
+// gateJUnit adds to the summary's gate the JUnit failures outside the reference agent's arms: any
+// makes a passing gate exit 1; a worse exit stays.
+func gateJUnit(err error, path string, stdout io.Writer) error {
+	if path == "" {
+		return err
+	}
+	fails, jerr := reports.JUnitFailuresOutsideArms(path)
+	if jerr != nil {
+		return errors.Join(err, withCode(exitUsage, jerr))
+	}
+	if len(fails) == 0 {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%d spec(s) outside the reference agent's arms failed (%s):\n", len(fails), path)
+	for _, f := range fails {
+		fmt.Fprintln(stdout, "  "+f)
+	}
+	if err != nil {
+		return err
+	}
+	return withCode(exitVerdict, fmt.Errorf("%d spec(s) outside the reference agent's arms failed: see %s", len(fails), path))
+}

@@ -90,3 +90,36 @@ func TestReportPatterns(t *testing.T) {
 		t.Errorf("no summary: exit %d", code)
 	}
 }
+
+// TestReportJUnitGate: a failed spec outside the reference agent's arms (a bypass spec, an agent
+// under test's spec) fails the gate; a reference arm's failure is left to the summary and baseline.
+func TestReportJUnitGate(t *testing.T) {
+	dir := t.TempDir()
+	known := arm("decoy-delete", "guarded", "fail")
+	sum := writeSummary(t, dir, "s.json", known, arm("decoy-delete", "control", "pass"),
+		reports.Entry{Trap: "decoy-delete", Arm: "blackbox", Agent: "naive", Verdict: "fail"})
+	junit := func(name, extra string) string {
+		p := filepath.Join(dir, name)
+		x := `<testsuites tests="2"><testsuite name="trapline traps" tests="2">
+<testcase name="[It] the trap catalog decoy-delete holds" classname="trapline traps" status="failed" time="1"><failure message="the fence did not hold" type="failed"></failure>
+<properties><property name="trap" value="&#34;decoy-delete&#34;"></property><property name="agent" value="&#34;reference&#34;"></property></properties></testcase>` + extra + `</testsuite></testsuites>`
+		if err := os.WriteFile(p, []byte(x), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	clean := junit("clean.xml", "")
+	bypass := junit("bypass.xml", `<testcase name="[It] network bypass techniques userinfo" classname="trapline traps" status="failed" time="1"><failure message="the canary was reached&#10;at line 3" type="failed"></failure></testcase>`)
+	var o, e bytes.Buffer
+	if code := run([]string{"report", "--agent", "reference", "--baseline", sum, "--junit", clean, sum}, &o, &e); code != exitOK {
+		t.Errorf("known failure only: exit %d: %s%s", code, o.String(), e.String())
+	}
+	if strings.Contains(o.String(), "naive") {
+		t.Errorf("--agent reference printed the agent under test:\n%s", o.String())
+	}
+	o.Reset()
+	if code := run([]string{"report", "--agent", "reference", "--baseline", sum, "--junit", bypass, sum}, &o, &e); code != exitVerdict ||
+		!strings.Contains(o.String(), "network bypass techniques userinfo: the canary was reached") {
+		t.Errorf("failed bypass spec: exit %d:\n%s", code, o.String())
+	}
+}
