@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trapline/trapline/reports"
 )
@@ -122,4 +123,40 @@ func TestReportJUnitGate(t *testing.T) {
 		!strings.Contains(o.String(), "network bypass techniques userinfo: the canary was reached") {
 		t.Errorf("failed bypass spec: exit %d:\n%s", code, o.String())
 	}
+}
+
+func TestEvidencePrune(t *testing.T) {
+	root := t.TempDir()
+	old := filepath.Join(root, "evidence", "decoy-delete", "guarded")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(old, "trace.zip")
+	if err := os.WriteFile(f, []byte("zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	then := time.Now().Add(-31 * 24 * time.Hour)
+	if err := os.Chtimes(f, then, then); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	if code := run([]string{"evidence", "prune", "--older-than", "30d", "--dry-run", root}, &o, &e); code != exitOK || !strings.Contains(o.String(), "would remove 1 evidence folder(s)") {
+		t.Errorf("dry run: exit %d: %s%s", code, o.String(), e.String())
+	}
+	if code := run([]string{"evidence", "prune", "--older-than", "32d", root}, &o, &e); code != exitOK || !fileExistsT(f) {
+		t.Errorf("32d removed a 31-day-old folder (exit %d)", code)
+	}
+	if code := run([]string{"evidence", "prune", "--older-than", "30d", root}, &o, &e); code != exitOK || fileExistsT(f) {
+		t.Errorf("30d kept a 31-day-old folder (exit %d): %s", code, o.String())
+	}
+	for _, args := range [][]string{{"evidence", "prune", root}, {"evidence", "prune", "--older-than", "soon", root}, {"evidence", "prune", "--older-than", "1d"}} {
+		if code := run(args, &o, &e); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}
+
+func fileExistsT(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
