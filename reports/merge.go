@@ -326,7 +326,8 @@ func WriteMerged(out string, dirs []string) (Merged, error) {
 	if err := WriteJUnit(filepath.Join(absOut, JUnitFile), m.JUnit); err != nil {
 		return m, err
 	}
-	if err := WriteHTMLFile(filepath.Join(absOut, HTMLFile), m.Summary, HTMLOptions{Title: "trapline report (merged from " + fmt.Sprint(len(dirs)) + " shards)", SummaryDir: absOut}); err != nil {
+	if err := WriteHTMLFile(filepath.Join(absOut, HTMLFile), m.Summary, HTMLOptions{Title: "trapline report (merged from " + fmt.Sprint(len(dirs)) + " shards)", SummaryDir: absOut,
+		Provenance: [][2]string{{"Merged from", strings.Join(dirs, ", ")}}}); err != nil {
 		return m, err
 	}
 	return m, nil
