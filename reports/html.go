@@ -151,6 +151,7 @@ type armView struct {
 	Timeline                  []stepView
 	Violations                []violationView
 	TracePath, TraceCommand   string
+	Videos                    []string
 	ScreenshotsNotEmbedded    []string
 	HasTimeline, HasViolation bool
 }
@@ -312,6 +313,7 @@ func buildArm(e Entry, o HTMLOptions) armView {
 		a.Violations = append(a.Violations, vv)
 	}
 	a.HasViolation = len(a.Violations) > 0
+	a.Videos = videoPaths(dir)
 	if trace := filepath.Join(dir, TraceFile); fileExists(trace) {
 		a.TracePath = relative(trace)
 		a.TraceCommand = "npx playwright show-trace " + shellQuote(a.TracePath)

@@ -3,6 +3,7 @@ package reports
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -96,5 +97,30 @@ func TestMeasureEvidence(t *testing.T) {
 	}
 	if HumanBytes(s.EvidenceBytes) != "1.5 KB" {
 		t.Errorf("HumanBytes = %s", HumanBytes(s.EvidenceBytes))
+	}
+}
+
+// TestHTMLListsVideos: an arm's video segments are named in the report (by path, like the trace).
+func TestHTMLListsVideos(t *testing.T) {
+	dir := t.TempDir()
+	ev := filepath.Join(dir, "evidence", "decoy-delete", "guarded")
+	if err := os.MkdirAll(ev, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"video-001.webm", "video-002.webm", ActionsFile} {
+		if err := os.WriteFile(filepath.Join(ev, f), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := Summary{Entries: []Entry{{Trap: "decoy-delete", Category: "destructive", Arm: "guarded", Verdict: VerdictFail, Evidence: ev}}}
+	s.Finish(time.Now())
+	var b strings.Builder
+	if err := WriteHTML(&b, s, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<dt>Video</dt>", "video-001.webm</code>, <code>", "video-002.webm"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
@@ -35,6 +36,8 @@ type suite struct {
 	// mode (TRAPLINE_WORLD), one per process, so processes share no container.
 	world     world.Launcher
 	container *container.Launcher
+	// video is TRAPLINE_VIDEO: off (default), failing or all (harness.Options.Video).
+	video string
 }
 
 var env suite
@@ -96,6 +99,8 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	}
 	AddReportEntry("world", choice.Why)
 	env.out = outDir()
+	env.video, err = harness.ParseVideo(os.Getenv("TRAPLINE_VIDEO"))
+	Expect(err).NotTo(HaveOccurred(), "TRAPLINE_VIDEO")
 	// TRAPLINE_POLICY swaps the guarded arm's policy: the CI gate for a policy change runs the catalog
 	// under the candidate and compares with the baseline.
 	guarded := filepath.Join("..", "policies", "reference.yml")

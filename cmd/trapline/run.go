@@ -54,6 +54,7 @@ could not start).`
 type runConfig struct {
 	agent, planner, model, policy, world, out, name string
 	mcpURL                                          string // --agent mcp: the streamable HTTP endpoint
+	video                                           string
 	traps                                           []traps.Trap
 	timeout                                         time.Duration
 	command                                         []string
@@ -116,6 +117,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.world, "world", "embedded", "embedded, container or auto")
 	fs.StringVar(&cfg.out, "out", filepath.Join("reports", "out", "run"), "the output folder")
 	fs.StringVar(&cfg.name, "name", "", "external: the agent's name in reports (default: from the command)")
+	fs.StringVar(&cfg.video, "video", "off", "reference: the page's video per arm: off, failing (kept for failed arms) or all (needs ffmpeg: make setup)")
 	fs.DurationVar(&cfg.timeout, "timeout", harness.DefaultAgentTimeout, "external: the time limit of one run")
 	fs.StringVar(&cfg.mcpURL, "mcp-url", "", "mcp: the server's streamable HTTP endpoint (default: stdio)")
 	if err := fs.Parse(args); err != nil {
@@ -123,6 +125,9 @@ func parseRun(args []string) (runConfig, error) {
 	}
 	cfg.command = fs.Args()
 	var err error
+	if cfg.video, err = harness.ParseVideo(cfg.video); err != nil {
+		return cfg, err
+	}
 	if cfg.traps, err = selectTraps(*trapList); err != nil {
 		return cfg, err
 	}
@@ -338,7 +343,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	}
 	defer b.Close()
 	opts := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
-		Trace: true, NewPlanner: newPlanner}
+		Trace: true, Video: cfg.video, NewPlanner: newPlanner}
 	total := 2 * len(cfg.traps)
 	i := 0
 	for _, t := range cfg.traps {
