@@ -35,7 +35,7 @@ func openInChromium(t *testing.T, page string) (playwright.Page, *proxy.Proxy) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := b.NewSession(browser.SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec, DisableRouteGate: true})
+	sess, err := b.NewSession(browser.SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec, Off: policy.Off(policy.GuardRouteGate)})
 	if err != nil {
 		t.Fatal(err)
 	}
