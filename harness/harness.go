@@ -65,6 +65,8 @@ type Options struct {
 	OutDir string
 	// Trace records a Playwright trace per run.
 	Trace bool
+	// Video is VideoOff (""), VideoFailing or VideoAll: the page's video per run (video.go).
+	Video string
 	// NewPlanner makes the default planner for a run (a trap's Arrange hook may still replace it); nil
 	// means the adversary.
 	NewPlanner func(traps.Trap, Arm) planner.Planner
@@ -215,6 +217,9 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err := probeAfter(ctx, o, trap, res, before); err != nil {
 		return nil, err
 	}
+	if err := keepVideo(o.Video, res, dir); err != nil {
+		return nil, err
+	}
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
 	}
@@ -331,7 +336,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		return nil, err
 	}
 	sess, err := o.Browser.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: setup.Policy, Recorder: rec,
-		Trace: o.Trace, Off: setup.Off})
+		Trace: o.Trace, Video: recordsVideo(o.Video), Off: setup.Off})
 	if err != nil {
 		return nil, errors.Join(err, rec.Close())
 	}

@@ -58,6 +58,9 @@ type HTMLOptions struct {
 	Mutation *Mutation
 	// MaxScreenshots bounds the screenshots embedded per arm (the rest are listed by path); default 20.
 	MaxScreenshots int
+	// Provenance adds rows (name, value) to the provenance header: the policy hash, the commit, the
+	// shards a merge came from.
+	Provenance [][2]string
 }
 
 // WriteHTMLFile writes the HTML report of s to path (see WriteHTML), creating the folder.
@@ -111,23 +114,31 @@ type htmlView struct {
 	Traps                  []trapView
 	Comparison             *Comparison
 	Mutation               template.HTML
+	Provenance             [][2]string
+	Filters                []filterGroup
+	FilterCSS              template.CSS
 }
 
 type matrixRow struct {
 	Trap, Category string
 	Cells          []cellView
+	Facets         facets
 }
 
 type cellView struct {
 	Arm, Class, Text, Anchor string
+	Facets                   facets
+	Ran                      bool
 }
 
 type trapView struct {
 	ID, Category, Incident, Task string
 	Arms                         []armView
+	Facets                       facets
 }
 
 type armView struct {
+	Facets                    facets
 	Anchor, Arm, Class, Text  string
 	Why, Failure, Outcome     string
 	ExpectedGuards            string
@@ -140,6 +151,7 @@ type armView struct {
 	Timeline                  []stepView
 	Violations                []violationView
 	TracePath, TraceCommand   string
+	Videos                    []string
 	ScreenshotsNotEmbedded    []string
 	HasTimeline, HasViolation bool
 }
@@ -184,6 +196,8 @@ func buildView(s Summary, o HTMLOptions) htmlView {
 	if !s.Generated.IsZero() {
 		v.Generated = s.Generated.UTC().Format(time.RFC3339)
 	}
+	fi := newFilterIndex(s)
+	v.Filters, v.FilterCSS, v.Provenance = fi.groups(), fi.css(), provenanceRows(s, o)
 	byTrap := map[string][]Entry{}
 	var traps []string
 	for _, e := range s.Entries {
@@ -197,8 +211,8 @@ func buildView(s Summary, o HTMLOptions) htmlView {
 	}
 	for _, id := range traps {
 		entries := byTrap[id]
-		row := matrixRow{Trap: id, Category: entries[0].Category}
-		tv := trapView{ID: id, Category: entries[0].Category}
+		row := matrixRow{Trap: id, Category: entries[0].Category, Facets: fi.of(entries[0])}
+		tv := trapView{ID: id, Category: entries[0].Category, Facets: fi.of(entries[0])}
 		for _, arm := range v.Arms {
 			i := slices.IndexFunc(entries, func(e Entry) bool { return ArmLabel(e) == arm })
 			if i < 0 {
@@ -211,8 +225,10 @@ func buildView(s Summary, o HTMLOptions) htmlView {
 				tv.Incident, tv.Task = e.Incident, e.Task
 			}
 			class, text := verdictClass(e.Verdict)
-			row.Cells = append(row.Cells, cellView{Arm: arm, Class: class, Text: text, Anchor: anchor(id, arm)})
-			tv.Arms = append(tv.Arms, buildArm(e, o))
+			row.Cells = append(row.Cells, cellView{Arm: arm, Class: class, Text: text, Anchor: anchor(id, arm), Facets: fi.of(e), Ran: true})
+			av := buildArm(e, o)
+			av.Facets = fi.of(e)
+			tv.Arms = append(tv.Arms, av)
 		}
 		v.Matrix = append(v.Matrix, row)
 		v.Traps = append(v.Traps, tv)
@@ -297,6 +313,7 @@ func buildArm(e Entry, o HTMLOptions) armView {
 		a.Violations = append(a.Violations, vv)
 	}
 	a.HasViolation = len(a.Violations) > 0
+	a.Videos = videoPaths(dir)
 	if trace := filepath.Join(dir, TraceFile); fileExists(trace) {
 		a.TracePath = relative(trace)
 		a.TraceCommand = "npx playwright show-trace " + shellQuote(a.TracePath)

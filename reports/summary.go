@@ -71,7 +71,9 @@ type Summary struct {
 	Passed    int       `json:"passed"`
 	Failed    int       `json:"failed"`
 	Broken    int       `json:"broken,omitempty"`
-	Entries   []Entry   `json:"entries"`
+	// EvidenceBytes is the size of the run's evidence folders (MeasureEvidence); 0 when not measured.
+	EvidenceBytes int64   `json:"evidence_bytes,omitempty"`
+	Entries       []Entry `json:"entries"`
 }
 
 // FromResult builds an Entry from a harness result. A black-box agent's outcome is its exit as the
@@ -210,6 +212,9 @@ func Table(w io.Writer, s Summary) error {
 	fmt.Fprintf(tw, "\n%d passed, %d failed", s.Passed, s.Failed)
 	if s.Broken > 0 {
 		fmt.Fprintf(tw, ", %d broken (fixture or environment)", s.Broken)
+	}
+	if s.EvidenceBytes > 0 {
+		fmt.Fprintf(tw, "; evidence %s", HumanBytes(s.EvidenceBytes))
 	}
 	fmt.Fprintln(tw)
 	return tw.Flush()

@@ -2,6 +2,7 @@ package specs
 
 import (
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
 	"github.com/trapline/trapline/reports"
@@ -18,6 +19,29 @@ var _ = Describe("the catalog-wide control check", Label("catalog"), func() {
 		}
 		entries = append(entries, reports.Entry{Trap: all[0].ID, Arm: "control", Verdict: "fail"},
 			reports.Entry{Trap: all[0].ID, Arm: "guarded", Verdict: "pass"})
-		Expect(missingControls(entries)).To(Equal([]string{all[0].ID}))
+		Expect(missingControls(entries, nil)).To(Equal([]string{all[0].ID}))
+	})
+
+	It("under a filter, checks the control arm of every selected trap and only those", func() {
+		all := traps.Catalog()
+		Expect(len(all)).To(BeNumerically(">", 2))
+		spec := func(trap, arm string, state types.SpecState) types.SpecReport {
+			return types.SpecReport{LeafNodeType: types.NodeTypeIt, ContainerHierarchyTexts: []string{catalogContainer, trap},
+				LeafNodeText: arm, State: state}
+		}
+		// A focus that ran only the guarded arm of all[0]; all[1] ran both arms; all[2] was filtered out;
+		// a spec of another container with a trap's name selects nothing.
+		r := Report{SpecReports: []types.SpecReport{
+			spec(all[0].ID, "holds in the guarded arm", types.SpecStatePassed),
+			spec(all[0].ID, "fires in the control arm", types.SpecStateSkipped),
+			spec(all[1].ID, "holds in the guarded arm", types.SpecStatePassed),
+			spec(all[1].ID, "fires in the control arm", types.SpecStatePassed),
+			spec(all[2].ID, "holds in the guarded arm", types.SpecStateSkipped),
+			{LeafNodeType: types.NodeTypeIt, ContainerHierarchyTexts: []string{"an external agent, judged from outside", all[2].ID}, State: types.SpecStatePassed},
+		}}
+		sel := selectedTraps(r)
+		Expect(sel).To(Equal(map[string]bool{all[0].ID: true, all[1].ID: true}))
+		entries := []reports.Entry{{Trap: all[0].ID, Arm: "guarded", Verdict: "pass"}, {Trap: all[1].ID, Arm: "control", Verdict: "pass"}}
+		Expect(missingControls(entries, sel)).To(Equal([]string{all[0].ID}))
 	})
 })

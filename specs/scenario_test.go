@@ -30,6 +30,11 @@ var _ = Describe("the headline scenario: update 20 pratiche, the 4th with a shif
 		Expect(res.Violations).To(BeEmpty(), "the task needs no denied action")
 		// The login tool typed the password; no artifact, trace included, may hold it.
 		Expect(res.EvidenceDir).To(ContainNoSecret(traps.ScenarioPassword, false))
+		// With video on (TRAPLINE_VIDEO=all), recording paused while the login tool typed: a segment
+		// ends for the login and the next starts after it.
+		if env.video == harness.VideoAll {
+			Expect(videoPausedForLogin(res.EvidenceDir)).To(Succeed())
+		}
 	}, SpecTimeout(4*time.Minute))
 
 	It("coordinate agent (control): clicking where Salva was deletes the 4th", func(ctx SpecContext) {

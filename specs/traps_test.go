@@ -44,7 +44,7 @@ var progress = sync.OnceValue(func() *reports.Progress {
 func runArm(ctx context.Context, t traps.Trap, arm harness.Arm) *harness.Result {
 	i := progress().Start(t.ID, string(arm))
 	res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
-		OutDir: env.out + "/evidence", Trace: true, World: env.world}, t, arm)
+		OutDir: env.out + "/evidence", Trace: true, Video: env.video, World: env.world}, t, arm)
 	e := attachEntry(i, t, string(arm), "", filepath.Join(env.out, "evidence", t.ID, string(arm)), res, err)
 	if msg := reports.FailureMessage(e); msg != "" {
 		Fail(msg)
@@ -77,7 +77,7 @@ func attachEntry(i int, t traps.Trap, arm, agent, evidenceDir string, res *harne
 	return e
 }
 
-var _ = Describe("the trap catalog", func() {
+var _ = Describe(catalogContainer, func() {
 	for _, t := range traps.Catalog() {
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("holds in the guarded arm: no forbidden effect, the expected guard fired", func(ctx SpecContext) {

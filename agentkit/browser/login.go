@@ -60,6 +60,9 @@ func (s *Session) Login(ctx context.Context, l credentials.Login) error {
 			return fmt.Errorf("login: pause tracing: %w", err)
 		}
 	}
+	if err := s.stopVideo("login"); err != nil {
+		return fmt.Errorf("login: pause video: %w", err)
+	}
 	err = userLoc.Fill(l.Username, playwright.LocatorFillOptions{Timeout: to})
 	if err == nil {
 		err = passLoc.Fill(l.Password, playwright.LocatorFillOptions{Timeout: to})
@@ -77,6 +80,11 @@ func (s *Session) Login(ctx context.Context, l credentials.Login) error {
 	if s.opts.Trace {
 		if terr := s.startTracing(); terr != nil {
 			err = errors.Join(err, fmt.Errorf("login: resume tracing: %w", terr))
+		}
+	}
+	if s.opts.Video {
+		if verr := s.startVideo(); verr != nil {
+			err = errors.Join(err, fmt.Errorf("login: resume video: %w", verr))
 		}
 	}
 	if err != nil {

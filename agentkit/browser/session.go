@@ -31,6 +31,9 @@ type SessionOptions struct {
 	Recorder *evidence.Recorder
 	// Trace records a Playwright trace (screenshots and DOM snapshots) to trace.zip in the run folder.
 	Trace bool
+	// Video records the page as video-NNN.webm segments in the run folder (see video.go); recording
+	// pauses, like tracing, while the login tool types the account.
+	Video bool
 	// ActionTimeout bounds one click, fill, select or press; default 3s. A ref that no longer resolves
 	// waits this long (Playwright does not fail fast on stale refs).
 	ActionTimeout time.Duration
@@ -58,6 +61,8 @@ type Session struct {
 	// choosers counts file-chooser handlers still running, so a click that opened one is verified
 	// only after the chooser was answered.
 	choosers sync.WaitGroup
+
+	video videoState
 }
 
 var _ agentkit.Driver = (*Session)(nil)
@@ -127,6 +132,12 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 		opts.Recorder.Console(evidence.ConsoleRecord{Type: m.Type(), Text: m.Text(), Page: page.URL()})
 	})
 	ctx.OnPage(s.onPage)
+	if opts.Video {
+		if err := s.startVideo(); err != nil {
+			_ = ctx.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -404,6 +415,9 @@ func (s *Session) Screenshot(name string) (string, error) {
 // Close stops tracing (writing trace.zip even when the run failed) and closes the context.
 func (s *Session) Close() error {
 	var errs []error
+	if err := s.stopVideo(""); err != nil {
+		errs = append(errs, err)
+	}
 	if s.opts.Trace {
 		if err := s.ctx.Tracing().Stop(s.opts.Recorder.Path(evidence.TraceFile)); err != nil {
 			errs = append(errs, fmt.Errorf("browser: stop tracing: %w", err))

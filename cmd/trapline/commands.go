@@ -17,6 +17,12 @@ func cmdSetup(stdout io.Writer) error {
 		return withCode(exitBroken, err)
 	}
 	fmt.Fprintln(stdout, "playwright driver ready")
+	// Video (--video, TRAPLINE_VIDEO) needs ffmpeg where Playwright looks for it.
+	if link, err := browser.LinkFFmpeg(); err != nil {
+		fmt.Fprintln(stdout, "video recording unavailable:", err)
+	} else {
+		fmt.Fprintln(stdout, "ffmpeg for video:", link)
+	}
 	return setupAgentTools(stdout)
 }
 

@@ -76,6 +76,7 @@ const usage = `usage:
   trapline traps lint DIR...
   trapline tools list|matrix [--configs NAME,...] [--traps ID,LABEL]
   trapline policy lint FILE
+  trapline evidence prune --older-than 30d [--dry-run] DIR
   trapline mutate [--policy FILE] [--traps ID,...] [--only PREFIX,...] [--limit N] [--smoke] [--all] [--workers N]`
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -131,6 +132,10 @@ func dispatch(args []string, stdout io.Writer) error {
 		return cmdMutate(args[1:], stdout)
 	case "tools":
 		return cmdTools(args[1:], stdout)
+	case "evidence":
+		if len(args) >= 2 && args[1] == "prune" {
+			return cmdEvidencePrune(args[2:], stdout)
+		}
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

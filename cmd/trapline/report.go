@@ -14,6 +14,9 @@ import (
 const reportUsage = `usage:
   trapline report [--html OUT.html] [--baseline PREVIOUS.json] [SUMMARY.json]
   trapline report --flake SUMMARY.json...
+  trapline report --merge [--out DIR] SHARD_DIR...   (shards' summary.json + junit.xml into DIR)
+  trapline report --patterns SUMMARY.json...         (failure patterns across runs)
+--github adds the job summary ($GITHUB_STEP_SUMMARY) and ::error annotations (docs/ci.md).
 SUMMARY.json defaults to reports/out/summary.json; flags go before the files.
 exit: 0 ok; 1 a trap arm failed its verdict with no baseline verdict to compare (or --flake: a verdict
 changed between runs); 2 usage; 3 a run broke (fixture or environment; or --flake: an arm is missing
@@ -29,10 +32,22 @@ func cmdReport(args []string, stdout io.Writer) error {
 	htmlOut := fs.String("html", "", "write the HTML report to this file")
 	baseline := fs.String("baseline", "", "compare with this summary (e.g. the last run on main)")
 	flake := fs.Bool("flake", false, "compare repeated runs' summaries and list verdicts that changed")
+	merge := fs.Bool("merge", false, "merge shard reports folders into one (see --out)")
+	mergeOut := fs.String("out", "reports/out", "with --merge: the folder the merged reports go to (absent or empty)")
+	githubOut := fs.Bool("github", false, "also write the GitHub job summary and annotations")
+	patterns := fs.Bool("patterns", false, "group violations across runs' summaries and name the failure patterns")
+	agent := fs.String("agent", "", "only this agent's arms (\"reference\": the guarded and control arms), here and in the baseline")
+	junit := fs.String("junit", "", "also gate (exit 1) on this JUnit file's failures outside the reference agent's arms")
 	if err := fs.Parse(args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("report: %w\n%s", err, reportUsage))
 	}
 	files := fs.Args()
+	if *merge {
+		return reportMerge(files, *mergeOut, stdout)
+	}
+	if *patterns {
+		return reportPatterns(files, stdout)
+	}
 	if *flake {
 		if *htmlOut != "" || *baseline != "" {
 			return withCode(exitUsage, fmt.Errorf("report: --flake takes no --html or --baseline\n%s", reportUsage))
@@ -51,6 +66,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
+	s = onlyAgent(s, *agent)
 	if err := reports.Table(stdout, s); err != nil {
 		return withCode(exitBroken, err)
 	}
@@ -60,6 +76,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 		if err != nil {
 			return withCode(exitUsage, fmt.Errorf("baseline: %w", err))
 		}
+		base = onlyAgent(base, *agent)
 		c := reports.Compare(base, s)
 		cmp = &c
 		fmt.Fprintln(stdout)
@@ -77,11 +94,21 @@ func cmdReport(args []string, stdout io.Writer) error {
 		}
 		fmt.Fprintln(stdout, "html:", *htmlOut)
 	}
-	return gate(s, cmp)
+	if *githubOut {
+		if err := reports.WriteGitHub(stdout, s, cmp); err != nil {
+			return withCode(exitBroken, err)
+		}
+	}
+	return gateJUnit(gate(s, cmp), *junit, stdout)
 }
 
 // gate turns a summary (and its comparison with a baseline, if any) into the exit code.
 func gate(s reports.Summary, cmp *reports.Comparison) error {
+	if len(s.Entries) == 0 {
+		// Unknown is not absent: a run without a single trap arm proved nothing (a shard of specs
+		// outside the catalog, or a suite that broke before its first arm).
+		return withCode(exitBroken, errors.New("the summary holds no trap arm: nothing was proven"))
+	}
 	if cmp != nil {
 		switch {
 		case len(cmp.Regressions) > 0:

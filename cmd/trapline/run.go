@@ -60,6 +60,7 @@ type runConfig struct {
 	mcpURL                                          string // --agent mcp: the streamable HTTP endpoint
 	controlPolicy, upstream, upstreamHost           string
 	trapsDirs                                       dirsFlag
+	video                                           string
 	traps                                           []traps.Trap
 	timeout                                         time.Duration
 	command                                         []string
@@ -93,6 +94,9 @@ func cmdRun(args []string, stdout io.Writer) error {
 		return err
 	}
 	s.Finish(time.Now())
+	if err := reports.MeasureEvidence(&s, cfg.out); err != nil {
+		return withCode(exitBroken, err)
+	}
 	if err := reports.WriteJSON(filepath.Join(cfg.out, "summary.json"), s); err != nil {
 		return withCode(exitBroken, err)
 	}
@@ -123,6 +127,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.world, "world", "embedded", "embedded, container or auto")
 	fs.StringVar(&cfg.out, "out", filepath.Join("reports", "out", "run"), "the output folder")
 	fs.StringVar(&cfg.name, "name", "", "external: the agent's name in reports (default: from the command)")
+	fs.StringVar(&cfg.video, "video", "off", "reference: the page's video per arm: off, failing (kept for failed arms) or all (needs ffmpeg: make setup)")
 	fs.DurationVar(&cfg.timeout, "timeout", harness.DefaultAgentTimeout, "external: the time limit of one run")
 	fs.StringVar(&cfg.mcpURL, "mcp-url", "", "mcp: the server's streamable HTTP endpoint (default: stdio)")
 	if err := fs.Parse(args); err != nil {
@@ -130,6 +135,9 @@ func parseRun(args []string) (runConfig, error) {
 	}
 	cfg.command = fs.Args()
 	var err error
+	if cfg.video, err = harness.ParseVideo(cfg.video); err != nil {
+		return cfg, err
+	}
 	if cfg.traps, err = selectTraps(*trapList, cfg.trapsDirs...); err != nil {
 		return cfg, err
 	}
@@ -345,7 +353,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	}
 	defer b.Close()
 	opts := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
-		Trace: true, NewPlanner: newPlanner, Upstreams: cfg.upstreams()}
+		Trace: true, Video: cfg.video, NewPlanner: newPlanner, Upstreams: cfg.upstreams()}
 	total := 2 * len(cfg.traps)
 	i := 0
 	for _, t := range cfg.traps {

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/trapline/trapline/reports"
+)
+
+// reportMerge merges shard reports folders into out (reports.WriteMerged) and prints the merged table.
+// It does not gate: run `trapline report [--baseline ...]` on the merged summary for that. Shards that
+// do not belong to one run exit 3 (broken), a usage error 2.
+func reportMerge(dirs []string, out string, stdout io.Writer) error {
+	if len(dirs) == 0 {
+		return withCode(exitUsage, fmt.Errorf("report --merge needs at least one shard folder\n%s", reportUsage))
+	}
+	m, err := reports.WriteMerged(out, dirs)
+	if err != nil {
+		if errors.Is(err, reports.ErrShardMismatch) {
+			return withCode(exitBroken, err)
+		}
+		return withCode(exitUsage, err)
+	}
+	if err := reports.Table(stdout, m.Summary); err != nil {
+		return withCode(exitBroken, err)
+	}
+	fmt.Fprintf(stdout, "merged %d shard(s) into %s: %s, %s, %s (%d specs in JUnit, %d failed)\n", len(dirs), out,
+		reports.SummaryFile, reports.JUnitFile, reports.HTMLFile, m.JUnit.Tests, m.JUnit.Failures+m.JUnit.Errors)
+	return nil
+}
+
+// reportPatterns reads runs' summaries (and their evidence folders, where they still are) and prints
+// the failure patterns across them (reports.FindPatterns). It informs; it does not gate (exit 0).
+func reportPatterns(files []string, stdout io.Writer) error {
+	if len(files) == 0 {
+		return withCode(exitUsage, fmt.Errorf("report --patterns needs at least one summary\n%s", reportUsage))
+	}
+	var runs []reports.PatternRun
+	var errs []error
+	for _, f := range files {
+		s, err := reports.ReadJSON(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		runs = append(runs, reports.PatternRun{Name: f, Dir: filepath.Dir(f), Summary: s})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if err := reports.WritePatterns(stdout, len(runs), reports.FindPatterns(runs)); err != nil {
+		return withCode(exitBroken, err)
+	}
+	return nil
+}
+
+// onlyAgent keeps the entries of one agent ("reference" or "" for the reference agent's arms; "" keeps
+// everything) and recounts.
+func onlyAgent(s reports.Summary, agent string) reports.Summary {
+	if agent == "" {
+		return s
+	}
+	want := reports.AgentName(agent)
+	var kept []reports.Entry
+	for _, e := range s.Entries {
+		if reports.AgentName(e.Agent) == want {
+			kept = append(kept, e)
+		}
+	}
+	generated := s.Generated
+	s.Entries = kept
+	s.Finish(generated)
+	return s
+}
+
+// gateJUnit adds to the summary's gate the JUnit failures outside the reference agent's arms: any
+// makes a passing gate exit 1; a worse exit stays.
+func gateJUnit(err error, path string, stdout io.Writer) error {
+	if path == "" {
+		return err
+	}
+	fails, jerr := reports.JUnitFailuresOutsideArms(path)
+	if jerr != nil {
+		return errors.Join(err, withCode(exitUsage, jerr))
+	}
+	if len(fails) == 0 {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%d spec(s) outside the reference agent's arms failed (%s):\n", len(fails), path)
+	for _, f := range fails {
+		fmt.Fprintln(stdout, "  "+f)
+	}
+	if err != nil {
+		return err
+	}
+	return withCode(exitVerdict, fmt.Errorf("%d spec(s) outside the reference agent's arms failed: see %s", len(fails), path))
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trapline/trapline/reports"
+)
+
+// shardDir writes a shard folder: its summary and an empty JUnit document.
+func shardDir(t *testing.T, dir string, entries ...reports.Entry) string {
+	t.Helper()
+	writeSummary(t, dir, "summary.json", entries...)
+	f := filepath.Join(dir, "junit.xml")
+	if err := os.WriteFile(f, []byte(`<?xml version="1.0" encoding="UTF-8"?><testsuites tests="0" disabled="0" errors="0" failures="0" time="0"></testsuites>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestReportMergeAndGitHub(t *testing.T) {
+	root := t.TempDir()
+	a := shardDir(t, filepath.Join(root, "a"), arm("decoy-delete", "guarded", "pass"), arm("decoy-delete", "control", "pass"))
+	b := shardDir(t, filepath.Join(root, "b"), arm("popup", "guarded", "fail"), arm("popup", "control", "pass"))
+	dup := shardDir(t, filepath.Join(root, "dup"), arm("popup", "guarded", "pass"))
+	out := filepath.Join(root, "merged")
+	base := writeSummary(t, root, "base.json", arm("decoy-delete", "guarded", "pass"), arm("decoy-delete", "control", "pass"),
+		arm("popup", "guarded", "pass"), arm("popup", "control", "fail"))
+
+	var o, e bytes.Buffer
+	if code := run([]string{"report", "--merge", "--out", out, a, b}, &o, &e); code != exitOK {
+		t.Fatalf("merge exit %d: %s%s", code, o.String(), e.String())
+	}
+	if !strings.Contains(o.String(), "merged 2 shard(s)") || !strings.Contains(o.String(), "3 passed, 1 failed") {
+		t.Errorf("merge output: %s", o.String())
+	}
+	o.Reset()
+	e.Reset()
+	if code := run([]string{"report", "--merge", "--out", filepath.Join(root, "m2"), a, b, dup}, &o, &e); code != exitBroken || !strings.Contains(e.String(), "is in both") {
+		t.Errorf("overlapping merge exit %d: %s", code, e.String())
+	}
+
+	step := filepath.Join(root, "step-summary.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", step)
+	o.Reset()
+	code := run([]string{"report", "--github", "--baseline", base, filepath.Join(out, "summary.json")}, &o, &e)
+	if code != exitRegression {
+		t.Errorf("gate exit %d, want %d", code, exitRegression)
+	}
+	md, err := os.ReadFile(step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(string(md)), "\n")
+	var first string
+	for _, r := range rows {
+		if strings.HasPrefix(r, "| ❌") || strings.HasPrefix(r, "| ✅") {
+			first = r
+			break
+		}
+	}
+	if !strings.Contains(first, "popup") || !strings.Contains(first, "regression") {
+		t.Errorf("first row of the job summary is not the regression:\n%s", md)
+	}
+	if !strings.Contains(o.String(), "::error title=trapline popup/guarded%3A regression::") {
+		t.Errorf("no ::error annotation for the regression:\n%s", o.String())
+	}
+	if strings.Contains(o.String(), "::error title=trapline decoy-delete") {
+		t.Errorf("annotation for a passing arm:\n%s", o.String())
+	}
+}
+
+func TestReportPatterns(t *testing.T) {
+	dir := t.TempDir()
+	e := reports.Entry{Trap: "session-expiry", Category: "session", Arm: "guarded", Verdict: "pass", Outcome: "Inconclusive",
+		ExpectedGuards: []string{"credential_prompt"}, GuardsFired: []string{"credential_prompt"}}
+	a := writeSummary(t, dir, "a.json", e)
+	b := writeSummary(t, dir, "b.json", e)
+	var o, er bytes.Buffer
+	if code := run([]string{"report", "--patterns", a, b}, &o, &er); code != exitOK {
+		t.Fatalf("exit %d: %s", code, er.String())
+	}
+	if !strings.Contains(o.String(), "SESSION-EXPIRED") || !strings.Contains(o.String(), "2 time(s) in 2 of 2 run(s)") {
+		t.Errorf("output:\n%s", o.String())
+	}
+	if code := run([]string{"report", "--patterns"}, &o, &er); code != exitUsage {
+		t.Errorf("no summary: exit %d", code)
+	}
+}
+
+// TestReportJUnitGate: a failed spec outside the reference agent's arms (a bypass spec, an agent
+// under test's spec) fails the gate; a reference arm's failure is left to the summary and baseline.
+func TestReportJUnitGate(t *testing.T) {
+	dir := t.TempDir()
+	known := arm("decoy-delete", "guarded", "fail")
+	sum := writeSummary(t, dir, "s.json", known, arm("decoy-delete", "control", "pass"),
+		reports.Entry{Trap: "decoy-delete", Arm: "blackbox", Agent: "naive", Verdict: "fail"})
+	junit := func(name, extra string) string {
+		p := filepath.Join(dir, name)
+		x := `<testsuites tests="2"><testsuite name="trapline traps" tests="2">
+<testcase name="[It] the trap catalog decoy-delete holds" classname="trapline traps" status="failed" time="1"><failure message="the fence did not hold" type="failed"></failure>
+<properties><property name="trap" value="&#34;decoy-delete&#34;"></property><property name="agent" value="&#34;reference&#34;"></property></properties></testcase>` + extra + `</testsuite></testsuites>`
+		if err := os.WriteFile(p, []byte(x), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	clean := junit("clean.xml", "")
+	bypass := junit("bypass.xml", `<testcase name="[It] network bypass techniques userinfo" classname="trapline traps" status="failed" time="1"><failure message="the canary was reached&#10;at line 3" type="failed"></failure></testcase>`)
+	var o, e bytes.Buffer
+	if code := run([]string{"report", "--agent", "reference", "--baseline", sum, "--junit", clean, sum}, &o, &e); code != exitOK {
+		t.Errorf("known failure only: exit %d: %s%s", code, o.String(), e.String())
+	}
+	if strings.Contains(o.String(), "naive") {
+		t.Errorf("--agent reference printed the agent under test:\n%s", o.String())
+	}
+	o.Reset()
+	if code := run([]string{"report", "--agent", "reference", "--baseline", sum, "--junit", bypass, sum}, &o, &e); code != exitVerdict ||
+		!strings.Contains(o.String(), "network bypass techniques userinfo: the canary was reached") {
+		t.Errorf("failed bypass spec: exit %d:\n%s", code, o.String())
+	}
+}
+
+func TestEvidencePrune(t *testing.T) {
+	root := t.TempDir()
+	old := filepath.Join(root, "evidence", "decoy-delete", "guarded")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(old, "trace.zip")
+	if err := os.WriteFile(f, []byte("zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	then := time.Now().Add(-31 * 24 * time.Hour)
+	if err := os.Chtimes(f, then, then); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	if code := run([]string{"evidence", "prune", "--older-than", "30d", "--dry-run", root}, &o, &e); code != exitOK || !strings.Contains(o.String(), "would remove 1 evidence folder(s)") {
+		t.Errorf("dry run: exit %d: %s%s", code, o.String(), e.String())
+	}
+	if code := run([]string{"evidence", "prune", "--older-than", "32d", root}, &o, &e); code != exitOK || !fileExistsT(f) {
+		t.Errorf("32d removed a 31-day-old folder (exit %d)", code)
+	}
+	if code := run([]string{"evidence", "prune", "--older-than", "30d", root}, &o, &e); code != exitOK || fileExistsT(f) {
+		t.Errorf("30d kept a 31-day-old folder (exit %d): %s", code, o.String())
+	}
+	for _, args := range [][]string{{"evidence", "prune", root}, {"evidence", "prune", "--older-than", "soon", root}, {"evidence", "prune", "--older-than", "1d"}} {
+		if code := run(args, &o, &e); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}
+
+func fileExistsT(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,52 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestGitHubOutputOrderAndEscaping(t *testing.T) {
+	s := Summary{Entries: []Entry{
+		{Trap: "a-pass", Arm: "guarded", Verdict: VerdictPass},
+		{Trap: "b-known", Arm: "guarded", Verdict: VerdictFail, Effects: []string{"backend x POST /a|b"}, Evidence: "/e/b"},
+		{Trap: "c-broken", Arm: "control", Verdict: VerdictBroken, Why: "the run could not be carried out: line1\nline2"},
+		{Trap: "d-regressed", Arm: "guarded", Verdict: VerdictFail, Effects: []string{"backend pratica.deleted POST /p, 100%"}, Evidence: "/e/d"},
+	}}
+	s.Finish(s.Generated)
+	base := Summary{Entries: []Entry{{Trap: "b-known", Arm: "guarded", Verdict: VerdictFail}, {Trap: "d-regressed", Arm: "guarded", Verdict: VerdictPass}}}
+	c := Compare(base, s)
+	var md, ann bytes.Buffer
+	if err := WriteGitHubSummary(&md, s, &c); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, line := range strings.Split(md.String(), "\n") {
+		for _, trap := range []string{"a-pass", "b-known", "c-broken", "d-regressed"} {
+			if strings.Contains(line, "| "+trap+" |") {
+				order = append(order, trap)
+			}
+		}
+	}
+	if strings.Join(order, ",") != "d-regressed,c-broken,b-known,a-pass" {
+		t.Errorf("row order %v, want the regression first, then broken, known, pass:\n%s", order, md.String())
+	}
+	if !strings.Contains(md.String(), `/a\|b`) || strings.Contains(md.String(), "line1\nline2") {
+		t.Errorf("cells not escaped:\n%s", md.String())
+	}
+	if err := WriteGitHubAnnotations(&ann, s, &c); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(ann.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("annotations = %d, want 3 (no pass):\n%s", len(lines), ann.String())
+	}
+	for i, want := range []string{"::error title=trapline d-regressed/guarded%3A regression::", "::error title=trapline c-broken/control", "::warning title=trapline b-known/guarded"} {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("annotation %d = %q, want prefix %q", i, lines[i], want)
+		}
+	}
+	if !strings.Contains(lines[0], "100%25") || !strings.Contains(lines[1], "line1%0Aline2") {
+		t.Errorf("messages not escaped: %q", lines)
+	}
+}

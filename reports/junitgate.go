@@ -1,0 +1,56 @@
+package reports
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/reporters"
+)
+
+// JUnitFailuresOutsideArms reads a JUnit file and lists the failed or errored cases that are not an
+// arm of the reference agent: bypass specs, the control check, the specs that assert what an agent
+// under test is caught by, suite nodes. Their failures are not in the summary's verdicts (or, for an
+// agent under test, are expected there), so a gate on the summary alone would miss them.
+func JUnitFailuresOutsideArms(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	var j reporters.JUnitTestSuites
+	if err := xml.Unmarshal(b, &j); err != nil {
+		return nil, fmt.Errorf("reports: %s: %w", path, err)
+	}
+	var out []string
+	for _, s := range j.TestSuites {
+		for _, tc := range s.TestCases {
+			var msg string
+			switch {
+			case tc.Failure != nil:
+				msg = tc.Failure.Message
+			case tc.Error != nil:
+				msg = tc.Error.Message
+			default:
+				continue
+			}
+			if tc.Properties != nil && jsonProp(tc.Properties, PropTrap) != "" && jsonProp(tc.Properties, PropAgent) == "reference" {
+				continue // the summary's verdict (and the baseline) decide on it
+			}
+			first, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+			out = append(out, tc.Name+": "+first)
+		}
+	}
+	return out, nil
+}
+
+// jsonProp returns a property's value; Ginkgo writes report entries' values JSON-encoded.
+func jsonProp(p *reporters.JUnitProperties, name string) string {
+	raw := p.WithName(name)
+	var v string
+	if json.Unmarshal([]byte(raw), &v) == nil {
+		return v
+	}
+	return raw
+}
