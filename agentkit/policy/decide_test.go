@@ -289,10 +289,13 @@ func TestRuleCoverage(t *testing.T) {
 	for _, c := range decideCases() {
 		seen[c.rule] = true
 	}
-	for _, c := range requestCases() {
+	for _, c := range append(requestCases(), contentCases()...) {
 		seen[c.rule] = true
 	}
 	for _, c := range hostCases() {
+		seen[c.rule] = true
+	}
+	for _, c := range responseCases() {
 		seen[c.rule] = true
 	}
 	for _, c := range capabilityCases() {
