@@ -1,12 +1,10 @@
 package policy
 
-import (
-	"net/url"
-	"strings"
-)
+import "strings"
 
 // DecideRequest rules on one network request (route gate and proxy share it). In order:
-//   - the URL must parse and be absolute (RuleInvalidURL);
+//   - the URL must parse, as the browser parses it (ParseURL: the WHATWG URL Standard), and be
+//     absolute (RuleInvalidURL);
 //   - scheme: http and https go on; "about:blank" is allowed; data: and blob: are allowed for
 //     sub-resources and denied for navigations; anything else is RuleSchemeNotAllowed;
 //   - the host (userinfo ignored) and path are normalised (RuleInvalidURL when they do not);
@@ -20,9 +18,9 @@ import (
 //     body (RuleBodyUnreadable), the write's operation (RuleWriteOperation), URL-valued parameters
 //     (RuleOutsideURLParam) and request deny words (RuleRequestDenyWord).
 func (p *Policy) DecideRequest(r Request) Decision {
-	u, err := url.Parse(r.URL)
+	u, err := ParseURL(r.URL)
 	if err != nil {
-		return deny(RuleInvalidURL, "URL %q does not parse: %v", r.URL, err)
+		return deny(RuleInvalidURL, "URL %q does not parse as the browser parses it: %v", r.URL, err)
 	}
 	switch u.Scheme {
 	case "http", "https":
@@ -36,24 +34,15 @@ func (p *Policy) DecideRequest(r Request) Decision {
 			return deny(RuleSchemeNotAllowed, "a navigation to a %s: URL is not allowed", u.Scheme)
 		}
 		return allowDecision()
-	case "":
-		return deny(RuleInvalidURL, "URL %q is not absolute", r.URL)
 	default:
 		return deny(RuleSchemeNotAllowed, "scheme %q is not allowed", u.Scheme)
 	}
-	if u.Opaque != "" || u.Host == "" {
+	if u.Host == "" {
 		return deny(RuleInvalidURL, "URL %q has no host", r.URL)
 	}
-	host, port, err := NormalizeHost(u.Host)
-	if err != nil {
-		return deny(RuleInvalidURL, "URL %q: %v", r.URL, err)
-	}
+	host, port, path := u.Host, u.Port, u.Path
 	if port == "" {
 		port = defaultPort(u.Scheme)
-	}
-	path, err := NormalizePath(u.EscapedPath())
-	if err != nil {
-		return deny(RuleInvalidURL, "URL %q: %v", r.URL, err)
 	}
 	if d, ok := p.checkHostPath(host, port, path, r.Navigation); !ok {
 		return d
@@ -62,7 +51,7 @@ func (p *Policy) DecideRequest(r Request) Decision {
 	if !d.Allow {
 		return d
 	}
-	return p.judgeContent(r, u, host, port, path, writes)
+	return p.judgeContent(r, u.RawQuery, host, port, path, writes)
 }
 
 // checkHostPath applies deny_paths, navigation.allow and static_assets.

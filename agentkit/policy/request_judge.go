@@ -14,7 +14,7 @@ var graphQLKeys = []string{"query", "operationName", "variables", "extensions"}
 // judgeContent rules on what a request carries, once its destination and method are allowed:
 // the body cap, a readable body, the operation of a write (writes are the entries that matched
 // method, host and path; nil for a read), outside URL parameters and request deny words.
-func (p *Policy) judgeContent(r Request, u *url.URL, host, port, path string, writes []Write) Decision {
+func (p *Policy) judgeContent(r Request, rawQuery string, host, port, path string, writes []Write) Decision {
 	lenient := p.Requests.UnreadableBodies == Allow
 	var c content
 	if r.BodyTruncated || len(r.Body) > p.maxBody() {
@@ -28,7 +28,7 @@ func (p *Policy) judgeContent(r Request, u *url.URL, host, port, path string, wr
 	} else {
 		c = parsed
 	}
-	query := queryFields(u.RawQuery)
+	query := queryFields(rawQuery)
 	all := append(slices.Clone(query), c.fields...)
 	if writes != nil {
 		var first Decision
