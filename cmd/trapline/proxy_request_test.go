@@ -137,7 +137,7 @@ func TestProxyCommandJudgesWhatRequestsDo(t *testing.T) {
 		if err := json.Unmarshal(line, &d); err != nil {
 			t.Fatalf("log line %q: %v", line, err)
 		}
-		rules[d.Rule] = true
+		rules[string(d.Rule)] = true
 	}
 	for _, c := range cases {
 		if !rules[c.rule] {
