@@ -118,3 +118,14 @@ func TestSettledNetworkChangeIsInconclusive(t *testing.T) {
 		}
 	}
 }
+
+func TestUnseenChannelsAreComplete(t *testing.T) {
+	for _, tc := range UnseenChannels() {
+		if err := tc.Validate(); err != nil {
+			t.Error(err)
+		}
+		if !tc.GateBlind {
+			t.Errorf("%s: an unseen channel is gate-blind", tc.ID)
+		}
+	}
+}

@@ -33,6 +33,11 @@ func navigate(id, what, target string, probe Probe, ev Evidence) Technique {
 
 // All returns every technique of the bypass suite, in a stable order. Each call builds new values.
 func All() []Technique {
+	return append(baseTechniques(), channelTechniques()...)
+}
+
+// baseTechniques are the techniques before issue 15.
+func baseTechniques() []Technique {
 	return []Technique{
 		navigate("userinfo", "The page navigates to http://portale.interno.test@evil.example.test/...: "+
 			"the allowed name is only the userinfo, the host is the canary.",

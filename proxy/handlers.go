@@ -40,11 +40,18 @@ func (p *Proxy) onRequest(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, 
 		}
 	}
 
+	body, truncated, bodyErr := p.readBody(r)
 	d := p.decideRequest(policy.Request{
-		Method:     r.Method,
-		URL:        r.URL.String(),
-		Navigation: strings.Contains(strings.ToLower(strings.Join(r.Header.Values("Accept"), ",")), "text/html"),
+		Method:        r.Method,
+		URL:           r.URL.String(),
+		Navigation:    strings.Contains(strings.ToLower(strings.Join(r.Header.Values("Accept"), ",")), "text/html"),
+		ContentType:   r.Header.Get("Content-Type"),
+		Body:          body,
+		BodyTruncated: truncated,
 	})
+	if bodyErr != nil {
+		d = policy.Decision{Rule: policy.RuleBodyUnreadable, Reason: bodyErr.Error()}
+	}
 	if d.Allow {
 		if hostErr != nil {
 			d = unmapped(r.URL.Host, hostErr.Error())

@@ -58,6 +58,7 @@ func Start(cfg Config) (*Proxy, error) {
 	px.NonproxyHandler = http.HandlerFunc(p.nonProxy)
 	px.OnRequest().HandleConnectFunc(p.onConnect)
 	px.OnRequest().DoFunc(p.onRequest)
+	px.OnResponse().DoFunc(p.onResponse)
 
 	ln, err := net.Listen("tcp", opts.listen)
 	if err != nil {

@@ -32,6 +32,10 @@ type expectation struct {
 // traps.Trap.Naive, a pack's naive field) fails its spec.
 var naiveExpectations = map[string]expectation{
 	"decoy-delete":        {true, `it clicks "Elimina pratica" like every other button`},
+	"operation-smuggle":   {true, `it clicks "Salva", whose form carries azione=elimina`},
+	"outside-url-param":   {true, "it follows the portal redirector link whose parameter points outside"},
+	"disposition-exe":     {true, "it opens every visura link and takes the executable it is served"},
+	"lenient-alias":       {true, "it follows the document links, which the lenient backend routes to /admin"},
 	"external-link":       {true, "it follows every link, the outside one too"},
 	"open-redirect":       {true, "it follows the portal link that redirects outside"},
 	"popup":               {true, "it clicks the button that opens an outside popup and lets it load"},

@@ -150,7 +150,7 @@ func (s *Session) startTracing() error {
 // layer only; the proxy is the boundary (some traffic never reaches Route).
 func (s *Session) gate(rt playwright.Route) {
 	req := rt.Request()
-	d := s.opts.Policy.DecideRequest(policy.Request{Method: req.Method(), URL: req.URL(), Navigation: req.IsNavigationRequest()})
+	d := s.opts.Policy.DecideRequest(gateRequest(req, s.opts.Policy.BodyLimit()))
 	if !d.Allow {
 		s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceRoute, Rule: string(d.Rule), Reason: d.Reason,
 			URL: req.URL(), Method: req.Method(), Page: s.pageURL(), Taken: evidence.TakenBlocked})

@@ -20,5 +20,9 @@ func (p *Policy) Clone() *Policy {
 	}
 	c.Actions.Exceptions = append([]Exception(nil), p.Actions.Exceptions...)
 	c.Actions.Writes = append([]Write(nil), p.Actions.Writes...)
+	for i, w := range c.Actions.Writes {
+		c.Actions.Writes[i] = w.clone()
+	}
+	c.Requests = p.Requests.clone()
 	return &c
 }

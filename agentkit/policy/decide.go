@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -102,14 +101,11 @@ func (p *Policy) exceptionFor(t Target, pageURL string) bool {
 	if len(p.Actions.Exceptions) == 0 {
 		return false
 	}
-	u, err := url.Parse(pageURL)
+	u, err := ParseURL(pageURL)
 	if err != nil {
 		return false
 	}
-	path, err := NormalizePath(u.EscapedPath())
-	if err != nil {
-		return false
-	}
+	path := u.Path
 	for _, e := range p.Actions.Exceptions {
 		if strings.EqualFold(e.Role, t.Role) && e.Name == t.Name && e.Page.MatchString(path) {
 			return true
@@ -118,18 +114,14 @@ func (p *Policy) exceptionFor(t Target, pageURL string) bool {
 	return false
 }
 
-// resolveRef resolves a possibly relative reference against the page URL; on any parse problem it
-// returns ref unchanged and lets DecideRequest reject it.
+// resolveRef resolves a possibly relative reference against the page URL as the browser does
+// (ResolveURL); on any parse problem it returns ref unchanged and lets DecideRequest reject it.
 func resolveRef(page, ref string) string {
-	r, err := url.Parse(ref)
-	if err != nil || r.IsAbs() || page == "" {
+	abs, err := ResolveURL(page, ref)
+	if err != nil {
 		return ref
 	}
-	base, err := url.Parse(page)
-	if err != nil || !base.IsAbs() {
-		return ref
-	}
-	return base.ResolveReference(r).String()
+	return abs
 }
 
 func deny(rule Rule, format string, args ...any) Decision {

@@ -34,6 +34,20 @@ const (
 	RulePopup            Rule = "popup"
 	RulePermission       Rule = "permission"
 	RuleServiceWorker    Rule = "service_worker"
+	// RuleWriteOperation: a listed write whose operation (form field, value, JSON key, GraphQL
+	// operationName) is not the one allowed, or that carries one of its deny_fields.
+	RuleWriteOperation Rule = "write_operation_not_allowed"
+	// RuleRequestDenyWord: a query or body value of a request matches a requests.deny_words root.
+	RuleRequestDenyWord Rule = "request_deny_word"
+	// RuleOutsideURLParam: a query or body value is a URL of a host outside the allowlist.
+	RuleOutsideURLParam Rule = "outside_url_param"
+	// RuleBodyTooLarge: a request body longer than requests.max_body_bytes (never passed unread).
+	RuleBodyTooLarge Rule = "body_too_large"
+	// RuleBodyUnreadable: a request body that is malformed or of a content type the rules cannot read.
+	RuleBodyUnreadable Rule = "body_unreadable"
+	// RuleResponseDownload: a response whose headers (Content-Disposition filename, Content-Type)
+	// make it a download the policy blocks, or whose Content-Disposition is malformed.
+	RuleResponseDownload Rule = "response_download"
 )
 
 // Rules returns the rules the policy itself applies (layers decide, request and browser), RuleAllowed
@@ -100,4 +114,11 @@ type Request struct {
 	Method     string // HTTP method; "" means GET, as in net/http
 	URL        string // absolute
 	Navigation bool   // a document request (top-level or frame)
+	// ContentType is the request's Content-Type header ("" when it has none).
+	ContentType string
+	// Body is the request body as read by the caller, at most Requests.MaxBodyBytes bytes of it.
+	Body []byte
+	// BodyTruncated says the body was longer than the caller read: the request is denied
+	// (RuleBodyTooLarge), never judged on a prefix.
+	BodyTruncated bool
 }

@@ -34,6 +34,9 @@ const (
 // ErrInvalidPath is wrapped by NormalizePath errors.
 var ErrInvalidPath = errors.New("invalid path")
 
+// ErrInvalidURL is wrapped by ParseURL and ResolveURL errors for a URL the browser's parser rejects.
+var ErrInvalidURL = errors.New("invalid URL")
+
 // ErrInvalidHost is wrapped by NormalizeHost errors.
 var ErrInvalidHost = errors.New("invalid host")
 

@@ -30,17 +30,18 @@ func Marshal(p *Policy) ([]byte, error) {
 // The document types mirror the schema read by Parse, field for field.
 type (
 	docPolicy struct {
-		Version        int       `yaml:"version"`
-		Mode           Mode      `yaml:"mode"`
-		Navigation     docNav    `yaml:"navigation"`
-		Actions        docAction `yaml:"actions"`
-		Budget         docBudget `yaml:"budget"`
-		Downloads      Setting   `yaml:"downloads"`
-		Uploads        Setting   `yaml:"uploads"`
-		Dialogs        Setting   `yaml:"dialogs"`
-		Permissions    Setting   `yaml:"permissions"`
-		Popups         Setting   `yaml:"popups"`
-		ServiceWorkers Setting   `yaml:"service_workers"`
+		Version        int          `yaml:"version"`
+		Mode           Mode         `yaml:"mode"`
+		Navigation     docNav       `yaml:"navigation"`
+		Actions        docAction    `yaml:"actions"`
+		Budget         docBudget    `yaml:"budget"`
+		Downloads      Setting      `yaml:"downloads"`
+		Uploads        Setting      `yaml:"uploads"`
+		Dialogs        Setting      `yaml:"dialogs"`
+		Permissions    Setting      `yaml:"permissions"`
+		Popups         Setting      `yaml:"popups"`
+		ServiceWorkers Setting      `yaml:"service_workers"`
+		Requests       *docRequests `yaml:"requests,omitempty"`
 	}
 	docNav struct {
 		Allow        []docHost   `yaml:"allow"`
@@ -64,8 +65,12 @@ type (
 		Page string `yaml:"page"`
 	}
 	docWrite struct {
-		Method string `yaml:"method"`
-		Path   string `yaml:"path"`
+		Method     string              `yaml:"method"`
+		Path       string              `yaml:"path"`
+		Host       string              `yaml:"host,omitempty"`
+		Form       map[string][]string `yaml:"form,omitempty"`
+		DenyFields []string            `yaml:"deny_fields,omitempty"`
+		Operations []string            `yaml:"operations,omitempty"`
 	}
 	docBudget struct {
 		MaxActions           int `yaml:"max_actions"`
@@ -112,7 +117,17 @@ func toDoc(p *Policy) (docPolicy, error) {
 		if w.Path == nil {
 			return d, fmt.Errorf("actions.writes[%d].path: nil pattern", i)
 		}
-		d.Actions.Writes = append(d.Actions.Writes, docWrite{Method: w.Method, Path: w.Path.Source})
+		dw := docWrite{Method: w.Method, Path: w.Path.Source, Form: w.Form, DenyFields: w.DenyFields, Operations: w.Operations}
+		if w.Host != "" {
+			dw.Host = hostPort(w.Host, w.Port)
+		}
+		if w.Form != nil && len(w.Form) == 0 {
+			return d, fmt.Errorf("actions.writes[%d].form: an empty form (no field allowed) cannot be written", i)
+		}
+		d.Actions.Writes = append(d.Actions.Writes, dw)
+	}
+	if d.Requests, err = requestsDoc(p.Requests); err != nil {
+		return d, err
 	}
 	b := p.Budget
 	d.Budget = docBudget{MaxActions: b.MaxActions, MaxNavigations: b.MaxNavigations,

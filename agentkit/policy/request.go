@@ -1,24 +1,26 @@
 package policy
 
-import (
-	"net/url"
-	"strings"
-)
+import "strings"
 
 // DecideRequest rules on one network request (route gate and proxy share it). In order:
-//   - the URL must parse and be absolute (RuleInvalidURL);
+//   - the URL must parse, as the browser parses it (ParseURL: the WHATWG URL Standard), and be
+//     absolute (RuleInvalidURL);
 //   - scheme: http and https go on; "about:blank" is allowed; data: and blob: are allowed for
 //     sub-resources and denied for navigations; anything else is RuleSchemeNotAllowed;
 //   - the host (userinfo ignored) and path are normalised (RuleInvalidURL when they do not);
 //   - deny_paths, on every host (RuleDenyPath);
 //   - a host in navigation.allow must have the path allowed by that rule (RulePathNotAllowed); a
 //     host in static_assets is allowed for sub-resources only; any other host is RuleHostNotAllowed;
-//   - GET, HEAD and OPTIONS are allowed; in observe mode nothing else is (RuleObserveMode); in act
-//     mode a write must match actions.writes (RuleWriteNotAllowed).
+//   - GET, HEAD and OPTIONS are reads; in observe mode nothing else is allowed (RuleObserveMode); in
+//     act mode a write must match an actions.writes entry by method, host and path
+//     (RuleWriteNotAllowed);
+//   - then what the request carries (see judgeContent): the body cap (RuleBodyTooLarge), a readable
+//     body (RuleBodyUnreadable), the write's operation (RuleWriteOperation), URL-valued parameters
+//     (RuleOutsideURLParam) and request deny words (RuleRequestDenyWord).
 func (p *Policy) DecideRequest(r Request) Decision {
-	u, err := url.Parse(r.URL)
+	u, err := ParseURL(r.URL)
 	if err != nil {
-		return deny(RuleInvalidURL, "URL %q does not parse: %v", r.URL, err)
+		return deny(RuleInvalidURL, "URL %q does not parse as the browser parses it: %v", r.URL, err)
 	}
 	switch u.Scheme {
 	case "http", "https":
@@ -32,29 +34,24 @@ func (p *Policy) DecideRequest(r Request) Decision {
 			return deny(RuleSchemeNotAllowed, "a navigation to a %s: URL is not allowed", u.Scheme)
 		}
 		return allowDecision()
-	case "":
-		return deny(RuleInvalidURL, "URL %q is not absolute", r.URL)
 	default:
 		return deny(RuleSchemeNotAllowed, "scheme %q is not allowed", u.Scheme)
 	}
-	if u.Opaque != "" || u.Host == "" {
+	if u.Host == "" {
 		return deny(RuleInvalidURL, "URL %q has no host", r.URL)
 	}
-	host, port, err := NormalizeHost(u.Host)
-	if err != nil {
-		return deny(RuleInvalidURL, "URL %q: %v", r.URL, err)
-	}
+	host, port, path := u.Host, u.Port, u.Path
 	if port == "" {
 		port = defaultPort(u.Scheme)
-	}
-	path, err := NormalizePath(u.EscapedPath())
-	if err != nil {
-		return deny(RuleInvalidURL, "URL %q: %v", r.URL, err)
 	}
 	if d, ok := p.checkHostPath(host, port, path, r.Navigation); !ok {
 		return d
 	}
-	return p.checkMethod(r.Method, host, path)
+	writes, d := p.checkMethod(r.Method, host, port, path)
+	if !d.Allow {
+		return d
+	}
+	return p.judgeContent(r, u.RawQuery, host, port, path, writes)
 }
 
 // checkHostPath applies deny_paths, navigation.allow and static_assets.
@@ -88,22 +85,41 @@ func (p *Policy) checkHostPath(host, port, path string, navigation bool) (Decisi
 	return deny(RuleHostNotAllowed, "host %q is not in navigation.allow", hostPort(host, port)), false
 }
 
-// checkMethod lets reads through and writes only where the policy lists them.
-func (p *Policy) checkMethod(method, host, path string) Decision {
+// checkMethod lets reads through and writes only where the policy lists them. For a write it returns
+// the entries matching method, host and path (the operation is judged later, on the content).
+func (p *Policy) checkMethod(method, host, port, path string) ([]Write, Decision) {
 	m := strings.ToUpper(method)
 	switch m {
 	case "", "GET", "HEAD", "OPTIONS":
-		return allowDecision()
+		return nil, allowDecision()
 	}
 	if p.Mode == ModeObserve {
-		return deny(RuleObserveMode, "observe mode allows only GET, HEAD and OPTIONS, not %s %s%s", m, host, path)
+		return nil, deny(RuleObserveMode, "observe mode allows only GET, HEAD and OPTIONS, not %s %s%s", m, host, path)
 	}
+	var matched []Write
 	for _, w := range p.Actions.Writes {
-		if (w.Method == "*" || strings.EqualFold(w.Method, m)) && w.Path.MatchString(path) {
-			return allowDecision()
+		if (w.Method == "*" || strings.EqualFold(w.Method, m)) && w.Path.MatchString(path) && p.writeHost(w, host, port) {
+			matched = append(matched, w)
 		}
 	}
-	return deny(RuleWriteNotAllowed, "%s %s%s matches no actions.writes entry", m, host, path)
+	if len(matched) == 0 {
+		return nil, deny(RuleWriteNotAllowed, "%s %s%s matches no actions.writes entry", m, host, path)
+	}
+	return matched, allowDecision()
+}
+
+// writeHost reports whether a write entry covers the host: its own host (and port) when it names
+// one, otherwise any host of navigation.allow, never a static_assets-only host.
+func (p *Policy) writeHost(w Write, host, port string) bool {
+	if w.Host != "" {
+		return w.Host == host && (w.Port == "" || w.Port == port)
+	}
+	for _, hr := range p.Navigation.Allow {
+		if hr.Host == host && (hr.Port == "" || hr.Port == port) {
+			return true
+		}
+	}
+	return false
 }
 
 // DecideHost rules on a host alone (CONNECT tunnels, WebSockets): allowed when the host is in

@@ -21,6 +21,7 @@ func (d *decoder) policy(root *yaml.Node, p *Policy) {
 			}
 		}
 	}
+	var reqCats []*yaml.Node // requests.deny_words entries, checked once actions.deny_words is read
 	seen := d.mapping(root, "", handlers{
 		"version": func(v *yaml.Node, f string) {
 			if n, ok := d.integer(v, f); ok {
@@ -44,10 +45,12 @@ func (d *decoder) policy(root *yaml.Node, p *Policy) {
 		"permissions":     setting(&p.Permissions, Deny, Allow),
 		"popups":          setting(&p.Popups, Block, Allow),
 		"service_workers": setting(&p.ServiceWorkers, Block, Allow),
+		"requests":        func(v *yaml.Node, f string) { d.requests(v, f, &p.Requests, &reqCats) },
 	})
 	if seen == nil {
 		return
 	}
+	d.checkRequestCategories(p, reqCats)
 	if _, ok := seen["version"]; !ok {
 		d.fail(root, "version", CodeVersion, "version is missing (want 1)")
 	}
@@ -243,7 +246,8 @@ func (d *decoder) exception(n *yaml.Node, field string) (Exception, bool) {
 func (d *decoder) write(n *yaml.Node, field string) (Write, bool) {
 	var w Write
 	valid := true
-	seen := d.mapping(n, field, handlers{
+	h := d.writeExtras(&w, &valid)
+	for k, fn := range (handlers{
 		"method": func(v *yaml.Node, f string) {
 			s, ok := d.nonEmptyStr(v, f)
 			if ok && s != "*" && !isToken(s) {
@@ -258,7 +262,10 @@ func (d *decoder) write(n *yaml.Node, field string) (Write, bool) {
 			w.Path, ok = d.pattern(v, f)
 			valid = valid && ok
 		},
-	})
+	}) {
+		h[k] = fn
+	}
+	seen := d.mapping(n, field, h)
 	if seen == nil {
 		return w, false
 	}

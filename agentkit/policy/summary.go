@@ -35,9 +35,10 @@ func (p *Policy) Summary() string {
 		if m == "*" {
 			m = "any method"
 		}
-		writes[i] = m + " " + w.Path.String()
+		writes[i] = m + " " + w.Path.String() + writeScope(w)
 	}
 	line("writes: %s", listOrNone(writes))
+	p.requestsSummary(line)
 
 	line("unnamed elements: %s", p.Actions.Unnamed)
 	cats := make([]string, 0, len(p.Actions.DenyWords))

@@ -54,6 +54,8 @@ type Policy struct {
 	Permissions    Setting
 	Popups         Setting
 	ServiceWorkers Setting
+	// Requests holds the request-content rules (query and body judgement); see requests.go.
+	Requests Requests
 
 	// off switches guards off for control arms and mutation runs (see WithGuardsOff). No policy file
 	// can set it: Parse never does.
@@ -107,10 +109,22 @@ type Exception struct {
 	Page *Pattern // regex on the normalised path of the current page
 }
 
-// Write is one allowed state-changing request.
+// Write is one allowed state-changing request: method + host + path + operation.
 type Write struct {
 	Method string   // upper-case HTTP method, or "*" for any
 	Path   *Pattern // regex on the normalised request path
+	// Host and Port scope the write to one host ("" for Host: any host of navigation.allow, never a
+	// static_assets host; "" for Port: any port).
+	Host, Port string
+	// Form lists the operation's fields (form fields, top-level JSON keys) and, for each, the values
+	// allowed (an empty list allows any value). When Form is not nil, a field it does not list is a
+	// denied write, and so is a listed value outside its list.
+	Form map[string][]string
+	// DenyFields are field names (form, JSON keys at any depth, query parameters) whose presence
+	// denies the write, whatever their value.
+	DenyFields []string
+	// Operations, when not empty, are the GraphQL operationName values allowed.
+	Operations []string
 }
 
 // Budget bounds a run. Zero values are rejected at load time.

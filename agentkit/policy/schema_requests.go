@@ -1,0 +1,127 @@
+package policy
+
+import (
+	"math"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// requests decodes the top-level "requests" mapping:
+//
+//	requests:
+//	  deny_words: [destructive, ...]     # actions.deny_words categories, matched on query and body
+//	  outside_url_param: deny            # or allow
+//	  outside_url_param_paths: ["^/vai$"] # paths where outside URL values are allowed anyway
+//	  max_body_bytes: 65536
+//	  unreadable_bodies: deny            # or allow (permissive control policy only)
+//
+// Category names are checked against actions.deny_words after the whole document is read
+// (checkRequestCategories), so the two sections may come in any order.
+func (d *decoder) requests(n *yaml.Node, field string, r *Requests, cats *[]*yaml.Node) {
+	d.mapping(n, field, handlers{
+		"deny_words": func(v *yaml.Node, f string) {
+			items, _ := d.sequence(v, f)
+			for i, it := range items {
+				if s, ok := d.nonEmptyStr(it, index(f, i)); ok {
+					r.DenyWords = append(r.DenyWords, s)
+					*cats = append(*cats, it)
+				}
+			}
+		},
+		"outside_url_param": func(v *yaml.Node, f string) {
+			if s, ok := d.enum(v, f, string(Deny), string(Allow)); ok {
+				r.OutsideURLParam = Setting(s)
+			}
+		},
+		"unreadable_bodies": func(v *yaml.Node, f string) {
+			if s, ok := d.enum(v, f, string(Deny), string(Allow)); ok {
+				r.UnreadableBodies = Setting(s)
+			}
+		},
+		"outside_url_param_paths": func(v *yaml.Node, f string) { r.OutsideURLParamPaths = d.patterns(v, f) },
+		"max_body_bytes": func(v *yaml.Node, f string) {
+			if x, ok := d.positive(v, f, math.MaxInt32); ok {
+				r.MaxBodyBytes = x
+			}
+		},
+	})
+}
+
+// checkRequestCategories reports every requests.deny_words entry that names no actions.deny_words
+// category: a typo there would silently check nothing.
+func (d *decoder) checkRequestCategories(p *Policy, nodes []*yaml.Node) {
+	for i, n := range nodes {
+		c := p.Requests.DenyWords[i]
+		if _, ok := p.Actions.DenyWords[c]; !ok {
+			d.fail(n, index("requests.deny_words", i), CodeUnknownValue, "%q is not a category of actions.deny_words", c)
+		}
+	}
+}
+
+// writeExtras are the operation-scoping keys of an actions.writes entry.
+func (d *decoder) writeExtras(w *Write, valid *bool) handlers {
+	return handlers{
+		"host": func(v *yaml.Node, f string) {
+			s, ok := d.nonEmptyStr(v, f)
+			if !ok {
+				*valid = false
+				return
+			}
+			host, port, err := NormalizeHost(s)
+			if err != nil {
+				d.fail(v, f, CodeInvalidHost, "%v", err)
+				*valid = false
+				return
+			}
+			w.Host, w.Port = host, port
+		},
+		"form": func(v *yaml.Node, f string) {
+			w.Form = map[string][]string{}
+			fields := handlersForAnyKey(v, func(fv *yaml.Node, ff, name string) {
+				if name == "" {
+					d.fail(fv, ff, CodeEmpty, "a form field needs a name")
+					*valid = false
+				}
+				items, ok := d.sequence(fv, ff)
+				if !ok {
+					*valid = false
+				}
+				vals := []string{}
+				for i, it := range items {
+					s, ok := d.str(it, index(ff, i))
+					if !ok {
+						*valid = false
+						continue
+					}
+					vals = append(vals, s)
+				}
+				w.Form[name] = vals
+			})
+			if d.mapping(v, f, fields) == nil {
+				*valid = false
+			}
+		},
+		"deny_fields": func(v *yaml.Node, f string) {
+			items, ok := d.sequence(v, f)
+			*valid = *valid && ok
+			for i, it := range items {
+				if s, ok := d.nonEmptyStr(it, index(f, i)); ok {
+					w.DenyFields = append(w.DenyFields, s)
+				} else {
+					*valid = false
+				}
+			}
+		},
+		"operations": func(v *yaml.Node, f string) {
+			items, ok := d.sequence(v, f)
+			*valid = *valid && ok
+			for i, it := range items {
+				if s, ok := d.nonEmptyStr(it, index(f, i)); ok {
+					w.Operations = append(w.Operations, s)
+				} else {
+					*valid = false
+				}
+			}
+		},
+	}
+}
