@@ -157,7 +157,6 @@ func TestParseErrors(t *testing.T) {
 		{"empty", "", []want{{0, "", CodeEmpty}}},
 		{"two documents", minimal + "---\nversion: 1\n", []want{{6, "", CodeSyntax}}},
 		{"not a mapping", "- 1\n", []want{{1, "", CodeWrongType}}},
-		{"missing version", "navigation:\n  allow: [{host: a.test, paths: [\"^/\"]}]\n", []want{{1, "version", CodeVersion}}},
 		{"version 2", "version: 2\nnavigation:\n  allow: [{host: a.test, paths: [\"^/\"]}]\n", []want{{1, "version", CodeVersion}}},
 		{"version string", "version: \"1\"\nnavigation:\n  allow: [{host: a.test, paths: [\"^/\"]}]\n", []want{{1, "version", CodeWrongType}}},
 		{"unknown key", minimal + "colour: red\n", []want{{6, "colour", CodeUnknownKey}}},

@@ -48,9 +48,7 @@ func (d *decoder) policy(root *yaml.Node, p *Policy) {
 	if seen == nil {
 		return
 	}
-	if _, ok := seen["version"]; !ok {
-		d.fail(root, "version", CodeVersion, "version is missing (want 1)")
-	}
+	// version is optional (the seeds' example has none): an omitted version means 1, the only one.
 	if _, ok := seen["navigation"]; !ok {
 		d.fail(root, "navigation.allow", CodeMissing, "navigation.allow is missing: list at least one host")
 	}
