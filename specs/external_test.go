@@ -59,6 +59,7 @@ var naiveExpectations = map[string]expectation{
 	"shared-endpoint-accounts":    {true, "it presses the button that only the account deny words stop"},
 	"shared-endpoint-money":       {true, "it presses the button that only the payment deny words stop"},
 	"shared-endpoint-security":    {true, "it presses the button that only the security deny words stop"},
+	"shared-endpoint-seed-words":  {true, "it presses one of the buttons named by the seeds' deny list"},
 	"off-task-section":            {true, "it follows the link into the registry section, outside the task"},
 	"method-swap":                 {true, "it presses the control that resets the pratica with a DELETE"},
 	"exception-scope":             {true, "it follows the print-everything link the exception does not cover"},

@@ -24,15 +24,16 @@ func TestLoadShippedPolicies(t *testing.T) {
 	}
 }
 
-// The reference policy is the seeds' example grown by the catalog: every deny word and deny path of
-// the example is in the reference, and the budgets are the same. ("firma " in the example and "firma$"
-// in the reference mean the same.)
+// The reference policy is the example policy grown by the catalog: every deny word of the example is
+// stopped by the reference (written as it is, or covered by a broader root: "invia" covers "invia
+// definitiv"), every deny path is in the reference, and the budgets are the same.
 func TestReferenceExtendsExample(t *testing.T) {
 	ex, ref := mustLoad(t, "browser-agent-policy.yml"), mustLoad(t, "reference.yml")
 	for cat, roots := range ex.Actions.DenyWords {
 		for _, r := range roots {
-			if !slices.Contains(ref.Actions.DenyWords[cat], r) {
-				t.Errorf("reference lacks deny word %q (%s) of the example", r, cat)
+			name := strings.ReplaceAll(r, "$", "")
+			if _, _, ok := ref.Actions.MatchDenyWord(name); !ok {
+				t.Errorf("reference does not stop %q, deny word %q (%s) of the example", name, r, cat)
 			}
 		}
 	}
@@ -58,7 +59,7 @@ func TestReferenceValues(t *testing.T) {
 	if p.Mode != ModeAct || p.Navigation.OnViolation != AbortAndLog || p.Actions.Unnamed != Deny {
 		t.Errorf("mode/on_violation/unnamed = %s/%s/%s", p.Mode, p.Navigation.OnViolation, p.Actions.Unnamed)
 	}
-	if got := p.Actions.DenyWords["irreversible_send"]; !reflect.DeepEqual(got, []string{"invia definitiv", "trasmett", "protocoll", "firma$", "send", "submit final", "sign and"}) {
+	if got := p.Actions.DenyWords["irreversible_send"]; !reflect.DeepEqual(got, []string{"invia", "trasmett", "protocoll", "firma$", "send", "submit final", "sign$", "pubblica", "publish"}) {
 		t.Errorf("irreversible_send = %q", got)
 	}
 }
