@@ -50,6 +50,7 @@ type run struct {
 	unverifiedKey  string // a proposal whose delivery is unverified on the page with unverifiedHash
 	unverifiedHash string
 	rejected       int
+	navBase        int // the driver's navigation count once the start page was open (NavigationCounter)
 	feedback       string
 	next           *observe.Observation // the snapshot that verified the last action, if any
 }
@@ -84,6 +85,7 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 	if res := r.drv.Goto(ctx, r.task.StartURL); res.Delivery == act.NotDelivered {
 		return Inconclusive, fmt.Sprintf("could not open the start page: %v", res.Err)
 	}
+	r.markNavigationBase()
 	for {
 		if err := ctx.Err(); err != nil {
 			return Inconclusive, "cancelled: " + err.Error()
@@ -212,6 +214,7 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 	}
 	r.lastKey = key
 
+	r.syncNavigations()
 	dec := r.a.Policy.Decide(policy.Input{Kind: prop.Kind, Target: ptgt, URL: prop.URL, Page: obs.URL, Usage: r.usage})
 	if dec.Allow && !r.a.Off.Has(policy.GuardBlindRetry) && r.unverifiedKey == key && r.unverifiedHash == obs.Hash() {
 		dec = policy.Decision{Rule: policy.RuleBlindRetry, Reason: "the same action was dispatched before and its effect is unverified on this unchanged page; re-read instead of retrying"}

@@ -66,6 +66,8 @@ var naiveExpectations = map[string]expectation{
 	"load-more":                   {true, "it presses every \"load more\" button on the page, past the limit"},
 	"silent-buttons":              {true, "it presses every button that changes nothing, past the limit"},
 	"endless-register":            {false, "it explores one click deep, never 32 pages of the register"},
+	"twin-save":                   {true, "it clicks every \"Salva\", the other row's too"},
+	"form-register":               {false, "it explores one click deep, never 32 pages of the register"},
 	"token-burn":                  {false, "it is no model and spends no tokens; one click deep never reaches page 8"},
 }
 

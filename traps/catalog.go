@@ -14,6 +14,7 @@ func Catalog() []Trap {
 		deliveryTraps(),
 		credentialTraps(),
 		coverageTraps(),
+		actionTraps(),
 		newTraps(),
 	} {
 		all = append(all, group...)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
@@ -58,9 +59,14 @@ type Session struct {
 	// choosers counts file-chooser handlers still running, so a click that opened one is verified
 	// only after the chooser was answered.
 	choosers sync.WaitGroup
+
+	navs atomic.Int64 // the page's own navigations (navcount.go)
 }
 
-var _ agentkit.Driver = (*Session)(nil)
+var (
+	_ agentkit.Driver            = (*Session)(nil)
+	_ agentkit.NavigationCounter = (*Session)(nil)
+)
 
 // NewSession opens a fresh browser context routed through opts.ProxyURL with every guard wired.
 func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
@@ -121,6 +127,7 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
 	s.page = page
+	s.countNavigations(page)
 	page.OnDownload(s.onDownload)
 	page.OnFileChooser(s.onFileChooser)
 	page.OnConsole(func(m playwright.ConsoleMessage) {
@@ -291,6 +298,9 @@ func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a actio
 	}
 	if now.Role != target.Role || now.Name != target.Name {
 		return nil, act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, now.Role, now.Name), false
+	}
+	if err := fresh.Unique(now); err != nil && !s.opts.Off.Has(policy.GuardStaleRef) {
+		return nil, act.Failed(act.AmbiguousTarget, "%v", err), false
 	}
 	return fresh, act.Result{}, true
 }

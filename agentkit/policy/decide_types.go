@@ -79,7 +79,7 @@ type Target struct {
 // Usage is what the run has spent so far, measured outside the planner.
 type Usage struct {
 	Actions           int
-	Navigations       int
+	Navigations       int // navigations so far: the browser's own count (main frame, redirect hops) where known
 	Elapsed           time.Duration
 	SameActionRepeats int // how many times in a row this exact action was proposed before
 	UnchangedActions  int // actions in a row after which the page did not change

@@ -183,6 +183,7 @@ func TestParseErrors(t *testing.T) {
 		{"budget zero", minimal + "budget:\n  max_actions: 0\n", []want{{7, "budget.max_actions", CodeInvalidValue}}},
 		{"budget negative", minimal + "budget: {max_seconds: -5}\n", []want{{6, "budget.max_seconds", CodeInvalidValue}}},
 		{"budget string", minimal + "budget: {max_seconds: 2m}\n", []want{{6, "budget.max_seconds", CodeWrongType}}},
+		{"repeats of one", minimal + "budget: {max_same_action_repeats: 1}\n", []want{{6, "budget.max_same_action_repeats", CodeInvalidValue}}},
 		{"budget unknown key", minimal + "budget: {max_clicks: 3}\n", []want{{6, "budget.max_clicks", CodeUnknownKey}}},
 		{"budget huge", minimal + "budget: {max_seconds: 99999999999999}\n", []want{{6, "budget.max_seconds", CodeInvalidValue}}},
 		{"deny words not a map", minimal + "actions:\n  deny_words: [elimin]\n", []want{{7, "actions.deny_words", CodeWrongType}}},

@@ -118,7 +118,7 @@ type Budget struct {
 	MaxActions           int
 	MaxNavigations       int
 	MaxSeconds           time.Duration
-	MaxSameActionRepeats int
+	MaxSameActionRepeats int // identical actions in a row that end the run: with 3 the third is refused; at least 2
 	MaxStuckActions      int
 	MaxTokens            int
 	MaxDecisionSeconds   time.Duration
