@@ -85,3 +85,14 @@ func runDriver(t *testing.T, pol *policy.Policy, pl planner.Planner, d agentkit.
 	}
 	return res, rec.Violations()
 }
+
+// newRecorder opens a recorder in a temporary folder, closed with the test.
+func newRecorder(t *testing.T) *evidence.Recorder {
+	t.Helper()
+	rec, err := evidence.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rec.Close() })
+	return rec
+}

@@ -219,7 +219,12 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		}
 		// Detection only (never used to pick a target): the snapshot shows password inputs as textboxes.
 		obs.SecretFields = -1
-		if n, err := s.page.Locator("input[type=password]:visible").Count(); err == nil {
+		n, err := s.page.Locator("input[type=password]:visible").Count()
+		if err != nil && transient(err) {
+			lastErr = err // the page moved under the count: read it again (an unknown count ends the run)
+			continue
+		}
+		if err == nil {
 			obs.SecretFields = n
 		}
 		s.mu.Lock()

@@ -20,5 +20,7 @@ func (p *Policy) Clone() *Policy {
 	}
 	c.Actions.Exceptions = append([]Exception(nil), p.Actions.Exceptions...)
 	c.Actions.Writes = append([]Write(nil), p.Actions.Writes...)
+	c.Actions.RequireApproval = Approval{Categories: append([]string(nil), p.Actions.RequireApproval.Categories...),
+		Writes: append([]Write(nil), p.Actions.RequireApproval.Writes...), Kinds: append([]string(nil), p.Actions.RequireApproval.Kinds...)}
 	return &c
 }

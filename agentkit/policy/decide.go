@@ -21,9 +21,12 @@ import (
 //  3. for click, fill, select and press: an unnamed target (RuleUnnamedElement, unless
 //     actions.unnamed is allow; a missing Target counts as unnamed) and deny words in the target's
 //     name (RuleDenyWord, unless an exception matches role, exact name and page path);
+//     then what the DOM says the action will do, when Target.Facts is set (see checkFacts);
 //  4. the destination of a goto, or the Href of a clicked or pressed link, as a GET navigation
 //     through DecideRequest (a relative Href is resolved against Input.Page);
-//  5. otherwise RuleAllowed.
+//  5. actions.require_approval: a deny word of a listed category, a form submission to a listed
+//     write, or a listed kind gives the third decision, Ask (RuleNeedsApproval, Allow false);
+//  6. otherwise RuleAllowed.
 func (p *Policy) Decide(in Input) Decision {
 	if !slices.Contains(action.Kinds(), in.Kind) {
 		return deny(RuleUnknownAction, "unknown action kind %q", in.Kind)
@@ -49,11 +52,19 @@ func (p *Policy) Decide(in Input) Decision {
 		if d, ok := p.checkTarget(in); !ok {
 			return d
 		}
+		if in.Target != nil {
+			if d, ok := p.checkFacts(in, *in.Target); !ok {
+				return d
+			}
+		}
 	}
 	if dest != "" {
 		if d := p.DecideRequest(Request{Method: "GET", URL: resolveRef(in.Page, dest), Navigation: true}); !d.Allow {
 			return d
 		}
+	}
+	if p.approvalKind(in.Kind) {
+		return ask("every %s needs a person's approval (actions.require_approval.kinds)", in.Kind)
 	}
 	return allowDecision()
 }
@@ -99,6 +110,9 @@ func (p *Policy) checkTarget(in Input) (Decision, bool) {
 	cat, root, ok := p.Actions.matchNormalized(name)
 	if !ok || p.exceptionFor(t, in.Page) {
 		return Decision{}, true
+	}
+	if p.approvalCategory(cat) {
+		return ask("name %q matches deny word %q (%s), a category that needs a person's approval", t.Name, root, cat), false
 	}
 	return deny(RuleDenyWord, "name %q matches deny word %q (%s)", t.Name, root, cat), false
 }

@@ -15,6 +15,7 @@ func policies(t testing.TB) map[string]*Policy {
 		"example":    mustLoad(t, "browser-agent-policy.yml"),
 		"permissive": mustLoad(t, "permissive.yml"),
 		"observe":    &observe,
+		"approval":   mustParse(t, approvalPolicy),
 		"port": mustParse(t, `version: 1
 navigation:
   allow:
@@ -51,6 +52,8 @@ func decideCases() []decideCase {
 		{"empty kind", ref, Input{}, RuleUnknownAction, ""},
 		{"kinds are case-sensitive", ref, Input{Kind: "Click", Target: button("Salva")}, RuleUnknownAction, ""},
 		{"scroll", ref, Input{Kind: KindScroll, Page: page7}, RuleAllowed, ""},
+		{"ask: a money word", "approval", Input{Kind: KindClick, Target: button("Paga ora"), Page: page7}, RuleNeedsApproval, ""},
+		{"lying label", ref, Input{Kind: KindClick, Target: &Target{Role: "button", Name: "Salva", Facts: &Facts{VisibleText: "Elimina pratica"}}, Page: page7}, RuleLabelMismatch, ""},
 		{"read", ref, Input{Kind: KindRead, Page: page7}, RuleAllowed, ""},
 
 		// Budgets.

@@ -189,6 +189,7 @@ func (d *decoder) actions(n *yaml.Node, field string, a *Actions) {
 				}
 			}
 		},
+		"require_approval": func(v *yaml.Node, f string) { d.approval(v, f, &a.RequireApproval) },
 	})
 }
 

@@ -90,6 +90,8 @@ type Actions struct {
 	Exceptions []Exception
 	// Writes are the method + path pairs the task may perform; every other write is denied.
 	Writes []Write
+	// RequireApproval lists the actions a person must confirm (Decision.Ask); see Approval.
+	RequireApproval Approval
 
 	// roots is DenyWords compiled by Parse, in a deterministic order, and rootsFrom a copy of the
 	// DenyWords it was compiled from. MatchDenyWord uses roots only while DenyWords still equals
