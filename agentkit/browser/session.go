@@ -37,9 +37,13 @@ type SessionOptions struct {
 	ActionTimeout time.Duration
 	// NavigationTimeout bounds a navigation or a wait for a page load; default 10s.
 	NavigationTimeout time.Duration
-	// StorageStatePath pre-authenticates the context from a Playwright storage-state file (cookies and
-	// local storage). The file is a secret: nothing of it is logged.
+	// StorageStatePath pre-authenticates the context from a Playwright storage-state file. The context
+	// gets only the cookies of hosts the policy allows and no origin's local storage (each dropped part
+	// is logged as storage_state_stripped, by name). The file is a secret: nothing of it is logged.
 	StorageStatePath string
+	// KeepStorageOrigins loads the storage state's local storage too. UNSAFE: an earlier session's page
+	// state reaches the run; for control arms only.
+	KeepStorageOrigins bool
 	// Off switches guards off; the session reads policy.GuardRouteGate (no browser-side request gate:
 	// the proxy is the only network guard) and policy.GuardStaleRef (a target is dispatched without
 	// being re-resolved on a fresh snapshot). UNSAFE: for control arms, defense-in-depth specs and
@@ -88,17 +92,20 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	if pol.Permissions == policy.Allow {
 		perms = []string{"geolocation", "notifications", "camera", "microphone"}
 	}
-	var state *string
+	var state *playwright.OptionalStorageState
 	if opts.StorageStatePath != "" {
-		state = playwright.String(opts.StorageStatePath)
+		var err error
+		if state, err = loadStorageState(opts); err != nil { // storagestate.go: bounded to the policy
+			return nil, err
+		}
 	}
 	ctx, err := b.b.NewContext(playwright.BrowserNewContextOptions{
-		StorageStatePath: state,
-		Proxy:            &playwright.Proxy{Server: opts.ProxyURL},
-		AcceptDownloads:  playwright.Bool(pol.Downloads == policy.Allow),
-		ServiceWorkers:   sw,
-		Permissions:      perms,
-		Viewport:         &playwright.Size{Width: 1280, Height: 800},
+		StorageState:    state,
+		Proxy:           &playwright.Proxy{Server: opts.ProxyURL},
+		AcceptDownloads: playwright.Bool(pol.Downloads == policy.Allow),
+		ServiceWorkers:  sw,
+		Permissions:     perms,
+		Viewport:        &playwright.Size{Width: 1280, Height: 800},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("browser: new context: %w", err)

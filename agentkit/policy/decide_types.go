@@ -37,9 +37,10 @@ const (
 	RuleLabelMismatch    Rule = "label_mismatch" // the visible text says a deny word the accessible name does not (a lying label)
 	RuleNeedsApproval    Rule = "needs_approval" // ask: a require_approval rule matched; a person must approve (Decision.Ask)
 	// The loop's own rules (agentkit applies them, never Decide):
-	RuleTargetUnknown    Rule = "target_unknown"    // what the action will do could not be read from the page: not dispatched
-	RuleSecretsUnknown   Rule = "secrets_unknown"   // whether the page asks for a secret could not be read: Inconclusive
-	RuleIncompleteTarget Rule = "incomplete_target" // the target is not in an incomplete snapshot: Unknown, not absent
+	RuleTargetUnknown        Rule = "target_unknown"         // what the action will do could not be read from the page: not dispatched
+	RuleSecretsUnknown       Rule = "secrets_unknown"        // whether the page asks for a secret could not be read: Inconclusive
+	RuleIncompleteTarget     Rule = "incomplete_target"      // the target is not in an incomplete snapshot: Unknown, not absent
+	RuleStorageStateStripped Rule = "storage_state_stripped" // part of a storage-state file the run does not start with (browser)
 )
 
 // Rules returns the rules the policy itself applies (layers decide, request and browser), RuleAllowed

@@ -73,6 +73,7 @@ var registry = []RuleInfo{
 	{RuleNeedsApproval, LayerDecide, "element", "ask: a require_approval rule matched and no person approved the action"},
 	{RuleTargetUnknown, LayerLoop, "ref", "what the action would do could not be read from the page: not dispatched"},
 	{RuleSecretsUnknown, LayerLoop, "credentials", "whether the page asks for a secret could not be read: the run stops Inconclusive"},
+	{RuleStorageStateStripped, LayerLoop, "credentials", "a cookie of a host the policy does not allow, or an origin's local storage, was left out of the run's context"},
 	{RuleIncompleteTarget, LayerLoop, "ref", "the target is not in an incomplete snapshot: unknown, not absent; the run stops Inconclusive"},
 	{RuleInvalidProposal, LayerPlanner, "planner", "the planner's output is not a valid action"},
 	{RuleBlindRetry, LayerLoop, "delivery", "an action whose delivery is unverified was proposed again on the unchanged page"},

@@ -64,7 +64,7 @@ func main() {
 
 const usage = `usage:
   trapline setup
-  trapline run [--agent reference|exec|external] [--traps ID,LABEL] [--policy FILE] [--out DIR] [-- CMD ARGS...]
+  trapline run [--agent reference|exec|external] [--traps ID,LABEL] [--policy FILE] [--storage-state FILE] [--out DIR] [-- CMD ARGS...]
   trapline report [summary.json]
   trapline proxy --policy FILE [--listen 127.0.0.1:PORT]
   trapline serve [--trap ID] [--listen 127.0.0.1:PORT]
