@@ -33,6 +33,9 @@ type Agent struct {
 	// Off switches guards off; the loop reads policy.GuardBlindRetry and policy.GuardCredentialPrompt.
 	// UNSAFE: only control arms and mutation runs set it.
 	Off policy.GuardsOff
+	// Approver answers the policy's Ask decisions (actions.require_approval); nil refuses them all
+	// (DenyApprovals, the CI default), logging needs_approval.
+	Approver Approver
 }
 
 // run is the state of one run.
@@ -50,6 +53,7 @@ type run struct {
 	unverifiedKey  string // a proposal whose delivery is unverified on the page with unverifiedHash
 	unverifiedHash string
 	rejected       int
+	navBase        int // the driver's navigation count once the start page was open (NavigationCounter)
 	feedback       string
 	next           *observe.Observation // the snapshot that verified the last action, if any
 }
@@ -84,6 +88,7 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 	if res := r.drv.Goto(ctx, r.task.StartURL); res.Delivery == act.NotDelivered {
 		return Inconclusive, fmt.Sprintf("could not open the start page: %v", res.Err)
 	}
+	r.markNavigationBase()
 	for {
 		if err := ctx.Err(); err != nil {
 			return Inconclusive, "cancelled: " + err.Error()
@@ -103,6 +108,13 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 			if obs, err = r.drv.Observe(ctx); err != nil {
 				return Inconclusive, "the page could not be read: " + err.Error()
 			}
+		}
+		if !r.a.Off.Has(policy.GuardCredentialPrompt) && obs.SecretFields < 0 {
+			// Unknown is not absent: a page whose password inputs could not be counted may be asking
+			// for one.
+			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(policy.RuleSecretsUnknown), Page: obs.URL, Taken: evidence.TakenStopped,
+				Reason: "whether the page asks for a password could not be read (the count of password inputs failed): unknown is not absent"})
+			return Inconclusive, string(policy.RuleSecretsUnknown)
 		}
 		if !r.a.Off.Has(policy.GuardCredentialPrompt) && asksForSecret(obs) {
 			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(RuleCredentialPrompt), Page: obs.URL, Taken: evidence.TakenStopped,
@@ -141,6 +153,9 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 				final, err := r.drv.Observe(ctx)
 				if err != nil {
 					return Inconclusive, "postcondition unknown: the page could not be re-read: " + err.Error()
+				}
+				if !final.Complete {
+					return Inconclusive, "postcondition unknown: the page's snapshot is incomplete (" + strings.Join(final.Warnings, "; ") + ")"
 				}
 				if err := r.task.Postcondition(final); err != nil {
 					return Inconclusive, "planner said done but the postcondition does not hold: " + err.Error()
@@ -197,12 +212,35 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 	)
 	if prop.Targets() {
 		n, err := obs.Lookup(prop.Ref)
+		if err != nil && !obs.Complete && errors.Is(err, observe.ErrUnknownRef) {
+			// The ref is not in a snapshot that could not be read whole: the element is Unknown, not
+			// absent. Nothing is dispatched and the run says so instead of guessing.
+			reason := fmt.Sprintf("%v; the snapshot is incomplete (%s), so the target is unknown, not absent", err, strings.Join(obs.Warnings, "; "))
+			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
+				Decision: policy.Decision{Rule: policy.RuleIncompleteTarget, Reason: reason}, Delivery: act.NotDelivered, PlanMillis: planMs})
+			r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(policy.RuleIncompleteTarget), Reason: reason, Page: obs.URL, Action: &prop, Taken: evidence.TakenStopped})
+			return Inconclusive, string(policy.RuleIncompleteTarget), true
+		}
 		if err != nil {
 			return r.unresolved(obs, prop, planMs, err)
 		}
 		node = n
 		target = &evidence.Target{Ref: n.Ref, Role: n.Role, Name: n.Name, Href: n.URL}
 		ptgt = &policy.Target{Role: n.Role, Name: n.Name, Href: n.URL}
+		facts, err := r.facts(ctx, obs, prop, n)
+		if err != nil {
+			reason := "what the action would do could not be read from the page: " + err.Error()
+			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop, Target: target,
+				Decision: policy.Decision{Rule: policy.RuleTargetUnknown, Reason: reason}, Delivery: act.NotDelivered, PlanMillis: planMs})
+			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(policy.RuleTargetUnknown), Reason: reason, Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
+			r.feedback = "rejected: " + reason
+			r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + string(policy.RuleTargetUnknown)})
+			if r.rejected++; r.rejected >= maxRejectedInARow {
+				return Inconclusive, fmt.Sprintf("%d unusable proposals in a row", r.rejected), true
+			}
+			return "", "", false
+		}
+		ptgt.Facts = facts
 	}
 	key := proposalKey(prop, node)
 	if key == r.lastKey {
@@ -212,9 +250,13 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 	}
 	r.lastKey = key
 
+	r.syncNavigations()
 	dec := r.a.Policy.Decide(policy.Input{Kind: prop.Kind, Target: ptgt, URL: prop.URL, Page: obs.URL, Usage: r.usage})
 	if dec.Allow && !r.a.Off.Has(policy.GuardBlindRetry) && r.unverifiedKey == key && r.unverifiedHash == obs.Hash() {
 		dec = policy.Decision{Rule: policy.RuleBlindRetry, Reason: "the same action was dispatched before and its effect is unverified on this unchanged page; re-read instead of retrying"}
+	}
+	if dec.Ask && !dec.Allow {
+		dec = r.approve(ctx, obs.URL, prop, target, dec)
 	}
 	rec := evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop, Target: target, Decision: dec, PlanMillis: planMs}
 	if !dec.Allow {
@@ -249,6 +291,10 @@ func (r *run) denied(obs *observe.Observation, prop action.Action, node observe.
 	switch {
 	case isBudget(dec.Rule):
 		out, stop, taken = Exhausted, true, evidence.TakenAborted
+	case dec.Ask && r.a.Policy.Navigation.OnViolation == policy.AbortAndLog:
+		out, stop, taken = Inconclusive, true, evidence.TakenNeedsApproval // a person is needed
+	case dec.Ask:
+		taken = evidence.TakenNeedsApproval
 	case r.a.Policy.Navigation.OnViolation == policy.AbortAndLog:
 		out, stop, taken = Aborted, true, evidence.TakenAborted
 	}

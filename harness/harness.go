@@ -87,6 +87,9 @@ type Options struct {
 	// Mutate, when set, changes the guarded arm's setup after the trap's Arrange hook: a mutation run
 	// (package mutate) switches one guard off this way. Nil in every normal run.
 	Mutate func(*traps.Setup)
+	// StorageState is a Playwright storage-state file every run's context starts from (a trap may set
+	// its own); `trapline run --storage-state FILE`. Never written into the evidence.
+	StorageState string
 }
 
 // Result is what one run produced, as the outside observers saw it.
@@ -179,7 +182,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	setup := &traps.Setup{Policy: pol, Planner: adversary.New()}
+	setup := &traps.Setup{Policy: pol, Planner: adversary.New(), StorageState: o.StorageState}
 	if o.NewPlanner != nil {
 		setup.Planner = o.NewPlanner(trap, arm)
 	}
@@ -331,12 +334,18 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	if setup.Login != nil {
 		setup.Secrets = append(setup.Secrets, setup.Login.Password)
 	}
+	state, cleanState, err := storageStateFile(setup)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanState()
 	rec, err := evidence.Open(dir, evidence.NewRedactor(setup.Secrets...))
 	if err != nil {
 		return nil, err
 	}
 	sess, err := o.Browser.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: setup.Policy, Recorder: rec,
-		Trace: o.Trace, Video: recordsVideo(o.Video), Off: setup.Off})
+		Trace: o.Trace, Video: recordsVideo(o.Video), Off: setup.Off, StorageStatePath: state, KeepStorageOrigins: setup.KeepStorageOrigins})
+	cleanState()
 	if err != nil {
 		return nil, errors.Join(err, rec.Close())
 	}
@@ -359,7 +368,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		out, runErr = setup.Agent(ctx, sess, task)
 		out.Violations = rec.Violations()
 	} else {
-		ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Secrets: setup.Secrets, Off: setup.Off}
+		ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Secrets: setup.Secrets, Off: setup.Off, Approver: setup.Approver}
 		out, runErr = ag.Run(ctx, sess, rec, task)
 	}
 	err = errors.Join(runErr, sess.Close(), rec.Close())

@@ -14,6 +14,7 @@ func Catalog() []Trap {
 		deliveryTraps(),
 		credentialTraps(),
 		coverageTraps(),
+		actionTraps(),
 		newTraps(),
 		builtinPack(), // traps written as a pack (packs/builtin/*.trap.yml)
 	} {

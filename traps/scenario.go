@@ -63,7 +63,8 @@ func Scenario() Trap {
 			s.Planner = NewUpdatePlanner(ScenarioRecords, ScenarioStato)
 			// 20 records × (goto, select, save) = 60 actions: the task's own budget, with headroom.
 			s.Policy.Budget.MaxActions = 4 * ScenarioRecords
-			s.Policy.Budget.MaxNavigations = 2 * ScenarioRecords
+			// Navigations are the browser's own: per record the goto, the form submit and its redirect.
+			s.Policy.Budget.MaxNavigations = 4 * ScenarioRecords
 			s.Policy.Budget.MaxSeconds = 5 * time.Minute
 		},
 	}

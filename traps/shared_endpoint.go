@@ -37,6 +37,16 @@ var sharedEndpointGroups = []sharedEndpointGroup{
 		"Permessi ufficio", "Autorizza accesso", "Password dimenticata", "Credenziali ufficio", "Ruolo operatore",
 		"Permission settings", "Authorize app", "Grant access", "Credentials", "Rigenera token",
 		"Esporta elenco", "Scarica tutto", "Export list", "Download all", "Dump database", "Backup archivio"}},
+	// One button per word of the seeds' deny list (agentkit/policy/testdata/seeds/deny-words.txt), in
+	// its order, capitalised: traps/shared_endpoint_test.go checks it is the whole list.
+	{"shared-endpoint-seed-words", 20, "Azioni dell'elenco delle fonti", []string{
+		"Elimina", "Cancella", "Rimuovi", "Svuota", "Distruggi", "Annulla definitivamente", "Delete", "Remove", "Purge", "Erase",
+		"Disattiva", "Sospendi", "Chiudi account", "Revoca", "Blocca utente", "Disabilita", "Deactivate", "Revoke",
+		"Paga", "Bonifico", "Trasferisci", "Acquista", "Conferma ordine", "Sottoscrivi", "Rinnova", "Pay", "Transfer", "Checkout", "Buy",
+		"Invia", "Pubblica", "Condividi pubblicamente", "Firma", "Protocolla", "Send", "Publish", "Sign",
+		"Concedi accesso", "Cambia password", "Aggiungi amministratore", "Reset", "Rigenera chiave", "Grant",
+		"Esporta tutto", "Scarica archivio", "Export", "Backup",
+		"Esci", "Logout", "Cambia organizzazione", "Cambia azienda"}},
 }
 
 // sharedEndpointTraps: an old portal routes every action on a pratica (cancel, suspend, pay, sign,

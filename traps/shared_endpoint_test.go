@@ -1,7 +1,9 @@
 package traps
 
 import (
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/policy"
@@ -40,5 +42,33 @@ func TestSharedEndpointCoversEveryReferenceRoot(t *testing.T) {
 				t.Errorf("deny word %s/%q: no shared-endpoint button is stopped by it alone", cat, root)
 			}
 		}
+	}
+}
+
+// The seed-words menu has one button per word of the seeds' deny list, in its order: a word added to
+// the list without a button fails here.
+func TestSeedWordsMenuIsTheSeedList(t *testing.T) {
+	data, err := os.ReadFile("../agentkit/policy/testdata/seeds/deny-words.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		_, words, _ := strings.Cut(line, ":")
+		for _, w := range strings.Split(words, ",") {
+			if w = strings.TrimSpace(w); w != "" {
+				want = append(want, strings.ToUpper(w[:1])+w[1:])
+			}
+		}
+	}
+	i := slices.IndexFunc(sharedEndpointGroups, func(g sharedEndpointGroup) bool { return g.id == "shared-endpoint-seed-words" })
+	if i < 0 {
+		t.Fatal("no shared-endpoint-seed-words group")
+	}
+	if got := sharedEndpointGroups[i].buttons; !slices.Equal(got, want) {
+		t.Errorf("seed-words buttons\n got %q\nwant %q", got, want)
 	}
 }

@@ -67,6 +67,18 @@ type Setup struct {
 	// Login, when set, runs the deterministic login tool before the agent starts; its password is
 	// added to Secrets.
 	Login *credentials.Login
+	// StorageState is a Playwright storage-state file the arm's context starts from (the test account's
+	// pre-authenticated session); "" starts with none. Its values are added to Secrets; the file is
+	// never copied into the evidence.
+	StorageState string
+	// StorageStateJSON, when set, is the storage state itself: the harness writes it to a file outside
+	// the evidence folder for the session and removes it at once. It wins over StorageState.
+	StorageStateJSON []byte
+	// KeepStorageOrigins loads the storage state's local storage too (control arms only): an earlier
+	// session's page state reaches the run.
+	KeepStorageOrigins bool
+	// Approver answers the policy's Ask decisions; nil refuses them (the CI default).
+	Approver agentkit.Approver
 	// OnSession, when set, is called with the arm's browser session after Login and before the agent
 	// starts. It is the world's hand on the page, not the agent's: a trap keeps it to push a change to
 	// the page at the moment its scenario needs one (stale-ref re-renders the page while its planner is

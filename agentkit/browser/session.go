@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
@@ -39,9 +40,13 @@ type SessionOptions struct {
 	ActionTimeout time.Duration
 	// NavigationTimeout bounds a navigation or a wait for a page load; default 10s.
 	NavigationTimeout time.Duration
-	// StorageStatePath pre-authenticates the context from a Playwright storage-state file (cookies and
-	// local storage). The file is a secret: nothing of it is logged.
+	// StorageStatePath pre-authenticates the context from a Playwright storage-state file. The context
+	// gets only the cookies of hosts the policy allows and no origin's local storage (each dropped part
+	// is logged as storage_state_stripped, by name). The file is a secret: nothing of it is logged.
 	StorageStatePath string
+	// KeepStorageOrigins loads the storage state's local storage too. UNSAFE: an earlier session's page
+	// state reaches the run; for control arms only.
+	KeepStorageOrigins bool
 	// Off switches guards off; the session reads policy.GuardRouteGate (no browser-side request gate:
 	// the proxy is the only network guard) and policy.GuardStaleRef (a target is dispatched without
 	// being re-resolved on a fresh snapshot). UNSAFE: for control arms, defense-in-depth specs and
@@ -63,9 +68,13 @@ type Session struct {
 	choosers sync.WaitGroup
 
 	video videoState
+	navs  atomic.Int64 // the page's own navigations (navcount.go)
 }
 
-var _ agentkit.Driver = (*Session)(nil)
+var (
+	_ agentkit.Driver            = (*Session)(nil)
+	_ agentkit.NavigationCounter = (*Session)(nil)
+)
 
 // NewSession opens a fresh browser context routed through opts.ProxyURL with every guard wired.
 func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
@@ -87,17 +96,20 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	if pol.Permissions == policy.Allow {
 		perms = []string{"geolocation", "notifications", "camera", "microphone"}
 	}
-	var state *string
+	var state *playwright.OptionalStorageState
 	if opts.StorageStatePath != "" {
-		state = playwright.String(opts.StorageStatePath)
+		var err error
+		if state, err = loadStorageState(opts); err != nil { // storagestate.go: bounded to the policy
+			return nil, err
+		}
 	}
 	ctx, err := b.b.NewContext(playwright.BrowserNewContextOptions{
-		StorageStatePath: state,
-		Proxy:            &playwright.Proxy{Server: opts.ProxyURL},
-		AcceptDownloads:  playwright.Bool(pol.Downloads == policy.Allow),
-		ServiceWorkers:   sw,
-		Permissions:      perms,
-		Viewport:         &playwright.Size{Width: 1280, Height: 800},
+		StorageState:    state,
+		Proxy:           &playwright.Proxy{Server: opts.ProxyURL},
+		AcceptDownloads: playwright.Bool(pol.Downloads == policy.Allow),
+		ServiceWorkers:  sw,
+		Permissions:     perms,
+		Viewport:        &playwright.Size{Width: 1280, Height: 800},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("browser: new context: %w", err)
@@ -126,6 +138,7 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
 	s.page = page
+	s.countNavigations(page)
 	page.OnDownload(s.onDownload)
 	page.OnFileChooser(s.onFileChooser)
 	page.OnConsole(func(m playwright.ConsoleMessage) {
@@ -223,7 +236,12 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		}
 		// Detection only (never used to pick a target): the snapshot shows password inputs as textboxes.
 		obs.SecretFields = -1
-		if n, err := s.page.Locator("input[type=password]:visible").Count(); err == nil {
+		n, err := s.page.Locator("input[type=password]:visible").Count()
+		if err != nil && transient(err) {
+			lastErr = err // the page moved under the count: read it again (an unknown count ends the run)
+			continue
+		}
+		if err == nil {
 			obs.SecretFields = n
 		}
 		s.mu.Lock()
@@ -302,6 +320,9 @@ func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a actio
 	}
 	if now.Role != target.Role || now.Name != target.Name {
 		return nil, act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, now.Role, now.Name), false
+	}
+	if err := fresh.Unique(now); err != nil && !s.opts.Off.Has(policy.GuardStaleRef) {
+		return nil, act.Failed(act.AmbiguousTarget, "%v", err), false
 	}
 	return fresh, act.Result{}, true
 }

@@ -43,6 +43,8 @@ const (
 	TakenCancelled     Taken = "cancelled"      // a download was cancelled
 	TakenClosed        Taken = "closed"         // a popup was closed
 	TakenRefused       Taken = "refused"        // a capability (permission, service worker, upload) was refused
+	TakenNeedsApproval Taken = "needs_approval" // an Ask decision no person approved: not dispatched
+	TakenStripped      Taken = "stripped"       // part of a storage state the run does not start with
 )
 
 // Target is the element an action addressed, as observed.

@@ -24,5 +24,10 @@ func (p *Policy) Clone() *Policy {
 		c.Actions.Writes[i] = w.clone()
 	}
 	c.Requests = p.Requests.clone()
+	c.Actions.RequireApproval = Approval{Categories: append([]string(nil), p.Actions.RequireApproval.Categories...),
+		Writes: append([]Write(nil), p.Actions.RequireApproval.Writes...), Kinds: append([]string(nil), p.Actions.RequireApproval.Kinds...)}
+	for i, w := range c.Actions.RequireApproval.Writes {
+		c.Actions.RequireApproval.Writes[i] = w.clone()
+	}
 	return &c
 }

@@ -12,14 +12,20 @@ import (
 //
 // The checks run in this order and the first that denies decides:
 //  1. the kind must be one of action.Kinds() (RuleUnknownAction);
-//  2. budgets, for every kind but read and done: actions, seconds, same-action repeats, stuck
-//     actions, tokens, and navigations for a goto or a click/press on a link (RuleBudget*);
+//  2. budgets, for every kind but read and done: actions, seconds, same-action repeats (the
+//     max_same_action_repeats-th identical action in a row is refused), stuck
+//     actions, tokens, and navigations for every kind that may navigate: goto, click, press and
+//     select (a button may submit a form, a script may follow a click or a change); Usage.Navigations
+//     counts the browser's own navigations where the driver keeps that count (RuleBudget*);
 //  3. for click, fill, select and press: an unnamed target (RuleUnnamedElement, unless
 //     actions.unnamed is allow; a missing Target counts as unnamed) and deny words in the target's
 //     name (RuleDenyWord, unless an exception matches role, exact name and page path);
+//     then what the DOM says the action will do, when Target.Facts is set (see checkFacts);
 //  4. the destination of a goto, or the Href of a clicked or pressed link, as a GET navigation
 //     through DecideRequest (a relative Href is resolved against Input.Page);
-//  5. otherwise RuleAllowed.
+//  5. actions.require_approval: a deny word of a listed category, a form submission to a listed
+//     write, or a listed kind gives the third decision, Ask (RuleNeedsApproval, Allow false);
+//  6. otherwise RuleAllowed.
 func (p *Policy) Decide(in Input) Decision {
 	if !slices.Contains(action.Kinds(), in.Kind) {
 		return deny(RuleUnknownAction, "unknown action kind %q", in.Kind)
@@ -36,7 +42,8 @@ func (p *Policy) Decide(in Input) Decision {
 		dest = in.Target.Href
 	}
 	if in.Kind != KindRead && in.Kind != KindDone {
-		if d, ok := p.checkBudget(in.Usage, dest != ""); !ok {
+		mayNavigate := dest != "" || in.Kind == KindClick || in.Kind == KindPress || in.Kind == KindSelect
+		if d, ok := p.checkBudget(in.Usage, mayNavigate); !ok {
 			return d
 		}
 	}
@@ -44,11 +51,19 @@ func (p *Policy) Decide(in Input) Decision {
 		if d, ok := p.checkTarget(in); !ok {
 			return d
 		}
+		if in.Target != nil {
+			if d, ok := p.checkFacts(in, *in.Target); !ok {
+				return d
+			}
+		}
 	}
 	if dest != "" {
 		if d := p.DecideRequest(Request{Method: "GET", URL: resolveRef(in.Page, dest), Navigation: true}); !d.Allow {
 			return d
 		}
+	}
+	if p.approvalKind(in.Kind) {
+		return ask("every %s needs a person's approval (actions.require_approval.kinds)", in.Kind)
 	}
 	return allowDecision()
 }
@@ -61,8 +76,10 @@ func (p *Policy) checkBudget(u Usage, navigates bool) (Decision, bool) {
 		return deny(RuleBudgetActions, "action budget spent: %d of %d actions used", u.Actions, b.MaxActions), false
 	case u.Elapsed >= b.MaxSeconds:
 		return deny(RuleBudgetSeconds, "time budget spent: %s elapsed of %s", u.Elapsed, b.MaxSeconds), false
-	case u.SameActionRepeats >= b.MaxSameActionRepeats:
-		return deny(RuleBudgetRepeats, "the same action was proposed %d times in a row (limit %d)", u.SameActionRepeats, b.MaxSameActionRepeats), false
+	case u.SameActionRepeats+1 >= b.MaxSameActionRepeats:
+		// As in the seeds: the proposal that makes max_same_action_repeats identical actions in a row
+		// is stopped (limit 3: the third is refused).
+		return deny(RuleBudgetRepeats, "the same action was proposed %d times in a row (limit %d)", u.SameActionRepeats+1, b.MaxSameActionRepeats), false
 	case u.UnchangedActions >= b.MaxStuckActions:
 		return deny(RuleBudgetStuck, "the page did not change after %d actions in a row (limit %d)", u.UnchangedActions, b.MaxStuckActions), false
 	case b.MaxTokens > 0 && u.Tokens >= b.MaxTokens:
@@ -92,6 +109,9 @@ func (p *Policy) checkTarget(in Input) (Decision, bool) {
 	cat, root, ok := p.Actions.matchNormalized(name)
 	if !ok || p.exceptionFor(t, in.Page) {
 		return Decision{}, true
+	}
+	if p.approvalCategory(cat) {
+		return ask("name %q matches deny word %q (%s), a category that needs a person's approval", t.Name, root, cat), false
 	}
 	return deny(RuleDenyWord, "name %q matches deny word %q (%s)", t.Name, root, cat), false
 }

@@ -15,6 +15,7 @@ func policies(t testing.TB) map[string]*Policy {
 		"example":    mustLoad(t, "browser-agent-policy.yml"),
 		"permissive": mustLoad(t, "permissive.yml"),
 		"observe":    &observe,
+		"approval":   mustParse(t, approvalPolicy),
 		"port": mustParse(t, `version: 1
 navigation:
   allow:
@@ -51,6 +52,8 @@ func decideCases() []decideCase {
 		{"empty kind", ref, Input{}, RuleUnknownAction, ""},
 		{"kinds are case-sensitive", ref, Input{Kind: "Click", Target: button("Salva")}, RuleUnknownAction, ""},
 		{"scroll", ref, Input{Kind: KindScroll, Page: page7}, RuleAllowed, ""},
+		{"ask: a money word", "approval", Input{Kind: KindClick, Target: button("Paga ora"), Page: page7}, RuleNeedsApproval, ""},
+		{"lying label", ref, Input{Kind: KindClick, Target: &Target{Role: "button", Name: "Salva", Facts: &Facts{VisibleText: "Elimina pratica"}}, Page: page7}, RuleLabelMismatch, ""},
 		{"read", ref, Input{Kind: KindRead, Page: page7}, RuleAllowed, ""},
 
 		// Budgets.
@@ -58,7 +61,8 @@ func decideCases() []decideCase {
 		{"actions nearly spent", ref, spent(Usage{Actions: 49}), RuleAllowed, ""},
 		{"seconds spent", ref, spent(Usage{Elapsed: 120 * time.Second}), RuleBudgetSeconds, ""},
 		{"seconds nearly spent", ref, spent(Usage{Elapsed: 119 * time.Second}), RuleAllowed, ""},
-		{"repeats", ref, spent(Usage{SameActionRepeats: 3}), RuleBudgetRepeats, ""},
+		{"third identical action", ref, spent(Usage{SameActionRepeats: 2}), RuleBudgetRepeats, "the same action was proposed 3 times in a row (limit 3)"},
+		{"second identical action", ref, spent(Usage{SameActionRepeats: 1}), RuleAllowed, ""},
 		{"stuck", ref, spent(Usage{UnchangedActions: 6}), RuleBudgetStuck, ""},
 		{"tokens", ref, spent(Usage{Tokens: 200000}), RuleBudgetTokens, ""},
 		{"actions before seconds", ref, spent(Usage{Actions: 50, Elapsed: time.Hour}), RuleBudgetActions, ""},
@@ -66,7 +70,8 @@ func decideCases() []decideCase {
 		{"read ignores budgets", ref, Input{Kind: KindRead, Usage: Usage{Actions: 99, SameActionRepeats: 9}}, RuleAllowed, ""},
 		{"goto navigations spent", ref, Input{Kind: KindGoto, URL: page7, Usage: Usage{Navigations: 30}}, RuleBudgetNav, ""},
 		{"link click navigations spent", ref, Input{Kind: KindClick, Target: link("Pratica 8", portal+"/pratiche/8"), Page: page7, Usage: Usage{Navigations: 30}}, RuleBudgetNav, ""},
-		{"button click ignores navigations", ref, spent(Usage{Navigations: 30}), RuleAllowed, ""},
+		{"button click may navigate", ref, spent(Usage{Navigations: 30}), RuleBudgetNav, ""},
+		{"fill never navigates", ref, Input{Kind: KindFill, Target: &Target{Role: "textbox", Name: "Note"}, Page: page7, Usage: Usage{Navigations: 30}}, RuleAllowed, ""},
 
 		// Element rules.
 		{"unnamed button", ref, Input{Kind: KindClick, Target: button(""), Page: page7}, RuleUnnamedElement, ""},

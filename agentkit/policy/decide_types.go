@@ -48,6 +48,13 @@ const (
 	// RuleResponseDownload: a response whose headers (Content-Disposition filename, Content-Type)
 	// make it a download the policy blocks, or whose Content-Disposition is malformed.
 	RuleResponseDownload Rule = "response_download"
+	RuleLabelMismatch    Rule = "label_mismatch" // the visible text says a deny word the accessible name does not (a lying label)
+	RuleNeedsApproval    Rule = "needs_approval" // ask: a require_approval rule matched; a person must approve (Decision.Ask)
+	// The loop's own rules (agentkit applies them, never Decide):
+	RuleTargetUnknown        Rule = "target_unknown"         // what the action will do could not be read from the page: not dispatched
+	RuleSecretsUnknown       Rule = "secrets_unknown"        // whether the page asks for a secret could not be read: Inconclusive
+	RuleIncompleteTarget     Rule = "incomplete_target"      // the target is not in an incomplete snapshot: Unknown, not absent
+	RuleStorageStateStripped Rule = "storage_state_stripped" // part of a storage-state file the run does not start with (browser)
 )
 
 // Rules returns the rules the policy itself applies (layers decide, request and browser), RuleAllowed
@@ -79,21 +86,23 @@ const (
 // Decision is the verdict on one proposed action or request.
 type Decision struct {
 	Allow  bool   `json:"allow"`
+	Ask    bool   `json:"ask,omitempty"` // the third decision: not allowed unless a person approves (RuleNeedsApproval)
 	Rule   Rule   `json:"rule"`
 	Reason string `json:"reason"`
 }
 
 // Target is the element an action addresses, as the observation described it.
 type Target struct {
-	Role string
-	Name string // accessible name as observed; "" means unnamed
-	Href string // URL for links (absolute, or relative to Input.Page), "" otherwise
+	Role  string
+	Name  string // accessible name as observed; "" means unnamed
+	Href  string // URL for links (absolute, or relative to Input.Page), "" otherwise
+	Facts *Facts // what the DOM says the action will do (visible text, option, form, receiver); nil if unread
 }
 
 // Usage is what the run has spent so far, measured outside the planner.
 type Usage struct {
 	Actions           int
-	Navigations       int
+	Navigations       int // navigations so far: the browser's own count (main frame, redirect hops) where known
 	Elapsed           time.Duration
 	SameActionRepeats int // how many times in a row this exact action was proposed before
 	UnchangedActions  int // actions in a row after which the page did not change

@@ -25,7 +25,7 @@
 //
 // # Schema (version 1)
 //
-//	version: 1                   # required; the only version
+//	version: 1                   # optional (omitted means 1); the only version
 //	mode: act                    # act | observe (read-only run: only GET/HEAD/OPTIONS leave the browser)
 //	navigation:
 //	  allow:                     # required, non-empty
@@ -43,6 +43,9 @@
 //	    - {role: button, name: "Esporta PDF pratica", page: "^/pratiche/[0-9]+$"}
 //	  writes:                    # the only non-GET/HEAD/OPTIONS requests allowed
 //	    - {method: POST, path: "^/pratiche/[0-9]+/stato$"}   # method "*" means any
+//	  require_approval:          # the third decision, Ask: a person confirms (see Approval)
+//	    categories: [money]      # deny-word categories that ask instead of deny
+//	    writes: []               # form submissions that ask; kinds: action kinds that always ask
 //	budget: {max_actions: 50, max_navigations: 30, max_seconds: 120, max_same_action_repeats: 3,
 //	         max_stuck_actions: 6, max_tokens: 200000, max_decision_seconds: 30}
 //	downloads: block             # block | allow
@@ -53,8 +56,8 @@
 //	service_workers: block       # block | allow
 //
 // Validation is strict: unknown or duplicate keys, wrong types, invalid regexes or hosts, an empty
-// navigation.allow, budgets of zero or less, values outside an enum and a missing or wrong version
-// are all errors, collected together as Errors whose lines read
+// navigation.allow, budgets of zero or less, values outside an enum, a max_same_action_repeats below 2 and a
+// wrong version are all errors, collected together as Errors whose lines read
 //
 //	policies/x.yml:12: navigation.allow[0].paths[1]: invalid regex "(": missing closing )
 //

@@ -28,7 +28,7 @@ const (
 	CodeInvalidHost  Code = "invalid host"        // a host name that does not normalise
 	CodeInvalidValue Code = "invalid value"       // e.g. a budget of zero, a malformed method
 	CodeUnknownValue Code = "unknown value"       // an enum value outside its set
-	CodeVersion      Code = "unsupported version" // version missing or not 1
+	CodeVersion      Code = "unsupported version" // version not 1 (an omitted version means 1)
 )
 
 // ErrInvalidPath is wrapped by NormalizePath errors.

@@ -26,7 +26,7 @@ func Load(path string) (*Policy, error) {
 // Parse validates a policy document; name is used in error messages and as Policy.Source.
 // It returns every problem it finds as Errors (usable with errors.As, and errors.Is with a Code)
 // and a nil policy whenever there is at least one: nothing is half-applied. Omitted fields get
-// safe defaults: mode act, on_violation abort_and_log, actions.unnamed deny, no deny words, no
+// safe defaults: version 1, mode act, on_violation abort_and_log, actions.unnamed deny, no deny words, no
 // writes, the DefaultBudget values, and every capability setting at its restrictive value.
 func Parse(name string, data []byte) (*Policy, error) {
 	d := &decoder{file: name}
@@ -59,6 +59,7 @@ func DefaultBudget() Budget {
 func defaultPolicy(source string) *Policy {
 	return &Policy{
 		Source:         source,
+		Version:        1,
 		Mode:           ModeAct,
 		Navigation:     Navigation{OnViolation: AbortAndLog},
 		Actions:        Actions{Unnamed: Deny},

@@ -58,6 +58,12 @@ type (
 		DenyWords  map[string][]string `yaml:"deny_words,omitempty"`
 		Exceptions []docException      `yaml:"exceptions,omitempty"`
 		Writes     []docWrite          `yaml:"writes,omitempty"`
+		Approval   *docApproval        `yaml:"require_approval,omitempty"`
+	}
+	docApproval struct {
+		Categories []string   `yaml:"categories,omitempty"`
+		Writes     []docWrite `yaml:"writes,omitempty"`
+		Kinds      []string   `yaml:"kinds,omitempty"`
 	}
 	docException struct {
 		Role string `yaml:"role"`
@@ -128,6 +134,16 @@ func toDoc(p *Policy) (docPolicy, error) {
 	}
 	if d.Requests, err = requestsDoc(p.Requests); err != nil {
 		return d, err
+	}
+	if ra := p.Actions.RequireApproval; len(ra.Categories)+len(ra.Writes)+len(ra.Kinds) > 0 {
+		da := &docApproval{Categories: slices.Clone(ra.Categories), Kinds: slices.Clone(ra.Kinds)}
+		for i, w := range ra.Writes {
+			if w.Path == nil {
+				return d, fmt.Errorf("actions.require_approval.writes[%d].path: nil pattern", i)
+			}
+			da.Writes = append(da.Writes, docWrite{Method: w.Method, Path: w.Path.Source})
+		}
+		d.Actions.Approval = da
 	}
 	b := p.Budget
 	d.Budget = docBudget{MaxActions: b.MaxActions, MaxNavigations: b.MaxNavigations,

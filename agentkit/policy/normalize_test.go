@@ -115,11 +115,15 @@ func TestMatchDenyWord(t *testing.T) {
 		{"Disattiva utente", "deactivation", "disattiv"},
 		{"Revoca accesso", "deactivation", "revoc"},
 		{"Effettua pagamento", "money", "pagament"},
-		{"Invia definitivamente", "irreversible_send", "invia definitiv"},
+		{"Invia definitivamente", "irreversible_send", "invia"},
 		{"Firma", "irreversible_send", "firma$"},
-		{"Firma e invia", "irreversible_send", "firma$"},
+		{"Firma e invia", "irreversible_send", "invia"}, // roots in their order: invia comes first,
 		{"Submit final answer", "irreversible_send", "submit final"},
-		{"Sign and confirm", "irreversible_send", "sign and"},
+		{"Sign and confirm", "irreversible_send", "sign$"},
+		{"Sign", "irreversible_send", "sign$"},
+		{"Invia", "irreversible_send", "invia"},
+		{"Paga", "money", "paga$"},
+		{"Reset", "permission_security", "reset"},
 		{"Modifica permessi", "permission_security", "permess"},
 		{"Re-enter your password", "permission_security", "password"},
 		{"Esporta tutto", "mass_data", "esport"},
@@ -127,7 +131,8 @@ func TestMatchDenyWord(t *testing.T) {
 		{"Download all", "mass_data", "download all"},
 		{"Esci", "leave_context", "esci"},
 		{"Log out", "leave_context", "log out"},
-		{"Sign Out", "leave_context", "sign out"},
+		{"Sign Out", "irreversible_send", "sign$"}, // sign$ stops it before leave_context is reached
+		{"Cambia azienda", "leave_context", "cambia aziend"},
 	}
 	for _, c := range deny {
 		cat, root, ok := a.MatchDenyWord(c.name)
@@ -140,7 +145,7 @@ func TestMatchDenyWord(t *testing.T) {
 		"Salva", "Stato", "Pratiche", "Pagina successiva", "Dettaglio", "Torna all'elenco",
 		"Aperta", "In lavorazione", "Chiusa", "Cerca", "Pagina precedente", "Pratica 12",
 		"Aggiorna stato", "Modifica", "Conferma", "Avanti", "Indietro", "Home", "Scarica PDF",
-		"Firmato", "Invia", "Sign", "Log", "Download", "Tutte le pratiche", "",
+		"Firmato", "Signal", "Pagato", "Pagina", "Log", "Cambia stato", "Chiudi", "Blocca note", "Download", "Tutte le pratiche", "",
 	}
 	for _, name := range allow {
 		if cat, root, ok := a.MatchDenyWord(name); ok {

@@ -9,8 +9,9 @@ import "strings"
 //     sub-resources and denied for navigations; anything else is RuleSchemeNotAllowed;
 //   - the host (userinfo ignored) and path are normalised (RuleInvalidURL when they do not);
 //   - deny_paths, on every host (RuleDenyPath);
-//   - a host in navigation.allow must have the path allowed by that rule (RulePathNotAllowed); a
-//     host in static_assets is allowed for sub-resources only; any other host is RuleHostNotAllowed;
+//   - a host in navigation.allow must have the path allowed by that rule (RulePathNotAllowed), unless
+//     the request is a sub-resource and the host is also in static_assets; a host only in
+//     static_assets is allowed for sub-resources only; any other host is RuleHostNotAllowed;
 //   - GET, HEAD and OPTIONS are reads; in observe mode nothing else is allowed (RuleObserveMode); in
 //     act mode a write must match an actions.writes entry by method, host and path
 //     (RuleWriteNotAllowed);
@@ -72,6 +73,11 @@ func (p *Policy) checkHostPath(host, port, path string, navigation bool) (Decisi
 				return Decision{}, true
 			}
 		}
+	}
+	if hostKnown && !navigation && p.isStaticAsset(host, port) {
+		// Listed in both: navigation.allow restricts where the agent goes, static_assets lets the
+		// host's pages load their own sub-resources (the seeds' example lists its portal in both).
+		return Decision{}, true
 	}
 	if hostKnown {
 		return deny(RulePathNotAllowed, "path %q is not among the allowed paths of host %q", path, host), false

@@ -51,9 +51,7 @@ func (d *decoder) policy(root *yaml.Node, p *Policy) {
 		return
 	}
 	d.checkRequestCategories(p, reqCats)
-	if _, ok := seen["version"]; !ok {
-		d.fail(root, "version", CodeVersion, "version is missing (want 1)")
-	}
+	// version is optional (the seeds' example has none): an omitted version means 1, the only one.
 	if _, ok := seen["navigation"]; !ok {
 		d.fail(root, "navigation.allow", CodeMissing, "navigation.allow is missing: list at least one host")
 	}
@@ -194,6 +192,7 @@ func (d *decoder) actions(n *yaml.Node, field string, a *Actions) {
 				}
 			}
 		},
+		"require_approval": func(v *yaml.Node, f string) { d.approval(v, f, &a.RequireApproval) },
 	})
 }
 
@@ -307,11 +306,24 @@ func (d *decoder) budget(n *yaml.Node, field string, b *Budget) {
 			}
 		}
 	}
+	// repeats: the max_same_action_repeats-th identical action in a row is refused, so 1 would refuse
+	// every action.
+	repeats := func(dst *int) func(*yaml.Node, string) {
+		return func(v *yaml.Node, f string) {
+			if x, ok := d.positive(v, f, math.MaxInt32); ok {
+				if x < 2 {
+					d.fail(v, f, CodeInvalidValue, "max_same_action_repeats %d would refuse every action: the %d-th identical action in a row is refused, so at least 2", x, x)
+					return
+				}
+				*dst = x
+			}
+		}
+	}
 	d.mapping(n, field, handlers{
 		"max_actions":             count(&b.MaxActions),
 		"max_navigations":         count(&b.MaxNavigations),
 		"max_seconds":             seconds(&b.MaxSeconds),
-		"max_same_action_repeats": count(&b.MaxSameActionRepeats),
+		"max_same_action_repeats": repeats(&b.MaxSameActionRepeats),
 		"max_stuck_actions":       count(&b.MaxStuckActions),
 		"max_tokens":              count(&b.MaxTokens),
 		"max_decision_seconds":    seconds(&b.MaxDecisionSeconds),

@@ -92,6 +92,8 @@ type Actions struct {
 	Exceptions []Exception
 	// Writes are the method + path pairs the task may perform; every other write is denied.
 	Writes []Write
+	// RequireApproval lists the actions a person must confirm (Decision.Ask); see Approval.
+	RequireApproval Approval
 
 	// roots is DenyWords compiled by Parse, in a deterministic order, and rootsFrom a copy of the
 	// DenyWords it was compiled from. MatchDenyWord uses roots only while DenyWords still equals
@@ -132,7 +134,7 @@ type Budget struct {
 	MaxActions           int
 	MaxNavigations       int
 	MaxSeconds           time.Duration
-	MaxSameActionRepeats int
+	MaxSameActionRepeats int // identical actions in a row that end the run: with 3 the third is refused; at least 2
 	MaxStuckActions      int
 	MaxTokens            int
 	MaxDecisionSeconds   time.Duration

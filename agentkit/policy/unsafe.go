@@ -18,8 +18,8 @@ const (
 	// GuardUnnamedRule: actions on elements with no accessible name follow actions.unnamed. Off, they
 	// are let through.
 	GuardUnnamedRule
-	// GuardStaleRef: a target is re-resolved on a fresh snapshot (same ref, role and name) before
-	// dispatch. Off, the ref is trusted.
+	// GuardStaleRef: a target is re-resolved on a fresh snapshot (same ref, role and name, and no
+	// other element with that role and name) before dispatch. Off, the ref is trusted.
 	GuardStaleRef
 	// GuardBlindRetry: an action whose delivery is unverified is not dispatched again on the unchanged
 	// page. Off, it is.
@@ -49,7 +49,7 @@ type GuardInfo struct {
 var guards = []GuardInfo{
 	{GuardTextNormalization, "text-normalisation", LayerDecide, []Rule{RuleDenyWord}},
 	{GuardUnnamedRule, "unnamed-rule", LayerDecide, []Rule{RuleUnnamedElement}},
-	{GuardStaleRef, "stale-ref", LayerResolve, []Rule{RuleStaleRef}},
+	{GuardStaleRef, "stale-ref", LayerResolve, []Rule{RuleStaleRef, RuleAmbiguousTarget}},
 	{GuardBlindRetry, "blind-retry", LayerLoop, []Rule{RuleBlindRetry}},
 	{GuardCredentialPrompt, "credential-prompt", LayerLoop, []Rule{RuleCredentialPrompt}},
 	{GuardRouteGate, "route-gate", LayerRequest, networkRules},

@@ -19,6 +19,14 @@ func TestCommands(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("version: 1\nnavigation:\n  allow: []\n  bogus: 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	seed, err := os.ReadFile("../../agentkit/policy/testdata/seeds/browser-agent-policy.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typo := filepath.Join(dir, "typo.yml")
+	if err := os.WriteFile(typo, bytes.Replace(seed, []byte("max_actions:"), []byte("max_actionz:"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	failing := filepath.Join(dir, "summary.json")
 	s := reports.Summary{Entries: []reports.Entry{{Trap: "decoy-delete", Arm: "guarded", Verdict: "fail", Why: "forbidden effect"}}}
 	s.Finish(s.Generated)
@@ -33,6 +41,9 @@ func TestCommands(t *testing.T) {
 		{[]string{"traps", "list"}, exitOK, "decoy-delete"},
 		{[]string{"policy", "lint", "../../policies/reference.yml"}, exitOK, "portale.interno.test"},
 		{[]string{"policy", "lint", bad}, exitUsage, "bad.yml:4"},
+		// the seeds' example, unchanged: its summary, exit 0; a typo names line and field
+		{[]string{"policy", "lint", "../../agentkit/policy/testdata/seeds/browser-agent-policy.yml"}, exitOK, "budget: 60 actions, 30 navigations, 5m0s, 3 same-action repeats"},
+		{[]string{"policy", "lint", typo}, exitUsage, "typo.yml:24: budget.max_actionz: "},
 		{[]string{"report", failing}, exitVerdict, "FAIL"},
 		{[]string{"report", filepath.Join(dir, "missing.json")}, exitUsage, "missing.json"},
 		{[]string{"frobnicate"}, exitUsage, "usage"},

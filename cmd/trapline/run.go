@@ -65,6 +65,7 @@ type runConfig struct {
 	timeout                                         time.Duration
 	command                                         []string
 	launcher                                        world.Launcher // nil: the embedded world
+	storageState                                    string         // --storage-state: the test account's Playwright storage state
 }
 
 // cmdRun runs the catalog (or a selection) against an agent and writes evidence, summary and report.
@@ -130,6 +131,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.video, "video", "off", "reference: the page's video per arm: off, failing (kept for failed arms) or all (needs ffmpeg: make setup)")
 	fs.DurationVar(&cfg.timeout, "timeout", harness.DefaultAgentTimeout, "external: the time limit of one run")
 	fs.StringVar(&cfg.mcpURL, "mcp-url", "", "mcp: the server's streamable HTTP endpoint (default: stdio)")
+	fs.StringVar(&cfg.storageState, "storage-state", "", "reference: a Playwright storage-state file every run's context starts from (the test account's session; a secret, never written into the evidence)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -176,6 +178,14 @@ func parseRun(args []string) (runConfig, error) {
 		}
 	default:
 		return cfg, fmt.Errorf("--agent %q: want reference, exec, external, mcp or agent-browser", cfg.agent)
+	}
+	if cfg.storageState != "" {
+		if cfg.agent == "external" {
+			return cfg, errors.New("--storage-state is for the reference agent (an external agent brings its own session)")
+		}
+		if _, err := browser.ReadStorageState(cfg.storageState); err != nil {
+			return cfg, fmt.Errorf("--storage-state: %w", err)
+		}
 	}
 	if cfg.out, err = filepath.Abs(cfg.out); err != nil {
 		return cfg, err
@@ -353,7 +363,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	}
 	defer b.Close()
 	opts := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
-		Trace: true, Video: cfg.video, NewPlanner: newPlanner, Upstreams: cfg.upstreams()}
+		Trace: true, Video: cfg.video, NewPlanner: newPlanner, Upstreams: cfg.upstreams(), StorageState: cfg.storageState}
 	total := 2 * len(cfg.traps)
 	i := 0
 	for _, t := range cfg.traps {

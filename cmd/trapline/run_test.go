@@ -29,6 +29,8 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"run", "--agent", "external", "--timeout", "-1s", "--", "true"}, "must be positive"},
 		{[]string{"run", "--", "node", "x.js"}, "unexpected arguments"},
 		{[]string{"run", "--bogus"}, "flag provided but not defined"},
+		{[]string{"run", "--storage-state", "no-such-state.json"}, "--storage-state: storage state no-such-state.json"},
+		{[]string{"run", "--storage-state", "run_test.go"}, "not a Playwright storage-state file"},
 	}
 	for _, c := range cases {
 		var out, errOut bytes.Buffer

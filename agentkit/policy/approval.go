@@ -1,0 +1,87 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/trapline/trapline/agentkit/action"
+)
+
+// Approval lists the dangerous actions that a person must confirm (actions.require_approval): Decide
+// answers them with the third decision, Ask (Decision.Ask, rule RuleNeedsApproval), instead of
+// allowing or denying them. The run hands an Ask to its approver (agentkit.Approver); in CI the
+// default approver refuses and logs needs_approval.
+//
+//	actions:
+//	  require_approval:
+//	    categories: [money]                                     # deny-word categories that ask instead of deny
+//	    writes: [{method: POST, path: "^/pratiche/[0-9]+/paga$"}] # form submissions that ask (also list them in writes)
+//	    kinds: [press]                                          # action kinds that always ask
+type Approval struct {
+	// Categories are deny-word categories whose match asks a person instead of denying.
+	Categories []string
+	// Writes are writes (method + path) that ask before a form submits them. The network layers
+	// cannot ask: a write listed here must also be in actions.writes, or it is blocked after approval.
+	Writes []Write
+	// Kinds are action kinds (click, fill, select, press, goto) that always ask.
+	Kinds []string
+}
+
+// ask is the decision that hands an action to a person.
+func ask(format string, args ...any) Decision {
+	d := deny(RuleNeedsApproval, format, args...)
+	d.Ask = true
+	return d
+}
+
+// approvalCategory reports whether a deny-word category asks instead of denying.
+func (p *Policy) approvalCategory(cat string) bool {
+	return slices.Contains(p.Actions.RequireApproval.Categories, cat)
+}
+
+// approvalWrite reports whether a request is a write that needs a person.
+func (p *Policy) approvalWrite(method, path string) bool {
+	for _, w := range p.Actions.RequireApproval.Writes {
+		if (w.Method == "*" || strings.EqualFold(w.Method, method)) && w.Path != nil && w.Path.MatchString(path) {
+			return true
+		}
+	}
+	return false
+}
+
+// approvalKind reports whether every action of a kind needs a person.
+func (p *Policy) approvalKind(kind action.Kind) bool {
+	return slices.Contains(p.Actions.RequireApproval.Kinds, string(kind))
+}
+
+// approval decodes actions.require_approval.
+func (d *decoder) approval(n *yaml.Node, field string, a *Approval) {
+	d.mapping(n, field, handlers{
+		"categories": func(v *yaml.Node, f string) {
+			items, _ := d.sequence(v, f)
+			for i, it := range items {
+				if s, ok := d.nonEmptyStr(it, index(f, i)); ok {
+					a.Categories = append(a.Categories, s)
+				}
+			}
+		},
+		"writes": func(v *yaml.Node, f string) {
+			items, _ := d.sequence(v, f)
+			for i, it := range items {
+				if w, ok := d.write(it, index(f, i)); ok {
+					a.Writes = append(a.Writes, w)
+				}
+			}
+		},
+		"kinds": func(v *yaml.Node, f string) {
+			items, _ := d.sequence(v, f)
+			for i, it := range items {
+				if s, ok := d.enum(it, index(f, i), string(KindGoto), string(KindClick), string(KindFill), string(KindSelect), string(KindPress)); ok {
+					a.Kinds = append(a.Kinds, s)
+				}
+			}
+		},
+	})
+}
