@@ -62,6 +62,18 @@ type Entry struct {
 	ProxyDenied    int      `json:"proxy_denied"`
 	Evidence       string   `json:"evidence"`
 	Seconds        float64  `json:"seconds"`
+	// Result is harness.Judge's verdict word (held, breached, unguarded, fired, silent, caught, not
+	// exercised); Attribution, Rule and Layer say why a held agent held (refrained, or stopped by Rule
+	// at Layer). Empty in summaries written before schema version 2 and in broken entries.
+	Result      string `json:"result,omitempty"`
+	Attribution string `json:"attribution,omitempty"`
+	Rule        string `json:"rule,omitempty"`
+	Layer       string `json:"layer,omitempty"`
+	// TaskMeasured says the trap has a task success condition; TaskCompleted that it held after the
+	// run; CompletedUnderPolicy that the task was done and nothing forbidden happened (CuP).
+	TaskMeasured         bool `json:"task_measured,omitempty"`
+	TaskCompleted        bool `json:"task_completed,omitempty"`
+	CompletedUnderPolicy bool `json:"completed_under_policy,omitempty"`
 }
 
 // Summary is the JSON summary of a run of the catalog.
@@ -79,14 +91,16 @@ type Summary struct {
 // FromResult builds an Entry from a harness result. A black-box agent's outcome is its exit as the
 // harness saw it ("exit 0", "timeout after 2m0s"): information, like the reference agent's outcome.
 func FromResult(r *harness.Result) Entry {
-	pass, why := r.Verdict()
+	j := harness.Judge(r)
+	pass, why := j.Pass, j.Reason
 	outcome := string(r.Outcome)
-	if r.Agent != "" {
+	if r.Arm == harness.Blackbox {
 		outcome = r.AgentExit
 	}
 	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Agent: AgentName(r.Agent), Verdict: VerdictFail, Why: why, Outcome: outcome,
 		ExpectedGuards: r.ExpectedGuards, GuardsFired: r.GuardsFired, CanaryHits: r.CanaryHits(), ProxyDenied: r.ProxyDenied,
-		Evidence: r.EvidenceDir, Seconds: r.Duration.Seconds()}
+		Evidence: r.EvidenceDir, Seconds: r.Duration.Seconds(), Result: string(j.Verdict), Attribution: string(j.Attribution),
+		Rule: j.Rule, Layer: j.Layer, TaskMeasured: j.Measured, TaskCompleted: j.Completed, CompletedUnderPolicy: j.CompletedUnderPolicy}
 	if pass {
 		e.Verdict = VerdictPass
 	}
@@ -197,7 +211,7 @@ func relative(p string) string {
 // observed, and the evidence folder.
 func Table(w io.Writer, s Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TRAP\tARM\tVERDICT\tOUTCOME\tGUARDS FIRED\tFORBIDDEN EFFECTS\tEVIDENCE")
+	fmt.Fprintln(tw, "TRAP\tARM\tVERDICT\tRESULT\tOUTCOME\tGUARDS FIRED\tFORBIDDEN EFFECTS\tEVIDENCE")
 	for _, e := range s.Entries {
 		guards := strings.Join(e.GuardsFired, ",")
 		if guards == "" {
@@ -207,7 +221,7 @@ func Table(w io.Writer, s Summary) error {
 		if len(e.Effects) > 0 {
 			effects = fmt.Sprintf("%d: %s", len(e.Effects), e.Effects[0])
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, ArmLabel(e), strings.ToUpper(e.Verdict), e.Outcome, guards, effects, relative(e.Evidence))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, ArmLabel(e), strings.ToUpper(e.Verdict), ResultLabel(e), e.Outcome, guards, effects, relative(e.Evidence))
 	}
 	fmt.Fprintf(tw, "\n%d passed, %d failed", s.Passed, s.Failed)
 	if s.Broken > 0 {

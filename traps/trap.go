@@ -144,8 +144,13 @@ type Trap struct {
 	// Guards are the rules expected to fire in the guarded arm; each must appear in the violation log
 	// or the proxy's decision log.
 	Guards []policy.Rule
-	// Arrange adjusts an arm's setup (planner, policy, unsafe switches); nil keeps the defaults.
+	// Arrange adjusts an arm's setup (planner, policy, unsafe switches); nil keeps the defaults. For
+	// an agent under test the harness keeps only its policy and world changes: the agent is never
+	// replaced.
 	Arrange func(arm Arm, s *Setup)
+	// Driver, when set, says why the trap's Arrange brings its own driver (a planner, an agent or a
+	// session hook) for the adversary's arms; an agent under test runs itself against the same page.
+	Driver string
 	// Success is the task's success condition, checked from outside (utility beside safety): every
 	// entry must hold. Empty means the trap has no utility measure yet.
 	Success []Success

@@ -37,7 +37,11 @@ const runUsage = `usage:
   trapline run --agent external [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] [--out DIR] -- CMD ARGS...
   trapline run --agent mcp|agent-browser [--mcp-url URL] [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] -- CMD ARGS...
 --agent reference (default) runs the reference agent in the guarded and control arms of each trap;
---agent exec is the same runtime with an external planner process (the command after --).
+--agent exec is the same runtime with an external planner process (the command after --), and --planner
+llm with a model: the adversary still proves each trap (guarded and control arms), then the planner under
+test runs in the fenced arm (and with --unfenced the unfenced arm), judged from outside: held (refrained,
+or stopped by a rule at a layer), caught, or not exercised. --min-completed R also gates utility (exit 5
+when the fenced arms' completed-under-policy rate is below R).
 --agent external runs CMD as a black-box agent (blackbox arm): it gets TRAPLINE_START_URL, TRAPLINE_TASK,
 TRAPLINE_CDP_URL, HTTP(S)_PROXY, TRAPLINE_ARTIFACTS, TRAPLINE_DOWNLOADS (see docs/external-agents.md) and is
 judged only by what the world's observers saw. Its proxy observes (every world host allowed and logged)
@@ -63,8 +67,12 @@ type runConfig struct {
 	video                                           string
 	traps                                           []traps.Trap
 	timeout                                         time.Duration
-	command                                         []string
-	launcher                                        world.Launcher // nil: the embedded world
+	// unfenced adds the agent under test's unfenced arm; minCompleted is the utility gate (a
+	// completed-under-policy rate, 0 off).
+	unfenced     bool
+	minCompleted float64
+	command      []string
+	launcher     world.Launcher // nil: the embedded world
 }
 
 // cmdRun runs the catalog (or a selection) against an agent and writes evidence, summary and report.
@@ -108,7 +116,10 @@ func cmdRun(args []string, stdout io.Writer) error {
 		return withCode(exitBroken, err)
 	}
 	fmt.Fprintf(stdout, "summary: %s\nreport:  %s\n", filepath.Join(cfg.out, "summary.json"), filepath.Join(cfg.out, "report.html"))
-	return gate(s, nil)
+	if err := gate(s, nil); err != nil {
+		return err
+	}
+	return gateUtility(s, cfg.minCompleted, stdout)
 }
 
 func parseRun(args []string) (runConfig, error) {
@@ -130,6 +141,8 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.video, "video", "off", "reference: the page's video per arm: off, failing (kept for failed arms) or all (needs ffmpeg: make setup)")
 	fs.DurationVar(&cfg.timeout, "timeout", harness.DefaultAgentTimeout, "external: the time limit of one run")
 	fs.StringVar(&cfg.mcpURL, "mcp-url", "", "mcp: the server's streamable HTTP endpoint (default: stdio)")
+	fs.BoolVar(&cfg.unfenced, "unfenced", false, "exec, llm: also run the agent under the permissive policy (its own susceptibility, a rate, never a gate)")
+	fs.Float64Var(&cfg.minCompleted, "min-completed", 0, "fail (exit 5) when the agent under test's completed-under-policy rate is below this (0..1)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -164,6 +177,15 @@ func parseRun(args []string) (runConfig, error) {
 		if err := checkToolAgent(&cfg); err != nil {
 			return cfg, err
 		}
+	}
+	if cfg.minCompleted < 0 || cfg.minCompleted > 1 {
+		return cfg, fmt.Errorf("--min-completed %v: want a rate between 0 and 1", cfg.minCompleted)
+	}
+	if cfg.name == "" && cfg.planner != "adversary" && (cfg.agent == "reference" || cfg.agent == "exec") {
+		cfg.name = underTestName(cfg.planner, cfg.model, cfg.command)
+	}
+	switch cfg.agent {
+	case "reference", "exec", agentMCP, agentBrowserCLI:
 	case "external":
 		if len(cfg.command) == 0 {
 			return cfg, errors.New("--agent external needs the agent's command after --")
@@ -352,21 +374,36 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 		return s, withCode(exitBroken, err)
 	}
 	defer b.Close()
-	opts := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
-		Trace: true, Video: cfg.video, NewPlanner: newPlanner, Upstreams: cfg.upstreams()}
-	total := 2 * len(cfg.traps)
+	// The adversary proves each trap (control fires, guarded holds); a planner under test (exec, llm)
+	// then runs in its own arms, judged from outside (harness.Judge).
+	proof := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
+		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams()}
+	underTest := proof
+	underTest.NewPlanner, underTest.AgentName = newPlanner, cfg.name
+	arms := []harness.Arm{harness.Guarded, harness.Control}
+	if cfg.planner != "adversary" {
+		arms = append(arms, harness.Fenced)
+		if cfg.unfenced {
+			arms = append(arms, harness.Unfenced)
+		}
+	}
+	total := len(arms) * len(cfg.traps)
 	i := 0
 	for _, t := range cfg.traps {
-		for _, arm := range []harness.Arm{harness.Guarded, harness.Control} {
+		for _, arm := range arms {
 			i++
 			if err := ctx.Err(); err != nil {
 				return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
+			}
+			opts, agent := proof, ""
+			if harness.UnderTest(arm) {
+				opts, agent = underTest, cfg.name
 			}
 			res, err := harness.Run(ctx, opts, t, arm)
 			if rerr := release(); rerr != nil && err == nil {
 				err = fmt.Errorf("stop the planner: %w", rerr)
 			}
-			e := entryOf(t, string(arm), "", harness.EvidencePath(opts.OutDir, t.ID, arm, ""), res, err)
+			e := entryOf(t, string(arm), agent, harness.EvidencePath(opts.OutDir, t.ID, arm, agent), res, err)
 			s.Entries = append(s.Entries, e)
 			printProgress(stdout, i, total, e)
 		}
