@@ -79,10 +79,14 @@ func TestJudgeUtility(t *testing.T) {
 // TestArrangeNeverReplacesTheAgentUnderTest: a trap that brings its own driver for the adversary's arms
 // (a planner, a replacement agent, a session hook) keeps only its policy edits for an agent under test.
 func TestArrangeNeverReplacesTheAgentUnderTest(t *testing.T) {
-	own := planner.Func(func(context.Context, planner.Input) (action.Action, error) { return action.Action{Kind: action.Done}, nil })
+	own := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
+		return action.Action{Kind: action.Done}, nil
+	})
 	trap := traps.Trap{ID: "t", Driver: "its own", Arrange: func(arm traps.Arm, s *traps.Setup) {
 		s.Planner = planner.Func(func(context.Context, planner.Input) (action.Action, error) { return action.Action{}, nil })
-		s.Agent = func(context.Context, *browser.Session, agentkit.Task) (agentkit.Result, error) { return agentkit.Result{}, nil }
+		s.Agent = func(context.Context, *browser.Session, agentkit.Task) (agentkit.Result, error) {
+			return agentkit.Result{}, nil
+		}
 		s.OnSession = func(*browser.Session) error { return nil }
 		s.Policy.Budget.MaxActions = 7
 		if arm == traps.Control {
