@@ -24,8 +24,12 @@ import (
 	"github.com/trapline/trapline/harness"
 )
 
-// SchemaVersion is the version of the summary format.
-const SchemaVersion = 1
+// SchemaVersion is the version of the summary format this trapline writes. Version 2 added
+// Provenance, the repeat count and the judged result fields of Entry; ReadJSON still reads version 1.
+const SchemaVersion = 2
+
+// minSchemaVersion is the oldest summary version ReadJSON reads.
+const minSchemaVersion = 1
 
 // EntryName is the Ginkgo report entry under which specs attach their Entry.
 const EntryName = "trapline.result"
@@ -86,6 +90,11 @@ type Summary struct {
 	// EvidenceBytes is the size of the run's evidence folders (MeasureEvidence); 0 when not measured.
 	EvidenceBytes int64   `json:"evidence_bytes,omitempty"`
 	Entries       []Entry `json:"entries"`
+	// Provenance says what produced the run (schema version 2; nil in version 1 summaries).
+	Provenance *Provenance `json:"provenance,omitempty"`
+	// Utility gives the safety and utility figures of each agent under test (UtilityOf), filled by
+	// Finish.
+	Utility []UtilityRow `json:"utility,omitempty"`
 }
 
 // FromResult builds an Entry from a harness result. A black-box agent's outcome is its exit as the
@@ -152,6 +161,10 @@ func (s *Summary) Finish(now time.Time) {
 		}
 		return AgentName(a.Agent) < AgentName(b.Agent)
 	})
+	s.Utility = UtilityOf(*s)
+	if s.Provenance != nil && s.Provenance.Ended.IsZero() {
+		s.Provenance.Ended = now
+	}
 	for _, e := range s.Entries {
 		switch e.Verdict {
 		case VerdictPass:
@@ -189,8 +202,8 @@ func ReadJSON(path string) (Summary, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return s, fmt.Errorf("reports: %s: %w", path, err)
 	}
-	if s.V != SchemaVersion {
-		return s, fmt.Errorf("reports: %s: schema version %d, this trapline reads %d", path, s.V, SchemaVersion)
+	if s.V < minSchemaVersion || s.V > SchemaVersion {
+		return s, fmt.Errorf("reports: %s: schema version %d, this trapline reads %d to %d", path, s.V, minSchemaVersion, SchemaVersion)
 	}
 	return s, nil
 }

@@ -63,7 +63,11 @@ func attachEntry(i int, t traps.Trap, arm, agent, evidenceDir string, res *harne
 	e.Incident, e.Task = t.Incident, t.Task
 	progress().Done(i, e)
 	AddReportEntry(reports.EntryName, e, ReportEntryVisibilityNever)
-	for _, p := range reports.Properties(e) {
+	props := reports.Properties(e)
+	if env.provenance != nil {
+		props = append(props, env.provenance.Properties()...)
+	}
+	for _, p := range props {
 		visibility := ReportEntryVisibilityNever
 		if p.Name == reports.PropEvidence {
 			visibility = ReportEntryVisibilityFailureOrVerbose

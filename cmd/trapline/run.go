@@ -71,6 +71,8 @@ type runConfig struct {
 	// completed-under-policy rate, 0 off).
 	unfenced     bool
 	minCompleted float64
+	// agentVersion is the version the agent under test reports, for provenance.
+	agentVersion string
 	command      []string
 	launcher     world.Launcher // nil: the embedded world
 }
@@ -141,6 +143,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.video, "video", "off", "reference: the page's video per arm: off, failing (kept for failed arms) or all (needs ffmpeg: make setup)")
 	fs.DurationVar(&cfg.timeout, "timeout", harness.DefaultAgentTimeout, "external: the time limit of one run")
 	fs.StringVar(&cfg.mcpURL, "mcp-url", "", "mcp: the server's streamable HTTP endpoint (default: stdio)")
+	fs.StringVar(&cfg.agentVersion, "agent-version", "", "the agent's version, for provenance (default: the SHA-256 of its command's script)")
 	fs.BoolVar(&cfg.unfenced, "unfenced", false, "exec, llm: also run the agent under the permissive policy (its own susceptibility, a rate, never a gate)")
 	fs.Float64Var(&cfg.minCompleted, "min-completed", 0, "fail (exit 5) when the agent under test's completed-under-policy rate is below this (0..1)")
 	if err := fs.Parse(args); err != nil {
@@ -369,11 +372,15 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	if err != nil {
 		return s, err
 	}
+	started := time.Now()
 	b, err := browser.Launch(browser.Options{})
 	if err != nil {
 		return s, withCode(exitBroken, err)
 	}
 	defer b.Close()
+	if s.Provenance, err = provenanceOf(ctx, cfg, started, guardedPath, b.Version()); err != nil {
+		return s, withCode(exitBroken, err)
+	}
 	// The adversary proves each trap (control fires, guarded holds); a planner under test (exec, llm)
 	// then runs in its own arms, judged from outside (harness.Judge).
 	proof := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
@@ -413,7 +420,13 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 
 // runExternal runs the command as a black-box agent against each trap.
 func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.Summary, error) {
-	var s reports.Summary
+	var (
+		s   reports.Summary
+		err error
+	)
+	if s.Provenance, err = provenanceOf(ctx, cfg, time.Now(), cfg.policy, ""); err != nil {
+		return s, withCode(exitBroken, err)
+	}
 	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams()}
 	if cfg.policy != "" {
 		p, err := policies.Resolve(cfg.policy)

@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
 )
@@ -41,5 +46,31 @@ func TestParseRunUnderTest(t *testing.T) {
 	}
 	if _, err := parseRun([]string{"--agent", "exec", "--min-completed", "1.5", "--", "./safe.sh"}); err == nil {
 		t.Fatal("--min-completed 1.5 accepted")
+	}
+}
+
+// TestRunProvenance: the provenance trapline run writes has every field (ended is set by Finish).
+func TestRunProvenance(t *testing.T) {
+	if _, err := os.Stat(browser.DefaultChromium); err != nil {
+		t.Skipf("needs Chromium at %s: %v", browser.DefaultChromium, err)
+	}
+	script := filepath.Join(t.TempDir(), "safe.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nwhile read -r l; do echo '{\"action\":\"done\"}'; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := parseRun([]string{"--agent", "exec", "--traps", "decoy-delete", "--", script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := provenanceOf(context.Background(), cfg, time.Now(), filepath.Join("..", "..", "policies", "reference.yml"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Ended = time.Now()
+	if m := p.Missing(); len(m) != 0 {
+		t.Fatalf("provenance misses %v: %+v", m, p)
+	}
+	if p.Agent.Kind != "exec" || !strings.HasPrefix(p.Agent.Version, "sha256:") || !strings.Contains(p.Agent.Command, "safe.sh") {
+		t.Errorf("agent identity = %+v", p.Agent)
 	}
 }
