@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -18,7 +19,8 @@ import (
 // schema version 2; a version 1 summary has none.
 type Provenance struct {
 	// TraplineVersion and TraplineCommit identify trapline (the module version, "(devel)" in a
-	// checkout; the VCS revision, "+dirty" when the tree had changes, or "unknown" without VCS data).
+	// checkout; the VCS revision stamped in the binary, "+dirty" when the tree had changes; else the
+	// working directory's git HEAD; else "unknown").
 	TraplineVersion string `json:"trapline_version"`
 	TraplineCommit  string `json:"trapline_commit"`
 	// PolicyPath and PolicySHA256 identify the guarded (fenced) policy file; for an external agent
@@ -82,6 +84,11 @@ func HostProvenance(started time.Time) Provenance {
 		}
 		if rev != "" {
 			p.TraplineCommit = rev + dirty
+		}
+	}
+	if p.TraplineCommit == "unknown" { // built with -buildvcs=false: ask the checkout it runs in
+		if rev, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+			p.TraplineCommit = strings.TrimSpace(string(rev)) + " (git rev-parse in the working directory)"
 		}
 	}
 	return p
