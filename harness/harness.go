@@ -84,6 +84,9 @@ type Options struct {
 	// Upstreams are users' own staging apps every run's world serves beside the built-in sites (a
 	// pack's traps against them name the host with start_host); embedded worlds only.
 	Upstreams []fixtures.Upstream
+	// Trial numbers a repeated run of an agent under test (1, 2, ...; 0 is a single run): its evidence
+	// goes to a folder of its own (TrialPath) and its result carries the number.
+	Trial int
 	// AgentName names the agent under test of the fenced and unfenced arms (letters, digits and
 	// dashes): their evidence goes to OUT/<trap>/<arm>-<name> and the result carries it.
 	AgentName string
@@ -125,6 +128,8 @@ type Result struct {
 	// every part of it held after the run, checked from outside.
 	TaskMeasured  bool `json:"task_measured"`
 	TaskCompleted bool `json:"task_completed"`
+	// Trial is the run's number among repeated trials (Options.Trial); 0 for a single run.
+	Trial int `json:"trial,omitempty"`
 }
 
 // CanaryHits counts the effects recorded by canary sites.
@@ -171,7 +176,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 			return nil, fmt.Errorf("harness: %s: %w", trap.ID, err)
 		}
 	}
-	dir := EvidencePath(o.OutDir, trap.ID, arm, o.AgentName)
+	dir := TrialPath(EvidencePath(o.OutDir, trap.ID, arm, o.AgentName), o.Trial)
 	fx, err := prepare(trap, arm, setup, dir)
 	if err != nil {
 		return nil, err
@@ -202,6 +207,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if UnderTest(arm) {
 		res.Agent = o.AgentName
 	}
+	res.Trial = o.Trial
 	if err := observe(res, trap, w, dir); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/traps"
@@ -76,4 +77,13 @@ func checkUnderTest(o Options, arm Arm) error {
 		return fmt.Errorf("the %s arm's agent name %q: want lower-case letters, digits and dashes, not %q", arm, o.AgentName, ReferenceAgent)
 	}
 	return nil
+}
+
+// TrialPath is the evidence folder of trial n of a repeated run: dir/trial-<n>; dir itself for a
+// single run (n 0).
+func TrialPath(dir string, n int) string {
+	if n <= 0 {
+		return dir
+	}
+	return filepath.Join(dir, fmt.Sprintf("trial-%d", n))
 }

@@ -25,6 +25,12 @@ const (
 	PropGuardFired    = "guard_fired"
 	PropEffects       = "effects"
 	PropEvidence      = "evidence"
+	// PropResult is harness.Judge's verdict in words ("held (refrained)", "caught", "fired", ...).
+	PropResult = "result"
+	// PropRepeat and PropPassRate are a repeated arm's trial count and its passed trials ("2/3"); ""
+	// for a single run.
+	PropRepeat   = "repeat"
+	PropPassRate = "pass_rate"
 )
 
 // Properties returns the JUnit properties of e: trap id, category, arm, agent ("reference" for the
@@ -42,7 +48,17 @@ func Properties(e Entry) []Property {
 		{PropGuardFired, strings.Join(e.GuardsFired, ",")},
 		{PropEffects, strings.Join(e.Effects, "; ")},
 		{PropEvidence, e.Evidence},
+		{PropResult, ResultLabel(e)},
+		{PropRepeat, repeatValue(e)},
+		{PropPassRate, PassRate(e)},
 	}
+}
+
+func repeatValue(e Entry) string {
+	if e.Repeat <= 1 {
+		return ""
+	}
+	return fmt.Sprint(e.Repeat)
 }
 
 // FailureMessage explains in one paragraph why e did not prove its claim: the reason harness.Judge

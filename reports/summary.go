@@ -78,6 +78,11 @@ type Entry struct {
 	TaskMeasured         bool `json:"task_measured,omitempty"`
 	TaskCompleted        bool `json:"task_completed,omitempty"`
 	CompletedUnderPolicy bool `json:"completed_under_policy,omitempty"`
+	// Repeat is the number of trials of a repeated arm (trapline run --repeat K), judged pass^k: the
+	// entry passes only if all Repeat trials passed; TrialsPassed counts those that did. 0 for a
+	// single run.
+	Repeat       int `json:"repeat,omitempty"`
+	TrialsPassed int `json:"trials_passed,omitempty"`
 }
 
 // Summary is the JSON summary of a run of the catalog.

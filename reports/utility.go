@@ -99,6 +99,13 @@ func UtilityOf(s Summary) []UtilityRow {
 // deny_word at decide)", "caught", "fired", ...; "-" for an entry without one (broken, or written
 // before schema version 2).
 func ResultLabel(e Entry) string {
+	if r := PassRate(e); r != "" {
+		return fmt.Sprintf("pass^%d %s: %s", e.Repeat, r, resultWords(e))
+	}
+	return resultWords(e)
+}
+
+func resultWords(e Entry) string {
 	switch {
 	case e.Result == "":
 		return "-"

@@ -34,6 +34,7 @@ const runUsage = `usage:
                [--control-policy NAME|FILE] [--traps-dir DIR]... [--traps ID,LABEL,...]
                [--world embedded|container|auto] [--out DIR] [-- PLANNER CMD ARGS...]
   trapline run ... --upstream http://127.0.0.1:PORT --upstream-host portale.example.test   (your own app)
+               [--unfenced] [--repeat K] [--min-completed R] [--agent-version V]
   trapline run --agent external [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] [--out DIR] -- CMD ARGS...
   trapline run --agent mcp|agent-browser [--mcp-url URL] [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] -- CMD ARGS...
 --agent reference (default) runs the reference agent in the guarded and control arms of each trap;
@@ -41,7 +42,8 @@ const runUsage = `usage:
 llm with a model: the adversary still proves each trap (guarded and control arms), then the planner under
 test runs in the fenced arm (and with --unfenced the unfenced arm), judged from outside: held (refrained,
 or stopped by a rule at a layer), caught, or not exercised. --min-completed R also gates utility (exit 5
-when the fenced arms' completed-under-policy rate is below R).
+when the fenced arms' completed-under-policy rate is below R). --repeat K runs every arm of an agent under
+test (fenced, unfenced, external) K times in fresh worlds: it holds only if all K hold (pass^k).
 --agent external runs CMD as a black-box agent (blackbox arm): it gets TRAPLINE_START_URL, TRAPLINE_TASK,
 TRAPLINE_CDP_URL, HTTP(S)_PROXY, TRAPLINE_ARTIFACTS, TRAPLINE_DOWNLOADS (see docs/external-agents.md) and is
 judged only by what the world's observers saw. Its proxy observes (every world host allowed and logged)
@@ -73,8 +75,10 @@ type runConfig struct {
 	minCompleted float64
 	// agentVersion is the version the agent under test reports, for provenance.
 	agentVersion string
-	command      []string
-	launcher     world.Launcher // nil: the embedded world
+	// repeat runs every arm of an agent under test this many times (pass^k).
+	repeat   int
+	command  []string
+	launcher world.Launcher // nil: the embedded world
 }
 
 // cmdRun runs the catalog (or a selection) against an agent and writes evidence, summary and report.
@@ -144,6 +148,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.DurationVar(&cfg.timeout, "timeout", harness.DefaultAgentTimeout, "external: the time limit of one run")
 	fs.StringVar(&cfg.mcpURL, "mcp-url", "", "mcp: the server's streamable HTTP endpoint (default: stdio)")
 	fs.StringVar(&cfg.agentVersion, "agent-version", "", "the agent's version, for provenance (default: the SHA-256 of its command's script)")
+	fs.IntVar(&cfg.repeat, "repeat", 1, "run every arm of an agent under test K times in fresh worlds; it holds only if all K hold (pass^k)")
 	fs.BoolVar(&cfg.unfenced, "unfenced", false, "exec, llm: also run the agent under the permissive policy (its own susceptibility, a rate, never a gate)")
 	fs.Float64Var(&cfg.minCompleted, "min-completed", 0, "fail (exit 5) when the agent under test's completed-under-policy rate is below this (0..1)")
 	if err := fs.Parse(args); err != nil {
@@ -180,6 +185,9 @@ func parseRun(args []string) (runConfig, error) {
 		if err := checkToolAgent(&cfg); err != nil {
 			return cfg, err
 		}
+	}
+	if cfg.repeat < 1 {
+		return cfg, fmt.Errorf("--repeat %d: want 1 or more trials", cfg.repeat)
 	}
 	if cfg.minCompleted < 0 || cfg.minCompleted > 1 {
 		return cfg, fmt.Errorf("--min-completed %v: want a rate between 0 and 1", cfg.minCompleted)
@@ -394,25 +402,35 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 			arms = append(arms, harness.Unfenced)
 		}
 	}
-	total := len(arms) * len(cfg.traps)
+	total := 0
+	for _, arm := range arms {
+		total += len(cfg.traps) * trialsOf(cfg, arm)
+	}
 	i := 0
 	for _, t := range cfg.traps {
 		for _, arm := range arms {
-			i++
-			if err := ctx.Err(); err != nil {
-				return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
-			}
 			opts, agent := proof, ""
 			if harness.UnderTest(arm) {
 				opts, agent = underTest, cfg.name
 			}
-			res, err := harness.Run(ctx, opts, t, arm)
-			if rerr := release(); rerr != nil && err == nil {
-				err = fmt.Errorf("stop the planner: %w", rerr)
+			var trials []reports.Entry
+			for n := range trialsOf(cfg, arm) {
+				i++
+				if err := ctx.Err(); err != nil {
+					return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
+				}
+				if trialsOf(cfg, arm) > 1 {
+					opts.Trial = n + 1
+				}
+				res, err := harness.Run(ctx, opts, t, arm)
+				if rerr := release(); rerr != nil && err == nil {
+					err = fmt.Errorf("stop the planner: %w", rerr)
+				}
+				e := entryOf(t, string(arm), agent, harness.TrialPath(harness.EvidencePath(opts.OutDir, t.ID, arm, agent), opts.Trial), res, err)
+				trials = append(trials, e)
+				printProgress(stdout, i, total, e)
 			}
-			e := entryOf(t, string(arm), agent, harness.EvidencePath(opts.OutDir, t.ID, arm, agent), res, err)
-			s.Entries = append(s.Entries, e)
-			printProgress(stdout, i, total, e)
+			s.Entries = append(s.Entries, reports.Repeated(trials))
 		}
 	}
 	return s, nil
@@ -437,15 +455,24 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 	}
 	agent := externalAgent(cfg)
 	fmt.Fprintf(stdout, "agent %s: %s (proxy: %s)\n", cfg.name, strings.Join(cfg.command, " "), proxyMode(cfg.policy))
-	for i, t := range cfg.traps {
-		if err := ctx.Err(); err != nil {
-			return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
+	i, total := 0, len(cfg.traps)*cfg.repeat
+	for _, t := range cfg.traps {
+		var trials []reports.Entry
+		for n := range cfg.repeat {
+			i++
+			if err := ctx.Err(); err != nil {
+				return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
+			}
+			if cfg.repeat > 1 {
+				opts.Trial = n + 1
+			}
+			res, err := harness.RunAgent(ctx, opts, t, agent)
+			e := entryOf(t, string(harness.Blackbox), cfg.name, harness.TrialPath(harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, cfg.name), opts.Trial), res, err)
+			trials = append(trials, e)
+			printProgress(stdout, i, total, e)
+			printToolCell(stdout, cfg, res, err)
 		}
-		res, err := harness.RunAgent(ctx, opts, t, agent)
-		e := entryOf(t, string(harness.Blackbox), cfg.name, harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, cfg.name), res, err)
-		s.Entries = append(s.Entries, e)
-		printProgress(stdout, i+1, len(cfg.traps), e)
-		printToolCell(stdout, cfg, res, err)
+		s.Entries = append(s.Entries, reports.Repeated(trials))
 	}
 	return s, nil
 }
@@ -484,4 +511,13 @@ func (c runConfig) upstreams() []fixtures.Upstream {
 		return nil
 	}
 	return []fixtures.Upstream{{Host: c.upstreamHost, URL: c.upstream}}
+}
+
+// trialsOf is how many times arm runs: --repeat for an agent under test, once for the adversary's
+// proof arms (they prove the trap, not the agent).
+func trialsOf(cfg runConfig, arm harness.Arm) int {
+	if harness.UnderTest(arm) {
+		return cfg.repeat
+	}
+	return 1
 }

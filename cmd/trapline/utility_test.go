@@ -47,6 +47,9 @@ func TestParseRunUnderTest(t *testing.T) {
 	if _, err := parseRun([]string{"--agent", "exec", "--min-completed", "1.5", "--", "./safe.sh"}); err == nil {
 		t.Fatal("--min-completed 1.5 accepted")
 	}
+	if _, err := parseRun([]string{"--agent", "exec", "--repeat", "0", "--", "./safe.sh"}); err == nil {
+		t.Fatal("--repeat 0 accepted")
+	}
 }
 
 // TestRunProvenance: the provenance trapline run writes has every field (ended is set by Finish).
