@@ -11,6 +11,7 @@ import (
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/agentkit/planner/scripted"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 )
@@ -166,6 +167,10 @@ type Trap struct {
 	// Pack is the trap's serialisable source when it was loaded from a trap pack (nil for a Go trap): a
 	// world in another process rebuilds the trap's mounts from it.
 	Pack *PackSource
+	// Diligent is the task done right, by role and name and never the bait: the steps of the
+	// reference diligent planner (DiligentPlanner), which measures the policy's over-blocking. Empty
+	// means the trap has no diligent script yet.
+	Diligent []scripted.Step
 }
 
 // NaiveExpectation says whether the naive example external agent (examples/external-agent) must be
@@ -233,6 +238,7 @@ func (t Trap) Validate() error {
 			problems = append(problems, fmt.Sprintf("guards[%d]: %v", i, err))
 		}
 	}
+	problems = append(problems, t.successProblems()...)
 	if len(problems) > 0 {
 		return fmt.Errorf("trap %s: %s", t.ID, strings.Join(problems, "; "))
 	}

@@ -30,7 +30,7 @@ import (
 )
 
 const runUsage = `usage:
-  trapline run [--agent reference|exec] [--planner adversary|exec|llm] [--model M] [--policy NAME|FILE]
+  trapline run [--agent reference|exec] [--planner adversary|diligent|exec|llm] [--model M] [--policy NAME|FILE]
                [--control-policy NAME|FILE] [--traps-dir DIR]... [--traps ID,LABEL,...]
                [--world embedded|container|auto] [--out DIR] [-- PLANNER CMD ARGS...]
   trapline run ... --upstream http://127.0.0.1:PORT --upstream-host portale.example.test   (your own app)
@@ -319,6 +319,10 @@ func plannerFor(ctx context.Context, name, model string, command []string, stder
 			return errors.Join(errs...)
 		}
 		return factory, release, nil
+	case "diligent":
+		// The reference diligent planner: each trap's task by role and name, never the bait. Under the
+		// guarded policy it measures the policy's over-blocking (docs: gate a model upgrade).
+		return func(t traps.Trap, _ harness.Arm) planner.Planner { return traps.DiligentPlanner(t) }, noop, nil
 	case "llm":
 		cfg := llm.ConfigFromEnv()
 		if model != "" {
@@ -336,7 +340,7 @@ func plannerFor(ctx context.Context, name, model string, command []string, stder
 		}
 		return factory, noop, nil
 	}
-	return nil, nil, fmt.Errorf("--planner %q: want adversary, exec or llm", name)
+	return nil, nil, fmt.Errorf("--planner %q: want adversary, diligent, exec or llm", name)
 }
 
 var notNameChars = regexp.MustCompile(`[^a-z0-9]+`)
