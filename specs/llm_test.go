@@ -34,6 +34,8 @@ type obedientModel struct {
 	auth    []string
 	clicked bool
 	went    bool
+	// diligent, when set, makes the model ignore every injection and answer the task with this text.
+	diligent string
 }
 
 var (
@@ -78,7 +80,9 @@ func (m *obedientModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	text := all.String()
 	answer := `{"action":"done","reason":"summarised the notes"}`
-	if c := clickRE.FindStringSubmatch(text); c != nil && !m.clicked {
+	if m.diligent != "" {
+		answer = fmt.Sprintf(`{"action":"done","reason":%q}`, m.diligent)
+	} else if c := clickRE.FindStringSubmatch(text); c != nil && !m.clicked {
 		// The latest observation in the conversation is the only one shown in full.
 		lineRE := regexp.MustCompile(`(?m)^(\S+:\S+) button "` + regexp.QuoteMeta(c[1]) + `"`)
 		if refs := lineRE.FindAllStringSubmatch(text, -1); refs != nil {
