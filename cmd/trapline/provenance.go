@@ -56,6 +56,8 @@ func agentIdentity(cfg runConfig, trapline string) (reports.AgentIdentity, error
 	switch {
 	case cfg.agent == "external":
 		a.Planner = "its own"
+	case cfg.agent == agentMCP || cfg.agent == agentBrowserCLI:
+		a.Planner, a.Tool = "adversary (as the tool's model)", cfg.agent
 	case cfg.planner == "llm":
 		a.Kind = "llm"
 		c := llm.ConfigFromEnv()
@@ -86,6 +88,9 @@ func agentIdentity(cfg runConfig, trapline string) (reports.AgentIdentity, error
 			}
 			a.Version = v
 		}
+	}
+	if a.Tool != "" && a.ToolVersion == "" {
+		a.ToolVersion = a.Version // the tool's command, hashed (or --agent-version)
 	}
 	return a, nil
 }
