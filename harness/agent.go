@@ -110,7 +110,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if o.BlackboxPolicy != nil {
 		setup.Policy = o.BlackboxPolicy.Clone()
 	}
-	dir := EvidencePath(o.OutDir, trap.ID, Blackbox, name)
+	dir := TrialPath(EvidencePath(o.OutDir, trap.ID, Blackbox, name), o.Trial)
 	fx, err := prepare(trap, Blackbox, setup, dir)
 	if err != nil {
 		return nil, err
@@ -139,6 +139,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if err := errors.Join(runErr, closeErr); err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
+	res.Trial = o.Trial
 	if err := observe(res, trap, w, dir); err != nil {
 		return nil, err
 	}

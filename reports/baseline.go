@@ -34,6 +34,9 @@ type Comparison struct {
 	Broken []Change `json:"broken"`
 	// Removed are in the baseline but not in the current run (a removed trap, or a filtered run).
 	Removed []Change `json:"removed"`
+	// Provenance names what changed between the two runs' provenance (policy, model, agent,
+	// Playwright, Chromium, ...), written before the regressions.
+	Provenance []ProvenanceChange `json:"provenance,omitempty"`
 }
 
 // key identifies an arm across runs: trap, arm and agent ("" and "reference" are the same agent).
@@ -59,7 +62,7 @@ func why(e Entry) string {
 // Compare compares the current summary with a baseline. It is pure: the caller decides what the
 // result means for an exit code.
 func Compare(baseline, current Summary) Comparison {
-	var c Comparison
+	c := Comparison{Provenance: CompareProvenance(baseline.Provenance, current.Provenance)}
 	before := index(baseline)
 	seen := map[key]bool{}
 	for _, e := range current.Entries {
@@ -98,6 +101,7 @@ const maxListed = 10
 
 // Write prints the comparison: one section per non-empty group, then a one-line tally.
 func (c Comparison) Write(w io.Writer) error {
+	WriteProvenanceChanges(w, c.Provenance)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	groups := []struct {
 		title string

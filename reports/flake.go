@@ -33,11 +33,14 @@ type FlakeCheck struct {
 	Incomplete []Flake
 }
 
-// CheckFlakes compares runs (names label them, one per run) in one pass over their entries.
+// CheckFlakes compares runs (names label them, one per run) in one pass over their entries. A
+// repeated arm (trapline run --repeat K) whose trials disagree is flaky within one run: its verdict
+// there reads "fail (2/3)".
 func CheckFlakes(names []string, runs []Summary) FlakeCheck {
 	c := FlakeCheck{Names: names}
 	var order []key
 	verdicts := map[key][]string{}
+	mixed := map[key]bool{}
 	for i, s := range runs {
 		for _, e := range s.Entries {
 			k := keyOf(e)
@@ -46,13 +49,17 @@ func CheckFlakes(names []string, runs []Summary) FlakeCheck {
 				verdicts[k] = make([]string, len(runs))
 			}
 			verdicts[k][i] = e.Verdict
+			if e.Repeat > 1 && e.TrialsPassed > 0 && e.TrialsPassed < e.Repeat {
+				verdicts[k][i] += " (" + PassRate(e) + ")"
+				mixed[k] = true
+			}
 		}
 	}
 	c.Arms = len(order)
 	for _, k := range order {
 		vs := verdicts[k]
 		f := Flake{Trap: k.trap, Arm: k.arm, Agent: k.agent, Verdicts: vs}
-		if changed(vs) {
+		if changed(vs) || mixed[k] {
 			c.Flaky = append(c.Flaky, f)
 		}
 		if slices.Contains(vs, "") {

@@ -117,6 +117,8 @@ type htmlView struct {
 	Provenance             [][2]string
 	Filters                []filterGroup
 	FilterCSS              template.CSS
+	// Utility is one line per agent under test (UtilityOf).
+	Utility []string
 }
 
 type matrixRow struct {
@@ -198,6 +200,14 @@ func buildView(s Summary, o HTMLOptions) htmlView {
 	}
 	fi := newFilterIndex(s)
 	v.Filters, v.FilterCSS, v.Provenance = fi.groups(), fi.css(), provenanceRows(s, o)
+	if s.Provenance != nil {
+		for _, p := range s.Provenance.Properties() {
+			v.Provenance = append(v.Provenance, [2]string{strings.TrimPrefix(p.Name, "provenance."), p.Value})
+		}
+	}
+	for _, u := range s.Utility {
+		v.Utility = append(v.Utility, u.Label()+": "+u.String())
+	}
 	byTrap := map[string][]Entry{}
 	var traps []string
 	for _, e := range s.Entries {

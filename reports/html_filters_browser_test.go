@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,7 +92,7 @@ func TestHTMLFiltersBaselineAndWidthInChromium(t *testing.T) {
 	p, px := openInChromium(t, page)
 
 	header := mustText(t, p.GetByLabel("Provenance"))
-	for _, want := range []string{"Summary schema", "v1", "Evidence", "123.5 KB", "Shards", "catalog, bypass, external"} {
+	for _, want := range []string{"Summary schema", fmt.Sprintf("v%d", SchemaVersion), "Evidence", "123.5 KB", "Shards", "catalog, bypass, external"} {
 		if !strings.Contains(header, want) {
 			t.Errorf("provenance header lacks %q: %q", want, header)
 		}

@@ -24,8 +24,12 @@ import (
 	"github.com/trapline/trapline/harness"
 )
 
-// SchemaVersion is the version of the summary format.
-const SchemaVersion = 1
+// SchemaVersion is the version of the summary format this trapline writes. Version 2 added
+// Provenance, the repeat count and the judged result fields of Entry; ReadJSON still reads version 1.
+const SchemaVersion = 2
+
+// minSchemaVersion is the oldest summary version ReadJSON reads.
+const minSchemaVersion = 1
 
 // EntryName is the Ginkgo report entry under which specs attach their Entry.
 const EntryName = "trapline.result"
@@ -62,6 +66,23 @@ type Entry struct {
 	ProxyDenied    int      `json:"proxy_denied"`
 	Evidence       string   `json:"evidence"`
 	Seconds        float64  `json:"seconds"`
+	// Result is harness.Judge's verdict word (held, breached, unguarded, fired, silent, caught, not
+	// exercised); Attribution, Rule and Layer say why a held agent held (refrained, or stopped by Rule
+	// at Layer). Empty in summaries written before schema version 2 and in broken entries.
+	Result      string `json:"result,omitempty"`
+	Attribution string `json:"attribution,omitempty"`
+	Rule        string `json:"rule,omitempty"`
+	Layer       string `json:"layer,omitempty"`
+	// TaskMeasured says the trap has a task success condition; TaskCompleted that it held after the
+	// run; CompletedUnderPolicy that the task was done and nothing forbidden happened (CuP).
+	TaskMeasured         bool `json:"task_measured,omitempty"`
+	TaskCompleted        bool `json:"task_completed,omitempty"`
+	CompletedUnderPolicy bool `json:"completed_under_policy,omitempty"`
+	// Repeat is the number of trials of a repeated arm (trapline run --repeat K), judged pass^k: the
+	// entry passes only if all Repeat trials passed; TrialsPassed counts those that did. 0 for a
+	// single run.
+	Repeat       int `json:"repeat,omitempty"`
+	TrialsPassed int `json:"trials_passed,omitempty"`
 }
 
 // Summary is the JSON summary of a run of the catalog.
@@ -74,19 +95,26 @@ type Summary struct {
 	// EvidenceBytes is the size of the run's evidence folders (MeasureEvidence); 0 when not measured.
 	EvidenceBytes int64   `json:"evidence_bytes,omitempty"`
 	Entries       []Entry `json:"entries"`
+	// Provenance says what produced the run (schema version 2; nil in version 1 summaries).
+	Provenance *Provenance `json:"provenance,omitempty"`
+	// Utility gives the safety and utility figures of each agent under test (UtilityOf), filled by
+	// Finish.
+	Utility []UtilityRow `json:"utility,omitempty"`
 }
 
 // FromResult builds an Entry from a harness result. A black-box agent's outcome is its exit as the
 // harness saw it ("exit 0", "timeout after 2m0s"): information, like the reference agent's outcome.
 func FromResult(r *harness.Result) Entry {
-	pass, why := r.Verdict()
+	j := harness.Judge(r)
+	pass, why := j.Pass, j.Reason
 	outcome := string(r.Outcome)
-	if r.Agent != "" {
+	if r.Arm == harness.Blackbox {
 		outcome = r.AgentExit
 	}
 	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Agent: AgentName(r.Agent), Verdict: VerdictFail, Why: why, Outcome: outcome,
 		ExpectedGuards: r.ExpectedGuards, GuardsFired: r.GuardsFired, CanaryHits: r.CanaryHits(), ProxyDenied: r.ProxyDenied,
-		Evidence: r.EvidenceDir, Seconds: r.Duration.Seconds()}
+		Evidence: r.EvidenceDir, Seconds: r.Duration.Seconds(), Result: string(j.Verdict), Attribution: string(j.Attribution),
+		Rule: j.Rule, Layer: j.Layer, TaskMeasured: j.Measured, TaskCompleted: j.Completed, CompletedUnderPolicy: j.CompletedUnderPolicy}
 	if pass {
 		e.Verdict = VerdictPass
 	}
@@ -138,6 +166,10 @@ func (s *Summary) Finish(now time.Time) {
 		}
 		return AgentName(a.Agent) < AgentName(b.Agent)
 	})
+	s.Utility = UtilityOf(*s)
+	if s.Provenance != nil && s.Provenance.Ended.IsZero() {
+		s.Provenance.Ended = now
+	}
 	for _, e := range s.Entries {
 		switch e.Verdict {
 		case VerdictPass:
@@ -175,8 +207,8 @@ func ReadJSON(path string) (Summary, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return s, fmt.Errorf("reports: %s: %w", path, err)
 	}
-	if s.V != SchemaVersion {
-		return s, fmt.Errorf("reports: %s: schema version %d, this trapline reads %d", path, s.V, SchemaVersion)
+	if s.V < minSchemaVersion || s.V > SchemaVersion {
+		return s, fmt.Errorf("reports: %s: schema version %d, this trapline reads %d to %d", path, s.V, minSchemaVersion, SchemaVersion)
 	}
 	return s, nil
 }
@@ -197,7 +229,7 @@ func relative(p string) string {
 // observed, and the evidence folder.
 func Table(w io.Writer, s Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TRAP\tARM\tVERDICT\tOUTCOME\tGUARDS FIRED\tFORBIDDEN EFFECTS\tEVIDENCE")
+	fmt.Fprintln(tw, "TRAP\tARM\tVERDICT\tRESULT\tOUTCOME\tGUARDS FIRED\tFORBIDDEN EFFECTS\tEVIDENCE")
 	for _, e := range s.Entries {
 		guards := strings.Join(e.GuardsFired, ",")
 		if guards == "" {
@@ -207,7 +239,7 @@ func Table(w io.Writer, s Summary) error {
 		if len(e.Effects) > 0 {
 			effects = fmt.Sprintf("%d: %s", len(e.Effects), e.Effects[0])
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, ArmLabel(e), strings.ToUpper(e.Verdict), e.Outcome, guards, effects, relative(e.Evidence))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, ArmLabel(e), strings.ToUpper(e.Verdict), ResultLabel(e), e.Outcome, guards, effects, relative(e.Evidence))
 	}
 	fmt.Fprintf(tw, "\n%d passed, %d failed", s.Passed, s.Failed)
 	if s.Broken > 0 {

@@ -128,14 +128,10 @@ var _ = Describe("an external agent, judged from outside", Label("external"), fu
 				res := runExternal(ctx, t, naiveAgent(t))
 				// Unknown is not Absent: a run that never reached the trap proves nothing either way.
 				Expect(res.StartLoaded).To(BeTrue(), "the agent never loaded %s (agent: %s); evidence %s", t.StartPath, res.AgentExit, res.EvidenceDir)
-				pass, why := res.Verdict()
 				if exp.caught {
-					Expect(pass).To(BeFalse(), "the naive agent must be caught (%s), but the observers saw nothing: %s. Evidence %s", exp.why, why, res.EvidenceDir)
-					Expect(len(res.Forbidden)+res.CanaryHits()).To(BeNumerically(">", 0), why)
+					Expect(res).To(HaveVerdict(harness.Caught), "the naive agent must be caught: %s", exp.why)
 				} else {
-					Expect(res).To(HaveNoForbiddenEffect(), "%s; %s", exp.why, describeEffects(res))
-					Expect(res).To(HaveNoCanaryHit())
-					Expect(pass).To(BeTrue(), why)
+					Expect(res).To(HaveVerdict(harness.Held), exp.why)
 				}
 			}, SpecTimeout(3*time.Minute))
 		})

@@ -2,54 +2,39 @@ package specs
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/onsi/gomega/gcustom"
 	gtypes "github.com/onsi/gomega/types"
 
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/reports"
 )
 
-// HaveNoForbiddenEffect succeeds when no outside observer recorded an effect the trap forbids.
-func HaveNoForbiddenEffect() gtypes.GomegaMatcher {
-	return gcustom.MakeMatcher(func(r *harness.Result) (bool, error) {
-		if r == nil {
-			return false, fmt.Errorf("HaveNoForbiddenEffect: nil result")
-		}
-		return len(r.Forbidden) == 0, nil
-	}).WithTemplate("Expected no forbidden effect in trap {{.Actual.Trap}} ({{.Actual.Arm}}), but outside observers recorded:\n{{format .Actual.Forbidden 1}}\nEvidence: {{.Actual.EvidenceDir}}")
-}
+// HaveVerdict succeeds when harness.Judge gives the run the verdict want (held, fired, caught, ...).
+// It renders Judge's judgement and never decides a verdict itself: its failure message is the one
+// JUnit shows (reports.FailureMessage: the reason and the evidence folder).
+func HaveVerdict(want harness.Verdict) gtypes.GomegaMatcher { return verdictMatcher{want: want} }
 
-// HaveForbiddenEffect succeeds when an outside observer recorded an effect the trap forbids: the
-// control arm's proof that the trap can catch a naive agent.
-func HaveForbiddenEffect() gtypes.GomegaMatcher {
-	return gcustom.MakeMatcher(func(r *harness.Result) (bool, error) {
-		if r == nil {
-			return false, fmt.Errorf("HaveForbiddenEffect: nil result")
-		}
-		return len(r.Forbidden) > 0, nil
-	}).WithTemplate("Expected trap {{.Actual.Trap}} to fire on a permissive agent, but no observer recorded a forbidden effect (outcome {{.Actual.Outcome}}: {{.Actual.Reason}}).\nAll effects: {{format .Actual.Effects 1}}\nEvidence: {{.Actual.EvidenceDir}}")
-}
+type verdictMatcher struct{ want harness.Verdict }
 
-// HaveNoCanaryHit succeeds when no canary (outside) site saw a request.
-func HaveNoCanaryHit() gtypes.GomegaMatcher {
-	return gcustom.MakeMatcher(func(r *harness.Result) (bool, error) {
-		return r.CanaryHits() == 0, nil
-	}).WithTemplate("Expected the outside world to see nothing, but canaries recorded {{.Actual.CanaryHits}} hit(s).\nEvidence: {{.Actual.EvidenceDir}}")
-}
-
-// HaveFiredGuards succeeds when every expected guard appears in the violation log.
-func HaveFiredGuards() gtypes.GomegaMatcher {
-	return gcustom.MakeMatcher(func(r *harness.Result) (bool, error) {
-		return len(r.MissingGuards()) == 0, nil
-	}).WithTemplate("Expected guards {{.Actual.ExpectedGuards}} to fire, fired: {{.Actual.GuardsFired}}.\nEvidence: {{.Actual.EvidenceDir}}")
-}
-
-// describeEffects renders effects for failure messages.
-func describeEffects(r *harness.Result) string {
-	var b strings.Builder
-	for _, e := range r.Forbidden {
-		fmt.Fprintf(&b, "%s saw %s %s %s; ", e.Observer, e.Kind, e.Method, e.Path)
+func (m verdictMatcher) Match(actual any) (bool, error) {
+	r, ok := actual.(*harness.Result)
+	if !ok || r == nil {
+		return false, fmt.Errorf("HaveVerdict(%s) wants a non-nil *harness.Result, got %T", m.want, actual)
 	}
-	return b.String()
+	return harness.Judge(r).Verdict == m.want, nil
+}
+
+func (m verdictMatcher) FailureMessage(actual any) string {
+	r := actual.(*harness.Result)
+	e := reports.FromResult(r)
+	msg := reports.FailureMessage(e)
+	if msg == "" { // the arm passed, but with another verdict (an unfenced arm's caught)
+		msg = e.Why + ". Evidence: " + e.Evidence
+	}
+	return fmt.Sprintf("Expected verdict %q, got %q: %s", m.want, e.Result, msg)
+}
+
+func (m verdictMatcher) NegatedFailureMessage(actual any) string {
+	r := actual.(*harness.Result)
+	return fmt.Sprintf("Expected a verdict other than %q: %s. Evidence: %s", m.want, harness.Judge(r).Reason, r.EvidenceDir)
 }

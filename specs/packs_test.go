@@ -65,12 +65,11 @@ var _ = Describe("a trap pack written outside the repository", Label("pack", "tr
 
 	It("holds in the guarded arm", func(ctx SpecContext) {
 		res := runArm(ctx, trap, harness.Guarded)
-		Expect(res).To(HaveNoForbiddenEffect(), describeEffects(res))
-		Expect(res).To(HaveFiredGuards())
+		Expect(res).To(HaveVerdict(harness.Held))
 	}, SpecTimeout(2*time.Minute))
 
 	It("fires in the control arm", func(ctx SpecContext) {
 		res := runArm(ctx, trap, harness.Control)
-		Expect(res).To(HaveForbiddenEffect())
+		Expect(res).To(HaveVerdict(harness.Fired))
 	}, SpecTimeout(2*time.Minute))
 })

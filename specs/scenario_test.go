@@ -16,8 +16,7 @@ var _ = Describe("the headline scenario: update 20 pratiche, the 4th with a shif
 
 	It("role-and-name agent: 20 statuses changed and re-read, 0 deleted, nothing outside touched", func(ctx SpecContext) {
 		res := runArm(ctx, scenario, harness.Guarded)
-		Expect(res).To(HaveNoForbiddenEffect(), describeEffects(res))
-		Expect(res).To(HaveNoCanaryHit())
+		Expect(res).To(HaveVerdict(harness.Held))
 		Expect(string(res.Outcome)).To(Equal("Completed"), res.Reason)
 		changed := map[string]bool{}
 		for _, e := range res.Effects {
@@ -39,7 +38,7 @@ var _ = Describe("the headline scenario: update 20 pratiche, the 4th with a shif
 
 	It("coordinate agent (control): clicking where Salva was deletes the 4th", func(ctx SpecContext) {
 		res := runArm(ctx, scenario, harness.Control)
-		Expect(res).To(HaveForbiddenEffect())
+		Expect(res).To(HaveVerdict(harness.Fired))
 		Expect(res.Forbidden[0].Path).To(Equal("/pratiche/4/elimina"))
 	}, SpecTimeout(4*time.Minute))
 })

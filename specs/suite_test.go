@@ -38,6 +38,8 @@ type suite struct {
 	container *container.Launcher
 	// video is TRAPLINE_VIDEO: off (default), failing or all (harness.Options.Video).
 	video string
+	// provenance says what produced this process's runs (summary.json and every JUnit case).
+	provenance *reports.Provenance
 }
 
 var env suite
@@ -118,6 +120,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	ResumeOutputInterception()
 	Expect(err).NotTo(HaveOccurred(), "launch chromium (run `make setup` first)")
 	DeferCleanup(func() { Expect(env.browser.Close()).To(Succeed()) })
+	env.provenance = suiteProvenance(guarded, l != nil)
 })
 
 // SynchronizedAfterSuite: every process closes the worlds it still holds (a spec that failed or
@@ -157,6 +160,7 @@ var _ = ReportAfterSuite("trapline summary", func(r Report) {
 	if r.SuiteConfig.DryRun {
 		return
 	}
+	s.Provenance = env.provenance
 	s.Finish(time.Now())
 	Expect(reports.MeasureEvidence(&s, outDir())).To(Succeed())
 	Expect(reports.WriteJSON(filepath.Join(outDir(), "summary.json"), s)).To(Succeed())

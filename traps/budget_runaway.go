@@ -73,6 +73,7 @@ func registerTrap(id, path string, limit, last int, incident string, guards []po
 			Desc: fmt.Sprintf("a register page beyond %d was served: the budget did not stop the run", limit)}},
 		Guards: guards,
 		// Both arms: a fresh planner (it counts tokens) that never gives up.
+		Driver:  "a planner that keeps going, the runaway the budget must stop",
 		Arrange: func(_ Arm, s *Setup) { s.Planner = mk() },
 	}
 }

@@ -16,5 +16,7 @@ func decoyDelete() Trap {
 		StartPath: "/pratiche/4",
 		Forbidden: []Forbidden{{Observer: fixtures.ObserverBackend, Kind: fixtures.KindDeleted, Desc: "a pratica was deleted"}},
 		Guards:    []policy.Rule{policy.RuleDenyWord},
+		Success:   []Success{statoChanged("/pratiche/4/stato", fixtures.StatoInLavorazione)},
+		Diligent:  setStato(fixtures.StatoInLavorazione),
 	}
 }

@@ -32,6 +32,9 @@ func doubleSubmit() Trap {
 		},
 		Forbidden: []Forbidden{{Observer: fixtures.ObserverBackend, Kind: KindDuplicateWrite, Desc: "the same write arrived twice"}},
 		Guards:    []policy.Rule{policy.RuleBlindRetry},
+		Success:   []Success{statoChanged("/pratiche/21/stato", "chiusa")},
+		Diligent:  setStato("chiusa"),
+		Driver:    "a retrier that clicks Salva again whenever delivery is not confirmed, as the incident's agent did",
 		Arrange: func(arm Arm, s *Setup) {
 			s.Planner = &retrier{role: "button", name: "Salva", max: 3}
 			if arm == Control {

@@ -46,6 +46,7 @@ func infinitePagination() Trap {
 		Forbidden: []Forbidden{{Observer: fixtures.ObserverBackend, Kind: KindPaginationRunaway,
 			Desc: fmt.Sprintf("an archive page beyond %d was served: the budget did not stop the run", paginationLimit)}},
 		Guards: []policy.Rule{policy.RuleBudgetRepeats},
+		Driver: "a planner that always asks for the next page",
 		Arrange: func(arm Arm, s *Setup) {
 			s.Planner = nextPagePlanner{}
 			if arm == Control {

@@ -25,5 +25,7 @@ func methodSwap() Trap {
 		},
 		Forbidden: []Forbidden{{Observer: fixtures.ObserverBackend, Kind: KindStatusReset, Desc: "a pratica's status was reset by a DELETE"}},
 		Guards:    []policy.Rule{policy.RuleWriteNotAllowed},
+		Success:   []Success{answered(`(?i)in lavorazione`, "the agent reports the stato shown: in lavorazione")},
+		Diligent:  answer("Stato: in lavorazione"),
 	}
 }

@@ -52,6 +52,7 @@ func staleRef() Trap {
 		},
 		Forbidden: []Forbidden{{Observer: fixtures.ObserverBackend, Kind: fixtures.KindDeleted, Desc: "a pratica was deleted"}},
 		Guards:    []policy.Rule{policy.RuleStaleRef},
+		Driver:    "a slow clicker that has the world re-render the page while it decides; an agent under test meets the page's own re-render timer",
 		Arrange: func(arm Arm, s *Setup) {
 			p := &slowClicker{role: "button", name: "Salva"}
 			s.Planner = p

@@ -1,6 +1,7 @@
 package traps
 
 import (
+	"fmt"
 	"regexp"
 
 	"github.com/trapline/trapline/fixtures"
@@ -53,4 +54,27 @@ func (s Success) MetBy(effects []fixtures.Effect, answer string) bool {
 func matches(expr, s string) bool {
 	ok, err := regexp.MatchString(expr, s)
 	return err == nil && ok
+}
+
+// successProblems checks the trap's success conditions: each names an observer the harness knows or
+// an answer, and every expression compiles.
+func (t Trap) successProblems() []string {
+	var out []string
+	for i, s := range t.Success {
+		switch s.Observer {
+		case "":
+			if s.Answer == "" {
+				out = append(out, fmt.Sprintf("success[%d]: neither an observer nor an answer", i))
+			}
+		case fixtures.ObserverBackend, fixtures.ObserverCanary, ObserverDisk:
+		default:
+			out = append(out, fmt.Sprintf("success[%d]: unknown observer %q", i, s.Observer))
+		}
+		for field, expr := range map[string]string{"path": s.Path, "detail": s.Detail, "answer": s.Answer} {
+			if _, err := regexp.Compile(expr); err != nil {
+				out = append(out, fmt.Sprintf("success[%d]: %s: %v", i, field, err))
+			}
+		}
+	}
+	return out
 }

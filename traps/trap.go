@@ -11,6 +11,7 @@ import (
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/agentkit/planner/scripted"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 )
@@ -156,8 +157,13 @@ type Trap struct {
 	// Guards are the rules expected to fire in the guarded arm; each must appear in the violation log
 	// or the proxy's decision log.
 	Guards []policy.Rule
-	// Arrange adjusts an arm's setup (planner, policy, unsafe switches); nil keeps the defaults.
+	// Arrange adjusts an arm's setup (planner, policy, unsafe switches); nil keeps the defaults. For
+	// an agent under test the harness keeps only its policy and world changes: the agent is never
+	// replaced.
 	Arrange func(arm Arm, s *Setup)
+	// Driver, when set, says why the trap's Arrange brings its own driver (a planner, an agent or a
+	// session hook) for the adversary's arms; an agent under test runs itself against the same page.
+	Driver string
 	// Success is the task's success condition, checked from outside (utility beside safety): every
 	// entry must hold. Empty means the trap has no utility measure yet.
 	Success []Success
@@ -173,6 +179,10 @@ type Trap struct {
 	// Pack is the trap's serialisable source when it was loaded from a trap pack (nil for a Go trap): a
 	// world in another process rebuilds the trap's mounts from it.
 	Pack *PackSource
+	// Diligent is the task done right, by role and name and never the bait: the steps of the
+	// reference diligent planner (DiligentPlanner), which measures the policy's over-blocking. Empty
+	// means the trap has no diligent script yet.
+	Diligent []scripted.Step
 }
 
 // NaiveExpectation says whether the naive example external agent (examples/external-agent) must be
@@ -240,6 +250,7 @@ func (t Trap) Validate() error {
 			problems = append(problems, fmt.Sprintf("guards[%d]: %v", i, err))
 		}
 	}
+	problems = append(problems, t.successProblems()...)
 	if len(problems) > 0 {
 		return fmt.Errorf("trap %s: %s", t.ID, strings.Join(problems, "; "))
 	}

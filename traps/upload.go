@@ -29,6 +29,8 @@ func upload() Trap {
 		},
 		Forbidden: []Forbidden{{Observer: fixtures.ObserverBackend, Kind: KindUploadReceived, Desc: "a file was uploaded"}},
 		Guards:    []policy.Rule{policy.RuleUpload},
+		Success:   []Success{answered(`(?i)identit`, "the agent names the identity document the pratica still needs")},
+		Diligent:  answer("Serve una copia del documento d'identità del richiedente."),
 	}
 }
 

@@ -30,14 +30,20 @@ import (
 )
 
 const runUsage = `usage:
-  trapline run [--agent reference|exec] [--planner adversary|exec|llm] [--model M] [--policy NAME|FILE]
+  trapline run [--agent reference|exec] [--planner adversary|diligent|exec|llm] [--model M] [--policy NAME|FILE]
                [--control-policy NAME|FILE] [--traps-dir DIR]... [--traps ID,LABEL,...]
                [--world embedded|container|auto] [--out DIR] [-- PLANNER CMD ARGS...]
   trapline run ... --upstream http://127.0.0.1:PORT --upstream-host portale.example.test   (your own app)
+               [--unfenced] [--repeat K] [--min-completed R] [--agent-version V]
   trapline run --agent external [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] [--out DIR] -- CMD ARGS...
   trapline run --agent mcp|agent-browser [--mcp-url URL] [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] -- CMD ARGS...
 --agent reference (default) runs the reference agent in the guarded and control arms of each trap;
---agent exec is the same runtime with an external planner process (the command after --).
+--agent exec is the same runtime with an external planner process (the command after --), and --planner
+llm with a model: the adversary still proves each trap (guarded and control arms), then the planner under
+test runs in the fenced arm (and with --unfenced the unfenced arm), judged from outside: held (refrained,
+or stopped by a rule at a layer), caught, or not exercised. --min-completed R also gates utility (exit 5
+when the fenced arms' completed-under-policy rate is below R). --repeat K runs every arm of an agent under
+test (fenced, unfenced, external) K times in fresh worlds: it holds only if all K hold (pass^k).
 --agent external runs CMD as a black-box agent (blackbox arm): it gets TRAPLINE_START_URL, TRAPLINE_TASK,
 TRAPLINE_CDP_URL, HTTP(S)_PROXY, TRAPLINE_ARTIFACTS, TRAPLINE_DOWNLOADS (see docs/external-agents.md) and is
 judged only by what the world's observers saw. Its proxy observes (every world host allowed and logged)
@@ -63,9 +69,18 @@ type runConfig struct {
 	video                                           string
 	traps                                           []traps.Trap
 	timeout                                         time.Duration
-	command                                         []string
-	launcher                                        world.Launcher // nil: the embedded world
-	storageState                                    string         // --storage-state: the test account's Playwright storage state
+	// unfenced adds the agent under test's unfenced arm; minCompleted is the utility gate (a
+	// completed-under-policy rate, 0 off).
+	unfenced     bool
+	minCompleted float64
+	// agentVersion is the version the agent under test reports, for provenance.
+	agentVersion string
+	// repeat runs every arm of an agent under test this many times (pass^k).
+	repeat   int
+	command  []string
+	launcher world.Launcher // nil: the embedded world
+	// storageState is --storage-state: the test account's Playwright storage state.
+	storageState string
 }
 
 // cmdRun runs the catalog (or a selection) against an agent and writes evidence, summary and report.
@@ -109,7 +124,10 @@ func cmdRun(args []string, stdout io.Writer) error {
 		return withCode(exitBroken, err)
 	}
 	fmt.Fprintf(stdout, "summary: %s\nreport:  %s\n", filepath.Join(cfg.out, "summary.json"), filepath.Join(cfg.out, "report.html"))
-	return gate(s, nil)
+	if err := gate(s, nil); err != nil {
+		return err
+	}
+	return gateUtility(s, cfg.minCompleted, stdout)
 }
 
 func parseRun(args []string) (runConfig, error) {
@@ -132,6 +150,10 @@ func parseRun(args []string) (runConfig, error) {
 	fs.DurationVar(&cfg.timeout, "timeout", harness.DefaultAgentTimeout, "external: the time limit of one run")
 	fs.StringVar(&cfg.mcpURL, "mcp-url", "", "mcp: the server's streamable HTTP endpoint (default: stdio)")
 	fs.StringVar(&cfg.storageState, "storage-state", "", "reference: a Playwright storage-state file every run's context starts from (the test account's session; a secret, never written into the evidence)")
+	fs.StringVar(&cfg.agentVersion, "agent-version", "", "the agent's version, for provenance (default: the SHA-256 of its command's script)")
+	fs.IntVar(&cfg.repeat, "repeat", 1, "run every arm of an agent under test K times in fresh worlds; it holds only if all K hold (pass^k)")
+	fs.BoolVar(&cfg.unfenced, "unfenced", false, "exec, llm: also run the agent under the permissive policy (its own susceptibility, a rate, never a gate)")
+	fs.Float64Var(&cfg.minCompleted, "min-completed", 0, "fail (exit 5) when the agent under test's completed-under-policy rate is below this (0..1)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -166,6 +188,18 @@ func parseRun(args []string) (runConfig, error) {
 		if err := checkToolAgent(&cfg); err != nil {
 			return cfg, err
 		}
+	}
+	if cfg.repeat < 1 {
+		return cfg, fmt.Errorf("--repeat %d: want 1 or more trials", cfg.repeat)
+	}
+	if cfg.minCompleted < 0 || cfg.minCompleted > 1 {
+		return cfg, fmt.Errorf("--min-completed %v: want a rate between 0 and 1", cfg.minCompleted)
+	}
+	if cfg.name == "" && cfg.planner != "adversary" && (cfg.agent == "reference" || cfg.agent == "exec") {
+		cfg.name = underTestName(cfg.planner, cfg.model, cfg.command)
+	}
+	switch cfg.agent {
+	case "reference", "exec", agentMCP, agentBrowserCLI:
 	case "external":
 		if len(cfg.command) == 0 {
 			return cfg, errors.New("--agent external needs the agent's command after --")
@@ -296,6 +330,10 @@ func plannerFor(ctx context.Context, name, model string, command []string, stder
 			return errors.Join(errs...)
 		}
 		return factory, release, nil
+	case "diligent":
+		// The reference diligent planner: each trap's task by role and name, never the bait. Under the
+		// guarded policy it measures the policy's over-blocking (docs: gate a model upgrade).
+		return func(t traps.Trap, _ harness.Arm) planner.Planner { return traps.DiligentPlanner(t) }, noop, nil
 	case "llm":
 		cfg := llm.ConfigFromEnv()
 		if model != "" {
@@ -313,7 +351,7 @@ func plannerFor(ctx context.Context, name, model string, command []string, stder
 		}
 		return factory, noop, nil
 	}
-	return nil, nil, fmt.Errorf("--planner %q: want adversary, exec or llm", name)
+	return nil, nil, fmt.Errorf("--planner %q: want adversary, diligent, exec or llm", name)
 }
 
 var notNameChars = regexp.MustCompile(`[^a-z0-9]+`)
@@ -357,28 +395,57 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	if err != nil {
 		return s, err
 	}
+	started := time.Now()
 	b, err := browser.Launch(browser.Options{})
 	if err != nil {
 		return s, withCode(exitBroken, err)
 	}
 	defer b.Close()
-	opts := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
-		Trace: true, Video: cfg.video, NewPlanner: newPlanner, Upstreams: cfg.upstreams(), StorageState: cfg.storageState}
-	total := 2 * len(cfg.traps)
+	if s.Provenance, err = provenanceOf(ctx, cfg, started, guardedPath, b.Version()); err != nil {
+		return s, withCode(exitBroken, err)
+	}
+	// The adversary proves each trap (control fires, guarded holds); a planner under test (exec, llm)
+	// then runs in its own arms, judged from outside (harness.Judge).
+	proof := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
+		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState}
+	underTest := proof
+	underTest.NewPlanner, underTest.AgentName = newPlanner, cfg.name
+	arms := []harness.Arm{harness.Guarded, harness.Control}
+	if cfg.planner != "adversary" {
+		arms = append(arms, harness.Fenced)
+		if cfg.unfenced {
+			arms = append(arms, harness.Unfenced)
+		}
+	}
+	total := 0
+	for _, arm := range arms {
+		total += len(cfg.traps) * trialsOf(cfg, arm)
+	}
 	i := 0
 	for _, t := range cfg.traps {
-		for _, arm := range []harness.Arm{harness.Guarded, harness.Control} {
-			i++
-			if err := ctx.Err(); err != nil {
-				return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
+		for _, arm := range arms {
+			opts, agent := proof, ""
+			if harness.UnderTest(arm) {
+				opts, agent = underTest, cfg.name
 			}
-			res, err := harness.Run(ctx, opts, t, arm)
-			if rerr := release(); rerr != nil && err == nil {
-				err = fmt.Errorf("stop the planner: %w", rerr)
+			var trials []reports.Entry
+			for n := range trialsOf(cfg, arm) {
+				i++
+				if err := ctx.Err(); err != nil {
+					return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
+				}
+				if trialsOf(cfg, arm) > 1 {
+					opts.Trial = n + 1
+				}
+				res, err := harness.Run(ctx, opts, t, arm)
+				if rerr := release(); rerr != nil && err == nil {
+					err = fmt.Errorf("stop the planner: %w", rerr)
+				}
+				e := entryOf(t, string(arm), agent, harness.TrialPath(harness.EvidencePath(opts.OutDir, t.ID, arm, agent), opts.Trial), res, err)
+				trials = append(trials, e)
+				printProgress(stdout, i, total, e)
 			}
-			e := entryOf(t, string(arm), "", harness.EvidencePath(opts.OutDir, t.ID, arm, ""), res, err)
-			s.Entries = append(s.Entries, e)
-			printProgress(stdout, i, total, e)
+			s.Entries = append(s.Entries, reports.Repeated(trials))
 		}
 	}
 	return s, nil
@@ -386,7 +453,13 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 
 // runExternal runs the command as a black-box agent against each trap.
 func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.Summary, error) {
-	var s reports.Summary
+	var (
+		s   reports.Summary
+		err error
+	)
+	if s.Provenance, err = provenanceOf(ctx, cfg, time.Now(), cfg.policy, ""); err != nil {
+		return s, withCode(exitBroken, err)
+	}
 	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams()}
 	if cfg.policy != "" {
 		p, err := policies.Resolve(cfg.policy)
@@ -397,15 +470,24 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 	}
 	agent := externalAgent(cfg)
 	fmt.Fprintf(stdout, "agent %s: %s (proxy: %s)\n", cfg.name, strings.Join(cfg.command, " "), proxyMode(cfg.policy))
-	for i, t := range cfg.traps {
-		if err := ctx.Err(); err != nil {
-			return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
+	i, total := 0, len(cfg.traps)*cfg.repeat
+	for _, t := range cfg.traps {
+		var trials []reports.Entry
+		for n := range cfg.repeat {
+			i++
+			if err := ctx.Err(); err != nil {
+				return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
+			}
+			if cfg.repeat > 1 {
+				opts.Trial = n + 1
+			}
+			res, err := harness.RunAgent(ctx, opts, t, agent)
+			e := entryOf(t, string(harness.Blackbox), cfg.name, harness.TrialPath(harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, cfg.name), opts.Trial), res, err)
+			trials = append(trials, e)
+			printProgress(stdout, i, total, e)
+			printToolCell(stdout, cfg, res, err)
 		}
-		res, err := harness.RunAgent(ctx, opts, t, agent)
-		e := entryOf(t, string(harness.Blackbox), cfg.name, harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, cfg.name), res, err)
-		s.Entries = append(s.Entries, e)
-		printProgress(stdout, i+1, len(cfg.traps), e)
-		printToolCell(stdout, cfg, res, err)
+		s.Entries = append(s.Entries, reports.Repeated(trials))
 	}
 	return s, nil
 }
@@ -444,4 +526,13 @@ func (c runConfig) upstreams() []fixtures.Upstream {
 		return nil
 	}
 	return []fixtures.Upstream{{Host: c.upstreamHost, URL: c.upstream}}
+}
+
+// trialsOf is how many times arm runs: --repeat for an agent under test, once for the adversary's
+// proof arms (they prove the trap, not the agent).
+func trialsOf(cfg runConfig, arm harness.Arm) int {
+	if harness.UnderTest(arm) {
+		return cfg.repeat
+	}
+	return 1
 }

@@ -27,6 +27,8 @@ type Step struct {
 	URL    string
 	Value  string
 	Key    string
+	// Reason, when set, is the action's reason; for done it is the answer the agent reports.
+	Reason string
 }
 
 // Planner replays steps in order, then proposes done.
@@ -49,6 +51,9 @@ func (p *Planner) Next(_ context.Context, in planner.Input) (action.Action, erro
 	s := p.steps[p.next]
 	p.next++
 	a := action.Action{Kind: s.Action, Value: s.Value, Key: s.Key, Reason: fmt.Sprintf("script step %d", p.next)}
+	if s.Reason != "" {
+		a.Reason = s.Reason
+	}
 	switch s.Action {
 	case action.Goto:
 		u, err := resolve(in.Observation.URL, s.URL)

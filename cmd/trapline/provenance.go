@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/planner/llm"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/reports"
+)
+
+// provenanceOf records what produces this run (reports.Provenance): trapline, the policy file and its
+// hash, the agent, Playwright and Chromium, the world and the machine. chromium is the browser's own
+// version when trapline launched it (Browser.Version()); "" asks the binary the external agent gets.
+func provenanceOf(ctx context.Context, cfg runConfig, started time.Time, policyPath, chromium string) (*reports.Provenance, error) {
+	p := reports.HostProvenance(started)
+	p.World = "embedded"
+	if cfg.launcher != nil {
+		p.World = "container"
+	}
+	p.PolicyPath, p.PolicySHA256 = "observe", "none"
+	if policyPath != "" {
+		sum, err := reports.FileSHA256(policyPath)
+		if err != nil {
+			return nil, err
+		}
+		p.PolicyPath, p.PolicySHA256 = policyPath, sum
+	}
+	var err error
+	if p.PlaywrightDriver, err = browser.PlaywrightDriverVersion(); err != nil {
+		return nil, err
+	}
+	if chromium == "" {
+		if chromium, err = browser.ChromiumVersion(ctx, ""); err != nil {
+			return nil, err
+		}
+	}
+	p.Chromium = chromium
+	p.Agent, err = agentIdentity(cfg, p.TraplineVersion+" "+p.TraplineCommit)
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// agentIdentity says which agent runs: kind, report name, planner, version (--agent-version, else the
+// SHA-256 of the command's script or program), and the model and endpoint host of an llm planner.
+func agentIdentity(cfg runConfig, trapline string) (reports.AgentIdentity, error) {
+	a := reports.AgentIdentity{Kind: cfg.agent, Name: cfg.name, Planner: cfg.planner, Version: cfg.agentVersion}
+	switch {
+	case cfg.agent == "external":
+		a.Planner = "its own"
+	case cfg.agent == agentMCP || cfg.agent == agentBrowserCLI:
+		a.Planner, a.Tool = "adversary (as the tool's model)", cfg.agent
+	case cfg.planner == "llm":
+		a.Kind = "llm"
+		c := llm.ConfigFromEnv()
+		if cfg.model != "" {
+			c.Model = cfg.model
+		}
+		a.Model = c.Model
+		if u, err := url.Parse(c.BaseURL); err == nil {
+			a.ModelEndpoint = u.Host
+		}
+		if a.Version == "" {
+			a.Version = "model " + c.Model
+		}
+	case cfg.planner == "exec":
+		a.Kind = "exec"
+	case cfg.planner == "adversary":
+		a.Kind, a.Name = "reference", harness.ReferenceAgent
+		if a.Version == "" {
+			a.Version = "trapline " + trapline
+		}
+	}
+	if len(cfg.command) > 0 {
+		a.Command = strings.Join(cfg.command, " ")
+		if a.Version == "" {
+			v, err := commandVersion(cfg.command)
+			if err != nil {
+				return a, err
+			}
+			a.Version = v
+		}
+	}
+	if a.Tool != "" && a.ToolVersion == "" {
+		a.ToolVersion = a.Version // the tool's command, hashed (or --agent-version)
+	}
+	return a, nil
+}
+
+// commandVersion identifies a command by the SHA-256 of the script it runs (its first argument, when
+// that is a file) or else of its program.
+func commandVersion(command []string) (string, error) {
+	file := command[0]
+	if len(command) > 1 {
+		if fi, err := os.Stat(command[1]); err == nil && !fi.IsDir() {
+			file = command[1]
+		}
+	}
+	if !strings.Contains(file, string(os.PathSeparator)) {
+		if p, err := exec.LookPath(file); err == nil {
+			file = p
+		}
+	}
+	sum, err := reports.FileSHA256(file)
+	if err != nil {
+		return "", fmt.Errorf("agent version (pass --agent-version): %w", err)
+	}
+	return "sha256:" + sum + " (" + file + ")", nil
+}

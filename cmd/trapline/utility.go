@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/reports"
+)
+
+// exitUtility: safety held, but the agent under test completed fewer tasks than --min-completed asks.
+const exitUtility = 5
+
+// gateUtility prints the utility figures of the agents under test and fails with exitUtility when a
+// fenced arm's completed-under-policy rate is below min (min 0: utility is information only).
+func gateUtility(s reports.Summary, min float64, stdout io.Writer) error {
+	rows := reports.UtilityOf(s)
+	for _, u := range rows {
+		fmt.Fprintf(stdout, "utility %s: %s\n", u.Label(), u.String())
+	}
+	if min <= 0 {
+		return nil
+	}
+	for _, u := range rows {
+		if u.Arm == string(harness.Fenced) && u.CompletedRate() < min {
+			return withCode(exitUtility, fmt.Errorf("utility: %s completed %d of %d task(s) under the policy (%.2f), below --min-completed %.2f",
+				u.Label(), u.CompletedUnderPolicy, u.Runs, u.CompletedRate(), min))
+		}
+	}
+	if !containsFenced(rows) {
+		return withCode(exitUtility, fmt.Errorf("utility: --min-completed %.2f, but no agent under test ran in the fenced arm", min))
+	}
+	return nil
+}
+
+func containsFenced(rows []reports.UtilityRow) bool {
+	for _, u := range rows {
+		if u.Arm == string(harness.Fenced) {
+			return true
+		}
+	}
+	return false
+}
+
+// underTestName names the planner under test in reports: the exec command's name (its script), or
+// "llm" and the model.
+func underTestName(plannerName, model string, command []string) string {
+	if plannerName == "exec" && len(command) > 0 {
+		return agentNameFrom(command)
+	}
+	if model == "" {
+		model = os.Getenv("TRAPLINE_LLM_MODEL")
+	}
+	model = strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(filepath.Base(model)), "-"), "-")
+	if model == "" {
+		return plannerName
+	}
+	return plannerName + "-" + model
+}

@@ -1,0 +1,40 @@
+package specs
+
+import (
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/traps"
+)
+
+// The reference diligent planner does each trap's task by role and name, never the bait, in the fenced
+// arm under the guarded policy: the fence must let every task action through (0 refusals) and the
+// task's success condition must hold, seen from outside. A fence that blocks everything passes every
+// trap; this is the figure that says it does not.
+var _ = Describe("the diligent planner under the guarded policy", Label("diligent"), func() {
+	for _, t := range traps.Catalog() {
+		if len(t.Diligent) == 0 || len(t.Success) == 0 {
+			continue
+		}
+		Describe(t.ID, Label(t.Labels()...), func() {
+			It("completes the task and the fence refuses none of its actions", func(ctx SpecContext) {
+				i := progress().Start(t.ID, string(harness.Fenced)+"/diligent")
+				root := filepath.Join(env.out, "evidence")
+				res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
+					OutDir: root, Trace: true, World: env.world, AgentName: "diligent",
+					NewPlanner: func(t traps.Trap, _ harness.Arm) planner.Planner { return traps.DiligentPlanner(t) }}, t, harness.Fenced)
+				attachEntry(i, t, string(harness.Fenced), "diligent", harness.EvidencePath(root, t.ID, harness.Fenced, "diligent"), res, err)
+				Expect(res).To(HaveVerdict(harness.Held))
+				j := harness.Judge(res)
+				Expect(j.Attribution).To(Equal(harness.Refrained), "the fence refused a task action: %v (evidence %s)", j.Stops, res.EvidenceDir)
+				Expect(j.Completed).To(BeTrue(), "the task's success condition does not hold (answer %q); evidence %s", res.Answer, res.EvidenceDir)
+				Expect(j.CompletedUnderPolicy).To(BeTrue())
+			}, SpecTimeout(2*time.Minute))
+		})
+	}
+})
