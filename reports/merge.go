@@ -2,15 +2,12 @@ package reports
 
 import (
 	"bytes"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/reporters"
@@ -40,84 +37,64 @@ type Merged struct {
 
 // shard is one shard's reports folder as the merge reads it.
 type shard struct {
-	dir        string
-	summary    Summary
-	provenance provenance
-	junit      reporters.JUnitTestSuites
-}
-
-// provenance is what a summary says it was made from. Until summaries carry a typed provenance it is
-// the summary's schema version and, when present, its "provenance" object read field by field, so a
-// merge refuses shards whose policy hash, trapline commit or any other recorded origin differs.
-type provenance struct {
-	V      int
-	Fields map[string]any // nil when the summary has no "provenance" object
-}
-
-func readProvenance(raw []byte) (provenance, error) {
-	var doc struct {
-		V          int            `json:"v"`
-		Provenance map[string]any `json:"provenance"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return provenance{}, err
-	}
-	return provenance{V: doc.V, Fields: doc.Provenance}, nil
+	dir     string
+	summary Summary
+	junit   reporters.JUnitTestSuites
 }
 
 // sameProvenance returns nil when a and b come from the same build, policy and environment, or an
-// error naming the first field that differs and both values. It is the one place a merge compares
-// provenance.
-func sameProvenance(a, b provenance) error {
+// error naming the first field that differs and both values. Times and the random seed are left out:
+// shards start apart, and Ginkgo draws a seed per shard. It is the one place a merge compares
+// provenance, through CompareProvenance (the baseline diff's comparison).
+func sameProvenance(a, b Summary) error {
 	if a.V != b.V {
 		return fmt.Errorf("schema version %d vs %d", a.V, b.V)
 	}
-	if (a.Fields == nil) != (b.Fields == nil) {
-		return fmt.Errorf("provenance recorded in one shard only (%v vs %v)", a.Fields != nil, b.Fields != nil)
+	if (a.Provenance == nil) != (b.Provenance == nil) {
+		return fmt.Errorf("provenance recorded in one shard only (%v vs %v)", a.Provenance != nil, b.Provenance != nil)
 	}
-	keys := map[string]bool{}
-	for k := range a.Fields {
-		keys[k] = true
-	}
-	for k := range b.Fields {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	for _, k := range sorted {
-		if !reflect.DeepEqual(a.Fields[k], b.Fields[k]) {
-			return fmt.Errorf("provenance field %q: %v vs %v", k, show(a.Fields[k]), show(b.Fields[k]))
+	for _, c := range CompareProvenance(a.Provenance, b.Provenance) {
+		if c.Field == "seed" {
+			continue
 		}
+		return fmt.Errorf("provenance field %q: %q vs %q", c.Field, c.Before, c.After)
 	}
 	return nil
 }
 
-func show(v any) string {
-	if v == nil {
-		return "(absent)"
+// mergeProvenance is the merged run's provenance: the shards' (equal but for times and seed), started
+// at the earliest shard's start and ended at the latest end, with every shard's seed when they differ.
+func mergeProvenance(shards []shard) *Provenance {
+	if shards[0].summary.Provenance == nil {
+		return nil
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
+	p := *shards[0].summary.Provenance
+	seeds := []string{p.Seed}
+	for _, sh := range shards[1:] {
+		q := sh.summary.Provenance
+		if !q.Started.IsZero() && (p.Started.IsZero() || q.Started.Before(p.Started)) {
+			p.Started = q.Started
+		}
+		if q.Ended.After(p.Ended) {
+			p.Ended = q.Ended
+		}
+		if !slices.Contains(seeds, q.Seed) {
+			seeds = append(seeds, q.Seed)
+		}
 	}
-	return string(b)
+	p.Seed = strings.Join(seeds, ",")
+	return &p
 }
 
 func readShard(dir string) (shard, error) {
 	sh := shard{dir: dir}
 	path := filepath.Join(dir, SummaryFile)
-	raw, err := os.ReadFile(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		return sh, fmt.Errorf("merge: shard %s: %w (a shard that broke before writing its summary cannot be merged)", dir, err)
 	}
+	var err error
 	if sh.summary, err = ReadJSON(path); err != nil {
 		return sh, fmt.Errorf("merge: shard %s: %w", dir, err)
-	}
-	if sh.provenance, err = readProvenance(raw); err != nil {
-		return sh, fmt.Errorf("merge: shard %s: %s: %w", dir, path, err)
 	}
 	jpath := filepath.Join(dir, JUnitFile)
 	b, err := os.ReadFile(jpath)
@@ -154,15 +131,16 @@ func Merge(dirs []string) (Merged, error) {
 	}
 	first := shards[0]
 	for _, sh := range shards[1:] {
-		if err := sameProvenance(first.provenance, sh.provenance); err != nil {
+		if err := sameProvenance(first.summary, sh.summary); err != nil {
 			return Merged{}, fmt.Errorf("merge: %w: %s and %s differ: %v; merge only the shards of one commit, policy and run", ErrShardMismatch, first.dir, sh.dir, err)
 		}
 	}
 	m := Merged{Shards: slices.Clone(dirs)}
-	// The first shard's summary carries every field besides the entries (provenance included, whatever
-	// its type): the shards share it, checked above.
+	// The first shard's summary carries every field besides the entries and the provenance's times and
+	// seed: the shards share them, checked above.
 	m.Summary = first.summary
 	m.Summary.Entries = nil
+	m.Summary.Provenance = mergeProvenance(shards)
 	from := map[key]string{}
 	for _, sh := range shards {
 		for _, e := range sh.summary.Entries {

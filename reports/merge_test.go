@@ -245,3 +245,29 @@ func TestEvidenceRel(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeKeepsShardsOfOneRunApartInTimeAndSeed: shards of one run start at different times and Ginkgo
+// draws a seed per shard; neither makes them different runs. The merged provenance spans them all.
+func TestMergeKeepsShardsOfOneRunApartInTimeAndSeed(t *testing.T) {
+	third := map[string]any{}
+	for k, v := range sameBuild {
+		third[k] = v
+	}
+	third["started"] = "2026-12-01T05:00:00Z"
+	third["ended"] = "2026-12-01T07:00:00Z"
+	third["seed"] = "4242"
+	m, err := Merge(threeShards(t, third))
+	if err != nil {
+		t.Fatalf("Merge: %v", err)
+	}
+	p := m.Summary.Provenance
+	if p == nil {
+		t.Fatal("merged summary lost its provenance")
+	}
+	if !p.Started.Equal(time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC)) || !p.Ended.Equal(time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)) {
+		t.Errorf("merged times %v .. %v, want the earliest start and the latest end", p.Started, p.Ended)
+	}
+	if !strings.Contains(p.Seed, "4242") {
+		t.Errorf("merged seed %q does not name the third shard's seed", p.Seed)
+	}
+}
