@@ -67,6 +67,9 @@ type Options struct {
 	Trace bool
 	// Video is VideoOff (""), VideoFailing or VideoAll: the page's video per run (video.go).
 	Video string
+	// TraceDetail is what each trace records besides the action and network log; default
+	// browser.TraceFull.
+	TraceDetail browser.TraceDetail
 	// NewPlanner makes the default planner for a run (a trap's Arrange hook may still replace it); nil
 	// means the adversary.
 	NewPlanner func(traps.Trap, Arm) planner.Planner
@@ -357,7 +360,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		return nil, err
 	}
 	sess, err := o.Browser.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: setup.Policy, Recorder: rec,
-		Trace: o.Trace, Video: recordsVideo(o.Video), Off: setup.Off, StorageStatePath: state, KeepStorageOrigins: setup.KeepStorageOrigins})
+		Trace: o.Trace, TraceDetail: o.TraceDetail, Video: recordsVideo(o.Video), Off: setup.Off, StorageStatePath: state, KeepStorageOrigins: setup.KeepStorageOrigins})
 	cleanState()
 	if err != nil {
 		return nil, errors.Join(err, rec.Close())

@@ -23,7 +23,7 @@ import (
 
 // CDPOptions configures LaunchCDP.
 type CDPOptions struct {
-	// ExecutablePath is the Chromium binary; default DefaultChromium.
+	// ExecutablePath is the Chromium binary; default: Executable (TRAPLINE_CHROMIUM, else DefaultChromium).
 	ExecutablePath string
 	// ProxyURL is the world's egress proxy; required. It is the browser's only route out: loopback is
 	// proxied too (--proxy-bypass-list=<-loopback>), and so is the browser's own background traffic.
@@ -70,12 +70,9 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 	if o.ProxyURL == "" || o.DownloadsDir == "" {
 		return nil, errors.New("browser: LaunchCDP needs ProxyURL and DownloadsDir")
 	}
-	exe := o.ExecutablePath
-	if exe == "" {
-		exe = DefaultChromium
-	}
-	if _, err := os.Stat(exe); err != nil {
-		return nil, fmt.Errorf("browser: chromium at %s: %w (install Debian's chromium: make setup)", exe, err)
+	exe, err := Executable(o.ExecutablePath)
+	if err != nil {
+		return nil, err
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 20 * time.Second

@@ -14,7 +14,7 @@ import (
 
 // Options configures Launch.
 type Options struct {
-	// ExecutablePath is the Chromium binary; default DefaultChromium.
+	// ExecutablePath is the Chromium binary; default: Executable (TRAPLINE_CHROMIUM, else DefaultChromium).
 	ExecutablePath string
 	// Headed shows the window (needs a display).
 	Headed bool
@@ -47,12 +47,9 @@ func Launch(opts Options) (*Browser, error) {
 	if err := useSystemNode(); err != nil {
 		return nil, err
 	}
-	exe := opts.ExecutablePath
-	if exe == "" {
-		exe = DefaultChromium
-	}
-	if _, err := os.Stat(exe); err != nil {
-		return nil, fmt.Errorf("browser: chromium at %s: %w (install Debian's chromium: make setup)", exe, err)
+	exe, err := Executable(opts.ExecutablePath)
+	if err != nil {
+		return nil, err
 	}
 	env, err := chromiumEnv(opts.FollowNetworkChanges)
 	if err != nil {

@@ -35,6 +35,8 @@ type SessionOptions struct {
 	// Video records the page as video-NNN.webm segments in the run folder (see video.go); recording
 	// pauses, like tracing, while the login tool types the account.
 	Video bool
+	// TraceDetail is what the trace records besides the action and network log; default TraceFull.
+	TraceDetail TraceDetail
 	// ActionTimeout bounds one click, fill, select or press; default 3s. A ref that no longer resolves
 	// waits this long (Playwright does not fail fast on stale refs).
 	ActionTimeout time.Duration
@@ -154,9 +156,10 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	return s, nil
 }
 
-// startTracing starts a fresh Playwright trace with screenshots and DOM snapshots.
+// startTracing starts a fresh Playwright trace with the session's TraceDetail (by default screenshots
+// and DOM snapshots).
 func (s *Session) startTracing() error {
-	return s.ctx.Tracing().Start(playwright.TracingStartOptions{Screenshots: playwright.Bool(true), Snapshots: playwright.Bool(true)})
+	return s.ctx.Tracing().Start(s.opts.TraceDetail.tracingOptions())
 }
 
 // gate is the browser-side route gate: every request of the context passes the policy. It is the first

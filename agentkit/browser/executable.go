@@ -1,0 +1,46 @@
+package browser
+
+import (
+	"fmt"
+	"os"
+)
+
+// ChromiumEnv names the environment variable that selects the Chromium binary trapline launches when
+// a caller gives no ExecutablePath: a path, or one of the names "chromium" (DefaultChromium) and
+// "headless-shell" (HeadlessShell). Unset means the default, DefaultChromium.
+const ChromiumEnv = "TRAPLINE_CHROMIUM"
+
+// HeadlessShell is Debian's chromium-headless-shell (apt package of the same name and version as
+// chromium): the headless-only build Playwright itself prefers for headless runs. It takes the same
+// flags (proxy, netlink shim, --no-sandbox), so every guard is wired the same way.
+const HeadlessShell = "/usr/lib/chromium/chromium-headless-shell"
+
+// Executable resolves the Chromium binary to launch: explicit (a caller's ExecutablePath) when set,
+// else TRAPLINE_CHROMIUM, else DefaultChromium. A value of TRAPLINE_CHROMIUM that names no file is an
+// error naming the variable, never a silent fallback to another browser.
+func Executable(explicit string) (string, error) {
+	if explicit != "" {
+		return checkExecutable(explicit, "ExecutablePath")
+	}
+	v := os.Getenv(ChromiumEnv)
+	switch v {
+	case "":
+		return checkExecutable(DefaultChromium, "the default")
+	case "chromium":
+		v = DefaultChromium
+	case "headless-shell", "chromium-headless-shell":
+		v = HeadlessShell
+	}
+	return checkExecutable(v, ChromiumEnv)
+}
+
+func checkExecutable(path, from string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("browser: chromium at %s (from %s): %w (install Debian's chromium: make setup)", path, from, err)
+	}
+	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("browser: chromium at %s (from %s): not an executable file", path, from)
+	}
+	return path, nil
+}
