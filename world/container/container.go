@@ -77,6 +77,10 @@ type Config struct {
 	PublishIP string
 	// StartTimeout bounds each container's readiness wait; 0 means 60s.
 	StartTimeout time.Duration
+	// SequentialStart waits for both site containers to be ready before starting the proxy, as
+	// Launch did before its waits overlapped (see startSitesOverlapped). For BenchmarkWorldStartContainer's
+	// side-by-side reference; the result is the same world.
+	SequentialStart bool
 }
 
 // Launcher starts container worlds. It keeps the worlds it started until they are closed, so that
@@ -202,51 +206,48 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 		return fail(fmt.Errorf("create internal network: %w", err))
 	}
 
-	var wg sync.WaitGroup
-	var stErr, caErr error
-	wg.Go(func() {
-		w.staging, stErr = l.runSites(ctx, w.nw, "staging", spec, fp, fixtures.PortalHost, fixtures.StaticHost)
-	})
-	wg.Go(func() {
-		w.canary, caErr = l.runSites(ctx, w.nw, "canary", spec, fp, fixtures.EvilHost, fixtures.CDNHost)
-	})
-	wg.Wait()
-	if err := errors.Join(stErr, caErr); err != nil {
-		return fail(err)
-	}
-	maps := map[*testcontainers.DockerContainer][]string{
-		w.staging: {fixtures.PortalHost, fixtures.StaticHost},
-		w.canary:  {fixtures.EvilHost, fixtures.CDNHost},
-	}
-	for c, hosts := range maps {
-		ip, err := c.ContainerIP(ctx)
-		if err != nil || ip == "" {
-			return fail(fmt.Errorf("IP of a site container: %q, %v", ip, err))
+	// startProxy maps the sites' IPs and starts the proxy container.
+	startProxy := func() error {
+		maps := map[*testcontainers.DockerContainer][]string{w.staging: stagingHosts, w.canary: canaryHosts}
+		for c, hosts := range maps {
+			ip, err := c.ContainerIP(ctx)
+			if err != nil || ip == "" {
+				return fmt.Errorf("IP of a site container: %q, %v", ip, err)
+			}
+			for _, h := range hosts {
+				proxyArgs = append(proxyArgs, "--map", h+"="+ip+":"+sitePorts[h])
+			}
+			if c == w.staging {
+				w.audit = ip + ":" + auditPort
+			}
 		}
-		for _, h := range hosts {
-			proxyArgs = append(proxyArgs, "--map", h+"="+ip+":"+sitePorts[h])
+		port := mnetwork.MustParsePort(proxyPort + "/tcp")
+		publish, _ := netip.ParseAddr(l.cfg.PublishIP)
+		var err error
+		w.px, err = testcontainers.Run(ctx, l.cfg.Image,
+			testcontainers.WithCmd(proxyArgs...),
+			testcontainers.WithLabels(l.labels()),
+			testcontainers.WithFiles(files...),
+			testcontainers.WithExposedPorts(proxyPort+"/tcp"),
+			testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+				hc.PortBindings = mnetwork.PortMap{port: {{HostIP: publish, HostPort: ""}}}
+			}),
+			network.WithNetwork([]string{"proxy"}, w.nw),
+			network.WithBridgeNetwork(),
+			testcontainers.WithWaitStrategy(wait.ForHTTP(healthPath).WithPort(proxyPort+"/tcp").WithStartupTimeout(l.cfg.StartTimeout)),
+		)
+		if err != nil {
+			return fmt.Errorf("start the proxy: %w", err)
 		}
-		if c == w.staging {
-			w.audit = ip + ":" + auditPort
-		}
+		return nil
 	}
-
-	port := mnetwork.MustParsePort(proxyPort + "/tcp")
-	publish, _ := netip.ParseAddr(l.cfg.PublishIP)
-	w.px, err = testcontainers.Run(ctx, l.cfg.Image,
-		testcontainers.WithCmd(proxyArgs...),
-		testcontainers.WithLabels(l.labels()),
-		testcontainers.WithFiles(files...),
-		testcontainers.WithExposedPorts(proxyPort+"/tcp"),
-		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
-			hc.PortBindings = mnetwork.PortMap{port: {{HostIP: publish, HostPort: ""}}}
-		}),
-		network.WithNetwork([]string{"proxy"}, w.nw),
-		network.WithBridgeNetwork(),
-		testcontainers.WithWaitStrategy(wait.ForHTTP(healthPath).WithPort(proxyPort+"/tcp").WithStartupTimeout(l.cfg.StartTimeout)),
-	)
+	if l.cfg.SequentialStart {
+		err = l.startSitesSequential(ctx, w, spec, fp, startProxy)
+	} else {
+		err = l.startSitesOverlapped(ctx, w, spec, fp, startProxy)
+	}
 	if err != nil {
-		return fail(fmt.Errorf("start the proxy: %w", err))
+		return fail(err)
 	}
 	ep, err := w.px.PortEndpoint(ctx, proxyPort+"/tcp", "http")
 	if err != nil {
@@ -260,15 +261,7 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 // A pack trap's bundle (spec.Bundle) is copied in and the sites rebuild the mounts from it; otherwise
 // they rebuild them from the built-in trap spec.Source. Either way the fingerprint must match.
 func (l *Launcher) runSites(ctx context.Context, nw *testcontainers.DockerNetwork, alias string, spec world.Spec, fp string, hosts ...string) (*testcontainers.DockerContainer, error) {
-	args := []string{"sites", "--world", spec.Source, "--fingerprint", fp, "--audit", ":" + auditPort}
-	var files []testcontainers.ContainerFile
-	if spec.Bundle != nil {
-		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(spec.Bundle), ContainerFilePath: bundleIn, FileMode: 0o444})
-		args = append(args, "--bundle", bundleIn)
-	}
-	for _, h := range hosts {
-		args = append(args, "--host", h+"=:"+sitePorts[h])
-	}
+	args, files := sitesCmd(spec, fp, hosts)
 	c, err := testcontainers.Run(ctx, l.cfg.Image,
 		testcontainers.WithCmd(args...),
 		testcontainers.WithFiles(files...),
