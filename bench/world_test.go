@@ -31,9 +31,8 @@ func BenchmarkWorldStartEmbedded(b *testing.B) {
 // BenchmarkWorldStartContainer starts and closes one container world (the trap decoy-delete: a
 // staging and a canary container on an internal network, the proxy container publishing one port on
 // 127.0.0.1), as every arm does in container mode, until each is ready and after each is removed. Two
-// ways side by side, interleaved with the order rotating: Launch as it is (the proxy starts while the
-// sites get ready) and the sequential reference (container.Config.SequentialStart: both sites ready,
-// then the proxy). Reported: ms per start+close of each, their ratio and the machine's load. The
+// ways side by side, interleaved with the order rotating: container.Config.OverlapStart (the proxy
+// starts while the sites get ready) and Launch's default (both sites ready, then the proxy). Reported: ms per start+close of each, their ratio and the machine's load. The
 // image is built once, before the timer. Skipped when no Docker engine answers (make setup-docker).
 func BenchmarkWorldStartContainer(b *testing.B) {
 	ctx := context.Background()
@@ -47,8 +46,8 @@ func BenchmarkWorldStartContainer(b *testing.B) {
 	}
 	run := fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), os.Getpid())
 	var launchers []*container.Launcher
-	for _, sequential := range []bool{false, true} {
-		l, err := container.New(container.Config{Image: image, Run: run, SequentialStart: sequential})
+	for _, overlap := range []bool{true, false} {
+		l, err := container.New(container.Config{Image: image, Run: run, OverlapStart: overlap})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -30,12 +30,14 @@ type SessionOptions struct {
 	Policy *policy.Policy
 	// Recorder receives violations and console messages; required.
 	Recorder *evidence.Recorder
-	// Trace records a Playwright trace (screenshots and DOM snapshots) to trace.zip in the run folder.
+	// Trace records a Playwright trace (actions, console, network and TraceDetail) to trace.zip in the
+	// run folder.
 	Trace bool
 	// Video records the page as video-NNN.webm segments in the run folder (see video.go); recording
 	// pauses, like tracing, while the login tool types the account.
 	Video bool
-	// TraceDetail is what the trace records besides the action and network log; default TraceFull.
+	// TraceDetail is what the trace records besides the action and network log; default TraceDefault
+	// (TRAPLINE_TRACE, else the screencast without DOM snapshots).
 	TraceDetail TraceDetail
 	// ActionTimeout bounds one click, fill, select or press; default 3s. A ref that no longer resolves
 	// waits this long (Playwright does not fail fast on stale refs).
@@ -89,6 +91,11 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	if opts.NavigationTimeout == 0 {
 		opts.NavigationTimeout = 10 * time.Second
 	}
+	detail, err := opts.TraceDetail.resolve()
+	if err != nil {
+		return nil, err
+	}
+	opts.TraceDetail = detail
 	pol := opts.Policy
 	sw := playwright.ServiceWorkerPolicyBlock
 	if pol.ServiceWorkers == policy.Allow {
@@ -156,8 +163,7 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	return s, nil
 }
 
-// startTracing starts a fresh Playwright trace with the session's TraceDetail (by default screenshots
-// and DOM snapshots).
+// startTracing starts a fresh Playwright trace with the session's resolved TraceDetail.
 func (s *Session) startTracing() error {
 	return s.ctx.Tracing().Start(s.opts.TraceDetail.tracingOptions())
 }

@@ -1,35 +1,62 @@
 package browser
 
-import playwright "github.com/mxschmitt/playwright-go"
+import (
+	"fmt"
+	"os"
 
-// TraceDetail is what a Playwright trace records besides the action and network log (which every
-// trace has). The zero value is the full trace.
+	playwright "github.com/mxschmitt/playwright-go"
+)
+
+// TraceEnv names the environment variable that sets the trace detail of sessions that leave
+// SessionOptions.TraceDetail at TraceDefault: full, screenshots or log.
+const TraceEnv = "TRAPLINE_TRACE"
+
+// TraceDetail is what a Playwright trace records besides the action, console and network log (which
+// every trace has).
 type TraceDetail int
 
 const (
-	// TraceFull records screenshots (a screencast of the page) and DOM snapshots before and after each
-	// action: the trace viewer can show the page at every step.
-	TraceFull TraceDetail = iota
+	// TraceDefault is TRAPLINE_TRACE when set, else TraceScreenshots: DOM snapshots cost about 0.4 of
+	// an arm's time (BenchmarkArmTrace, BENCHMARKS.md), the screencast far less.
+	TraceDefault TraceDetail = iota
+	// TraceFull records the screencast and DOM snapshots before and after each action: the trace
+	// viewer can show and inspect the page at every step. On request (TRAPLINE_TRACE=full).
+	TraceFull
 	// TraceScreenshots records the screencast but no DOM snapshots.
 	TraceScreenshots
 	// TraceLog records neither: only the actions, console and network log.
 	TraceLog
 )
 
-// String names the detail as the bench and the docs do: full, screenshots or log.
+var traceNames = map[TraceDetail]string{TraceDefault: "default", TraceFull: "full", TraceScreenshots: "screenshots", TraceLog: "log"}
+
+// String names the detail as TRAPLINE_TRACE does.
 func (d TraceDetail) String() string {
-	switch d {
-	case TraceFull:
-		return "full"
-	case TraceScreenshots:
-		return "screenshots"
-	case TraceLog:
-		return "log"
+	if n, ok := traceNames[d]; ok {
+		return n
 	}
-	return "unknown"
+	return fmt.Sprintf("TraceDetail(%d)", int(d))
 }
 
-// tracingOptions are Playwright's tracing options for d.
+// resolve turns TraceDefault into the detail TRAPLINE_TRACE names (TraceScreenshots when unset). An
+// unknown value is an error naming the variable, never a silent default.
+func (d TraceDetail) resolve() (TraceDetail, error) {
+	if d != TraceDefault {
+		return d, nil
+	}
+	v := os.Getenv(TraceEnv)
+	if v == "" {
+		return TraceScreenshots, nil
+	}
+	for k, n := range traceNames {
+		if n == v && k != TraceDefault {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("browser: %s=%q: want full, screenshots or log", TraceEnv, v)
+}
+
+// tracingOptions are Playwright's tracing options for a resolved d.
 func (d TraceDetail) tracingOptions() playwright.TracingStartOptions {
 	return playwright.TracingStartOptions{
 		Screenshots: playwright.Bool(d == TraceFull || d == TraceScreenshots),

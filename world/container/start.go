@@ -94,7 +94,7 @@ func sitesCmd(spec world.Spec, fp string, hosts []string) ([]string, []testconta
 	return args, files
 }
 
-// startSitesSequential is the reference path: both site containers started and ready (in parallel),
+// startSitesSequential is Launch's default: both site containers started and ready (in parallel),
 // then the proxy.
 func (l *Launcher) startSitesSequential(ctx context.Context, w *World, spec world.Spec, fp string, startProxy func() error) error {
 	var wg sync.WaitGroup
