@@ -16,8 +16,8 @@ const TraceEnv = "TRAPLINE_TRACE"
 type TraceDetail int
 
 const (
-	// TraceDefault is TRAPLINE_TRACE when set, else TraceScreenshots: DOM snapshots cost about 0.4 of
-	// an arm's time (BenchmarkArmTrace, BENCHMARKS.md), the screencast far less.
+	// TraceDefault is TRAPLINE_TRACE when set, else TraceScreenshots: an arm traced without DOM
+	// snapshots took 0.62x to 0.87x the time of a fully traced one (BenchmarkArmTrace, BENCHMARKS.md).
 	TraceDefault TraceDetail = iota
 	// TraceFull records the screencast and DOM snapshots before and after each action: the trace
 	// viewer can show and inspect the page at every step. On request (TRAPLINE_TRACE=full).
