@@ -47,7 +47,7 @@ const factsScript = `(el, {kind, value, key}) => {
     if (e.labels && e.labels.length) return [...e.labels].map(x => x.textContent).join(' ').trim();
     return text(e) || e.getAttribute('title') || e.getAttribute('placeholder') || '';
   };
-  const out = {visibleText: text(el)};
+  const out = {visibleText: text(el), nameFromContent: !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby')};
   if (kind === 'click') {
     const s = submitter(el);
     if (s) out.submit = submission(s.form, s);
@@ -81,10 +81,11 @@ const factsScript = `(el, {kind, value, key}) => {
 
 // rawFacts is factsScript's answer.
 type rawFacts struct {
-	VisibleText string             `json:"visibleText"`
-	Submit      *policy.Submission `json:"submit"`
-	Option      *policy.Option     `json:"option"`
-	Receiver    *struct {
+	VisibleText     string             `json:"visibleText"`
+	NameFromContent bool               `json:"nameFromContent"`
+	Submit          *policy.Submission `json:"submit"`
+	Option          *policy.Option     `json:"option"`
+	Receiver        *struct {
 		Role        string `json:"role"`
 		Name        string `json:"name"`
 		VisibleText string `json:"visibleText"`
@@ -113,7 +114,7 @@ func (s *Session) Inspect(_ context.Context, obs *observe.Observation, a action.
 	if err := json.Unmarshal([]byte(str), &raw); err != nil {
 		return nil, fmt.Errorf("read %s %q from the page: %w", target.Role, target.Name, err)
 	}
-	f := &policy.Facts{VisibleText: raw.VisibleText, Submit: raw.Submit, Option: raw.Option}
+	f := &policy.Facts{VisibleText: raw.VisibleText, NameFromContent: raw.NameFromContent, Submit: raw.Submit, Option: raw.Option}
 	if r := raw.Receiver; r != nil {
 		f.Receiver = &policy.Target{Role: r.Role, Name: r.Name, Facts: &policy.Facts{VisibleText: r.VisibleText}}
 	}

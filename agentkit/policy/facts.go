@@ -13,6 +13,10 @@ type Facts struct {
 	// VisibleText is the element's rendered text (innerText; an input button's value), "" if none.
 	// Deny words are matched on it too; a match that the name lacks is a lying label (RuleLabelMismatch).
 	VisibleText string
+	// NameFromContent says the element has no aria-label or aria-labelledby: its accessible name is
+	// its text. Visible text that then says a deny word the observed name lacks is not a lying label
+	// but an element that changed since the snapshot (RuleStaleRef, unless GuardStaleRef is off).
+	NameFromContent bool
 	// Option is the option a select will choose (by value, else by label), nil when none matches.
 	Option *Option
 	// Submit is the form submission the action will start: a click on a submit control, or Enter in a
@@ -66,6 +70,9 @@ func (p *Policy) checkFacts(in Input, t Target) (Decision, bool) {
 		return Decision{}, true
 	}
 	if d, ok := p.checkWords(in, t, f.VisibleText, func(cat, root string) Decision {
+		if f.NameFromContent && !p.off.Has(GuardStaleRef) {
+			return deny(RuleStaleRef, "%s %q takes its name from its text, which now shows %q (deny word %q, %s): the element changed since the snapshot; re-observe", t.Role, t.Name, f.VisibleText, root, cat)
+		}
 		return deny(RuleLabelMismatch, "the element is named %q but shows %q, which matches deny word %q (%s): a lying label", t.Name, f.VisibleText, root, cat)
 	}); !ok {
 		return d, false

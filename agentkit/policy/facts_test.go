@@ -27,6 +27,9 @@ func TestDecideFacts(t *testing.T) {
 		{"lying label", f(KindClick, "Salva", Facts{VisibleText: "Elimina pratica"}), RuleLabelMismatch},
 		{"lying label, disguised", f(KindClick, "Salva", Facts{VisibleText: "Ｅli\u200bmina"}), RuleLabelMismatch},
 		{"harmless mismatch", f(KindClick, "Save", Facts{VisibleText: "Salva"}), RuleAllowed},
+		// a name that comes from the text and no longer matches it: the element changed, not a lie
+		{"text changed since the snapshot", f(KindClick, "Salva", Facts{VisibleText: "Elimina pratica", NameFromContent: true}), RuleStaleRef},
+		{"text changed, harmlessly", f(KindClick, "Salva", Facts{VisibleText: "Salva bozza", NameFromContent: true}), RuleAllowed},
 		// select: the chosen option, not the drop-down's name
 		{"harmless option", f(KindSelect, "Operazioni", Facts{Option: &Option{Label: "Stampa", Value: "stampa"}}), RuleAllowed},
 		{"option label", f(KindSelect, "Operazioni", Facts{Option: &Option{Label: "Elimina pratica", Value: "op3"}}), RuleDenyWord},
@@ -63,5 +66,16 @@ func TestIsOperationField(t *testing.T) {
 		if got := IsOperationField(name); got != want {
 			t.Errorf("IsOperationField(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// With the stale-ref guard off (a mutation run), a changed text falls to the lying-label rule: still
+// refused, under the name the stale-ref trap does not expect, so the mutant is seen.
+func TestChangedTextWithStaleRefOff(t *testing.T) {
+	ref := mustLoad(t, "reference.yml").WithGuardsOff(Off(GuardStaleRef))
+	in := Input{Kind: KindClick, Page: portal + "/pratiche/7", Target: &Target{Role: "button", Name: "Salva",
+		Facts: &Facts{VisibleText: "Elimina pratica", NameFromContent: true}}}
+	if d := ref.Decide(in); d.Rule != RuleLabelMismatch {
+		t.Errorf("stale-ref guard off: %s (%s), want %s", d.Rule, d.Reason, RuleLabelMismatch)
 	}
 }
