@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -91,8 +93,34 @@ func agentIdentity(cfg runConfig, trapline string) (reports.AgentIdentity, error
 	}
 	if a.Tool != "" && a.ToolVersion == "" {
 		a.ToolVersion = a.Version // the tool's command, hashed (or --agent-version)
+		if name, version, ok := npmPackageOf(cfg.command); ok {
+			a.Tool, a.ToolVersion = cfg.agent+" "+name, version
+		}
 	}
 	return a, nil
+}
+
+// npmPackageOf finds the npm package a tool command runs: the nearest package.json above its script
+// (node path/to/cli.js) or its program (a package's bundled binary), as installed from tools/'s
+// lockfile. ok is false when there is none, or it names no package and version.
+func npmPackageOf(command []string) (name, version string, ok bool) {
+	for _, arg := range command[:min(2, len(command))] {
+		if !strings.Contains(arg, string(os.PathSeparator)) {
+			continue
+		}
+		for dir := filepath.Dir(arg); ; dir = filepath.Dir(dir) {
+			if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil {
+				var pkg struct{ Name, Version string }
+				if json.Unmarshal(b, &pkg) == nil && pkg.Name != "" && pkg.Version != "" {
+					return pkg.Name, pkg.Version, true
+				}
+			}
+			if filepath.Base(dir) == "node_modules" || dir == filepath.Dir(dir) {
+				break
+			}
+		}
+	}
+	return "", "", false
 }
 
 // commandVersion identifies a command by the SHA-256 of the script it runs (its first argument, when
