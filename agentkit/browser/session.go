@@ -73,6 +73,8 @@ type Session struct {
 
 	video videoState
 	navs  atomic.Int64 // the page's own navigations (navcount.go)
+	// inflight counts the context's requests not yet finished or failed (inflight.go).
+	inflight atomic.Int64
 }
 
 var (
@@ -147,6 +149,7 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
 	s.page = page
+	s.trackInflight(ctx)
 	s.countNavigations(page)
 	page.OnDownload(s.onDownload)
 	page.OnFileChooser(s.onFileChooser)
@@ -442,8 +445,10 @@ func (s *Session) Screenshot(name string) (string, error) {
 	return p, nil
 }
 
-// Close stops tracing (writing trace.zip even when the run failed) and closes the context.
+// Close lets the requests the page already started finish (settleNetwork), stops tracing (writing
+// trace.zip even when the run failed) and closes the context.
 func (s *Session) Close() error {
+	s.settleNetwork()
 	var errs []error
 	if err := s.stopVideo(""); err != nil {
 		errs = append(errs, err)
