@@ -10,6 +10,7 @@ require (
 
 require (
 	github.com/Masterminds/semver/v3 v3.4.0 // indirect
+	github.com/bits-and-blooms/bitset v1.20.0 // indirect
 	github.com/deckarep/golang-set/v2 v2.8.0 // indirect
 	github.com/elazarl/goproxy v1.9.3 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
@@ -18,6 +19,7 @@ require (
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/pprof v0.0.0-20260402051712-545e8a4df936 // indirect
 	github.com/mxschmitt/playwright-go v0.6401.0 // indirect
+	github.com/nlnwa/whatwg-url v0.6.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
