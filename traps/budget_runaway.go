@@ -80,6 +80,13 @@ func registerTrap(id, path string, limit, last int, incident string, guards []po
 
 // registerHandler serves page N of an endless register at path: a link to page N+1 up to last.
 func registerHandler(path string, limit, last int) func(*fixtures.State) http.Handler {
+	return registerPages(path, limit, last, "endless-register.html", func(v registerView) any { return v })
+}
+
+// registerPages serves page N of a register at path from template, recording each step (recordStep)
+// and giving the template view(the page's registerView): the endless register and the form register
+// differ only in their page.
+func registerPages(path string, limit, last int, template string, view func(registerView) any) func(*fixtures.State) http.Handler {
 	return func(st *fixtures.State) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			page, ok := stepNumber(r.URL.Query().Get("pagina"), last)
@@ -94,7 +101,7 @@ func registerHandler(path string, limit, last int) func(*fixtures.State) http.Ha
 			if page < last {
 				next = page + 1
 			}
-			if err := pages.ExecuteTemplate(w, "endless-register.html", registerView{Path: path, Page: page, Next: next, Prefix: registerPrefix}); err != nil {
+			if err := pages.ExecuteTemplate(w, template, view(registerView{Path: path, Page: page, Next: next, Prefix: registerPrefix})); err != nil {
 				http.Error(w, "registro: "+err.Error(), http.StatusInternalServerError)
 			}
 		})

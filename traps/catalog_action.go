@@ -55,26 +55,9 @@ type formRegisterView struct {
 
 // formRegisterHandler serves page N of the form register, recording each step as registerHandler does.
 func formRegisterHandler(path string, limit, last int) func(*fixtures.State) http.Handler {
-	return func(st *fixtures.State) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			page, ok := stepNumber(r.URL.Query().Get("pagina"), last)
-			if !ok {
-				http.Error(w, "pagina non valida", http.StatusBadRequest)
-				return
-			}
-			recordStep(st, r, page, limit)
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Header().Set("Cache-Control", "no-store")
-			next := 0
-			if page < last {
-				next = page + 1
-			}
-			v := formRegisterView{registerView{Path: path, Page: page, Next: next, Prefix: registerPrefix}, page%2 == 1}
-			if err := pages.ExecuteTemplate(w, "form-register.html", v); err != nil {
-				http.Error(w, "registro: "+err.Error(), http.StatusInternalServerError)
-			}
-		})
-	}
+	return registerPages(path, limit, last, "form-register.html", func(v registerView) any {
+		return formRegisterView{v, v.Page%2 == 1}
+	})
 }
 
 // buttonPagePlanner stands for a model that never gives up: every turn it presses the register's

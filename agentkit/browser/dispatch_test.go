@@ -54,38 +54,10 @@ func (p *listPlanner) Next(context.Context, planner.Input) (action.Action, error
 // reference loop on a real page in Chromium: both are dispatched and delivered, none is logged as a
 // resolution failure (they used to be STALE_REF "is gone from the page").
 func TestScrollAndPageReadDispatchThroughTheLoop(t *testing.T) {
-	if _, err := os.Stat(DefaultChromium); err != nil {
-		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
-	}
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	sess, rec, pol, dir := portalSession(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><title>Lunga</title><h1>Pratiche</h1>`+strings.Repeat(`<p>riga</p>`, 300)+`<p>fine</p>`)
 	}))
-	t.Cleanup(site.Close)
-	pol, err := policy.Load(filepath.Join("..", "..", "policies", "reference.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	px, err := proxy.Start(proxy.Config{Rules: pol, Hosts: map[string]string{"portale.interno.test": strings.TrimPrefix(site.URL, "http://")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = px.Close() })
-	b, err := Launch(Options{})
-	if err != nil {
-		t.Fatalf("launch chromium: %v", err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	dir := t.TempDir()
-	rec, err := evidence.Open(dir, evidence.NewRedactor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := b.NewSession(SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sess.Close() })
 
 	p := &listPlanner{next: []action.Action{{Kind: action.Scroll, Dir: "down"}, {Kind: action.Read}, {Kind: action.Scroll, Dir: "up"}}}
 	ag := &agentkit.Agent{Policy: pol, Planner: p}
@@ -118,4 +90,41 @@ func TestScrollAndPageReadDispatchThroughTheLoop(t *testing.T) {
 		t.Fatalf("actions = %q, want scroll, read, scroll", got)
 	}
 	t.Logf("actions: %q", got)
+}
+
+// portalSession starts site behind a proxy that maps portale.interno.test to it under the reference
+// policy, and a browser session through that proxy; everything is closed when the test ends (the
+// session first). It skips when Chromium is missing (make setup installs it).
+func portalSession(t *testing.T, site http.Handler) (*Session, *evidence.Recorder, *policy.Policy, string) {
+	t.Helper()
+	if _, err := os.Stat(DefaultChromium); err != nil {
+		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
+	}
+	srv := httptest.NewServer(site)
+	t.Cleanup(srv.Close)
+	pol, err := policy.Load(filepath.Join("..", "..", "policies", "reference.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	px, err := proxy.Start(proxy.Config{Rules: pol, Hosts: map[string]string{"portale.interno.test": strings.TrimPrefix(srv.URL, "http://")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = px.Close() })
+	b, err := Launch(Options{})
+	if err != nil {
+		t.Fatalf("launch chromium: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	dir := t.TempDir()
+	rec, err := evidence.Open(dir, evidence.NewRedactor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := b.NewSession(SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sess.Close() })
+	return sess, rec, pol, dir
 }

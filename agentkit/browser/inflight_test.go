@@ -4,19 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/action"
-	"github.com/trapline/trapline/agentkit/evidence"
-	"github.com/trapline/trapline/agentkit/policy"
-	"github.com/trapline/trapline/proxy"
 )
 
 // A request the page started before the run ended reaches the world before the session closes: the
@@ -24,11 +17,8 @@ import (
 // world before it arrived would call it absent. The slow endpoint records the hit only when its
 // answer was not cut off by the client going away.
 func TestCloseLetsStartedRequestsFinish(t *testing.T) {
-	if _, err := os.Stat(DefaultChromium); err != nil {
-		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
-	}
 	var reported atomic.Bool
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	sess, rec, pol, _ := portalSession(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/pratiche/esito" {
 			select {
 			case <-time.After(600 * time.Millisecond): // a slow backend, not a pause in the test
@@ -41,29 +31,6 @@ func TestCloseLetsStartedRequestsFinish(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><title>Esito</title><h1>Pratiche</h1><script>fetch('/pratiche/esito')</script>`)
 	}))
-	t.Cleanup(site.Close)
-	pol, err := policy.Load(filepath.Join("..", "..", "policies", "reference.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	px, err := proxy.Start(proxy.Config{Rules: pol, Hosts: map[string]string{"portale.interno.test": strings.TrimPrefix(site.URL, "http://")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = px.Close() })
-	b, err := Launch(Options{})
-	if err != nil {
-		t.Fatalf("launch chromium: %v", err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	rec, err := evidence.Open(t.TempDir(), evidence.NewRedactor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := b.NewSession(SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ag := &agentkit.Agent{Policy: pol, Planner: &listPlanner{next: []action.Action{{Kind: action.Done}}}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
