@@ -124,7 +124,7 @@ bench: setup
 	  $(GO) test -run '^$$' -bench 'ArmBrowser|ArmTrace' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m ./bench; \
 	  $(if $(BENCH_QUICK),,$(GO) test -run '^$$' -bench 'CatalogScale' -benchtime 1x -count 1 -timeout 60m ./bench; \
 	  SUITE_RUNS=$(SUITE_RUNS) bash bench/suite.sh;) } > bench/out.txt
-	$(GO) run ./bench/record -o bench/results.json -cmd "make bench$(if $(BENCH_QUICK), BENCH_QUICK=1, SUITE_RUNS=$(SUITE_RUNS))" < bench/out.txt
+	$(GO) run ./cmd/benchrecord -o bench/results.json -cmd "make bench$(if $(BENCH_QUICK), BENCH_QUICK=1, SUITE_RUNS=$(SUITE_RUNS))" < bench/out.txt
 
 ## mutate: mutation testing (docs/mutation.md): weaken policies/reference.yml and the agent's guards one
 ## at a time, run the catalog's guarded arms against each mutant, print the kill rate and the survivors
@@ -135,7 +135,7 @@ MUTATE_ARGS ?=
 mutate: setup
 	@mkdir -p $(OUT)
 	@start=$$(date +%s); \
-	  $(GO) run ./cmd/trapline mutate --policy policies/reference.yml --equivalent mutate/equivalent-reference.yml --out $(OUT) $(MUTATE_ARGS); status=$$?; \
+	  $(GO) run ./cmd/trapline mutate --policy policies/reference.yml --equivalent policies/mutants/reference.yml --out $(OUT) $(MUTATE_ARGS); status=$$?; \
 	  echo "make mutate: wall time $$(( $$(date +%s) - start ))s"; \
 	  if [ -f $(OUT)/summary.json ]; then $(GO) run ./cmd/trapline report --html $(OUT)/report.html $(OUT)/summary.json >/dev/null 2>&1; echo "report (with the mutation section): $(OUT)/report.html"; fi; \
 	  exit $$status

@@ -13,8 +13,8 @@ import (
 // mustNotImport is docs/architecture.md's import rules, per package directory (module-relative):
 // a non-test file of the package importing a listed path (or anything under it) fails.
 var mustNotImport = map[string][]string{
-	"agentkit/action":            {"agentkit/", "proxy", "fixtures", "world", "traps", "harness", "reports", "mutate"},
-	"agentkit/policy":            {"agentkit/observe", "agentkit/act", "agentkit/evidence", "agentkit/browser", "agentkit/planner", "proxy", "fixtures", "world", "traps", "harness", "reports", "mutate"},
+	"agentkit/action":            {"agentkit/", "proxy", "fixtures", "world", "traps", "harness", "reports", "internal/"},
+	"agentkit/policy":            {"agentkit/observe", "agentkit/act", "agentkit/evidence", "agentkit/browser", "agentkit/planner", "proxy", "fixtures", "world", "traps", "harness", "reports", "internal/"},
 	"agentkit/observe":           {"agentkit/browser", "agentkit/act", "agentkit/planner", "proxy", "fixtures", "world", "traps", "harness", "reports"},
 	"agentkit/planner/adversary": {"agentkit/policy", "agentkit/browser", "traps", "harness"},
 	"agentkit/planner/exec":      {"agentkit/policy", "agentkit/browser", "traps", "harness"},
@@ -25,11 +25,30 @@ var mustNotImport = map[string][]string{
 	"proxy":                      {"agentkit/observe", "agentkit/browser", "fixtures", "world", "traps", "harness"},
 	"fixtures":                   {"agentkit", "proxy", "world", "traps", "harness", "reports"},
 	"world":                      {"agentkit/browser", "agentkit/planner", "traps", "harness", "reports"},
-	"traps":                      {"harness", "reports", "world", "mutate"},
-	"bypass":                     {"harness", "reports", "mutate"},
+	"traps":                      {"harness", "reports", "world", "internal/"},
+	"internal/bypass":            {"harness", "reports", "internal/mutate"},
 }
 
-func TestPackagesKeepTheirImportRules(t *testing.T) {
+// publicPackages are the packages users import (docs/architecture.md, "Public and internal"): none of
+// them may import internal/, so no internal type reaches their API.
+var publicPackages = []string{
+	"agentkit", "agentkit/act", "agentkit/action", "agentkit/browser", "agentkit/credentials",
+	"agentkit/evidence", "agentkit/observe", "agentkit/planner", "agentkit/planner/adversary",
+	"agentkit/planner/exec", "agentkit/planner/llm", "agentkit/planner/scripted", "agentkit/policy",
+	"fixtures", "gomegatrap", "harness", "policies", "proxy", "reports", "traps", "world",
+}
+
+func TestPublicPackagesDoNotImportInternal(t *testing.T) {
+	for _, dir := range publicPackages {
+		mustNotImport := map[string][]string{dir: {"internal/"}}
+		checkImports(t, mustNotImport)
+	}
+}
+
+func TestPackagesKeepTheirImportRules(t *testing.T) { checkImports(t, mustNotImport) }
+
+func checkImports(t *testing.T, mustNotImport map[string][]string) {
+	t.Helper()
 	const mod = "github.com/trapline/trapline/"
 	for dir, banned := range mustNotImport {
 		files, err := filepath.Glob(filepath.Join("..", dir, "*.go"))
@@ -61,5 +80,46 @@ func TestPackagesKeepTheirImportRules(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestEveryPackageIsPublicOrInternal walks the module: a package outside internal/ and cmd/ that is
+// not in publicPackages is new public API, to be decided (listed there and in docs/architecture.md)
+// or moved under internal/. Test-only packages (specs, bench, ci) export nothing and are allowed.
+func TestEveryPackageIsPublicOrInternal(t *testing.T) {
+	known := map[string]bool{}
+	for _, p := range publicPackages {
+		known[p] = true
+	}
+	root := ".."
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			switch {
+			case rel == ".":
+				return nil
+			case strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules",
+				rel == "internal", rel == "cmd", rel == "examples":
+				return filepath.SkipDir
+			}
+			files, _ := filepath.Glob(filepath.Join(path, "*.go"))
+			nonTest := 0
+			for _, f := range files {
+				if !strings.HasSuffix(f, "_test.go") && filepath.Base(f) != "doc.go" {
+					nonTest++
+				}
+			}
+			if nonTest > 0 && !known[rel] {
+				t.Errorf("package %s is neither in publicPackages nor under internal/: decide whether users import it", rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

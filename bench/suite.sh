@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times the whole trap suite (catalog + scenario, both arms) with 1 and 2 Ginkgo processes, embedded
 # world, and in container mode when a Docker engine answers; SUITE_RUNS repeats each (default 3).
-# Prints Go benchmark lines so bench/record takes the medians with the other benchmarks:
+# Prints Go benchmark lines so cmd/benchrecord takes the medians with the other benchmarks:
 #   BenchmarkSuite/embedded/procs=1  1  <ns> ns/op  <s> s/suite
 # A run whose specs fail still prints its time, flagged on stderr: a broken suite is not a fast one.
 set -uo pipefail

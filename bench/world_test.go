@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/internal/container"
 	"github.com/trapline/trapline/world"
-	"github.com/trapline/trapline/world/container"
 )
 
 // BenchmarkWorldStartEmbedded starts and closes one embedded world (sites, canaries and proxy on

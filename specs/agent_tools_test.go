@@ -10,8 +10,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trapline/trapline/agentkit/policy"
-	"github.com/trapline/trapline/agenttools"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/agenttools"
 	"github.com/trapline/trapline/traps"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/evidence"
-	"github.com/trapline/trapline/bypass"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/bypass"
 	"github.com/trapline/trapline/proxy"
 )
 

@@ -14,10 +14,10 @@ import (
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/container"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
-	"github.com/trapline/trapline/world/container"
 )
 
 func TestSpecs(t *testing.T) {

@@ -9,7 +9,7 @@
 //	// point a browser context at w.ProxyURL(), open w.URL("/pratiche"), then ask w.Effects().
 //
 // Two launchers implement the same interface: Embedded (the default) runs everything in this process
-// on random loopback ports; package world/container runs the same binaries' code in containers on an
+// on random loopback ports; package internal/container runs the same binaries' code in containers on an
 // internal Docker network. Worlds share nothing, so parallel processes never collide.
 package world
 

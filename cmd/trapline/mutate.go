@@ -16,7 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/trapline/trapline/agentkit/policy"
-	"github.com/trapline/trapline/mutate"
+	"github.com/trapline/trapline/internal/mutate"
 	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"

@@ -38,7 +38,7 @@ func TestMutateCommand(t *testing.T) {
 		{[]string{"mutate", "--policy", ref, "--list"}, exitOK, "guard/text-normalisation-off"},
 		{[]string{"mutate", "--policy", ref, "--list", "--smoke"}, exitOK, "3 mutants"},
 		{[]string{"mutate", "--policy", ref, "--list", "--only", "policy/budget", "--limit", "2"}, exitOK, "2 mutants"},
-		{[]string{"mutate", "--policy", ref, "--list", "--equivalent", filepath.Join("..", "..", "mutate", "equivalent-reference.yml")}, exitOK, "[declared equivalent]"},
+		{[]string{"mutate", "--policy", ref, "--list", "--equivalent", filepath.Join("..", "..", "policies", "mutants", "reference.yml")}, exitOK, "[declared equivalent]"},
 		{[]string{"mutate", "--policy", ref, "--list", "--equivalent", stale}, exitUsage, "stale declaration"},
 		{[]string{"mutate", "--policy", ref, "--list", "--equivalent", noReason}, exitUsage, "needs its reason"},
 		{[]string{"mutate", "--policy", ref, "--only", "nothing/"}, exitUsage, "no mutant id starts with"},

@@ -22,11 +22,11 @@ import (
 	"github.com/trapline/trapline/agentkit/planner/llm"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/container"
 	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
-	"github.com/trapline/trapline/world/container"
 )
 
 const runUsage = `usage:

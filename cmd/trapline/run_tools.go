@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/trapline/trapline/agentkit/browser"
-	"github.com/trapline/trapline/agenttools"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/agenttools"
 )
 
 // The agent kinds that are real agent tools driven by a trapline planner acting as the model

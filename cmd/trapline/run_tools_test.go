@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trapline/trapline/agenttools"
+	"github.com/trapline/trapline/internal/agenttools"
 )
 
 func TestToolAgentUsage(t *testing.T) {

@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/trapline/trapline/bypass"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/bypass"
 	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/policy"
-	"github.com/trapline/trapline/agenttools"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/agenttools"
 	"github.com/trapline/trapline/traps"
 )
 

@@ -9,7 +9,7 @@ import (
 
 // The pinned versions the matrix names are the versions tools/package-lock.json installs.
 func TestPinnedVersionsMatchTheLockfile(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", ToolsDir, "package-lock.json"))
+	b, err := os.ReadFile(filepath.Join("..", "..", ToolsDir, "package-lock.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestPinnedVersionsMatchTheLockfile(t *testing.T) {
 			t.Errorf("%s: lockfile %q, agenttools pins %q", pkg, got, want)
 		}
 	}
-	for _, c := range Configs(filepath.Join("..", ToolsDir)) {
+	for _, c := range Configs(filepath.Join("..", "..", ToolsDir)) {
 		if c.Agent().Name() != c.Name() || len(c.Command()) == 0 {
 			t.Errorf("config %s: agent %q, command %q", c.Name(), c.Agent().Name(), c.Command())
 		}

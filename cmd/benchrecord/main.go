@@ -1,7 +1,7 @@
 // Command record turns `go test -bench` output (stdin) into bench/results.json: the median of every
 // metric of every benchmark over its repeated runs, with the machine and the command that produced it.
 //
-//	go test -run '^$' -bench . -count 5 ./... | go run ./bench/record -o bench/results.json -cmd "make bench"
+//	go test -run '^$' -bench . -count 5 ./... | go run ./cmd/benchrecord -o bench/results.json -cmd "make bench"
 package main
 
 import (

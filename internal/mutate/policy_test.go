@@ -11,7 +11,7 @@ import (
 
 func referenceMutants(t *testing.T) (*policy.Policy, []Mutant) {
 	t.Helper()
-	data, err := os.ReadFile("../policies/reference.yml")
+	data, err := os.ReadFile("../../policies/reference.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
