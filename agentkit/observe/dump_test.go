@@ -2,6 +2,7 @@ package observe
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -52,10 +53,6 @@ func dump(o *Observation) string {
 }
 
 func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	return keys
 }

@@ -59,29 +59,12 @@ func (p *Policy) approvalKind(kind action.Kind) bool {
 // approval decodes actions.require_approval.
 func (d *decoder) approval(n *yaml.Node, field string, a *Approval) {
 	d.mapping(n, field, handlers{
-		"categories": func(v *yaml.Node, f string) {
-			items, _ := d.sequence(v, f)
-			for i, it := range items {
-				if s, ok := d.nonEmptyStr(it, index(f, i)); ok {
-					a.Categories = append(a.Categories, s)
-				}
-			}
-		},
-		"writes": func(v *yaml.Node, f string) {
-			items, _ := d.sequence(v, f)
-			for i, it := range items {
-				if w, ok := d.write(it, index(f, i)); ok {
-					a.Writes = append(a.Writes, w)
-				}
-			}
-		},
+		"categories": func(v *yaml.Node, f string) { a.Categories, _ = list(d, v, f, d.nonEmptyStr) },
+		"writes":     func(v *yaml.Node, f string) { a.Writes, _ = list(d, v, f, d.write) },
 		"kinds": func(v *yaml.Node, f string) {
-			items, _ := d.sequence(v, f)
-			for i, it := range items {
-				if s, ok := d.enum(it, index(f, i), string(KindGoto), string(KindClick), string(KindFill), string(KindSelect), string(KindPress)); ok {
-					a.Kinds = append(a.Kinds, s)
-				}
-			}
+			a.Kinds, _ = list(d, v, f, func(it *yaml.Node, fi string) (string, bool) {
+				return d.enum(it, fi, string(KindGoto), string(KindClick), string(KindFill), string(KindSelect), string(KindPress))
+			})
 		},
 	})
 }

@@ -52,11 +52,7 @@ func compileRoot(raw string) (canonical string, words []rootWord, err error) {
 
 // compileDenyWords compiles every root, categories in name order and roots in their given order.
 func compileDenyWords(m map[string][]string) []denyRoot {
-	cats := make([]string, 0, len(m))
-	for c := range m {
-		cats = append(cats, c)
-	}
-	slices.Sort(cats)
+	cats := slices.Sorted(maps.Keys(m))
 	var out []denyRoot
 	for _, c := range cats {
 		for _, raw := range m[c] {

@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -73,11 +74,7 @@ func parseBody(contentType string, body []byte) (content, error) {
 
 // valuesFields turns url.Values into fields in name order (deterministic reasons).
 func valuesFields(vals url.Values, query bool) []field {
-	names := make([]string, 0, len(vals))
-	for k := range vals {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(vals))
 	var out []field
 	for _, k := range names {
 		for _, v := range vals[k] {
@@ -145,11 +142,7 @@ func flattenJSON(v any, path, top string, depth int, out *[]field) error {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(x))
 		for _, k := range keys {
 			p, t := k, top
 			if path != "" {

@@ -62,35 +62,26 @@ func (d *decoder) navigation(n *yaml.Node, field string, nav *Navigation) {
 	seen := d.mapping(n, field, handlers{
 		"allow": func(v *yaml.Node, f string) {
 			allowNode = v
-			items, ok := d.sequence(v, f)
-			if !ok {
-				return
-			}
-			if len(items) == 0 {
+			allow, ok := list(d, v, f, d.hostRule)
+			if ok && len(allow) == 0 { // every item decoded, and there were none
 				d.fail(v, f, CodeEmpty, "must list at least one host")
 			}
-			for i, it := range items {
-				if r, ok := d.hostRule(it, index(f, i)); ok {
-					nav.Allow = append(nav.Allow, r)
-				}
-			}
+			nav.Allow = allow
 		},
 		"deny_paths": func(v *yaml.Node, f string) { nav.DenyPaths = d.patterns(v, f) },
 		"static_assets": func(v *yaml.Node, f string) {
-			items, _ := d.sequence(v, f)
-			for i, it := range items {
-				fi := index(f, i)
+			nav.StaticAssets, _ = list(d, v, f, func(it *yaml.Node, fi string) (string, bool) {
 				s, ok := d.nonEmptyStr(it, fi)
 				if !ok {
-					continue
+					return "", false
 				}
 				host, port, err := NormalizeHost(s)
 				if err != nil {
 					d.fail(it, fi, CodeInvalidHost, "%v", err)
-					continue
+					return "", false
 				}
-				nav.StaticAssets = append(nav.StaticAssets, hostPort(host, port))
-			}
+				return hostPort(host, port), true
+			})
 		},
 		"on_violation": func(v *yaml.Node, f string) {
 			if s, ok := d.enum(v, f, string(AbortAndLog), string(BlockAndLog)); ok {
@@ -157,41 +148,27 @@ func (d *decoder) actions(n *yaml.Node, field string, a *Actions) {
 				if cat == "" {
 					d.fail(cv, cf, CodeEmpty, "a deny-word category needs a name")
 				}
-				items, _ := d.sequence(cv, cf)
-				roots := make([]string, 0, len(items))
-				for i, it := range items {
-					fi := index(cf, i)
+				roots, _ := list(d, cv, cf, func(it *yaml.Node, fi string) (string, bool) {
 					s, ok := d.nonEmptyStr(it, fi)
 					if !ok {
-						continue
+						return "", false
 					}
 					canon, _, err := compileRoot(s)
 					if err != nil {
 						d.fail(it, fi, CodeInvalidValue, "deny word %v", err)
-						continue
+						return "", false
 					}
-					roots = append(roots, canon)
+					return canon, true
+				})
+				if roots == nil {
+					roots = []string{}
 				}
 				a.DenyWords[cat] = roots
 			})
 			d.mapping(v, f, cats)
 		},
-		"exceptions": func(v *yaml.Node, f string) {
-			items, _ := d.sequence(v, f)
-			for i, it := range items {
-				if e, ok := d.exception(it, index(f, i)); ok {
-					a.Exceptions = append(a.Exceptions, e)
-				}
-			}
-		},
-		"writes": func(v *yaml.Node, f string) {
-			items, _ := d.sequence(v, f)
-			for i, it := range items {
-				if w, ok := d.write(it, index(f, i)); ok {
-					a.Writes = append(a.Writes, w)
-				}
-			}
-		},
+		"exceptions":       func(v *yaml.Node, f string) { a.Exceptions, _ = list(d, v, f, d.exception) },
+		"writes":           func(v *yaml.Node, f string) { a.Writes, _ = list(d, v, f, d.write) },
 		"require_approval": func(v *yaml.Node, f string) { d.approval(v, f, &a.RequireApproval) },
 	})
 }

@@ -20,13 +20,13 @@ import (
 func (d *decoder) requests(n *yaml.Node, field string, r *Requests, cats *[]*yaml.Node) {
 	d.mapping(n, field, handlers{
 		"deny_words": func(v *yaml.Node, f string) {
-			items, _ := d.sequence(v, f)
-			for i, it := range items {
-				if s, ok := d.nonEmptyStr(it, index(f, i)); ok {
-					r.DenyWords = append(r.DenyWords, s)
+			r.DenyWords, _ = list(d, v, f, func(it *yaml.Node, fi string) (string, bool) {
+				s, ok := d.nonEmptyStr(it, fi)
+				if ok {
 					*cats = append(*cats, it)
 				}
-			}
+				return s, ok
+			})
 		},
 		"outside_url_param": func(v *yaml.Node, f string) {
 			if s, ok := d.enum(v, f, string(Deny), string(Allow)); ok {
@@ -82,18 +82,10 @@ func (d *decoder) writeExtras(w *Write, valid *bool) handlers {
 					d.fail(fv, ff, CodeEmpty, "a form field needs a name")
 					*valid = false
 				}
-				items, ok := d.sequence(fv, ff)
-				if !ok {
-					*valid = false
-				}
-				vals := []string{}
-				for i, it := range items {
-					s, ok := d.str(it, index(ff, i))
-					if !ok {
-						*valid = false
-						continue
-					}
-					vals = append(vals, s)
+				vals, ok := list(d, fv, ff, d.str)
+				*valid = *valid && ok
+				if vals == nil {
+					vals = []string{}
 				}
 				w.Form[name] = vals
 			})
@@ -102,26 +94,14 @@ func (d *decoder) writeExtras(w *Write, valid *bool) handlers {
 			}
 		},
 		"deny_fields": func(v *yaml.Node, f string) {
-			items, ok := d.sequence(v, f)
+			var ok bool
+			w.DenyFields, ok = list(d, v, f, d.nonEmptyStr)
 			*valid = *valid && ok
-			for i, it := range items {
-				if s, ok := d.nonEmptyStr(it, index(f, i)); ok {
-					w.DenyFields = append(w.DenyFields, s)
-				} else {
-					*valid = false
-				}
-			}
 		},
 		"operations": func(v *yaml.Node, f string) {
-			items, ok := d.sequence(v, f)
+			var ok bool
+			w.Operations, ok = list(d, v, f, d.nonEmptyStr)
 			*valid = *valid && ok
-			for i, it := range items {
-				if s, ok := d.nonEmptyStr(it, index(f, i)); ok {
-					w.Operations = append(w.Operations, s)
-				} else {
-					*valid = false
-				}
-			}
 		},
 	}
 }

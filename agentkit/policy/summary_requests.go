@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -15,11 +16,7 @@ func writeScope(w Write) string {
 		parts = append(parts, "on navigation.allow hosts")
 	}
 	if w.Form != nil {
-		names := make([]string, 0, len(w.Form))
-		for k := range w.Form {
-			names = append(names, k)
-		}
-		slices.Sort(names)
+		names := slices.Sorted(maps.Keys(w.Form))
 		fs := make([]string, len(names))
 		for i, k := range names {
 			if len(w.Form[k]) == 0 {

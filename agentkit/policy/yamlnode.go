@@ -205,14 +205,28 @@ func (d *decoder) pattern(n *yaml.Node, field string) (*Pattern, bool) {
 
 // patterns decodes a list of regexes.
 func (d *decoder) patterns(n *yaml.Node, field string) []*Pattern {
-	items, _ := d.sequence(n, field)
-	out := make([]*Pattern, 0, len(items))
-	for i, it := range items {
-		if p, ok := d.pattern(it, index(field, i)); ok {
-			out = append(out, p)
-		}
+	out, _ := list(d, n, field, d.pattern)
+	if out == nil {
+		out = []*Pattern{}
 	}
 	return out
+}
+
+// list decodes the YAML list n, each item with item under its indexed field (field[i]). It returns
+// the items that decoded, and false when n is not a list or any item failed; every failure is
+// already recorded by the decoder with its line and field.
+func list[T any](d *decoder, n *yaml.Node, field string, item func(*yaml.Node, string) (T, bool)) ([]T, bool) {
+	items, ok := d.sequence(n, field)
+	var out []T
+	for i, it := range items {
+		v, good := item(it, index(field, i))
+		if !good {
+			ok = false
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, ok
 }
 
 func quoteList(xs []string) string {
