@@ -1,20 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/trapline/trapline/proxy"
 )
@@ -43,31 +35,11 @@ func TestProxyCommandJudgesWhatRequestsDo(t *testing.T) {
 		_, _ = io.WriteString(w, "portale")
 	}))
 	defer portal.Close()
-	logPath := filepath.Join(t.TempDir(), "decisions.jsonl")
-
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- runProxy(ctx, []string{"--policy", referencePolicy, "--listen", "127.0.0.1:0",
-			"--map", "portale.interno.test=" + portal.Listener.Addr().String(),
-			"--map", "static.interno.test=" + portal.Listener.Addr().String(),
-			"--log", logPath}, outW)
-		_ = outW.Close()
-	}()
-	lines := bufio.NewScanner(outR)
-	if !lines.Scan() {
-		t.Fatalf("no output from trapline proxy: %v", <-done)
-	}
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	proxyURL, err := url.Parse(strings.TrimSpace(lines.Text()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := &http.Transport{Proxy: http.ProxyURL(proxyURL)}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	pc := startProxyCommand(t, map[string]string{
+		"portale.interno.test": portal.Listener.Addr().String(),
+		"static.interno.test":  portal.Listener.Addr().String(),
+	})
+	client := pc.client
 
 	const base = "http://portale.interno.test"
 	form := "application/x-www-form-urlencoded"
@@ -123,20 +95,8 @@ func TestProxyCommandJudgesWhatRequestsDo(t *testing.T) {
 	}
 	mu.Unlock()
 
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("trapline proxy ended with %v", err)
-	}
-	data, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rules := map[string]bool{}
-	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var d proxy.Decision
-		if err := json.Unmarshal(line, &d); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
+	for _, d := range pc.stop(t) {
 		rules[string(d.Rule)] = true
 	}
 	for _, c := range cases {

@@ -6,11 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -39,31 +41,11 @@ func TestProxyCommand(t *testing.T) {
 		t.Errorf("the canary was reached: %s %s", r.Method, r.URL)
 	}))
 	defer canary.Close()
-	logPath := filepath.Join(t.TempDir(), "decisions.jsonl")
-
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- runProxy(ctx, []string{"--policy", referencePolicy, "--listen", "127.0.0.1:0",
-			"--map", "portale.interno.test=" + portal.Listener.Addr().String(),
-			"--map", "evil.example.test=" + canary.Listener.Addr().String(),
-			"--log", logPath}, outW)
-		_ = outW.Close()
-	}()
-	lines := bufio.NewScanner(outR)
-	if !lines.Scan() {
-		t.Fatalf("no output from trapline proxy: %v", <-done)
-	}
-	go func() { _, _ = io.Copy(io.Discard, outR) }() // drain the rest
-	proxyURL, err := url.Parse(strings.TrimSpace(lines.Text()))
-	if err != nil || proxyURL.Scheme != "http" || !strings.HasPrefix(proxyURL.Host, "127.0.0.1:") {
-		t.Fatalf("first line %q is not the proxy URL", lines.Text())
-	}
-	tr := &http.Transport{Proxy: http.ProxyURL(proxyURL)}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	pc := startProxyCommand(t, map[string]string{
+		"portale.interno.test": portal.Listener.Addr().String(),
+		"evil.example.test":    canary.Listener.Addr().String(),
+	})
+	client := pc.client
 
 	cases := []struct {
 		url  string
@@ -90,31 +72,82 @@ func TestProxyCommand(t *testing.T) {
 	}
 	mu.Unlock()
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("trapline proxy ended with %v, want nil after the stop signal", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("trapline proxy did not stop after the stop signal")
-	}
-	data, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got []string
-	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var d proxy.Decision
-		if err := json.Unmarshal(line, &d); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
+	for _, d := range pc.stop(t) {
 		got = append(got, d.Host+" "+d.Verdict+" "+string(d.Rule))
 	}
 	want := []string{"portale.interno.test allow allowed", "evil.example.test deny host_not_allowed"}
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {
 		t.Errorf("decision log = %v, want %v", got, want)
 	}
+}
+
+// proxyCommand is a trapline proxy run in-process by a test, with the reference policy.
+type proxyCommand struct {
+	client  *http.Client
+	logPath string
+	cancel  context.CancelFunc
+	done    chan error
+}
+
+// startProxyCommand runs trapline proxy on 127.0.0.1:0 with each host of hosts mapped to its
+// address, and returns once the proxy has printed its URL, with a client that goes through it.
+func startProxyCommand(t *testing.T, hosts map[string]string) *proxyCommand {
+	t.Helper()
+	pc := &proxyCommand{logPath: filepath.Join(t.TempDir(), "decisions.jsonl"), done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(t.Context())
+	pc.cancel = cancel
+	t.Cleanup(cancel)
+	args := []string{"--policy", referencePolicy, "--listen", "127.0.0.1:0", "--log", pc.logPath}
+	for _, host := range slices.Sorted(maps.Keys(hosts)) {
+		args = append(args, "--map", host+"="+hosts[host])
+	}
+	outR, outW := io.Pipe()
+	go func() {
+		pc.done <- runProxy(ctx, args, outW)
+		_ = outW.Close()
+	}()
+	lines := bufio.NewScanner(outR)
+	if !lines.Scan() {
+		t.Fatalf("no output from trapline proxy: %v", <-pc.done)
+	}
+	go func() { _, _ = io.Copy(io.Discard, outR) }() // drain the rest
+	proxyURL, err := url.Parse(strings.TrimSpace(lines.Text()))
+	if err != nil || proxyURL.Scheme != "http" || !strings.HasPrefix(proxyURL.Host, "127.0.0.1:") {
+		t.Fatalf("first line %q is not the proxy URL", lines.Text())
+	}
+	tr := &http.Transport{Proxy: http.ProxyURL(proxyURL)}
+	t.Cleanup(tr.CloseIdleConnections)
+	pc.client = &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	return pc
+}
+
+// stop ends the proxy, fails the test unless it stops cleanly within 10 s, and returns the
+// decisions of its log, in order.
+func (pc *proxyCommand) stop(t *testing.T) []proxy.Decision {
+	t.Helper()
+	pc.cancel()
+	select {
+	case err := <-pc.done:
+		if err != nil {
+			t.Fatalf("trapline proxy ended with %v, want nil after the stop signal", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("trapline proxy did not stop after the stop signal")
+	}
+	data, err := os.ReadFile(pc.logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []proxy.Decision
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var d proxy.Decision
+		if err := json.Unmarshal(line, &d); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 func TestProxyCommandBadInput(t *testing.T) {
