@@ -79,17 +79,7 @@ func loadPolicy(t *testing.T, mutate func(*policy.Policy)) *policy.Policy {
 
 func run(t *testing.T, pol *policy.Policy, pl planner.Planner, d *fakeDriver) (agentkit.Result, []evidence.Violation) {
 	t.Helper()
-	rec, err := evidence.Open(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
-	ag := &agentkit.Agent{Policy: pol, Planner: pl}
-	res, err := ag.Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL, Goal: "aggiorna lo stato"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, rec.Violations()
+	return runDriver(t, pol, pl, d)
 }
 
 func rules(vs []evidence.Violation) []string {

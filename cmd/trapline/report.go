@@ -137,11 +137,9 @@ func names(cs []reports.Change) string {
 	return strings.Join(out, ", ")
 }
 
-func reportFlake(files []string, stdout io.Writer) error {
-	if len(files) < 2 {
-		return withCode(exitUsage, fmt.Errorf("report --flake needs at least two summaries (got %d)\n%s", len(files), reportUsage))
-	}
-	var runs []reports.Summary
+// readSummaries reads every summary file, all errors joined (a usage error: the files are the input).
+func readSummaries(files []string) ([]reports.Summary, error) {
+	runs := make([]reports.Summary, 0, len(files))
 	var errs []error
 	for _, f := range files {
 		s, err := reports.ReadJSON(f)
@@ -152,7 +150,18 @@ func reportFlake(files []string, stdout io.Writer) error {
 		runs = append(runs, s)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return withCode(exitUsage, err)
+		return nil, withCode(exitUsage, err)
+	}
+	return runs, nil
+}
+
+func reportFlake(files []string, stdout io.Writer) error {
+	if len(files) < 2 {
+		return withCode(exitUsage, fmt.Errorf("report --flake needs at least two summaries (got %d)\n%s", len(files), reportUsage))
+	}
+	runs, err := readSummaries(files)
+	if err != nil {
+		return err
 	}
 	c := reports.CheckFlakes(files, runs)
 	if err := c.Write(stdout); err != nil {

@@ -37,18 +37,13 @@ func reportPatterns(files []string, stdout io.Writer) error {
 	if len(files) == 0 {
 		return withCode(exitUsage, fmt.Errorf("report --patterns needs at least one summary\n%s", reportUsage))
 	}
-	var runs []reports.PatternRun
-	var errs []error
-	for _, f := range files {
-		s, err := reports.ReadJSON(f)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		runs = append(runs, reports.PatternRun{Name: f, Dir: filepath.Dir(f), Summary: s})
+	sums, err := readSummaries(files)
+	if err != nil {
+		return err
 	}
-	if err := errors.Join(errs...); err != nil {
-		return withCode(exitUsage, err)
+	runs := make([]reports.PatternRun, len(sums))
+	for i, s := range sums {
+		runs[i] = reports.PatternRun{Name: files[i], Dir: filepath.Dir(files[i]), Summary: s}
 	}
 	if err := reports.WritePatterns(stdout, len(runs), reports.FindPatterns(runs)); err != nil {
 		return withCode(exitBroken, err)
