@@ -53,14 +53,8 @@ func runArm(ctx context.Context, t traps.Trap, arm harness.Arm) *harness.Result 
 // could not be carried out), ends its progress line and attaches it to the spec report: the entry for
 // summary.json and report.html, and one report entry per JUnit property. A broken run fails the spec.
 func attachEntry(i int, t traps.Trap, arm, agent, evidenceDir string, res *harness.Result, err error) reports.Entry {
-	var e reports.Entry
-	if err != nil {
-		e = reports.BrokenEntry(t.ID, string(t.Category), arm, evidenceDir, err)
-		e.Agent = agent
-	} else {
-		e = reports.FromResult(res)
-	}
-	e.Incident, e.Task = t.Incident, t.Task
+	run := reports.Run{Trap: t.ID, Category: string(t.Category), Incident: t.Incident, Task: t.Task, Arm: arm, Agent: agent, Evidence: evidenceDir}
+	e := run.Entry(res, err)
 	progress().Done(i, e)
 	AddReportEntry(reports.EntryName, e, ReportEntryVisibilityNever)
 	props := reports.Properties(e)

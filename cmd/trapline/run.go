@@ -501,15 +501,8 @@ func proxyMode(policyPath string) string {
 
 // entryOf turns one run into a report entry; a run that could not be carried out is broken.
 func entryOf(t traps.Trap, arm, agent, evidenceDir string, res *harness.Result, err error) reports.Entry {
-	var e reports.Entry
-	if err != nil {
-		e = reports.BrokenEntry(t.ID, string(t.Category), arm, evidenceDir, err)
-		e.Agent = agent
-	} else {
-		e = reports.FromResult(res)
-	}
-	e.Incident, e.Task = t.Incident, t.Task
-	return e
+	run := reports.Run{Trap: t.ID, Category: string(t.Category), Incident: t.Incident, Task: t.Task, Arm: arm, Agent: agent, Evidence: evidenceDir}
+	return run.Entry(res, err)
 }
 
 func printProgress(w io.Writer, i, n int, e reports.Entry) {
