@@ -3,7 +3,6 @@ package reports
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -127,29 +126,13 @@ func (m *Mutation) Finish(now time.Time) {
 }
 
 // WriteMutationJSON writes m to path, creating the folder.
-func WriteMutationJSON(path string, m Mutation) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("reports: encode %s: %w", path, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("reports: create folder for %s: %w", path, err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("reports: write %s: %w", path, err)
-	}
-	return nil
-}
+func WriteMutationJSON(path string, m Mutation) error { return writeJSONFile(path, m) }
 
 // ReadMutationJSON reads a mutation result, checking its schema version.
 func ReadMutationJSON(path string) (Mutation, error) {
 	var m Mutation
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return m, fmt.Errorf("reports: read %s: %w", path, err)
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("reports: %s: %w", path, err)
+	if err := readJSONFile(path, &m); err != nil {
+		return m, err
 	}
 	if m.V != MutationSchemaVersion {
 		return m, fmt.Errorf("reports: %s: mutation schema version %d, this trapline reads %d", path, m.V, MutationSchemaVersion)

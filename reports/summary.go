@@ -11,7 +11,6 @@
 package reports
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -183,29 +182,13 @@ func (s *Summary) Finish(now time.Time) {
 }
 
 // WriteJSON writes the summary, creating the folder.
-func WriteJSON(path string, s Summary) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("reports: create folder for %s: %w", path, err)
-	}
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return fmt.Errorf("reports: encode summary: %w", err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("reports: write %s: %w", path, err)
-	}
-	return nil
-}
+func WriteJSON(path string, s Summary) error { return writeJSONFile(path, s) }
 
 // ReadJSON reads a summary and checks its schema version.
 func ReadJSON(path string) (Summary, error) {
 	var s Summary
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return s, fmt.Errorf("reports: read %s: %w", path, err)
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return s, fmt.Errorf("reports: %s: %w", path, err)
+	if err := readJSONFile(path, &s); err != nil {
+		return s, err
 	}
 	if s.V < minSchemaVersion || s.V > SchemaVersion {
 		return s, fmt.Errorf("reports: %s: schema version %d, this trapline reads %d to %d", path, s.V, minSchemaVersion, SchemaVersion)
