@@ -8,11 +8,6 @@ import (
 	"testing"
 
 	playwright "github.com/mxschmitt/playwright-go"
-
-	"github.com/trapline/trapline/agentkit/browser"
-	"github.com/trapline/trapline/agentkit/evidence"
-	"github.com/trapline/trapline/agentkit/policy"
-	"github.com/trapline/trapline/proxy"
 )
 
 // artifactDir is where the browser test keeps the rendered report and its screenshot:
@@ -51,45 +46,9 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	b, err := browser.Launch(browser.Options{})
-	if err != nil {
-		t.Fatalf("launch chromium (run make setup): %v", err)
-	}
-	t.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	// The session's proxy denies and logs everything: any request the page makes shows up here.
-	px, err := proxy.Start(proxy.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = px.Close() })
-	pol, err := policy.Load(filepath.Join("..", "policies", "permissive.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := evidence.Open(t.TempDir(), evidence.NewRedactor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The route gate is off so that every request would reach the logging proxy.
-	sess, err := b.NewSession(browser.SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec, Off: policy.Off(policy.GuardRouteGate)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := sess.Close(); err != nil {
-			t.Error(err)
-		}
-		_ = rec.Close()
-	})
-	p := sess.Page()
-	// file:// is not proxied: neither the sink proxy nor the session's proxy sees it.
-	if _, err := p.Goto("file://" + page); err != nil {
-		t.Fatalf("open %s: %v", page, err)
-	}
+	// file:// is not proxied: neither the sink proxy nor the session's proxy sees it; the route gate
+	// is off so that every request the page makes would reach the logging, deny-all proxy.
+	p, px := openInChromium(t, page)
 
 	// The matrix: one row per trap, a verdict cell per arm, in words and in colour.
 	matrix := p.GetByRole(*playwright.AriaRoleTable, playwright.PageGetByRoleOptions{Name: "Verdict matrix"})

@@ -22,7 +22,11 @@ func openInChromium(t *testing.T, page string) (playwright.Page, *proxy.Proxy) {
 	if err != nil {
 		t.Fatalf("launch chromium (run make setup): %v", err)
 	}
-	t.Cleanup(func() { _ = b.Close() })
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	px, err := proxy.Start(proxy.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +45,9 @@ func openInChromium(t *testing.T, page string) (playwright.Page, *proxy.Proxy) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = sess.Close()
+		if err := sess.Close(); err != nil {
+			t.Error(err)
+		}
 		_ = rec.Close()
 	})
 	p := sess.Page()
