@@ -1,4 +1,4 @@
-// Command record turns `go test -bench` output (stdin) into bench/results.json: the median of every
+// Command benchrecord turns `go test -bench` output (stdin) into bench/results.json: the median of every
 // metric of every benchmark over its repeated runs, with the machine and the command that produced it.
 //
 //	go test -run '^$' -bench . -count 5 ./... | go run ./cmd/benchrecord -o bench/results.json -cmd "make bench"
