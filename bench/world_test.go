@@ -75,7 +75,7 @@ func BenchmarkWorldStartContainer(b *testing.B) {
 		for k := range launchers {
 			i := (k + round) % len(launchers)
 			start := time.Now()
-			w, err := launchers[i].Launch(ctx, world.Spec{Policy: pol, Fixtures: fixtures.Config{Mounts: tr.Mounts}, Source: tr.ID, Dir: b.TempDir()})
+			w, err := launchers[i].Launch(ctx, world.Spec{Policy: pol, Fixtures: fixtures.Config{Mounts: tr.Mounts}, Source: world.Source{ID: tr.ID}, Dir: b.TempDir()})
 			if err != nil {
 				b.Fatal(err)
 			}

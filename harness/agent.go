@@ -119,9 +119,9 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if setup.Login != nil || setup.Agent != nil {
 		return nil, fmt.Errorf("harness: %s: the trap logs in or brings its own agent, which a black-box run cannot do", trap.ID)
 	}
-	spec := world.Spec{Fixtures: fx, Source: trap.ID, Dir: dir, Off: policy.Off(policy.GuardProxyRules)}
+	spec := world.Spec{Fixtures: fx, Dir: dir, Off: policy.Off(policy.GuardProxyRules)}
 	if o.BlackboxPolicy != nil {
-		spec = world.Spec{Fixtures: fx, Source: trap.ID, Dir: dir, Policy: setup.Policy}
+		spec = world.Spec{Fixtures: fx, Dir: dir, Policy: setup.Policy}
 	}
 	if err := checkStartHost(o, trap); err != nil {
 		return nil, err

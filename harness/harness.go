@@ -201,7 +201,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	w, err := startWorld(ctx, o, trap, world.Spec{Policy: setup.Policy, Fixtures: fx, Source: trap.ID, Dir: dir, Off: setup.Off})
+	w, err := startWorld(ctx, o, trap, world.Spec{Policy: setup.Policy, Fixtures: fx, Dir: dir, Off: setup.Off})
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
@@ -235,10 +235,7 @@ func prepare(trap traps.Trap, arm Arm, setup *traps.Setup, dir string) (fixtures
 	if err := os.RemoveAll(dir); err != nil {
 		return fixtures.Config{}, fmt.Errorf("harness: clean %s: %w", dir, err)
 	}
-	fx := fixtures.Config{Mounts: trap.Mounts}
-	if trap.World != nil {
-		trap.World(&fx)
-	}
+	fx := trap.Fixtures()
 	arrange(trap, arm, setup)
 	if setup.Policy != nil {
 		p, err := trap.ApplyPolicyPatch(proofArm(arm), setup.Policy)
@@ -253,13 +250,11 @@ func prepare(trap traps.Trap, arm Arm, setup *traps.Setup, dir string) (fixtures
 // startWorld is the one place a run's world is started, whoever the agent is: o.World's launcher, or
 // the embedded world.
 func startWorld(ctx context.Context, o Options, trap traps.Trap, spec world.Spec) (world.World, error) {
-	if trap.Pack != nil { // a pack trap travels as data: a world in another process rebuilds it
-		b, err := trap.Bundle()
-		if err != nil {
-			return nil, err
-		}
-		spec.Bundle = b
+	src, err := WorldSource(trap) // what a world in another process rebuilds the fixtures from
+	if err != nil {
+		return nil, err
 	}
+	spec.Source = src
 	launcher := o.World
 	if launcher == nil {
 		launcher = world.Embedded{}

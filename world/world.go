@@ -3,7 +3,7 @@
 // same policy file as the agent.
 //
 //	var l world.Launcher = world.Embedded{} // or container.New(...) for the world in containers
-//	w, err := l.Launch(ctx, world.Spec{Policy: pol, Fixtures: fixtures.Config{Mounts: trap.Mounts}, Dir: dir, Source: trap.ID})
+//	w, err := l.Launch(ctx, world.Spec{Policy: pol, Fixtures: fixtures.Config{Mounts: trap.Mounts}, Dir: dir, Source: world.Source{ID: trap.ID}})
 //	if err != nil { return err }
 //	defer w.Close()
 //	// point a browser context at w.ProxyURL(), open w.URL("/pratiche"), then ask w.Effects().
@@ -38,15 +38,10 @@ type Spec struct {
 	Policy *policy.Policy
 	// Fixtures configures the sites (pratiche, shifted record, trap mounts).
 	Fixtures fixtures.Config
-	// Source names where Fixtures comes from: the trap ID whose Mounts and World hook built it. A
-	// launcher that runs the sites in another process rebuilds Fixtures from it (handlers cannot cross a
-	// process boundary) and checks the result against Fixtures.Fingerprint. The embedded launcher
-	// ignores it.
-	Source string
-	// Bundle, when set, is the serialised source of Fixtures' mounts (a trap pack's trap file and pages,
-	// traps.Trap.Bundle): a launcher in another process ships it and rebuilds the mounts from it
-	// instead of looking Source up among the built-in traps. The embedded launcher ignores it.
-	Bundle []byte
+	// Source is where Fixtures comes from, in a form that crosses a process boundary (see Source): a
+	// launcher that runs the sites in another process ships it and the sites rebuild Fixtures from it
+	// (handlers cannot cross), then check Fixtures.Fingerprint. The embedded launcher ignores it.
+	Source Source
 	// Dir receives the proxy decision log; required.
 	Dir string
 	// ProxyListen is the proxy's listen address; default 127.0.0.1:0 (a random port). Embedded only.

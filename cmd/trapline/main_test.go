@@ -67,7 +67,7 @@ func TestSitesNamesTheMissingFlag(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "missing --audit, --host, --world"},
+		{nil, "missing --audit, --host, exactly one of --source and --world"},
 		{[]string{"--world", "external-link", "--audit", "127.0.0.1:0"}, "missing --host"},
 		{[]string{"--world", "external-link", "--audit", "127.0.0.1:0", "--host", "a=127.0.0.1:1", "extra"}, `unexpected arguments ["extra"]`},
 		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},

@@ -6,6 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/world"
 )
 
 func TestTrapsNewPackFailsLintUntilFilledIn(t *testing.T) {
@@ -85,16 +90,18 @@ func TestBundleFixturesMatchTheLauncherFingerprint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(t.TempDir(), "bundle.json")
-	if err := os.WriteFile(file, b, 0o444); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := bundleFixtures(file, "purge-button")
+	// The sites resolve a bundle from its bytes alone: an empty registry still serves it.
+	empty := harness.Sources{Registry: &traps.Registry{}}
+	cfg, err := world.Resolve(world.Source{ID: "purge-button", Bundle: b}, empty)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bundleFixtures(file, "decoy-delete"); err == nil {
+	if _, err := world.Resolve(world.Source{ID: "decoy-delete", Bundle: b}, empty); err == nil {
 		t.Fatal("a bundle served another trap's id")
+	}
+	want, _ := fixtures.Config{Mounts: tr.Mounts}.Fingerprint()
+	if got, _ := cfg.Fingerprint(); got != want {
+		t.Fatalf("fingerprint %s, want the launcher's %s", got, want)
 	}
 	if len(cfg.Mounts) != len(tr.Mounts) {
 		t.Fatalf("%d mounts, want %d", len(cfg.Mounts), len(tr.Mounts))

@@ -17,7 +17,6 @@ import (
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/bypass"
 	"github.com/trapline/trapline/policies"
-	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
 
@@ -66,10 +65,8 @@ func serve(ctx context.Context, dirs []string, ups []fixtures.Upstream, trapID, 
 			return withCode(exitBroken, fmt.Errorf("serve: %w", err))
 		}
 	}
-	fx := fixtures.Config{Mounts: trap.Mounts, Upstreams: ups}
-	if trap.World != nil {
-		trap.World(&fx)
-	}
+	fx := trap.Fixtures()
+	fx.Upstreams = append(fx.Upstreams, ups...)
 	w, err := world.Start(world.Spec{Policy: pol, Fixtures: fx, Dir: dir, ProxyListen: listen})
 	if err != nil {
 		return withCode(exitBroken, fmt.Errorf("serve: %w", err))
@@ -86,14 +83,15 @@ func serve(ctx context.Context, dirs []string, ups []fixtures.Upstream, trapID, 
 	return nil
 }
 
-const sitesUsage = `usage: trapline sites --world SOURCE [--bundle FILE] --host HOST=ADDR ... --audit ADDR [--fingerprint HEX]
+const sitesUsage = `usage: trapline sites (--source FILE | --world ID) --host HOST=ADDR ... --audit ADDR [--traps-dir DIR]... [--fingerprint HEX]
 
-Serves some of a world's sites (the container world's entrypoint): the fixtures of SOURCE (a catalog
-trap ID, the scenario's, or a bypass run's "bypass-<technique>-<layers>"; with --bundle, the pack trap
-SOURCE serialised in FILE, which is how a pack crosses into the container), only the hosts given, each
-on its address, plus the audit API. Prints "trapline sites: ready" once every listener is bound, then
-runs until SIGINT or SIGTERM. With --fingerprint, refuses to start when the rebuilt fixtures differ
-from what the launcher described.`
+Serves some of a world's sites (the container world's entrypoint): the fixtures of the world source in
+FILE (world.MarshalSource, which the container launcher copies in: a pack trap's bundle, rebuilt from
+its bytes, or the id of a Go trap this binary has: its registry's traps, the scenario, a bypass run
+"bypass-<technique>-<layers>"), or of the Go trap ID; only the hosts given, each on its address, plus
+the audit API. Prints "trapline sites: ready" once every listener is bound, then runs until SIGINT or
+SIGTERM. With --fingerprint, refuses to start when the rebuilt fixtures differ from what the launcher
+described.`
 
 // cmdSites runs part of a world's sites until SIGINT or SIGTERM.
 func cmdSites(args []string, stdout io.Writer) error {
@@ -107,24 +105,34 @@ func runSites(ctx context.Context, args []string, stdout io.Writer, ready chan<-
 	hosts := hostMapFlag{}
 	fset := flag.NewFlagSet("sites", flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
-	source := fset.String("world", "", "the trap ID whose fixtures to serve")
-	bundle := fset.String("bundle", "", "a trap bundle file (a pack trap serialised by the launcher) to rebuild the fixtures from")
+	id := fset.String("world", "", "the id of a Go trap whose fixtures to serve")
+	sourceFile := fset.String("source", "", "a world source file (world.MarshalSource) to rebuild the fixtures from")
+	var dirs dirsFlag
+	fset.Var(&dirs, "traps-dir", "a trap pack folder whose traps --world may name (repeatable)")
 	fingerprint := fset.String("fingerprint", "", "the fixtures' expected fingerprint")
 	audit := fset.String("audit", "", "the audit API's listen address")
 	fset.Var(hosts, "host", "HOST=ADDR")
 	if err := fset.Parse(args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("sites: %w\n%s", err, sitesUsage))
 	}
-	if problem := missingFlags(fset.Args(), map[string]bool{"--world": *source != "", "--audit": *audit != "", "--host": len(hosts) > 0}); problem != "" {
+	if problem := missingFlags(fset.Args(), map[string]bool{"exactly one of --source and --world": (*id != "") != (*sourceFile != ""), "--audit": *audit != "", "--host": len(hosts) > 0}); problem != "" {
 		return withCode(exitUsage, fmt.Errorf("sites: %s\n%s", problem, sitesUsage))
 	}
-	var cfg fixtures.Config
-	var err error
-	if *bundle != "" {
-		cfg, err = bundleFixtures(*bundle, *source)
-	} else {
-		cfg, err = worldFixtures(*source)
+	src := world.Source{ID: *id}
+	if *sourceFile != "" {
+		b, err := os.ReadFile(*sourceFile)
+		if err != nil {
+			return withCode(exitUsage, fmt.Errorf("sites: %w", err))
+		}
+		if src, err = world.ReadSource(b, *sourceFile); err != nil {
+			return withCode(exitUsage, fmt.Errorf("sites: %w", err))
+		}
 	}
+	reg, err := registry(dirs)
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("sites: %w", err))
+	}
+	cfg, err := world.Resolve(src, harness.Sources{Registry: reg}, bypass.Sources{})
 	if err != nil {
 		return withCode(exitUsage, fmt.Errorf("sites: %w", err))
 	}
@@ -134,14 +142,14 @@ func runSites(ctx context.Context, args []string, stdout io.Writer, ready chan<-
 			return withCode(exitUsage, fmt.Errorf("sites: %w", err))
 		}
 		if got != *fingerprint {
-			return withCode(exitUsage, fmt.Errorf("sites: the fixtures of %q have fingerprint %s, the launcher expected %s: this binary is not the launcher's build", *source, got, *fingerprint))
+			return withCode(exitUsage, fmt.Errorf("sites: the fixtures of %q have fingerprint %s, the launcher expected %s: this binary is not the launcher's build", src.ID, got, *fingerprint))
 		}
 	}
 	s, err := fixtures.StartSitesOn(cfg, fixtures.Listen{Hosts: hosts, Audit: *audit})
 	if err != nil {
 		return withCode(exitBroken, fmt.Errorf("sites: %w", err))
 	}
-	fmt.Fprintf(stdout, "trapline sites: ready (%s: %s; audit %s)\n", *source, hosts, s.AuditURL())
+	fmt.Fprintf(stdout, "trapline sites: ready (%s: %s; audit %s)\n", src.ID, hosts, s.AuditURL())
 	if ready != nil {
 		ready <- s
 	}
@@ -150,49 +158,6 @@ func runSites(ctx context.Context, args []string, stdout io.Writer, ready chan<-
 		return withCode(exitBroken, fmt.Errorf("sites: %w", err))
 	}
 	return nil
-}
-
-// worldFixtures rebuilds the fixtures a harness run of source uses: the trap's mounts, then its World
-// hook. Sources are the catalog, the headline scenario and every bypass technique in every layer set.
-func worldFixtures(source string) (fixtures.Config, error) {
-	candidates := append(traps.Catalog(), traps.Scenario())
-	for _, t := range bypass.All() {
-		for _, l := range []bypass.Layers{bypass.BothOn, bypass.ProxyAlone, bypass.GateAlone, bypass.BothOff} {
-			candidates = append(candidates, t.Trap(l))
-		}
-	}
-	for _, t := range candidates {
-		if t.ID != source {
-			continue
-		}
-		cfg := fixtures.Config{Mounts: t.Mounts}
-		if t.World != nil {
-			t.World(&cfg)
-		}
-		return cfg, nil
-	}
-	return fixtures.Config{}, fmt.Errorf("no trap, scenario or bypass run has ID %q", source)
-}
-
-// bundleFixtures rebuilds a pack trap's fixtures from the bundle file the launcher shipped; the
-// bundle's trap must be source.
-func bundleFixtures(file, source string) (fixtures.Config, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return fixtures.Config{}, fmt.Errorf("read trap bundle: %w", err)
-	}
-	t, err := traps.FromBundle(b)
-	if err != nil {
-		return fixtures.Config{}, fmt.Errorf("%s: %w", file, err)
-	}
-	if t.ID != source {
-		return fixtures.Config{}, fmt.Errorf("the bundle %s holds trap %q, not %q", file, t.ID, source)
-	}
-	cfg := fixtures.Config{Mounts: t.Mounts}
-	if t.World != nil {
-		t.World(&cfg)
-	}
-	return cfg, nil
 }
 
 // cmdAudit prints one audit list as JSON, read from a sites process's audit API; the container world

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -11,7 +12,10 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/bypass"
 	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/world"
 )
 
 // TestSitesServesTheTrapsFixtures: the container entrypoint serves the trap's page on the host given,
@@ -78,6 +82,8 @@ func TestSitesServesTheTrapsFixtures(t *testing.T) {
 		"wrong fingerprint": {"--world", "external-link", "--fingerprint", "0000", "--host", fixtures.PortalHost + "=127.0.0.1:0", "--audit", "127.0.0.1:0"},
 		"unknown source":    {"--world", "no-such-trap", "--host", fixtures.PortalHost + "=127.0.0.1:0", "--audit", "127.0.0.1:0"},
 		"no host":           {"--world", "external-link", "--audit", "127.0.0.1:0"},
+		"source and world":  {"--world", "external-link", "--source", "x.json", "--host", fixtures.PortalHost + "=127.0.0.1:0", "--audit", "127.0.0.1:0"},
+		"no source file":    {"--source", "/nonexistent/source.json", "--host", fixtures.PortalHost + "=127.0.0.1:0", "--audit", "127.0.0.1:0"},
 	} {
 		if code := run(append([]string{"sites"}, args...), io.Discard, io.Discard); code != exitUsage {
 			t.Errorf("%s: exit %d, want %d", name, code, exitUsage)
@@ -85,19 +91,40 @@ func TestSitesServesTheTrapsFixtures(t *testing.T) {
 	}
 }
 
-// TestWorldFixturesKnowsEveryHarnessSource: the scenario (with its account) and the bypass runs
-// resolve, as the catalog does.
-func TestWorldFixturesKnowsEveryHarnessSource(t *testing.T) {
-	cfg, err := worldFixtures(traps.Scenario().ID)
+// TestSitesResolvesEveryHarnessSource: the resolvers the sites use know the scenario (with its
+// account), the bypass runs and the whole catalog, with no list of ids, and a source file written by
+// world.MarshalSource round-trips; a source file of another version is refused.
+func TestSitesResolvesEveryHarnessSource(t *testing.T) {
+	reg, err := registry(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(id string) (fixtures.Config, error) {
+		return world.Resolve(world.Source{ID: id}, harness.Sources{Registry: reg}, bypass.Sources{})
+	}
+	cfg, err := resolve(traps.Scenario().ID)
 	if err != nil || len(cfg.Accounts) == 0 {
 		t.Fatalf("scenario: %v, accounts %d", err, len(cfg.Accounts))
 	}
-	if _, err := worldFixtures("bypass-userinfo-both-off"); err != nil {
+	if _, err := resolve("bypass-userinfo-both-off"); err != nil {
 		t.Fatal(err)
 	}
 	for _, tr := range traps.Catalog() {
-		if _, err := worldFixtures(tr.ID); err != nil {
+		if _, err := resolve(tr.ID); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, err := resolve("no-such-trap"); !errors.Is(err, world.ErrUnknownSource) {
+		t.Fatalf("unknown id: %v, want ErrUnknownSource", err)
+	}
+	b, err := world.MarshalSource(world.Source{ID: "external-link"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src, err := world.ReadSource(b, "x"); err != nil || src.ID != "external-link" {
+		t.Fatalf("round trip: %+v, %v", src, err)
+	}
+	if _, err := world.ReadSource([]byte(`{"v":9,"id":"external-link"}`), "old.json"); err == nil || !strings.Contains(err.Error(), "old.json: version 9") {
+		t.Fatalf("another version: %v", err)
 	}
 }

@@ -53,7 +53,7 @@ const (
 	healthPath  = "/healthz"
 	proxyLogIn  = "/proxy.jsonl"
 	policyIn    = "/policy.yml"
-	bundleIn    = "/trap-bundle.json"
+	sourceIn    = "/world-source.json"
 	readyLine   = "trapline sites: ready"
 	stopTimeout = 2 * time.Second
 )
@@ -162,8 +162,8 @@ var _ world.World = (*World)(nil)
 // listener is bound, and the proxy answers an HTTP GET of /healthz on its published port. On error
 // every container and the network are removed.
 func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, error) {
-	if spec.Dir == "" || spec.Source == "" {
-		return nil, errors.New("container: Spec.Dir and Spec.Source are required (Source names the trap the sites rebuild their fixtures from)")
+	if spec.Dir == "" || spec.Source.ID == "" {
+		return nil, errors.New("container: Spec.Dir and Spec.Source.ID are required (Source is what the sites rebuild their fixtures from)")
 	}
 	if len(spec.Fixtures.Upstreams) > 0 {
 		return nil, errors.New("container: Spec.Fixtures.Upstreams (a user's own staging app) runs in the embedded world only; use --world embedded")
@@ -199,7 +199,7 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 	l.open[w] = struct{}{}
 	l.mu.Unlock()
 	fail := func(err error) (world.World, error) {
-		return nil, errors.Join(fmt.Errorf("container: start world %s: %w", spec.Source, err), w.Close())
+		return nil, errors.Join(fmt.Errorf("container: start world %s: %w", spec.Source.ID, err), w.Close())
 	}
 	w.nw, err = network.New(ctx, network.WithInternal(), network.WithLabels(l.labels()))
 	if err != nil {
@@ -258,10 +258,12 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 }
 
 // runSites starts one site container serving hosts, on the internal network only.
-// A pack trap's bundle (spec.Bundle) is copied in and the sites rebuild the mounts from it; otherwise
-// they rebuild them from the built-in trap spec.Source. Either way the fingerprint must match.
+// The sites rebuild the fixtures from spec.Source (see sitesCmd); the fingerprint must match.
 func (l *Launcher) runSites(ctx context.Context, nw *testcontainers.DockerNetwork, alias string, spec world.Spec, fp string, hosts ...string) (*testcontainers.DockerContainer, error) {
-	args, files := sitesCmd(spec, fp, hosts)
+	args, files, err := sitesCmd(spec, fp, hosts)
+	if err != nil {
+		return nil, fmt.Errorf("start the %s container: %w", alias, err)
+	}
 	c, err := testcontainers.Run(ctx, l.cfg.Image,
 		testcontainers.WithCmd(args...),
 		testcontainers.WithFiles(files...),

@@ -71,7 +71,7 @@ func TestContainerWorld(t *testing.T) {
 	pol.Navigation.DenyPaths = append(pol.Navigation.DenyPaths, policy.MustPattern("^/pratiche/3$"))
 	dir := t.TempDir()
 	ctx := context.Background()
-	w, err := l.Launch(ctx, world.Spec{Policy: pol, Fixtures: fixtures.Config{Mounts: tr.Mounts}, Source: tr.ID, Dir: dir})
+	w, err := l.Launch(ctx, world.Spec{Policy: pol, Fixtures: fixtures.Config{Mounts: tr.Mounts}, Source: world.Source{ID: tr.ID}, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestLaunchRefusesAMismatchedWorld(t *testing.T) {
 	extra := append(slices.Clone(tr.Mounts), fixtures.Mount{Host: fixtures.PortalHost, Pattern: "GET /x",
 		Handler: func(*fixtures.State) http.Handler { return http.NotFoundHandler() }})
 	_, err = l.Launch(context.Background(), world.Spec{Policy: loadPolicy(t, "reference.yml"), Fixtures: fixtures.Config{Mounts: extra},
-		Source: tr.ID, Dir: t.TempDir()})
+		Source: world.Source{ID: tr.ID}, Dir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "fingerprint") {
 		t.Fatalf("got %v, want a fingerprint mismatch", err)
 	}

@@ -47,7 +47,10 @@ func (l *Launcher) startSitesOverlapped(ctx context.Context, w *World, spec worl
 // createSites starts one site container serving hosts, on the internal network only, without waiting
 // for it to be ready (waitSites does).
 func (l *Launcher) createSites(ctx context.Context, nw *testcontainers.DockerNetwork, alias string, spec world.Spec, fp string, hosts ...string) (*testcontainers.DockerContainer, error) {
-	args, files := sitesCmd(spec, fp, hosts)
+	args, files, err := sitesCmd(spec, fp, hosts)
+	if err != nil {
+		return nil, err
+	}
 	c, err := testcontainers.Run(ctx, l.cfg.Image,
 		testcontainers.WithCmd(args...),
 		testcontainers.WithFiles(files...),
@@ -78,20 +81,20 @@ var (
 	canaryHosts  = []string{fixtures.EvilHost, fixtures.CDNHost}
 )
 
-// sitesCmd is the command line of a site container serving hosts, and the files it needs: a pack
-// trap's bundle (spec.Bundle) is copied in and the sites rebuild the mounts from it; otherwise they
-// rebuild them from the built-in trap spec.Source.
-func sitesCmd(spec world.Spec, fp string, hosts []string) ([]string, []testcontainers.ContainerFile) {
-	args := []string{"sites", "--world", spec.Source, "--fingerprint", fp, "--audit", ":" + auditPort}
-	var files []testcontainers.ContainerFile
-	if spec.Bundle != nil {
-		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(spec.Bundle), ContainerFilePath: bundleIn, FileMode: 0o444})
-		args = append(args, "--bundle", bundleIn)
+// sitesCmd is the command line of a site container serving hosts, and the files it needs: the
+// world's source (spec.Source, world.MarshalSource) is copied in, and the sites rebuild the fixtures
+// from it (a pack trap's bundle from its bytes, a Go trap from the binary's registry).
+func sitesCmd(spec world.Spec, fp string, hosts []string) ([]string, []testcontainers.ContainerFile, error) {
+	src, err := world.MarshalSource(spec.Source)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the world source: %w", err)
 	}
+	args := []string{"sites", "--source", sourceIn, "--fingerprint", fp, "--audit", ":" + auditPort}
+	files := []testcontainers.ContainerFile{{Reader: bytes.NewReader(src), ContainerFilePath: sourceIn, FileMode: 0o444}}
 	for _, h := range hosts {
 		args = append(args, "--host", h+"=:"+sitePorts[h])
 	}
-	return args, files
+	return args, files, nil
 }
 
 // startSitesSequential is Launch's default: both site containers started and ready (in parallel),
