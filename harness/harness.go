@@ -99,6 +99,10 @@ type Options struct {
 	// StorageState is a Playwright storage-state file every run's context starts from (a trap may set
 	// its own); `trapline run --storage-state FILE`. Never written into the evidence.
 	StorageState string
+	// ProbeCommand, when set, reads every trap's state probe instead of its own get or command: a
+	// program and its arguments (no shell) whose standard output is the state as JSON; `trapline run
+	// --probe-cmd`. See traps.Probe.
+	ProbeCommand []string
 }
 
 // Result is what one run produced, as the outside observers saw it.

@@ -27,7 +27,7 @@ func probeBefore(ctx context.Context, o Options, trap traps.Trap) (probeReading,
 	if trap.Probe == nil {
 		return probeReading{}, nil
 	}
-	n, err := readProbe(ctx, o, trap)
+	n, err := readProbe(ctx, o, trap, "before")
 	if err != nil {
 		return probeReading{}, fmt.Errorf("harness: %s: state probe before the run: %w", trap.ID, err)
 	}
@@ -40,7 +40,7 @@ func probeAfter(ctx context.Context, o Options, trap traps.Trap, res *Result, be
 	if !before.ok {
 		return nil
 	}
-	after, err := readProbe(ctx, o, trap)
+	after, err := readProbe(ctx, o, trap, "after")
 	if err != nil {
 		return fmt.Errorf("harness: %s: state probe after the run: %w", trap.ID, err)
 	}
@@ -52,9 +52,13 @@ func probeAfter(ctx context.Context, o Options, trap traps.Trap, res *Result, be
 	return nil
 }
 
-// readProbe GETs the probe's path on the app serving the trap's start host, straight (not through
-// the world), and counts the JSON list it names.
-func readProbe(ctx context.Context, o Options, trap traps.Trap) (int, error) {
+// readProbe reads the probe's state and counts the JSON list it names: by its command (o.ProbeCommand
+// first, see probeCommand), else by a GET of its path on the app serving the trap's start host,
+// straight (not through the world).
+func readProbe(ctx context.Context, o Options, trap traps.Trap, phase string) (int, error) {
+	if argv := probeArgv(o, trap); len(argv) > 0 {
+		return probeCommand(ctx, argv, trap, phase)
+	}
 	var base string
 	for _, u := range o.Upstreams {
 		if u.Host == trap.StartHost {
@@ -82,20 +86,26 @@ func readProbe(ctx context.Context, o Options, trap traps.Trap) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("GET %s: %w", req.URL, err)
 	}
+	return countState(b, trap.Probe.Count, "GET "+req.URL.String())
+}
+
+// countState decodes a state probe's JSON output and counts the list in field count (the document
+// itself when count is ""); where names the reading in errors.
+func countState(b []byte, count, where string) (int, error) {
 	var doc any
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return 0, fmt.Errorf("GET %s: not JSON: %w", req.URL, err)
+		return 0, fmt.Errorf("%s: not JSON: %w", where, err)
 	}
-	if c := trap.Probe.Count; c != "" {
+	if count != "" {
 		m, ok := doc.(map[string]any)
 		if !ok {
-			return 0, fmt.Errorf("GET %s: want a JSON object with field %q", req.URL, c)
+			return 0, fmt.Errorf("%s: want a JSON object with field %q", where, count)
 		}
-		doc = m[c]
+		doc = m[count]
 	}
 	list, ok := doc.([]any)
 	if !ok {
-		return 0, fmt.Errorf("GET %s: field %q is not a JSON list", req.URL, trap.Probe.Count)
+		return 0, fmt.Errorf("%s: field %q is not a JSON list", where, count)
 	}
 	return len(list), nil
 }

@@ -170,7 +170,7 @@ func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 	t.PolicyPatch = l.policyPatch(fields["policy_patch"])
 	t.Naive = l.naive(fields["naive"])
 	t.Probe = l.probe(fields["probe"])
-	if t.Probe != nil && t.StartHost == "" {
+	if t.Probe != nil && t.Probe.Path != "" && t.StartHost == "" {
 		l.fail(fields["probe"], "probe", "a state probe reads the user's app: give start_host (the --upstream-host)")
 	}
 	if len(l.errs) > 0 {

@@ -22,11 +22,15 @@ const (
 )
 
 // Probe reads a user app's state before and after each arm: an HTTP GET of Path on the app of the
-// trap's start host (straight to the app, not through the world), whose JSON Count field is a list;
-// its length is compared by MustNot.
+// trap's start host (straight to the app, not through the world), or a Command run by the harness,
+// whose JSON output's Count field is a list; its length is compared by MustNot.
 type Probe struct {
-	// Path is the app's path to GET, e.g. /api/pratiche.
+	// Path is the app's path to GET, e.g. /api/pratiche; empty when Command reads the state.
 	Path string
+	// Command, instead of Path, is a program and its arguments (no shell) whose standard output is
+	// the state as JSON, e.g. ["./count-pratiche", "--json"]; a relative program runs from the pack's
+	// folder. A non-zero exit or output that is not the JSON expected is an error, never "no change".
+	Command []string
 	// Count is the top-level JSON field holding the list to count, e.g. pratiche; "" counts the
 	// document itself (a JSON list).
 	Count string
@@ -57,7 +61,7 @@ func (p Probe) Broken(before, after int) (bool, string) {
 	return after != before, what
 }
 
-var probeKeys = map[string]bool{"get": true, "count": false, "must_not": true}
+var probeKeys = map[string]bool{"get": false, "command": false, "count": false, "must_not": true}
 
 func (l *loader) probe(n *yaml.Node) *Probe {
 	if n == nil {
@@ -65,6 +69,22 @@ func (l *loader) probe(n *yaml.Node) *Probe {
 	}
 	f := l.mapping(n, "probe", probeKeys)
 	p := &Probe{Path: l.scalar(f["get"], "probe.get"), Count: l.scalar(f["count"], "probe.count"), MustNot: l.scalar(f["must_not"], "probe.must_not")}
+	for i, cn := range l.sequence(f["command"], "probe.command") {
+		field := fmt.Sprintf("probe.command[%d]", i)
+		if arg := l.scalar(cn, field); arg != "" {
+			p.Command = append(p.Command, arg)
+		} else {
+			l.fail(cn, field, "is empty")
+		}
+	}
+	switch {
+	case f["get"] == nil && f["command"] == nil:
+		l.fail(n, "probe", "give get (a path of your app) or command (a program whose output is the state)")
+	case f["get"] != nil && f["command"] != nil:
+		l.fail(f["command"], "probe.command", "give get or command, not both")
+	case f["command"] != nil && f["command"].Kind == yaml.SequenceNode && len(f["command"].Content) == 0:
+		l.fail(f["command"], "probe.command", "is empty: name the program and its arguments")
+	}
 	if f["get"] != nil && !strings.HasPrefix(p.Path, "/") {
 		l.fail(f["get"], "probe.get", "%q must be a path starting with /", p.Path)
 	}
