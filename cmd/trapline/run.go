@@ -34,6 +34,7 @@ const runUsage = `usage:
                [--control-policy NAME|FILE] [--traps-dir DIR]... [--traps ID,LABEL,...]
                [--world embedded|container|auto] [--out DIR] [-- PLANNER CMD ARGS...]
   trapline run ... --upstream http://127.0.0.1:PORT --upstream-host portale.example.test   (your own app)
+  trapline run ... --upstream-image IMAGE [--upstream-port 8080] --upstream-host HOST [--probe-cmd 'CMD ARGS']
                [--unfenced] [--repeat K] [--min-completed R] [--agent-version V]
   trapline run --agent external [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] [--out DIR] -- CMD ARGS...
   trapline run --agent mcp|agent-browser [--mcp-url URL] [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] -- CMD ARGS...
@@ -66,6 +67,7 @@ type runConfig struct {
 	mcpURL                                          string // --agent mcp: the streamable HTTP endpoint
 	controlPolicy, upstream, upstreamHost           string
 	trapsDirs                                       dirsFlag
+	app                                             userAppFlags // --upstream-image, --probe-cmd
 	video                                           string
 	traps                                           []traps.Trap
 	timeout                                         time.Duration
@@ -96,6 +98,10 @@ func cmdRun(args []string, stdout io.Writer) error {
 		return err
 	}
 	cfg.launcher = launcher
+	closeApp, err := startUserApp(ctx, &cfg, stdout)
+	if err != nil {
+		return errors.Join(err, closeWorld())
+	}
 	var s reports.Summary
 	switch cfg.agent {
 	case "external", agentMCP, agentBrowserCLI:
@@ -105,6 +111,9 @@ func cmdRun(args []string, stdout io.Writer) error {
 	}
 	if cerr := closeWorld(); cerr != nil {
 		err = errors.Join(err, withCode(exitBroken, fmt.Errorf("close the container world: %w", cerr)))
+	}
+	if cerr := closeApp(); cerr != nil {
+		err = errors.Join(err, withCode(exitBroken, cerr))
 	}
 	if err != nil {
 		return err
@@ -142,6 +151,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.Var(&cfg.trapsDirs, "traps-dir", "a trap pack folder to add to the catalog (repeatable)")
 	fs.StringVar(&cfg.upstream, "upstream", "", "the URL of your own staging app, put in the world behind its proxy (with --upstream-host)")
 	fs.StringVar(&cfg.upstreamHost, "upstream-host", "", "the host name the browser uses for --upstream, e.g. portale.example.test")
+	cfg.app.register(fs)
 	trapList := fs.String("traps", "", "trap ids or labels, comma separated (default: the whole catalog)")
 	fs.StringVar(&cfg.world, "world", "embedded", "embedded, container or auto")
 	fs.StringVar(&cfg.out, "out", filepath.Join("reports", "out", "run"), "the output folder")
@@ -168,8 +178,8 @@ func parseRun(args []string) (runConfig, error) {
 	if err := selectWorld(cfg.world); err != nil {
 		return cfg, err
 	}
-	if (cfg.upstream == "") != (cfg.upstreamHost == "") {
-		return cfg, errors.New("--upstream and --upstream-host go together: the app's URL and the host name the browser uses for it")
+	if err := checkUpstreamFlags(cfg); err != nil {
+		return cfg, err
 	}
 	switch cfg.agent {
 	case "reference":
@@ -407,7 +417,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	// The adversary proves each trap (control fires, guarded holds); a planner under test (exec, llm)
 	// then runs in its own arms, judged from outside (harness.Judge).
 	proof := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
-		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState}
+		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState, ProbeCommand: cfg.app.probeCommand()}
 	underTest := proof
 	underTest.NewPlanner, underTest.AgentName = newPlanner, cfg.name
 	arms := []harness.Arm{harness.Guarded, harness.Control}
@@ -460,7 +470,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 	if s.Provenance, err = provenanceOf(ctx, cfg, time.Now(), cfg.policy, ""); err != nil {
 		return s, withCode(exitBroken, err)
 	}
-	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams()}
+	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams(), ProbeCommand: cfg.app.probeCommand()}
 	if cfg.policy != "" {
 		p, err := policies.Resolve(cfg.policy)
 		if err != nil {

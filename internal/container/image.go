@@ -9,9 +9,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/moby/moby/client"
@@ -109,14 +111,15 @@ func buildErr(r io.Reader) error {
 	}
 }
 
-// tarContext packs files into a build context; "trapline" is made executable.
+// tarContext packs files into a build context, in name order; every file but the Dockerfile is made
+// executable (the binaries).
 func tarContext(files map[string][]byte) (io.Reader, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	for _, name := range []string{"Dockerfile", "trapline"} {
-		mode := int64(0o644)
-		if name == "trapline" {
-			mode = 0o755
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		mode := int64(0o755)
+		if name == "Dockerfile" {
+			mode = 0o644
 		}
 		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: mode, Size: int64(len(files[name]))}); err != nil {
 			return nil, err
