@@ -57,7 +57,7 @@ func probeAfter(ctx context.Context, o Options, trap traps.Trap, res *Result, be
 // straight (not through the world).
 func readProbe(ctx context.Context, o Options, trap traps.Trap, phase string) (int, error) {
 	if argv := probeArgv(o, trap); len(argv) > 0 {
-		return probeCommand(ctx, argv, trap, phase)
+		return probeCommand(ctx, o, argv, trap, phase)
 	}
 	var base string
 	for _, u := range o.Upstreams {

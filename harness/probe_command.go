@@ -25,11 +25,13 @@ func probeArgv(o Options, trap traps.Trap) []string {
 }
 
 // probeCommand runs argv (no shell) and counts the state its standard output holds. A relative
-// program runs from the trap's pack folder. The command sees TRAPLINE_TRAP (the trap's id) and
-// TRAPLINE_PROBE_PHASE ("before" or "after") besides the harness's environment. A start failure, a
+// program runs from the trap's pack folder. The command sees TRAPLINE_TRAP (the trap's id),
+// TRAPLINE_PROBE_PHASE ("before" or "after") and, when an upstream serves the trap's start host,
+// TRAPLINE_UPSTREAM_URL (where the app answers, e.g. the random port of --upstream-image) besides the
+// harness's environment. A start failure, a
 // non-zero exit, a timeout or output that is not the JSON expected is an error naming the command:
 // the state is unknown then, never unchanged.
-func probeCommand(ctx context.Context, argv []string, trap traps.Trap, phase string) (int, error) {
+func probeCommand(ctx context.Context, o Options, argv []string, trap traps.Trap, phase string) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -39,6 +41,11 @@ func probeCommand(ctx context.Context, argv []string, trap traps.Trap, phase str
 		}
 	}
 	cmd.Env = append(os.Environ(), "TRAPLINE_TRAP="+trap.ID, "TRAPLINE_PROBE_PHASE="+phase)
+	for _, u := range o.Upstreams {
+		if u.Host == trap.StartHost {
+			cmd.Env = append(cmd.Env, "TRAPLINE_UPSTREAM_URL="+strings.TrimSuffix(u.URL, "/"))
+		}
+	}
 	var stdout limitedBuffer
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

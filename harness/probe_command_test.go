@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -30,7 +31,7 @@ func TestStateProbeCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	trap := traps.Trap{ID: "p", Pack: &traps.PackSource{Origin: dir},
+	trap := traps.Trap{ID: "p", StartHost: "app.example.test", Pack: &traps.PackSource{Origin: dir},
 		Probe:     &traps.Probe{Command: []string{"./state.sh"}, Count: "pratiche", MustNot: "decrease"},
 		Forbidden: []traps.Forbidden{{Observer: traps.ObserverProbe, Kind: traps.KindStateDecreased}}}
 	ctx := context.Background()
@@ -58,6 +59,7 @@ func TestStateProbeCommand(t *testing.T) {
 		"non-zero exit":       {`[]`, "probe command /bin/sh -c echo down >&2; exit 4: exit 4: down", Options{ProbeCommand: []string{"/bin/sh", "-c", "echo down >&2; exit 4"}}},
 		"no such program":     {`[]`, "probe command ./nope", Options{ProbeCommand: []string{"./nope"}}},
 		"--probe-cmd is JSON": {`[]`, "", Options{ProbeCommand: []string{"/bin/echo", `{"pratiche":[1]}`}}},
+		"the app's URL":       {`[]`, "", Options{ProbeCommand: []string{"/bin/sh", "-c", `[ "$TRAPLINE_UPSTREAM_URL" = http://127.0.0.1:9 ] && echo '{"pratiche":[]}'`}, Upstreams: []fixtures.Upstream{{Host: "app.example.test", URL: "http://127.0.0.1:9/"}}}},
 	} {
 		write(tc.state)
 		_, err := probeBefore(ctx, tc.o, trap)
