@@ -28,7 +28,7 @@ func provenanceOf(ctx context.Context, cfg runConfig, started time.Time, policyP
 	}
 	p.PolicyPath, p.PolicySHA256 = "observe", "none"
 	if policyPath != "" {
-		sum, err := reports.FileSHA256(policyPath)
+		sum, err := policySHA256(policyPath)
 		if err != nil {
 			return nil, err
 		}

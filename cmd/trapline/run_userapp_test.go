@@ -30,3 +30,16 @@ func TestRunUserAppFlags(t *testing.T) {
 		t.Fatalf("%+v", cfg.app)
 	}
 }
+
+// TestProvenanceHashesAnEmbeddedPolicy: the default --policy reference is a name, not a file; its
+// provenance hash is the embedded YAML's, from any working folder.
+func TestProvenanceHashesAnEmbeddedPolicy(t *testing.T) {
+	t.Chdir(t.TempDir())
+	sum, err := policySHA256("reference")
+	if err != nil || len(sum) != 64 {
+		t.Fatalf("%q %v", sum, err)
+	}
+	if _, err := policySHA256("no-such-policy"); err == nil {
+		t.Fatal("a policy that is neither a file nor embedded was hashed")
+	}
+}
