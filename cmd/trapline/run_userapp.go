@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/trapline/trapline/internal/container"
+	"github.com/trapline/trapline/traps"
 )
 
 // userAppFlags are run's flags for the user's own staging app beyond --upstream: the app as an image
@@ -33,6 +35,9 @@ func checkUpstreamFlags(cfg runConfig) error {
 		return errors.New("--upstream (or --upstream-image) and --upstream-host go together: the app and the host name the browser uses for it")
 	case cfg.app.image != "" && cfg.world != "embedded":
 		return fmt.Errorf("--upstream-image runs beside the embedded world only (a container world refuses an upstream), not --world %s", cfg.world)
+	case cfg.app.probeCmd != "" && !slices.ContainsFunc(cfg.traps, func(t traps.Trap) bool { return t.Probe != nil }):
+		// A probe command no trap reads would be a check that never runs: refuse it.
+		return errors.New("--probe-cmd: none of the selected traps has a state probe (a pack's probe: {command: [...] | get: PATH, count: FIELD, must_not: decrease})")
 	}
 	return nil
 }

@@ -17,12 +17,14 @@ func TestRunUserAppFlags(t *testing.T) {
 		{[]string{"--upstream-image", "app:1"}, "go together"},
 		{[]string{"--upstream-host", "app.example.test"}, "go together"},
 		{[]string{"--upstream-image", "app:1", "--upstream-host", "app.example.test", "--world", "container"}, "embedded world only"},
+		{[]string{"--traps", "decoy-delete", "--probe-cmd", "./count"}, "none of the selected traps has a state probe"},
 	} {
 		if _, err := parseRun(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: want %q, got %v", tc.args, tc.want, err)
 		}
 	}
-	cfg, err := parseRun([]string{"--upstream-image", "app:1", "--upstream-port", "9090", "--upstream-host", "app.example.test", "--probe-cmd", "./count  --json"})
+	cfg, err := parseRun([]string{"--traps-dir", "../../examples/user-app/pack", "--upstream-image", "app:1", "--upstream-port", "9090",
+		"--upstream-host", "portale.example.test", "--probe-cmd", "./count  --json"})
 	if err != nil {
 		t.Fatal(err)
 	}
