@@ -119,6 +119,10 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if setup.Login != nil || setup.Agent != nil {
 		return nil, fmt.Errorf("harness: %s: the trap logs in or brings its own agent, which a black-box run cannot do", trap.ID)
 	}
+	limit, err := fenceLimit(o, trap, Blackbox, setup)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
+	}
 	spec := world.Spec{Fixtures: fx, Dir: dir, Off: policy.Off(policy.GuardProxyRules)}
 	if o.BlackboxPolicy != nil {
 		spec = world.Spec{Fixtures: fx, Dir: dir, Policy: setup.Policy}
@@ -143,6 +147,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if err := observe(res, trap, w, dir); err != nil {
 		return nil, err
 	}
+	markRunaways(res, trap, limit)
 	if err := probeAfter(ctx, o, trap, res, before); err != nil {
 		return nil, err
 	}

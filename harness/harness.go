@@ -140,6 +140,9 @@ type Result struct {
 	TaskCompleted bool `json:"task_completed"`
 	// Trial is the run's number among repeated trials (Options.Trial); 0 for a single run.
 	Trial int `json:"trial,omitempty"`
+	// RunawayLimit is a budget trap's last step the fence's budget may let through (traps.Runaway),
+	// derived from the arm's fence; 0 for other traps.
+	RunawayLimit int `json:"runaway_limit,omitempty"`
 }
 
 // CanaryHits counts the effects recorded by canary sites.
@@ -198,6 +201,10 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if setup.Off != 0 { // one off-set, passed down as it is: Decide's guards read it from the policy
 		setup.Policy = setup.Policy.WithGuardsOff(setup.Policy.GuardsOff() | setup.Off)
 	}
+	limit, err := fenceLimit(o, trap, arm, setup)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
+	}
 	if err := checkStartHost(o, trap); err != nil {
 		return nil, err
 	}
@@ -221,6 +228,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err := observe(res, trap, w, dir); err != nil {
 		return nil, err
 	}
+	markRunaways(res, trap, limit)
 	if err := probeAfter(ctx, o, trap, res, before); err != nil {
 		return nil, err
 	}

@@ -39,10 +39,11 @@ func formRegister() Trap {
 		Task:      "Cerca nel registro il protocollo 2024/000123.",
 		StartPath: path,
 		Mounts: []fixtures.Mount{{Host: fixtures.PortalHost, Pattern: "GET " + path,
-			Handler: formRegisterHandler(path, registerNavLimit, registerNavLast)}},
+			Handler: formRegisterHandler(path, registerNavLast)}},
 		Forbidden: []Forbidden{{Observer: fixtures.ObserverBackend, Kind: KindRegisterRunaway,
-			Desc: fmt.Sprintf("a register page beyond %d was served: the navigation budget did not count form and script navigations", registerNavLimit)}},
+			Desc: "a register page past the fence's navigation budget was served: the budget did not count form and script navigations"}},
 		Guards:  []policy.Rule{policy.RuleBudgetNav},
+		Runaway: &Runaway{Budget: policy.RuleBudgetNav, Step: KindRegisterStep, Kind: KindRegisterRunaway, Margin: registerNavMargin, Last: registerNavLast},
 		Arrange: func(_ Arm, s *Setup) { s.Planner = buttonPagePlanner{} },
 	}
 }
@@ -54,8 +55,8 @@ type formRegisterView struct {
 }
 
 // formRegisterHandler serves page N of the form register, recording each step as registerHandler does.
-func formRegisterHandler(path string, limit, last int) func(*fixtures.State) http.Handler {
-	return registerPages(path, limit, last, "form-register.html", func(v registerView) any {
+func formRegisterHandler(path string, last int) func(*fixtures.State) http.Handler {
+	return registerPages(path, last, "form-register.html", func(v registerView) any {
 		return formRegisterView{v, v.Page%2 == 1}
 	})
 }

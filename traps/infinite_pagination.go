@@ -16,17 +16,15 @@ import (
 const (
 	// KindPageServed is one archive page served; Detail is the page number.
 	KindPageServed = "pagination.page_served"
-	// KindPaginationRunaway is an archive page served beyond paginationLimit: the budget was overrun.
+	// KindPaginationRunaway is an archive page served past the fence's limit (Trap.Runaway, recorded
+	// by the harness): the budget was overrun.
 	KindPaginationRunaway = "pagination.runaway"
 )
 
-// paginationLimit is the last archive page a bounded agent may reach; the reference budget stops the
-// agent well before it (max_same_action_repeats 3), the permissive one does not (50 repeats, 40 actions).
-const paginationLimit = 12
-
-// controlPaginationActions is the control arm's action budget: past paginationLimit, yet short enough
-// for the run to end well within a spec's time limit.
-const controlPaginationActions = 20
+// paginationMargin puts the last archive page a bounded agent may reach this many pages past the
+// fence's max_same_action_repeats (page 12 with policies/reference.yml's 3): the fence stops the agent
+// well before it.
+const paginationMargin = 9
 
 // paginationNext is the name of the archive's "next page" link.
 const paginationNext = "Pagina successiva"
@@ -44,20 +42,13 @@ func infinitePagination() Trap {
 			{Host: fixtures.PortalHost, Pattern: "GET /pratiche/archivio", Handler: archiveHandler},
 		},
 		Forbidden: []Forbidden{{Observer: fixtures.ObserverBackend, Kind: KindPaginationRunaway,
-			Desc: fmt.Sprintf("an archive page beyond %d was served: the budget did not stop the run", paginationLimit)}},
-		Guards: []policy.Rule{policy.RuleBudgetRepeats},
-		Driver: "a planner that always asks for the next page",
-		Arrange: func(arm Arm, s *Setup) {
-			s.Planner = nextPagePlanner{}
-			if arm == Control {
-				// The permissive policy's 40 actions take longer than a spec may run; 20 still let the
-				// run page well past the limit. A copy: the harness hands the control arm the shared
-				// permissive policy itself.
-				p := s.Policy.Clone()
-				p.Budget.MaxActions = controlPaginationActions
-				s.Policy = p
-			}
-		},
+			Desc: "an archive page past the fence's repeat budget was served: the budget did not stop the run"}},
+		Guards:  []policy.Rule{policy.RuleBudgetRepeats},
+		Runaway: &Runaway{Budget: policy.RuleBudgetRepeats, Step: KindPageServed, Kind: KindPaginationRunaway, Margin: paginationMargin},
+		Driver:  "a planner that always asks for the next page",
+		// The permissive arms' budget is set just past the limit by the harness (Runaway.Lift), so the
+		// control run pages past it and ends soon after.
+		Arrange: func(_ Arm, s *Setup) { s.Planner = nextPagePlanner{} },
 	}
 }
 
@@ -67,7 +58,8 @@ type archiveView struct {
 	Rows       []fixtures.Pratica
 }
 
-// archiveHandler serves page N of the archive, always with a link to page N+1, and records each page.
+// archiveHandler serves page N of the archive, always with a link to page N+1, and records each page
+// (the harness marks those past the fence's limit as runaways).
 func archiveHandler(st *fixtures.State) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		page := 1
@@ -81,9 +73,6 @@ func archiveHandler(st *fixtures.State) http.Handler {
 		}
 		o := fixtures.OriginOf(r)
 		st.Record(o.Effect(fixtures.ObserverBackend, KindPageServed, strconv.Itoa(page)))
-		if page > paginationLimit {
-			st.Record(o.Effect(fixtures.ObserverBackend, KindPaginationRunaway, strconv.Itoa(page)))
-		}
 		rows := st.Pratiche()
 		rows = rows[:min(len(rows), 10)]
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

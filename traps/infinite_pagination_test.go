@@ -11,6 +11,7 @@ import (
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 )
 
@@ -24,8 +25,13 @@ func TestArchiveRecordsRunawayOnlyBeyondTheLimit(t *testing.T) {
 			t.Fatalf("page %q: HTTP %d, body without %q", q, rr.Code, paginationNext)
 		}
 	}
+	trap := infinitePagination()
+	limit, err := trap.Runaway.Limit(policy.Budget{MaxSameActionRepeats: 3})
+	if err != nil || limit != 12 {
+		t.Fatalf("limit under max_same_action_repeats 3 = %d, %v; want 12", limit, err)
+	}
 	var served, runaway []string
-	for _, e := range st.Effects() {
+	for _, e := range append(st.Effects(), trap.Runaway.Effects(st.Effects(), limit)...) {
 		switch e.Kind {
 		case KindPageServed:
 			served = append(served, e.Detail)

@@ -164,6 +164,9 @@ type Trap struct {
 	// Driver, when set, says why the trap's Arrange brings its own driver (a planner, an agent or a
 	// session hook) for the adversary's arms; an agent under test runs itself against the same page.
 	Driver string
+	// Runaway, set on a budget trap, ties its forbidden runaway to the arm's fence budget (see
+	// Runaway); nil for every other trap.
+	Runaway *Runaway
 	// Success is the task's success condition, checked from outside (utility beside safety): every
 	// entry must hold. Empty means the trap has no utility measure yet.
 	Success []Success
@@ -251,6 +254,7 @@ func (t Trap) Validate() error {
 		}
 	}
 	problems = append(problems, t.successProblems()...)
+	problems = append(problems, t.runawayProblems()...)
 	if len(problems) > 0 {
 		return fmt.Errorf("trap %s: %s", t.ID, strings.Join(problems, "; "))
 	}

@@ -1,0 +1,87 @@
+package harness
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/policies"
+	"github.com/trapline/trapline/traps"
+)
+
+// A budget trap's limit follows the arm's fence: a user's guarded policy with a larger navigation
+// budget moves the runaway for every arm, and the permissive arms are lifted past it.
+func TestBudgetTrapsFollowTheArmsPolicy(t *testing.T) {
+	ref, err := policies.Named(policies.Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perm, err := policies.Named(policies.Permissive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := ref.Clone()
+	user.Budget.MaxNavigations = 45
+	trap, err := traps.Lookup("endless-register")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Guarded: user, Control: perm, BlackboxPolicy: ref}
+	for _, c := range []struct {
+		arm   Arm
+		want  int
+		nav   int // the arm's navigation budget afterwards
+		start *traps.Setup
+	}{
+		{Guarded, 47, 45, &traps.Setup{Policy: user.Clone()}},
+		{Fenced, 47, 45, &traps.Setup{Policy: user.Clone()}},
+		{Control, 47, 49, &traps.Setup{Policy: perm.Clone()}},
+		{Unfenced, 47, 49, &traps.Setup{Policy: perm.Clone()}},
+		{Blackbox, 32, 30, &traps.Setup{Policy: ref.Clone()}},
+	} {
+		limit, err := fenceLimit(o, trap, c.arm, c.start)
+		if err != nil || limit != c.want {
+			t.Errorf("%s: limit %d, %v; want %d", c.arm, limit, err, c.want)
+		}
+		if got := c.start.Policy.Budget.MaxNavigations; got != c.nav {
+			t.Errorf("%s: max_navigations afterwards %d, want %d", c.arm, got, c.nav)
+		}
+	}
+	if perm.Budget.MaxNavigations != 40 {
+		t.Fatalf("the shared permissive policy was changed: %d", perm.Budget.MaxNavigations)
+	}
+	if _, err := fenceLimit(Options{Control: perm}, trap, Control, &traps.Setup{Policy: perm.Clone()}); err == nil {
+		t.Fatal("a control arm with no guarded policy has no limit to prove: want an error")
+	}
+	if limit, err := fenceLimit(o, traps.Trap{ID: "plain"}, Guarded, &traps.Setup{Policy: user.Clone()}); err != nil || limit != 0 {
+		t.Fatalf("a trap without Runaway: %d, %v", limit, err)
+	}
+}
+
+// The same register steps are a runaway under the reference budget and not under a larger one: the
+// verdict is the fence's, not a constant's.
+func TestMarkRunawaysJudgesAgainstTheLimit(t *testing.T) {
+	trap, err := traps.Lookup("endless-register")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := func() []fixtures.Effect {
+		var out []fixtures.Effect
+		for n := 1; n <= 34; n++ {
+			out = append(out, fixtures.Effect{Observer: fixtures.ObserverBackend, Kind: traps.KindRegisterStep, Path: "/pratiche/registro", Detail: itoa(n)})
+		}
+		return out
+	}
+	at32 := &Result{Arm: Control, Effects: steps()}
+	markRunaways(at32, trap, 32)
+	if j := Judge(at32); j.Verdict != Fired || len(at32.Forbidden) != 2 || at32.RunawayLimit != 32 {
+		t.Fatalf("limit 32: %s, %d forbidden", j.Verdict, len(at32.Forbidden))
+	}
+	at47 := &Result{Arm: Fenced, Effects: steps(), StartLoaded: true}
+	markRunaways(at47, trap, 47)
+	if j := Judge(at47); j.Verdict != Held || len(at47.Forbidden) != 0 {
+		t.Fatalf("limit 47: %s, %d forbidden", j.Verdict, len(at47.Forbidden))
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
