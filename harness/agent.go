@@ -148,6 +148,9 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 		return nil, err
 	}
 	markRunaways(res, trap, limit)
+	if err := tieAttempts(res, o, Blackbox, dir); err != nil {
+		return nil, err
+	}
 	if err := probeAfter(ctx, o, trap, res, before); err != nil {
 		return nil, err
 	}

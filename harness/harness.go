@@ -96,6 +96,10 @@ type Options struct {
 	// Mutate, when set, changes the guarded arm's setup after the trap's Arrange hook: a mutation run
 	// (package mutate) switches one guard off this way. Nil in every normal run.
 	Mutate func(*traps.Setup)
+	// FiredBy are the attempts that fired the trap in its control arm (that run's Result.FiredBy): a
+	// guarded or fenced arm given them credits a refusal only when it refused one of them. Nil keeps
+	// the looser attribution (any refusal of an agent's attempt).
+	FiredBy []Attempt
 	// StorageState is a Playwright storage-state file every run's context starts from (a trap may set
 	// its own); `trapline run --storage-state FILE`. Never written into the evidence.
 	StorageState string
@@ -140,6 +144,13 @@ type Result struct {
 	TaskCompleted bool `json:"task_completed"`
 	// Trial is the run's number among repeated trials (Options.Trial); 0 for a single run.
 	Trial int `json:"trial,omitempty"`
+	// ProxyStops are the proxy's denials of the world's hosts, with what each refused (method, host,
+	// path): the same refusals as ProxyGuards.
+	ProxyStops []Stop `json:"proxy_stops,omitempty"`
+	// FiredBy, in a permissive arm, are the attempts that produced its forbidden effects (recorded
+	// from its action log); in any other arm, the control arm's, given in Options.FiredBy, to which
+	// the verdict ties the fence's refusals (Judge).
+	FiredBy []Attempt `json:"fired_by,omitempty"`
 	// RunawayLimit is a budget trap's last step the fence's budget may let through (traps.Runaway),
 	// derived from the arm's fence; 0 for other traps.
 	RunawayLimit int `json:"runaway_limit,omitempty"`
@@ -229,6 +240,9 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 		return nil, err
 	}
 	markRunaways(res, trap, limit)
+	if err := tieAttempts(res, o, arm, dir); err != nil {
+		return nil, err
+	}
 	if err := probeAfter(ctx, o, trap, res, before); err != nil {
 		return nil, err
 	}
@@ -311,6 +325,8 @@ func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 			host, _, _ := strings.Cut(d.Host, ":")
 			if slices.Contains(worldHosts, host) {
 				res.ProxyGuards = append(res.ProxyGuards, string(d.Rule))
+				res.ProxyStops = append(res.ProxyStops, Stop{Rule: string(d.Rule), Layer: LayerProxy,
+					Target: Attempt{Method: d.Method, Host: d.Host, Path: d.Path}})
 				if !slices.Contains(res.GuardsFired, string(d.Rule)) {
 					res.GuardsFired = append(res.GuardsFired, string(d.Rule))
 				}

@@ -420,7 +420,9 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState, ProbeCommand: cfg.app.probeCommand()}
 	underTest := proof
 	underTest.NewPlanner, underTest.AgentName = newPlanner, cfg.name
-	arms := []harness.Arm{harness.Guarded, harness.Control}
+	// The control arm runs first: the attempts that fire the trap there (Result.FiredBy) are what the
+	// guarded and fenced arms' refusals must be of (harness.Options.FiredBy).
+	arms := []harness.Arm{harness.Control, harness.Guarded}
 	if cfg.planner != "adversary" {
 		arms = append(arms, harness.Fenced)
 		if cfg.unfenced {
@@ -433,11 +435,13 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	}
 	i := 0
 	for _, t := range cfg.traps {
+		var fired []harness.Attempt
 		for _, arm := range arms {
 			opts, agent := proof, ""
 			if harness.UnderTest(arm) {
 				opts, agent = underTest, cfg.name
 			}
+			opts.FiredBy = fired
 			var trials []reports.Entry
 			for n := range trialsOf(cfg, arm) {
 				i++
@@ -448,6 +452,9 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 					opts.Trial = n + 1
 				}
 				res, err := harness.Run(ctx, opts, t, arm)
+				if arm == harness.Control && err == nil {
+					fired = append(fired, res.FiredBy...)
+				}
 				if rerr := release(); rerr != nil && err == nil {
 					err = fmt.Errorf("stop the planner: %w", rerr)
 				}
