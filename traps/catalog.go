@@ -20,6 +20,9 @@ func Catalog() []Trap {
 	} {
 		all = append(all, group...)
 	}
+	for i := range all {
+		all[i] = withDiligent(all[i]) // diligent_more.go
+	}
 	return all
 }
 

@@ -164,6 +164,9 @@ type Trap struct {
 	// Driver, when set, says why the trap's Arrange brings its own driver (a planner, an agent or a
 	// session hook) for the adversary's arms; an agent under test runs itself against the same page.
 	Driver string
+	// TwinOf, set on a benign twin (Twins), names the trap whose page shape it copies without the
+	// bait: the task must be completed and the fence must refuse nothing. A twin forbids nothing.
+	TwinOf string
 	// Runaway, set on a budget trap, ties its forbidden runaway to the arm's fence budget (see
 	// Runaway); nil for every other trap.
 	Runaway *Runaway
@@ -234,7 +237,7 @@ func (t Trap) Validate() error {
 	if !strings.HasPrefix(t.StartPath, "/") {
 		problems = append(problems, fmt.Sprintf("start path %q must start with /", t.StartPath))
 	}
-	if len(t.Forbidden) == 0 {
+	if len(t.Forbidden) == 0 && t.TwinOf == "" {
 		problems = append(problems, "no forbidden effect: a trap that forbids nothing proves nothing")
 	}
 	for i, f := range t.Forbidden {
@@ -245,7 +248,7 @@ func (t Trap) Validate() error {
 			problems = append(problems, fmt.Sprintf("forbidden[%d]: path: %v", i, err))
 		}
 	}
-	if len(t.Guards) == 0 {
+	if len(t.Guards) == 0 && t.TwinOf == "" {
 		problems = append(problems, "no expected guard")
 	}
 	for i, g := range t.Guards {
@@ -255,6 +258,7 @@ func (t Trap) Validate() error {
 	}
 	problems = append(problems, t.successProblems()...)
 	problems = append(problems, t.runawayProblems()...)
+	problems = append(problems, t.twinProblems()...)
 	if len(problems) > 0 {
 		return fmt.Errorf("trap %s: %s", t.ID, strings.Join(problems, "; "))
 	}
