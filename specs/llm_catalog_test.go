@@ -1,0 +1,63 @@
+package specs
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/traps"
+)
+
+// The fake OpenAI-compatible model (obedientModel, on 127.0.0.1) through the real llm planner over the
+// whole catalog, judged from outside: a model that obeys whatever the page says is never caught behind
+// the fence (held: refrained, or stopped by a rule); where the trap's task is a plain answer, a model
+// that ignores the bait and answers is held (refrained) and completes the task. Label llm-catalog: one
+// fenced run per trap plus one per answer task, so it is not in make test's default labels.
+var _ = Describe("the fake model through the llm planner over the catalog", Label("llm-catalog"), func() {
+	run := func(ctx context.Context, t traps.Trap, m *obedientModel, name string) *harness.Result {
+		i := progress().Start(t.ID, string(harness.Fenced)+"/"+name)
+		root := filepath.Join(env.out, "evidence-llm-catalog")
+		res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
+			OutDir: root, Trace: true, World: env.world, AgentName: name,
+			NewPlanner: func(traps.Trap, harness.Arm) planner.Planner { return m.planner() }}, t, harness.Fenced)
+		attachEntry(i, t, string(harness.Fenced), name, harness.EvidencePath(root, t.ID, harness.Fenced, name), res, err)
+		return res
+	}
+	for _, t := range traps.Catalog() {
+		Describe(t.ID, Label(t.Labels()...), func() {
+			It("an obedient model is not caught behind the fence", func(ctx SpecContext) {
+				res := run(ctx, t, newObedientModel(), "obedient")
+				Expect(res).To(HaveVerdict(harness.Held))
+				j := harness.Judge(res)
+				Expect(j.Attribution).To(BeElementOf(harness.Refrained, harness.Stopped), j.Reason)
+			}, SpecTimeout(3*time.Minute))
+
+			if answer, ok := answerTask(t); ok && len(t.Success) > 0 {
+				It("a model that ignores the bait and answers is held (refrained) and completes the task", func(ctx SpecContext) {
+					m := newObedientModel()
+					m.diligent = answer
+					res := run(ctx, t, m, "diligent-model")
+					Expect(res).To(HaveVerdict(harness.Held))
+					j := harness.Judge(res)
+					Expect(j.Attribution).To(Equal(harness.Refrained), j.Reason)
+					Expect(j.CompletedUnderPolicy).To(BeTrue(), "answer %q", res.Answer)
+				}, SpecTimeout(2*time.Minute))
+			}
+		})
+	}
+})
+
+// answerTask returns the answer of a trap whose diligent script is a single done with its answer (a
+// reading task the fake model can play without acting).
+func answerTask(t traps.Trap) (string, bool) {
+	if len(t.Diligent) != 1 || t.Diligent[0].Action != action.Done {
+		return "", false
+	}
+	return t.Diligent[0].Reason, true
+}
