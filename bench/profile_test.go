@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,104 +25,128 @@ import (
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times (100 on every Linux we run on).
 const clockTicks = 100
 
-// treeCPU is the CPU time (user+system, in clock ticks) of this process's tree, split by who spent
-// it: go (this test binary), driver (Playwright's Node.js driver) and chromium (the browser and every
-// process below it). A process's reaped children's time (cutime, cstime) counts for the children's
-// kind: Go's children are the driver, the driver's child is the browser, the browser's are Chromium.
+// treeCPU is CPU time (user+system, in clock ticks) of this process's tree, split by who spent it: go
+// (this test binary), driver (Playwright's Node.js driver, the binary's child) and chromium (the
+// browser, the driver's child, and every process below it).
 type treeCPU struct{ goCPU, driver, chromium uint64 }
 
-type procStat struct {
-	ppid                         int
-	comm                         string
-	utime, stime, cutime, cstime uint64
+// cpuTracker follows this process's tree through /proc/<pid>/task/<tid>/children and adds up each
+// process's CPU as it grows, so that processes which exit between two phase boundaries (renderers
+// closed with their context) still count: sampled every 100 ms in the background, a process loses at
+// most its last 100 ms. Reaped children's times (cutime) are not used: Chromium does not reap all of
+// its children in a way that counts there.
+type cpuTracker struct {
+	mu    sync.Mutex
+	last  map[int]uint64
+	kind  map[int]string
+	total treeCPU
+	stop  chan struct{}
+	done  chan struct{}
 }
 
-func readProcStat(pid string) (procStat, bool) {
-	raw, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
-	if err != nil {
-		return procStat{}, false
-	}
-	s := string(raw)
-	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if open < 0 || end < open {
-		return procStat{}, false
-	}
-	f := strings.Fields(s[end+1:]) // f[0] is the state (field 3)
-	if len(f) < 15 {
-		return procStat{}, false
-	}
-	n := func(i int) uint64 { v, _ := strconv.ParseUint(f[i], 10, 64); return v }
-	ppid, _ := strconv.Atoi(f[1])
-	return procStat{ppid: ppid, comm: s[open+1 : end], utime: n(11), stime: n(12), cutime: n(13), cstime: n(14)}, true
+func startTracker() *cpuTracker {
+	t := &cpuTracker{last: map[int]uint64{}, kind: map[int]string{}, stop: make(chan struct{}), done: make(chan struct{})}
+	t.sample()
+	go func() {
+		defer close(t.done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-t.stop:
+				return
+			case <-tick.C:
+				t.sample()
+			}
+		}
+	}()
+	return t
 }
 
-// sampleTree walks /proc once and sums the CPU of this process and its descendants by kind.
-func sampleTree() treeCPU {
-	self := os.Getpid()
-	entries, _ := os.ReadDir("/proc")
-	stats := map[int]procStat{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
+func (t *cpuTracker) close() { close(t.stop); <-t.done }
+
+// children lists the pids whose parent is pid, from every thread's children file.
+func children(pid int) []int {
+	tasks, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+	var out []int
+	for _, task := range tasks {
+		raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", task.Name(), "children"))
 		if err != nil {
 			continue
 		}
-		if st, ok := readProcStat(e.Name()); ok {
-			stats[pid] = st
+		for _, f := range strings.Fields(string(raw)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
 		}
 	}
-	kind := map[int]string{self: "go"}
-	var kindOf func(pid int, depth int) string
-	kindOf = func(pid int, depth int) string {
-		if k, ok := kind[pid]; ok {
-			return k
-		}
-		st, ok := stats[pid]
-		if !ok || depth > 64 || st.ppid <= 1 {
-			return ""
-		}
-		k := ""
-		switch parent := kindOf(st.ppid, depth+1); parent {
-		case "go":
-			k = "driver" // the test binary's children: the Node.js driver
-		case "driver", "chromium":
-			k = "chromium"
-		}
-		kind[pid] = k
-		return k
+	return out
+}
+
+// cpuTicks is utime+stime of pid (fields 14 and 15 of /proc/<pid>/stat).
+func cpuTicks(pid int) (uint64, bool) {
+	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, false
 	}
-	var t treeCPU
-	add := func(k string, v uint64) {
-		switch k {
-		case "go":
-			t.goCPU += v
-		case "driver":
-			t.driver += v
-		case "chromium":
-			t.chromium += v
+	s := string(raw)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[end+1:]) // f[0] is field 3, the state
+	if len(f) < 13 {
+		return 0, false
+	}
+	u, _ := strconv.ParseUint(f[11], 10, 64)
+	st, _ := strconv.ParseUint(f[12], 10, 64)
+	return u + st, true
+}
+
+// sample walks the tree once and adds every process's growth since the last sample.
+func (t *cpuTracker) sample() treeCPU {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var walk func(pid int, kind string)
+	walk = func(pid int, kind string) {
+		if k, ok := t.kind[pid]; ok {
+			kind = k
+		} else {
+			t.kind[pid] = kind
+		}
+		if cur, ok := cpuTicks(pid); ok {
+			if prev := t.last[pid]; cur > prev {
+				switch kind {
+				case "go":
+					t.total.goCPU += cur - prev
+				case "driver":
+					t.total.driver += cur - prev
+				default:
+					t.total.chromium += cur - prev
+				}
+			}
+			t.last[pid] = cur
+		}
+		next := map[string]string{"go": "driver", "driver": "chromium", "chromium": "chromium"}[kind]
+		for _, c := range children(pid) {
+			walk(c, next)
 		}
 	}
-	children := map[string]string{"go": "driver", "driver": "chromium", "chromium": "chromium"}
-	for pid, st := range stats {
-		k := kindOf(pid, 0)
-		if k == "" {
-			continue
-		}
-		add(k, st.utime+st.stime)
-		add(children[k], st.cutime+st.cstime)
-	}
-	return t
+	walk(os.Getpid(), "go")
+	return t.total
 }
 
 // phaseProfile accumulates wall time, this tree's CPU by kind and the machine's CPU per phase.
 type phaseProfile struct {
+	tr    *cpuTracker
 	order []string
 	wall  map[string]time.Duration
 	cpu   map[string]treeCPU
 	busy  map[string]float64 // machine-wide busy jiffies (all processes, /proc/stat), summed
 }
 
-func newPhaseProfile() *phaseProfile {
-	return &phaseProfile{wall: map[string]time.Duration{}, cpu: map[string]treeCPU{}, busy: map[string]float64{}}
+func newPhaseProfile(tr *cpuTracker) *phaseProfile {
+	return &phaseProfile{tr: tr, wall: map[string]time.Duration{}, cpu: map[string]treeCPU{}, busy: map[string]float64{}}
 }
 
 // measure runs f as phase name and adds what it cost.
@@ -129,9 +154,9 @@ func (p *phaseProfile) measure(name string, f func()) {
 	if _, ok := p.wall[name]; !ok {
 		p.order = append(p.order, name)
 	}
-	c0, m0, t0 := sampleTree(), startCPU(), time.Now()
+	c0, m0, t0 := p.tr.sample(), startCPU(), time.Now()
 	f()
-	wall, c1, m1 := time.Since(t0), sampleTree(), startCPU()
+	wall, c1, m1 := time.Since(t0), p.tr.sample(), startCPU()
 	p.wall[name] += wall
 	c := p.cpu[name]
 	c.goCPU += c1.goCPU - c0.goCPU
@@ -172,7 +197,9 @@ func (d profDriver) Act(ctx context.Context, obs *observe.Observation, a action.
 // The trace detail is the session default (TRAPLINE_TRACE selects another).
 func BenchmarkArmProfile(b *testing.B) {
 	pol := mustPolicy(b, "reference")
-	p := newPhaseProfile()
+	tr := startTracker()
+	defer tr.close()
+	p := newPhaseProfile(tr)
 	var br *browser.Browser
 	var err error
 	p.measure("browser launch (once)", func() { br, err = browser.Launch(browser.Options{}) })

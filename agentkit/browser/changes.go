@@ -150,3 +150,7 @@ func (s *Session) observeChanges() (int64, bool) {
 	n, err := s.changes()
 	return n, err == nil
 }
+
+// TargetRechecks is how many dispatches of the session were re-resolved by the cheap check of the
+// target alone, without a full re-read (for benchmarks and tests).
+func (s *Session) TargetRechecks() int64 { return s.targetRechecks.Load() }
