@@ -3,7 +3,6 @@ package browser
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	playwright "github.com/mxschmitt/playwright-go"
 
@@ -97,8 +96,8 @@ func (s *Session) changes() (int64, error) {
 // recheckTarget is the cheap pre-dispatch check: when the page's URL and change counter are what they
 // were when obs was taken, it re-reads the target element alone (an element-scoped AI snapshot of its
 // ref) and compares its role and name with what obs recorded. handled is false when the cheap check
-// cannot decide (the page changed, it has frames, the ref is in a frame, the counter or the element
-// snapshot could not be read): the caller then reads the whole page, as before. handled with ok false
+// cannot decide (the page changed, it has frames, the counter or the element snapshot could not be
+// read): the caller then reads the whole page, as before. handled with ok false
 // means the target changed: STALE_REF, never a guess.
 //
 // An element-scoped snapshot replaces Playwright's ref map with the element's subtree, so after it only
@@ -109,7 +108,9 @@ func (s *Session) recheckTarget(obs *observe.Observation, a action.Action, targe
 	s.mu.Lock()
 	at, known := s.latestChanges, s.latestChangesKnown
 	s.mu.Unlock()
-	if s.opts.FullReread || !known || strings.HasPrefix(target.RawRef, "f") || target.RawRef == "" || s.page.URL() != obs.URL {
+	// A page with one frame (changes checks it) has every ref in its main frame, whatever the prefix:
+	// Playwright numbers the main frames of later pages of the browser f1, f2, ... too.
+	if s.opts.FullReread || !known || target.RawRef == "" || s.page.URL() != obs.URL {
 		return act.Result{}, false, false
 	}
 	now, err := s.changes()
