@@ -286,7 +286,8 @@ func BenchmarkArmProfile(b *testing.B) {
 		}
 		fmt.Fprintf(&tbl, "| %s | %.0f | %.0f | %.0f | %.0f | %.1f%% |\n", name, float64(p.wall[name].Milliseconds())/perArm(name),
 			ms(c.goCPU, name), ms(c.driver, name), ms(c.chromium, name), share)
-		b.ReportMetric(share, strings.Fields(name)[0]+"-cpu-%")
+		key := strings.ReplaceAll(strings.TrimSpace(strings.SplitN(name, "(", 2)[0]), " ", "-")
+		b.ReportMetric(share, key+"-cpu-%")
 	}
 	var g, d, c uint64
 	for _, x := range p.cpu {
