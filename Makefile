@@ -122,7 +122,7 @@ bench: setup
 	  $(GO) test -run '^$$' -bench 'ObservationCost' -benchtime 1x -count 1 ./bench; \
 	  $(GO) test -run '^$$' -bench 'PerAction' -benchtime 3x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
 	  $(GO) test -run '^$$' -bench 'AgentRunMemory' -benchtime 1x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
-	  $(GO) test -run '^$$' -bench 'ArmBrowser|ArmTrace' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m ./bench; \
+	  $(GO) test -run '^$$' -bench 'ArmBrowser|ArmTrace|ArmProfile' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m ./bench; \
 	  $(if $(BENCH_QUICK),,$(GO) test -run '^$$' -bench 'CatalogScale' -benchtime 1x -count 1 -timeout 60m ./bench; \
 	  SUITE_RUNS=$(SUITE_RUNS) bash bench/suite.sh;) } > bench/out.txt
 	$(GO) run ./cmd/benchrecord -o bench/results.json -cmd "make bench$(if $(BENCH_QUICK), BENCH_QUICK=1, SUITE_RUNS=$(SUITE_RUNS))" < bench/out.txt
