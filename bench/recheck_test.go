@@ -46,7 +46,8 @@ func benchRecheck(b *testing.B, rows int) {
 	}
 	b.Cleanup(func() { _ = rec.Close() })
 	session := func(full bool) *browser.Session {
-		s, err := br.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: pol, Recorder: rec, FullReread: full})
+		s, err := br.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: pol, Recorder: rec, FullReread: full,
+			SnapshotTimeout: 60 * time.Second}) // a 500-row page on a loaded machine takes more than the default
 		if err != nil {
 			b.Fatal(err)
 		}

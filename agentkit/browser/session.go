@@ -56,6 +56,9 @@ type SessionOptions struct {
 	// being re-resolved on a fresh snapshot). UNSAFE: for control arms, defense-in-depth specs and
 	// mutation runs only.
 	Off policy.GuardsOff
+	// SnapshotTimeout bounds one full aria snapshot; default 5 s. A snapshot that takes longer is an
+	// error (the page is Unknown), never a partial observation.
+	SnapshotTimeout time.Duration
 	// FullReread makes every dispatch re-read the whole page first, as before issue 21, instead of
 	// the cheap check of the target alone when the page is unchanged (changes.go). For A/B benchmarks.
 	FullReread bool
@@ -101,6 +104,9 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	}
 	if opts.NavigationTimeout == 0 {
 		opts.NavigationTimeout = 10 * time.Second
+	}
+	if opts.SnapshotTimeout == 0 {
+		opts.SnapshotTimeout = 5 * time.Second
 	}
 	detail, err := opts.TraceDetail.resolve()
 	if err != nil {
@@ -248,7 +254,7 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		}
 		_ = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad, Timeout: ms(s.opts.NavigationTimeout)})
 		changes, changesKnown := s.observeChanges()
-		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(5 * time.Second)})
+		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.SnapshotTimeout)})
 		if err != nil {
 			lastErr = err
 			if transient(err) {
