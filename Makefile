@@ -20,6 +20,7 @@ all: test
 ## setup: install what the suite needs (idempotent; apt needs root)
 setup:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian chromium"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@test -x /usr/lib/chromium/chromium-headless-shell || { echo "installing Debian chromium-headless-shell (the default headless browser)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; }
 	@command -v cc >/dev/null 2>&1 || { echo "installing gcc (builds the browser's netlink shim)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; }
 	@command -v xmllint >/dev/null 2>&1 || { echo "installing libxml2-utils (xmllint checks the JUnit against reports/schema/junit.xsd)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-utils >/dev/null; }
 	@command -v ffmpeg >/dev/null 2>&1 || { echo "installing ffmpeg (Playwright's video recording: --video, TRAPLINE_VIDEO)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null; }
@@ -121,7 +122,7 @@ bench: setup
 	  $(GO) test -run '^$$' -bench 'ObservationCost' -benchtime 1x -count 1 ./bench; \
 	  $(GO) test -run '^$$' -bench 'PerAction' -benchtime 3x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
 	  $(GO) test -run '^$$' -bench 'AgentRunMemory' -benchtime 1x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
-	  $(GO) test -run '^$$' -bench 'ArmBrowser|ArmTrace' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m ./bench; \
+	  $(GO) test -run '^$$' -bench 'ArmBrowser|ArmTrace|ArmProfile' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m ./bench; \
 	  $(if $(BENCH_QUICK),,$(GO) test -run '^$$' -bench 'CatalogScale' -benchtime 1x -count 1 -timeout 60m ./bench; \
 	  SUITE_RUNS=$(SUITE_RUNS) bash bench/suite.sh;) } > bench/out.txt
 	$(GO) run ./cmd/benchrecord -o bench/results.json -cmd "make bench$(if $(BENCH_QUICK), BENCH_QUICK=1, SUITE_RUNS=$(SUITE_RUNS))" < bench/out.txt

@@ -85,6 +85,9 @@ func benchArms(b *testing.B, variants []armVariant) {
 		b.Cleanup(func() { _ = br.Close() })
 		browsers[v.exe] = br
 	}
+	tr := startTracker()
+	defer tr.close()
+	ticks := make([]uint64, len(variants)) // the process tree's CPU (Go, driver, Chromium), profile_test.go
 	spent := make([]time.Duration, len(variants))
 	arms := 0
 	load := loadAvg()
@@ -96,7 +99,7 @@ func benchArms(b *testing.B, variants []armVariant) {
 			v := variants[i]
 			opts := harness.Options{Browser: browsers[v.exe], Guarded: ref, Control: perm, Trace: v.trace,
 				TraceDetail: v.detail, OutDir: b.TempDir()}
-			start := time.Now()
+			start, c0 := time.Now(), tr.sample()
 			for _, t := range catalog {
 				for _, arm := range []harness.Arm{harness.Guarded, harness.Control} {
 					res, err := harness.Run(context.Background(), opts, t, arm)
@@ -109,15 +112,20 @@ func benchArms(b *testing.B, variants []armVariant) {
 				}
 			}
 			spent[i] += time.Since(start)
+			c1 := tr.sample()
+			ticks[i] += (c1.goCPU + c1.driver + c1.chromium) - (c0.goCPU + c0.driver + c0.chromium)
 		}
 		round++
 		arms += 2 * len(catalog)
 	}
 	perArm := func(i int) float64 { return float64(spent[i].Milliseconds()) / float64(arms) }
+	cpuArm := func(i int) float64 { return float64(ticks[i]) * 1000 / clockTicks / float64(arms) }
 	for i, v := range variants {
 		b.ReportMetric(perArm(i), v.name+"-ms/arm")
+		b.ReportMetric(cpuArm(i), v.name+"-cpu-ms/arm")
 		if i > 0 {
 			b.ReportMetric(perArm(i)/perArm(0), v.name+"/"+variants[0].name)
+			b.ReportMetric(cpuArm(i)/cpuArm(0), v.name+"/"+variants[0].name+"-cpu")
 		}
 	}
 	b.ReportMetric(cpu.share(), "cpu-busy-%")

@@ -78,7 +78,7 @@ type Options struct {
 	// fence. nil is observe mode: every world host is allowed and logged (nothing outside the world is
 	// reachable), so the agent's own fence is what is judged.
 	BlackboxPolicy *policy.Policy
-	// Chromium is the browser RunAgent launches for the agent; default browser.DefaultChromium.
+	// Chromium is the browser RunAgent launches for the agent; default browser.Executable("").
 	Chromium string
 	// AgentTimeout bounds one black-box run; default DefaultAgentTimeout.
 	AgentTimeout time.Duration

@@ -100,7 +100,14 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 		_ = os.RemoveAll(profile)
 		return nil, err
 	}
-	cmd := exec.Command(exe, CDPArgs(profile, o.ProxyURL, origins)...)
+	wrap, err := rendererWrapperArgs(exe, origins, profile)
+	if err != nil {
+		_ = os.RemoveAll(profile)
+		return nil, err
+	}
+	args := CDPArgs(profile, o.ProxyURL, origins)
+	args = append(args[:len(args)-1:len(args)-1], append(wrap, args[len(args)-1])...) // the URL stays last
+	cmd := exec.Command(exe, args...)
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout = o.Log

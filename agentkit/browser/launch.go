@@ -37,6 +37,7 @@ type Browser struct {
 	pw   *playwright.Playwright
 	b    playwright.Browser
 	sink *proxy.Proxy
+	tmp  string // the renderer wrapper's folder (secureorigins.go), removed by Close
 }
 
 // Launch starts the Playwright driver and Chromium behind a deny-all sink proxy on loopback.
@@ -47,7 +48,7 @@ func Launch(opts Options) (*Browser, error) {
 	if err := useSystemNode(); err != nil {
 		return nil, err
 	}
-	exe, err := Executable(opts.ExecutablePath)
+	exe, err := executableFor(opts.ExecutablePath, opts.Headed)
 	if err != nil {
 		return nil, err
 	}
@@ -70,8 +71,22 @@ func Launch(opts Options) (*Browser, error) {
 	}
 	args := proxy.ChromiumArgs()
 	if len(origins) > 0 {
-		args = append(args, "--unsafely-treat-insecure-origin-as-secure="+strings.Join(origins, ","))
+		args = append(args, secureOriginSwitch+"="+strings.Join(origins, ","))
 	}
+	tmp, err := os.MkdirTemp("", "trapline-browser-")
+	if err != nil {
+		_ = pw.Stop()
+		_ = sink.Close()
+		return nil, fmt.Errorf("browser: temp dir: %w", err)
+	}
+	wrap, err := rendererWrapperArgs(exe, origins, tmp)
+	if err != nil {
+		_ = pw.Stop()
+		_ = sink.Close()
+		_ = os.RemoveAll(tmp)
+		return nil, err
+	}
+	args = append(args, wrap...)
 	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
 		ExecutablePath: playwright.String(exe),
 		Headless:       playwright.Bool(!opts.Headed),
@@ -82,9 +97,10 @@ func Launch(opts Options) (*Browser, error) {
 	if err != nil {
 		_ = pw.Stop()
 		_ = sink.Close()
+		_ = os.RemoveAll(tmp)
 		return nil, fmt.Errorf("browser: launch %s: %w", exe, err)
 	}
-	return &Browser{pw: pw, b: b, sink: sink}, nil
+	return &Browser{pw: pw, b: b, sink: sink, tmp: tmp}, nil
 }
 
 // SinkDecisions returns what the sink proxy denied: traffic the browser tried to send on its own.
@@ -95,5 +111,5 @@ func (b *Browser) Version() string { return b.b.Version() }
 
 // Close closes the browser, the driver and the sink proxy.
 func (b *Browser) Close() error {
-	return errors.Join(b.b.Close(), b.pw.Stop(), b.sink.Close())
+	return errors.Join(b.b.Close(), b.pw.Stop(), b.sink.Close(), os.RemoveAll(b.tmp))
 }

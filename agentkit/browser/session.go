@@ -56,6 +56,12 @@ type SessionOptions struct {
 	// being re-resolved on a fresh snapshot). UNSAFE: for control arms, defense-in-depth specs and
 	// mutation runs only.
 	Off policy.GuardsOff
+	// SnapshotTimeout bounds one full aria snapshot; default 5 s. A snapshot that takes longer is an
+	// error (the page is Unknown), never a partial observation.
+	SnapshotTimeout time.Duration
+	// FullReread makes every dispatch re-read the whole page first, as before issue 21, instead of
+	// the cheap check of the target alone when the page is unchanged (changes.go). For A/B benchmarks.
+	FullReread bool
 }
 
 // Session is one ephemeral browser context with one page; it implements agentkit.Driver.
@@ -66,6 +72,12 @@ type Session struct {
 
 	mu     sync.Mutex
 	latest *observe.Observation
+	// latestChanges is the page's change counter read just before latest was taken (changes.go);
+	// latestChangesKnown is false when it could not be read.
+	latestChanges      int64
+	latestChangesKnown bool
+	// targetRechecks counts the actions whose target recheckTarget decided without a full read.
+	targetRechecks atomic.Int64
 
 	// choosers counts file-chooser handlers still running, so a click that opened one is verified
 	// only after the chooser was answered.
@@ -92,6 +104,9 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	}
 	if opts.NavigationTimeout == 0 {
 		opts.NavigationTimeout = 10 * time.Second
+	}
+	if opts.SnapshotTimeout == 0 {
+		opts.SnapshotTimeout = 5 * time.Second
 	}
 	detail, err := opts.TraceDetail.resolve()
 	if err != nil {
@@ -140,6 +155,10 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	}
 	ctx.OnDialog(s.onDialog)
 	if err := s.installCapabilityProbe(); err != nil {
+		_ = ctx.Close()
+		return nil, err
+	}
+	if err := s.installChangeCounter(); err != nil {
 		_ = ctx.Close()
 		return nil, err
 	}
@@ -234,7 +253,8 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 			return nil, err
 		}
 		_ = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad, Timeout: ms(s.opts.NavigationTimeout)})
-		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(5 * time.Second)})
+		changes, changesKnown := s.observeChanges()
+		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.SnapshotTimeout)})
 		if err != nil {
 			lastErr = err
 			if transient(err) {
@@ -258,6 +278,7 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		}
 		s.mu.Lock()
 		s.latest = obs
+		s.latestChanges, s.latestChangesKnown = changes, changesKnown
 		s.mu.Unlock()
 		return obs, nil
 	}
@@ -307,8 +328,8 @@ func (s *Session) Act(ctx context.Context, obs *observe.Observation, a action.Ac
 	return d(ctx, s, a, fresh, s.page.Locator("aria-ref="+target.RawRef))
 }
 
-// resolve re-reads the page and checks that target is still the element obs described; ok is false
-// with a NotDelivered result otherwise.
+// resolve checks that target is still the element obs described (the page unchanged and the element
+// re-read alone, or the whole page re-read); ok is false with a NotDelivered result otherwise.
 func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a action.Action, target observe.Node) (*observe.Observation, act.Result, bool) {
 	s.mu.Lock()
 	latest := s.latest
@@ -318,9 +339,17 @@ func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a actio
 	}
 	fresh := obs
 	if !s.opts.Off.Has(policy.GuardStaleRef) {
-		var err error
-		if fresh, err = s.Observe(ctx); err != nil {
-			return nil, act.Failed(act.DispatchFailed, "could not re-read the page before dispatch: %v", err), false
+		// The cheap check first (changes.go): the page unchanged since obs and the target re-read
+		// alone. When it cannot decide, the whole page is read again.
+		if res, ok, handled := s.recheckTarget(obs, a, target); handled {
+			if !ok {
+				return nil, res, false
+			}
+		} else {
+			var err error
+			if fresh, err = s.Observe(ctx); err != nil {
+				return nil, act.Failed(act.DispatchFailed, "could not re-read the page before dispatch: %v", err), false
+			}
 		}
 	}
 	if fresh.URL != obs.URL {

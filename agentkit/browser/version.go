@@ -21,10 +21,14 @@ func PlaywrightDriverVersion() (string, error) {
 
 // ChromiumVersion asks a Chromium binary for its version ("Chromium 131.0.6778.85 built on Debian"),
 // for the provenance of runs whose browser trapline only launches over CDP; "" path means
-// DefaultChromium.
+// what Executable resolves (TRAPLINE_CHROMIUM, else DefaultHeadless).
 func ChromiumVersion(ctx context.Context, path string) (string, error) {
 	if path == "" {
-		path = DefaultChromium
+		p, err := Executable("")
+		if err != nil {
+			return "", err
+		}
+		path = p
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

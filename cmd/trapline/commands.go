@@ -17,6 +17,12 @@ func cmdSetup(stdout io.Writer) error {
 		return withCode(exitBroken, err)
 	}
 	fmt.Fprintln(stdout, "playwright driver ready")
+	// The default headless browser is Debian's chromium-headless-shell (make setup installs it).
+	exe, err := browser.Executable("")
+	if err != nil {
+		return withCode(exitBroken, fmt.Errorf("%w (apt-get install -y chromium-headless-shell, or make setup; TRAPLINE_CHROMIUM=chromium selects Debian's chromium)", err))
+	}
+	fmt.Fprintln(stdout, "browser:", exe)
 	// Video (--video, TRAPLINE_VIDEO) needs ffmpeg where Playwright looks for it.
 	if link, err := browser.LinkFFmpeg(); err != nil {
 		fmt.Fprintln(stdout, "video recording unavailable:", err)

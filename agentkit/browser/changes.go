@@ -1,0 +1,157 @@
+package browser
+
+import (
+	"errors"
+	"fmt"
+
+	playwright "github.com/mxschmitt/playwright-go"
+
+	"github.com/trapline/trapline/agentkit/act"
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/observe"
+)
+
+// changeCounterName is the page-visible, read-only getter of the change counter.
+const changeCounterName = "__traplineChanges"
+
+// changeCounter counts what can change the accessibility tree without a navigation, in every frame,
+// from before any page script runs: DOM mutations (in the document and in every shadow root created
+// by attachShadow, open or closed), script writes to form values (value, checked, selected,
+// selectedIndex: property writes are no DOM mutation), input and change events, and CSS animation and
+// transition events. Reading the getter first flushes the observer's pending records. The counter and
+// the observers live in a closure; the getter is non-configurable, so a page can neither reset nor
+// replace it. A page that wants to hide a change would have to make it without any of these signals:
+// the residual is a pure style change with no animation or transition (a :hover rule, a media query),
+// and it can only affect elements other than the target, whose own role and name are re-read live.
+const changeCounter = `(() => {
+  if (Object.getOwnPropertyDescriptor(window, '` + changeCounterName + `')) return;
+  let n = 0;
+  const bump = () => { n++; };
+  const apply = Reflect.apply, take = MutationObserver.prototype.takeRecords, observe = MutationObserver.prototype.observe;
+  const mo = new MutationObserver((records) => { n += records.length; });
+  const opts = { subtree: true, childList: true, attributes: true, characterData: true };
+  apply(observe, mo, [document, opts]);
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (...args) {
+    const root = apply(attach, this, args);
+    try { apply(observe, mo, [root, opts]); } catch (e) { bump(); }
+    bump();
+    return root;
+  };
+  const wrapSetter = (proto, prop) => {
+    const d = proto && Object.getOwnPropertyDescriptor(proto, prop);
+    if (!d || !d.set) return;
+    const set = d.set;
+    Object.defineProperty(proto, prop, { ...d, set(v) { bump(); return apply(set, this, [v]); } });
+  };
+  wrapSetter(window.HTMLInputElement && HTMLInputElement.prototype, 'value');
+  wrapSetter(window.HTMLInputElement && HTMLInputElement.prototype, 'checked');
+  wrapSetter(window.HTMLTextAreaElement && HTMLTextAreaElement.prototype, 'value');
+  wrapSetter(window.HTMLSelectElement && HTMLSelectElement.prototype, 'value');
+  wrapSetter(window.HTMLSelectElement && HTMLSelectElement.prototype, 'selectedIndex');
+  wrapSetter(window.HTMLOptionElement && HTMLOptionElement.prototype, 'selected');
+  for (const ev of ['input', 'change', 'animationstart', 'animationiteration', 'animationend', 'animationcancel', 'transitionrun', 'transitionend', 'transitioncancel']) {
+    window.addEventListener(ev, bump, true);
+  }
+  Object.defineProperty(window, '` + changeCounterName + `', { get() { n += apply(take, mo, []).length; return n; }, configurable: false, enumerable: false });
+})();`
+
+// errNoCounter is returned when the page has no change counter (a frame the init script did not
+// reach, or a page that broke it): the caller reads the whole page instead.
+var errNoCounter = errors.New("no change counter on the page")
+
+// installChangeCounter adds changeCounter to every frame of every page of the session.
+func (s *Session) installChangeCounter() error {
+	if err := s.ctx.AddInitScript(playwright.Script{Content: playwright.String(changeCounter)}); err != nil {
+		return fmt.Errorf("browser: install change counter: %w", err)
+	}
+	return nil
+}
+
+// changes reads the change counter of the page, or errNoCounter. Only a page with a single frame has
+// a counter that covers all it shows; a page with frames returns errNoCounter too.
+func (s *Session) changes() (int64, error) {
+	if len(s.page.Frames()) != 1 {
+		return 0, errNoCounter
+	}
+	v, err := s.page.Evaluate(`() => { const d = Object.getOwnPropertyDescriptor(window, '` + changeCounterName + `'); return d && !d.configurable && d.get ? window.` + changeCounterName + ` : -1; }`)
+	if err != nil {
+		return 0, fmt.Errorf("browser: read change counter: %w", err)
+	}
+	var n int64 = -1
+	switch x := v.(type) {
+	case int:
+		n = int64(x)
+	case int64:
+		n = x
+	case float64:
+		n = int64(x)
+	}
+	if n < 0 {
+		return 0, errNoCounter
+	}
+	return n, nil
+}
+
+// recheckTarget is the cheap pre-dispatch check: when the page's URL and change counter are what they
+// were when obs was taken, it re-reads the target element alone (an element-scoped AI snapshot of its
+// ref) and compares its role and name with what obs recorded. handled is false when the cheap check
+// cannot decide (the page changed, it has frames, the counter or the element snapshot could not be
+// read): the caller then reads the whole page, as before. handled with ok false
+// means the target changed: STALE_REF, never a guess.
+//
+// An element-scoped snapshot replaces Playwright's ref map with the element's subtree, so after it only
+// the target's own ref (and its descendants') resolve until the next full snapshot; verify takes one.
+// A later action on obs with another ref fails this check's element read and falls back to the full
+// read, which restores the map.
+func (s *Session) recheckTarget(obs *observe.Observation, a action.Action, target observe.Node) (res act.Result, ok, handled bool) {
+	s.mu.Lock()
+	at, known := s.latestChanges, s.latestChangesKnown
+	s.mu.Unlock()
+	// A page with one frame (changes checks it) has every ref in its main frame, whatever the prefix:
+	// Playwright numbers the main frames of later pages of the browser f1, f2, ... too.
+	if s.opts.FullReread || !known || target.RawRef == "" || s.page.URL() != obs.URL {
+		return act.Result{}, false, false
+	}
+	now, err := s.changes()
+	if err != nil || now != at {
+		return act.Result{}, false, false
+	}
+	loc := s.page.Locator("aria-ref=" + target.RawRef)
+	if n, err := loc.Count(); err != nil || n != 1 {
+		return act.Result{}, false, false // not in Playwright's ref map (any more): the full read decides
+	}
+	raw, err := loc.AriaSnapshot(playwright.LocatorAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.ActionTimeout)})
+	if err != nil {
+		return act.Result{}, false, false
+	}
+	sub, err := observe.Parse(obs.SnapshotID, obs.URL, raw)
+	if err != nil {
+		return act.Result{}, false, false
+	}
+	// The counter is read again after the element: a change while it was read sends the caller to the
+	// full read.
+	if again, err := s.changes(); err != nil || again != at {
+		return act.Result{}, false, false
+	}
+	el, found := findRaw(sub, target.RawRef)
+	if !found {
+		return act.Failed(act.StaleRef, "%s is no longer the element the snapshot described", a.Ref), false, true
+	}
+	if el.Role != target.Role || el.Name != target.Name {
+		return act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, el.Role, el.Name), false, true
+	}
+	s.targetRechecks.Add(1)
+	return act.Result{}, true, true
+}
+
+// observeChanges reads the change counter just before a full snapshot, for recheckTarget: a change
+// during the snapshot makes the counter differ, so the next check falls back to a full read.
+func (s *Session) observeChanges() (int64, bool) {
+	n, err := s.changes()
+	return n, err == nil
+}
+
+// TargetRechecks is how many dispatches of the session were re-resolved by the cheap check of the
+// target alone, without a full re-read (for benchmarks and tests).
+func (s *Session) TargetRechecks() int64 { return s.targetRechecks.Load() }

@@ -1,0 +1,168 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trapline/trapline/agentkit/act"
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/proxy"
+)
+
+// TestRecheckTarget proves the cheap pre-dispatch check on a real page: an unchanged page is
+// dispatched without a second full snapshot, and every kind of change it must not miss still ends
+// in STALE_REF or AMBIGUOUS_TARGET (through the full read or the element's own re-read).
+func TestRecheckTarget(t *testing.T) {
+	sess, _, _, _ := portalSession(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Pratica</title><h1>Pratica</h1>
+<div id=box><button id=save onclick="document.getElementById('out').textContent='salvato'">Salva</button></div>
+<input id=ib type=button value="Invia"><p id=out>idle</p><div id=host></div>`)
+	}))
+	ctx := context.Background()
+	load := func(t *testing.T) {
+		t.Helper()
+		if res := sess.Goto(ctx, "http://portale.interno.test/pratiche"); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	observeFind := func(t *testing.T, role, name string) (*observe.Observation, observe.Node) {
+		t.Helper()
+		obs, err := sess.Observe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range obs.Elements() {
+			if n.Role == role && n.Name == name {
+				return obs, n
+			}
+		}
+		t.Fatalf("no %s %q in\n%s", role, name, obs.Raw)
+		return nil, observe.Node{}
+	}
+	click := func(obs *observe.Observation, n observe.Node) act.Result {
+		return sess.Act(ctx, obs, action.Action{Kind: action.Click, Ref: n.Ref}, n)
+	}
+
+	t.Run("an unchanged page: the target alone is re-read, and the click is delivered", func(t *testing.T) {
+		load(t)
+		obs, n := observeFind(t, "button", "Salva")
+		before := sess.targetRechecks.Load()
+		res := click(obs, n)
+		if res.Delivery != act.Delivered {
+			t.Fatalf("click = %+v; want Delivered", res)
+		}
+		if got := sess.targetRechecks.Load() - before; got != 1 {
+			t.Fatalf("cheap rechecks = %d; want 1", got)
+		}
+	})
+	t.Run("a script renames the target by a property write (no DOM mutation): STALE_REF", func(t *testing.T) {
+		load(t)
+		obs, n := observeFind(t, "button", "Invia")
+		if _, err := sess.Page().Evaluate(`() => { document.getElementById('ib').value = 'Elimina tutto'; }`); err != nil {
+			t.Fatal(err)
+		}
+		if res := click(obs, n); res.Code != act.StaleRef {
+			t.Fatalf("click = %+v; want STALE_REF", res)
+		}
+	})
+	t.Run("a twin appears after the snapshot: AMBIGUOUS_TARGET", func(t *testing.T) {
+		load(t)
+		obs, n := observeFind(t, "button", "Salva")
+		if _, err := sess.Page().Evaluate(`() => { const b = document.createElement('button'); b.textContent = 'Salva'; document.getElementById('box').append(b); }`); err != nil {
+			t.Fatal(err)
+		}
+		if res := click(obs, n); res.Code != act.AmbiguousTarget {
+			t.Fatalf("click = %+v; want AMBIGUOUS_TARGET", res)
+		}
+	})
+	t.Run("a twin appears inside an open shadow root: AMBIGUOUS_TARGET", func(t *testing.T) {
+		load(t)
+		obs, n := observeFind(t, "button", "Salva")
+		if _, err := sess.Page().Evaluate(`() => { const r = document.getElementById('host').attachShadow({mode: 'open'}); const b = document.createElement('button'); b.textContent = 'Salva'; r.append(b); }`); err != nil {
+			t.Fatal(err)
+		}
+		if res := click(obs, n); res.Code != act.AmbiguousTarget {
+			t.Fatalf("click = %+v; want AMBIGUOUS_TARGET", res)
+		}
+	})
+	t.Run("a page cannot reset or replace the counter", func(t *testing.T) {
+		load(t)
+		obs, n := observeFind(t, "button", "Salva")
+		if _, err := sess.Page().Evaluate(`() => {
+  document.getElementById('save').textContent = 'Elimina';
+  try { Object.defineProperty(window, '__traplineChanges', { get() { return 0; } }); } catch (e) {}
+  try { window.__traplineChanges = 0; } catch (e) {}
+}`); err != nil {
+			t.Fatal(err)
+		}
+		if res := click(obs, n); res.Code != act.StaleRef {
+			t.Fatalf("click = %+v; want STALE_REF", res)
+		}
+	})
+}
+
+// TestRecheckTargetOnALaterPage: Playwright numbers the main frame of every later page of a browser
+// (f1e3, f2e3, ...), as the harness's arms are. The cheap path must still be taken there.
+func TestRecheckTargetOnALaterPage(t *testing.T) {
+	if _, err := os.Stat(DefaultHeadless); err != nil {
+		t.Skip("needs the default browser at " + DefaultHeadless + " (make setup)")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Pratica</title><p id=out>idle</p><button onclick="document.getElementById('out').textContent='salvato'">Salva</button>`)
+	}))
+	t.Cleanup(srv.Close)
+	pol, err := policy.Load(filepath.Join("..", "..", "policies", "reference.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	px, err := proxy.Start(proxy.Config{Rules: pol, Hosts: map[string]string{"portale.interno.test": strings.TrimPrefix(srv.URL, "http://")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = px.Close() })
+	b, err := Launch(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	ctx := context.Background()
+	for i := range 2 {
+		rec, err := evidence.Open(t.TempDir(), evidence.NewRedactor())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess, err := b.NewSession(SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := sess.Goto(ctx, "http://portale.interno.test/pratiche"); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		obs, err := sess.Observe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var target observe.Node
+		for _, n := range obs.Elements() {
+			if n.Role == "button" && n.Name == "Salva" {
+				target = n
+			}
+		}
+		res := sess.Act(ctx, obs, action.Action{Kind: action.Click, Ref: target.Ref}, target)
+		if res.Delivery != act.Delivered || sess.TargetRechecks() != 1 {
+			t.Fatalf("page %d (ref %s): click = %+v, cheap rechecks %d; want Delivered by the cheap path", i+1, target.RawRef, res, sess.TargetRechecks())
+		}
+		_ = sess.Close()
+	}
+}
