@@ -60,7 +60,7 @@ func PolicyMutants(source string, data []byte) ([]Mutant, error) {
 		return nil, fmt.Errorf("mutate: %s: %w", source, err)
 	}
 	g := &gen{source: source, data: data}
-	for _, section := range []func(*gen, *yaml.Node){allowMutants, navigationMutants, actionMutants, exceptionWriteMutants, budgetMutants, settingMutants} {
+	for _, section := range []func(*gen, *yaml.Node){allowMutants, navigationMutants, actionMutants, exceptionWriteMutants, writeScopeMutants, requestMutants, budgetMutants, settingMutants} {
 		section(g, root)
 	}
 	return g.out, g.err
