@@ -33,7 +33,10 @@ func requestMutants(g *gen, root *yaml.Node) {
 		}
 		g.add(Mutant{ID: "policy/requests." + s.key + "/allow", Guard: "requests." + s.key, Rules: []policy.Rule{s.rule},
 			Desc: "requests." + s.key + " set to allow", Covers: ruleWith(s.rule, "")},
-			func(r *yaml.Node) error { setScalar(ensure(r, "requests", yaml.MappingNode), s.key, "allow"); return nil })
+			func(r *yaml.Node) error {
+				setScalar(ensure(r, "requests", yaml.MappingNode), s.key, "allow")
+				return nil
+			})
 	}
 	n := policy.DefaultMaxBodyBytes
 	if v := get(reqs, "max_body_bytes"); v != nil {
