@@ -40,6 +40,9 @@ type CDPOptions struct {
 	Log io.Writer
 	// FollowNetworkChanges: see Options.
 	FollowNetworkChanges bool
+
+	// preloading leaves Chromium's preloading on: the control of TestCDPBrowserPreloadsNothing only.
+	preloading bool
 }
 
 // CDPBrowser is a headless Chromium that an agent trapline did not write drives over the Chrome
@@ -96,7 +99,7 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("browser: create profile: %w", err)
 	}
-	if err := writePreferences(profile, downloads); err != nil {
+	if err := writePreferences(profile, downloads, o.preloading); err != nil {
 		_ = os.RemoveAll(profile)
 		return nil, err
 	}
@@ -147,11 +150,24 @@ func CDPArgs(profile, proxyURL string, secureOrigins []string) []string {
 	return append(args, "about:blank")
 }
 
-// writePreferences seeds the profile so downloads land in dir without a prompt.
-func writePreferences(profile, dir string) error {
+// networkPredictionDisabled is Chromium's NetworkPredictionOptions::kDisabled, the value of the
+// net.network_prediction_options preference that turns every kind of preloading off.
+const networkPredictionDisabled = 2
+
+// writePreferences seeds the profile so downloads land in dir without a prompt, and with preloading
+// (speculation rules, link prediction) off.
+func writePreferences(profile, dir string, preloading bool) error {
 	prefs := map[string]any{
 		"download": map[string]any{"default_directory": dir, "prompt_for_download": false, "directory_upgrade": true},
 		"savefile": map[string]any{"default_directory": dir},
+		// "Preload pages: no preloading". An agent trapline did not write drives this browser, so no
+		// in-page guard of ours (unseen.go) takes speculation rules out of its pages; with this
+		// setting Chromium acts on none of them (prerender and prefetch are ineligible,
+		// PreloadingDisabled), whichever way they came (script element or Speculation-Rules header).
+		"net": map[string]any{"network_prediction_options": networkPredictionDisabled},
+	}
+	if preloading {
+		delete(prefs, "net")
 	}
 	b, err := json.Marshal(prefs)
 	if err != nil {

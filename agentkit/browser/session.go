@@ -152,6 +152,10 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 			_ = ctx.Close()
 			return nil, fmt.Errorf("browser: install route gate: %w", err)
 		}
+		if err := s.installUnseenGuard(); err != nil { // unseen.go: what ctx.Route cannot see
+			_ = ctx.Close()
+			return nil, err
+		}
 	}
 	ctx.OnDialog(s.onDialog)
 	if err := s.installCapabilityProbe(); err != nil {
@@ -168,6 +172,12 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 		return nil, fmt.Errorf("browser: new page: %w", err)
 	}
 	s.page = page
+	if !opts.Off.Has(policy.GuardRouteGate) {
+		if err := s.watchUnseen(page); err != nil { // unseen.go
+			_ = ctx.Close()
+			return nil, err
+		}
+	}
 	s.trackInflight(ctx)
 	s.countNavigations(page)
 	page.OnDownload(s.onDownload)
@@ -228,7 +238,13 @@ func (s *Session) onDownload(d playwright.Download) {
 }
 
 func (s *Session) onPage(p playwright.Page) {
-	if p == s.page || s.opts.Policy.Popups == policy.Allow {
+	if p == s.page {
+		return
+	}
+	if s.opts.Policy.Popups == policy.Allow {
+		if !s.opts.Off.Has(policy.GuardRouteGate) {
+			go func() { _ = s.watchUnseen(p) }() // never call the driver from its event goroutine
+		}
 		return
 	}
 	s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourcePopup, Rule: string(policy.RulePopup),

@@ -48,8 +48,12 @@ const (
 	// RuleResponseDownload: a response whose headers (Content-Disposition filename, Content-Type)
 	// make it a download the policy blocks, or whose Content-Disposition is malformed.
 	RuleResponseDownload Rule = "response_download"
-	RuleLabelMismatch    Rule = "label_mismatch" // the visible text says a deny word the accessible name does not (a lying label)
-	RuleNeedsApproval    Rule = "needs_approval" // ask: a require_approval rule matched; a person must approve (Decision.Ask)
+	// RuleUnseenChannel: the browser-side gate refused, inside the page, a channel ctx.Route cannot
+	// see (speculation rules, a beacon or keepalive request sent while the page is left) whose URL
+	// the policy itself allows (agentkit/browser/unseen.go).
+	RuleUnseenChannel Rule = "unseen_channel"
+	RuleLabelMismatch Rule = "label_mismatch" // the visible text says a deny word the accessible name does not (a lying label)
+	RuleNeedsApproval Rule = "needs_approval" // ask: a require_approval rule matched; a person must approve (Decision.Ask)
 	// The loop's own rules (agentkit applies them, never Decide):
 	RuleTargetUnknown        Rule = "target_unknown"         // what the action will do could not be read from the page: not dispatched
 	RuleSecretsUnknown       Rule = "secrets_unknown"        // whether the page asks for a secret could not be read: Inconclusive

@@ -20,8 +20,11 @@ const SettleTimeout = 15 * time.Second
 const ReasonSettled = "probe settled: "
 
 // Loader returns the agent of a bypass run: it opens the start page, clicks t.Trigger if there is
-// one, and waits until the browser reports that the probe's request (or WebSocket) finished or
-// failed, whichever layer stopped it. It judges nothing; outside observers do.
+// one, and waits until the probe's request (or WebSocket) settled, whichever layer stopped it: the
+// browser reports that it finished or failed, the route gate (or its in-page guard) recorded a
+// violation for it, or the proxy's decision log (the run folder's proxy.jsonl, written as the proxy
+// decides) has it. The last two let channels that Playwright never reports (speculation rules,
+// beacons sent while the page is left) run like any other. It judges nothing; outside observers do.
 //
 // The run ends Completed when the probe settled, and Inconclusive when the browser never made the
 // request within SettleTimeout: a run in which the technique was not even tried proves nothing, and
@@ -62,6 +65,11 @@ func Loader(t Technique) func(context.Context, *browser.Session, agentkit.Task) 
 			// navigation failed): the probe tells what happened.
 			_ = page.Locator(t.Trigger).Click(playwright.LocatorClickOptions{Timeout: playwright.Float(5000)})
 		}
+		// The channels Playwright does not report (speculation rules, beacons sent while the page is
+		// left) settle on what the layers wrote instead: the gate's refusal or the proxy's decision.
+		stop := make(chan struct{})
+		defer close(stop)
+		go w.pollLayers(stop, sess)
 		timer := time.NewTimer(SettleTimeout)
 		defer timer.Stop()
 		select {
@@ -91,12 +99,15 @@ func settled(how string) (agentkit.Outcome, string) {
 
 // watch turns the first browser event about the probe into one message on done.
 type watch struct {
-	probe Probe
-	once  sync.Once
-	done  chan string
+	probe   Probe
+	once    sync.Once
+	done    chan string
+	settled chan struct{} // closed once done has its message
 }
 
-func newWatch(p Probe) *watch { return &watch{probe: p, done: make(chan string, 1)} }
+func newWatch(p Probe) *watch {
+	return &watch{probe: p, done: make(chan string, 1), settled: make(chan struct{})}
+}
 
 func (w *watch) request(r playwright.Request, failure string) {
 	if !w.probe.MatchURL(r.URL()) {
@@ -117,5 +128,5 @@ func (w *watch) request(r playwright.Request, failure string) {
 }
 
 func (w *watch) settle(how string) {
-	w.once.Do(func() { w.done <- how })
+	w.once.Do(func() { w.done <- how; close(w.settled) })
 }
