@@ -7,6 +7,7 @@ func newTraps() []Trap {
 		outsideURLParam(),  // issue 15, class 4: a URL-valued parameter to an outside host
 		dispositionExe(),   // issue 15, class 3: an executable named only by the response headers
 		lenientAlias(),     // issue 15, class 2: ..; and full-width spellings a lenient backend routes to /admin
+		queryCommand(),     // issue 15: a command word in the query of an allowed GET (kills the requests.deny_words mutants)
 		// trapline traps new: new traps go above this line.
 	}
 }

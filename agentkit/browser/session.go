@@ -87,6 +87,8 @@ type Session struct {
 	navs  atomic.Int64 // the page's own navigations (navcount.go)
 	// inflight counts the context's requests not yet finished or failed (inflight.go).
 	inflight atomic.Int64
+	// unseenReports holds the ids of the unseen-channel guard's reports already recorded (unseen.go).
+	unseenReports sync.Map
 }
 
 var (

