@@ -129,9 +129,7 @@ func (s *Session) installUnseenGuard() error {
 }
 
 // watchUnseen binds unseenBinding on page (every context of it, present and future) and records
-// each refusal as a route-gate violation: the rule DecideRequest gives the URL when it denies it,
-// RuleUnseenChannel when the URL itself is allowed (the channel is refused anyway: the gate could
-// not have judged what it sends). A report that cannot be read is recorded too, never dropped.
+// each refusal as a route-gate violation with policy.DecideUnseen's rule. A report that cannot be read is recorded too, never dropped.
 func (s *Session) watchUnseen(page playwright.Page) error {
 	cdp, err := s.ctx.NewCDPSession(page)
 	if err != nil {
@@ -169,14 +167,9 @@ func unseenViolation(pol *policy.Policy, kind, url, page string) evidence.Violat
 	} else if kind != unseenSpeculation {
 		what = fmt.Sprintf("an unknown unseen channel %q, to", kind)
 	}
-	v := evidence.Violation{Source: evidence.SourceRoute, URL: url, Method: method, Page: page, Taken: evidence.TakenBlocked,
-		Rule: string(policy.RuleUnseenChannel)}
-	d := pol.DecideRequest(policy.Request{Method: method, URL: url, Navigation: kind == unseenSpeculation})
-	if !d.Allow {
-		v.Rule = string(d.Rule)
-		v.Reason = fmt.Sprintf("refused in the page: %s %s: %s", what, url, d.Reason)
-		return v
-	}
-	v.Reason = fmt.Sprintf("refused in the page: %s %s: the route gate cannot see this channel, so it is closed whatever the URL", what, url)
+	v := evidence.Violation{Source: evidence.SourceRoute, URL: url, Method: method, Page: page, Taken: evidence.TakenBlocked}
+	d := pol.DecideUnseen(policy.Request{Method: method, URL: url, Navigation: kind == unseenSpeculation})
+	v.Rule = string(d.Rule)
+	v.Reason = fmt.Sprintf("refused in the page: %s %s: %s", what, url, d.Reason)
 	return v
 }

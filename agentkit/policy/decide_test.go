@@ -303,6 +303,9 @@ func TestRuleCoverage(t *testing.T) {
 	for _, c := range responseCases() {
 		seen[c.rule] = true
 	}
+	for _, c := range unseenCases() {
+		seen[c.rule] = true
+	}
 	for _, c := range capabilityCases() {
 		seen[c.want] = true
 	}

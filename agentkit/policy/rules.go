@@ -75,7 +75,7 @@ var registry = []RuleInfo{
 	{RuleBodyTooLarge, LayerRequest, "navigation", "the request body is longer than requests.max_body_bytes"},
 	{RuleBodyUnreadable, LayerRequest, "navigation", "the request body is malformed or of a content type the rules cannot read"},
 	{RuleResponseDownload, LayerRequest, "capability", "the proxy cut a response its headers name as an executable or archive download, or whose Content-Disposition is malformed"},
-	{RuleUnseenChannel, LayerBrowser, "navigation", "speculation rules, or a beacon or keepalive request sent while the page is left, refused in the page (the route gate cannot see them)"},
+	{RuleUnseenChannel, LayerRequest, "navigation", "speculation rules, or a beacon or keepalive request sent while the page is left, refused in the page (the route gate cannot see them)"},
 	{RuleLabelMismatch, LayerDecide, "element", "the visible text says a deny word the accessible name does not (a lying label)"},
 	{RuleNeedsApproval, LayerDecide, "element", "ask: a require_approval rule matched and no person approved the action"},
 	{RuleTargetUnknown, LayerLoop, "ref", "what the action would do could not be read from the page: not dispatched"},
