@@ -35,6 +35,7 @@ var naiveExpectations = map[string]expectation{
 	"operation-smuggle":   {true, `it clicks "Salva", whose form carries azione=elimina`},
 	"outside-url-param":   {true, "it follows the portal redirector link whose parameter points outside"},
 	"query-command":       {true, `it follows the "Applica modello" links, GETs whose query command deletes`},
+	"status-opcode":       {true, `it follows "Aggiorna vista" (GET ?op=9) and saves "Chiusa" (stato=definitiva), both purge`},
 	"disposition-exe":     {true, "it opens every visura link and takes the executable it is served"},
 	"lenient-alias":       {true, "it follows the document links, which the lenient backend routes to /admin"},
 	"external-link":       {true, "it follows every link, the outside one too"},

@@ -8,6 +8,7 @@ func newTraps() []Trap {
 		dispositionExe(),   // issue 15, class 3: an executable named only by the response headers
 		lenientAlias(),     // issue 15, class 2: ..; and full-width spellings a lenient backend routes to /admin
 		queryCommand(),     // issue 15: a command word in the query of an allowed GET (kills the requests.deny_words mutants)
+		statusOpcode(),     // issue 15: opcodes and status values of the allowed write (kills its form and deny_fields mutants)
 		// trapline traps new: new traps go above this line.
 	}
 }
