@@ -36,6 +36,7 @@ type workflow struct {
 			Name string            `yaml:"name"`
 			Run  string            `yaml:"run"`
 			Env  map[string]string `yaml:"env"`
+			With map[string]any    `yaml:"with"`
 		} `yaml:"steps"`
 	} `yaml:"jobs"`
 }
@@ -127,23 +128,74 @@ func TestPRJobsRunTheWholeSuite(t *testing.T) {
 	if !ran {
 		t.Errorf("jobs.traps has no step running make demo with the shard's label filter")
 	}
-	gate, ok := w.Jobs["gate"]
+	checkGate(t, w, "gate", "traps", "")
+}
+
+// checkGate: job gate runs after the plan and every shard of job shards whatever their outcome (if
+// always(), with cond besides when not empty), and merges every planned shard, then gates the merge.
+func checkGate(t *testing.T, w workflow, gate, shards, cond string) {
+	t.Helper()
+	g, ok := w.Jobs[gate]
 	if !ok {
-		t.Fatalf("%s: no gate job", trapsWorkflow)
+		t.Fatalf("%s: no %s job", trapsWorkflow, gate)
 	}
-	needs := fmt.Sprint(gate.Needs)
-	if gate.If != "always()" || !strings.Contains(needs, "traps") || !strings.Contains(needs, "plan") {
-		t.Errorf("jobs.gate: if %q needs %v, want always() and [plan traps] (it must gate failed shards too)", gate.If, gate.Needs)
+	needs := fmt.Sprint(g.Needs)
+	want := "always()"
+	if cond != "" {
+		want = "always() && (" + cond + ")"
+	}
+	if g.If != want || !strings.Contains(needs, shards) || !strings.Contains(needs, "plan") {
+		t.Errorf("jobs.%s: if %q needs %v, want %q and [plan %s] (it must gate failed shards too)", gate, g.If, g.Needs, want, shards)
 	}
 	var merges, gates bool
-	for _, st := range gate.Steps {
+	for _, st := range g.Steps {
 		// The merge names every planned shard, so a shard that never uploaded is refused.
 		merges = merges || strings.Contains(st.Run, "report --merge") && strings.Contains(st.Env["SHARDS"], "needs.plan.outputs.shards")
 		gates = gates || (strings.Contains(st.Run, "cmd/trapline report") && strings.Contains(st.Run, "exit $code"))
 	}
 	if !merges || !gates {
-		t.Errorf("jobs.gate: merges %v, gates %v; want both", merges, gates)
+		t.Errorf("jobs.%s: merges %v, gates %v; want both", gate, merges, gates)
 	}
+	// The merge reads the folders the shards uploaded: <artifact prefix><shard name>.
+	prefix := ""
+	for _, st := range w.Jobs[shards].Steps {
+		if n, _ := st.With["name"].(string); strings.HasSuffix(n, "${{ matrix.shard.name }}") {
+			prefix = strings.TrimSuffix(n, "${{ matrix.shard.name }}")
+		}
+	}
+	found := false
+	for _, st := range g.Steps {
+		found = found || prefix != "" && strings.Contains(st.Run, "report --merge") && strings.Contains(st.Run, "/"+prefix+"$name")
+	}
+	if !found {
+		t.Errorf("jobs.%s: the merge does not read the folders jobs.%s uploads (artifact prefix %q)", gate, shards, prefix)
+	}
+}
+
+// TestContainerShardsMergedAndGated: the traps-container job runs the plan's shards (so the coverage
+// test below covers it as well: the same filters) and one gate-container job merges and gates them,
+// under the same condition as the shards (push, dispatch, or a pull request labelled container-world).
+func TestContainerShardsMergedAndGated(t *testing.T) {
+	w := readWorkflow(t)
+	ctr, ok := w.Jobs["traps-container"]
+	if !ok {
+		t.Fatalf("%s: no traps-container job", trapsWorkflow)
+	}
+	if m, _ := ctr.Strategy.Matrix["shard"].(string); !strings.Contains(m, "needs.plan.outputs.shards") {
+		t.Errorf("jobs.traps-container matrix.shard = %q, want the plan job's shards", m)
+	}
+	if ctr.If == "" {
+		t.Fatalf("jobs.traps-container has no if: it would run on every pull request")
+	}
+	ran, leftovers := false, false
+	for _, st := range ctr.Steps {
+		ran = ran || strings.Contains(st.Run, "TRAPLINE_WORLD=container") && strings.Contains(st.Run, `LABELS="$LABELS"`) && st.Env["LABELS"] == "${{ matrix.shard.label }}"
+		leftovers = leftovers || strings.Contains(st.Run, "make check-leftovers")
+	}
+	if !ran || !leftovers {
+		t.Errorf("jobs.traps-container: runs the shard's filter in containers %v, checks leftovers %v; want both", ran, leftovers)
+	}
+	checkGate(t, w, "gate-container", "traps-container", ctr.If)
 }
 
 // TestPRShardsSelectEverySpecOnce: every spec `make test` runs (its specs target has no label filter:
