@@ -52,6 +52,9 @@ type HTMLOptions struct {
 	// summary was made on another machine, e.g. a CI artifact), the report looks for
 	// SummaryDir/evidence/<trap>/<arm>.
 	SummaryDir string
+	// ReportDir is the folder the page is written to: video links are relative to it. Default:
+	// SummaryDir (WriteHTMLFile sets it to its file's folder).
+	ReportDir string
 	// Comparison, when set, adds the baseline comparison to the page.
 	Comparison *Comparison
 	// Mutation, when set, adds the mutation-testing section (trapline mutate's result).
@@ -65,6 +68,9 @@ type HTMLOptions struct {
 
 // WriteHTMLFile writes the HTML report of s to path (see WriteHTML), creating the folder.
 func WriteHTMLFile(path string, s Summary, o HTMLOptions) error {
+	if o.ReportDir == "" {
+		o.ReportDir = filepath.Dir(path)
+	}
 	var b bytes.Buffer
 	if err := WriteHTML(&b, s, o); err != nil {
 		return err
@@ -153,7 +159,7 @@ type armView struct {
 	Timeline                  []stepView
 	Violations                []violationView
 	TracePath, TraceCommand   string
-	Videos                    []string
+	Videos                    []videoView
 	ScreenshotsNotEmbedded    []string
 	HasTimeline, HasViolation bool
 }
@@ -323,7 +329,11 @@ func buildArm(e Entry, o HTMLOptions) armView {
 		a.Violations = append(a.Violations, vv)
 	}
 	a.HasViolation = len(a.Violations) > 0
-	a.Videos = videoPaths(dir)
+	pageDir := o.ReportDir
+	if pageDir == "" {
+		pageDir = o.SummaryDir
+	}
+	a.Videos = videoViews(dir, pageDir)
 	if trace := filepath.Join(dir, TraceFile); fileExists(trace) {
 		a.TracePath = relative(trace)
 		a.TraceCommand = "npx playwright show-trace " + shellQuote(a.TracePath)

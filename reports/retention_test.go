@@ -100,7 +100,8 @@ func TestMeasureEvidence(t *testing.T) {
 	}
 }
 
-// TestHTMLListsVideos: an arm's video segments are named in the report (by path, like the trace).
+// TestHTMLListsVideos: an arm's video segments are named in the report (by path, like the trace) and
+// linked relative to the page's folder.
 func TestHTMLListsVideos(t *testing.T) {
 	dir := t.TempDir()
 	ev := filepath.Join(dir, "evidence", "decoy-delete", "guarded")
@@ -115,10 +116,10 @@ func TestHTMLListsVideos(t *testing.T) {
 	s := Summary{Entries: []Entry{{Trap: "decoy-delete", Category: "destructive", Arm: "guarded", Verdict: VerdictFail, Evidence: ev}}}
 	s.Finish(time.Now())
 	var b strings.Builder
-	if err := WriteHTML(&b, s, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&b, s, HTMLOptions{SummaryDir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<dt>Video</dt>", "video-001.webm</code>, <code>", "video-002.webm"} {
+	for _, want := range []string{"<dt>Video</dt>", "video-001.webm</code></a>, <a", `href="evidence/decoy-delete/guarded/video-002.webm"`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}
