@@ -116,9 +116,12 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	// The driver is a long-lived child process that inherits stdout/stderr: keep it out of Ginkgo's
 	// per-spec output capture.
 	PauseOutputInterception()
-	env.browser, err = browser.Launch(browser.Options{})
+	// TRAPLINE_BROWSER_WS: a remote Playwright browser server instead of a local Chromium.
+	alloc, err := browser.AllocatorFromEnv(browser.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	env.browser, err = alloc.Allocate()
 	ResumeOutputInterception()
-	Expect(err).NotTo(HaveOccurred(), "launch chromium (run `make setup` first)")
+	Expect(err).NotTo(HaveOccurred(), "%s (run `make setup` first)", alloc)
 	DeferCleanup(func() { Expect(env.browser.Close()).To(Succeed()) })
 	env.provenance = suiteProvenance(guarded, l != nil)
 })

@@ -406,7 +406,11 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 		return s, err
 	}
 	started := time.Now()
-	b, err := browser.Launch(browser.Options{})
+	alloc, err := browser.AllocatorFromEnv(browser.Options{}) // TRAPLINE_BROWSER_WS: a remote browser server
+	if err != nil {
+		return s, withCode(exitBroken, err)
+	}
+	b, err := alloc.Allocate()
 	if err != nil {
 		return s, withCode(exitBroken, err)
 	}
