@@ -67,7 +67,9 @@ type RemoteAllocator struct{ Options RemoteOptions }
 // Allocate connects to a.Options.Endpoint.
 func (a RemoteAllocator) Allocate() (*Browser, error) { return Connect(a.Options) }
 
-func (a RemoteAllocator) String() string { return "remote browser " + redactEndpoint(a.Options.Endpoint) }
+func (a RemoteAllocator) String() string {
+	return "remote browser " + redactEndpoint(a.Options.Endpoint)
+}
 
 // AllocatorFromEnv returns RemoteAllocator for the endpoint in RemoteEnv when it is set, else
 // LocalAllocator with local. A malformed endpoint is an error, not a fallback to a local browser.
