@@ -119,6 +119,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	// TRAPLINE_BROWSER_WS: a remote Playwright browser server instead of a local Chromium.
 	alloc, err := browser.AllocatorFromEnv(browser.Options{})
 	Expect(err).NotTo(HaveOccurred())
+	AddReportEntry("browser", alloc.String())
 	env.browser, err = alloc.Allocate()
 	ResumeOutputInterception()
 	Expect(err).NotTo(HaveOccurred(), "%s (run `make setup` first)", alloc)
