@@ -3,6 +3,7 @@ package browser
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -23,7 +24,7 @@ import (
 // startRunServer starts `playwright run-server` (the driver's own, on loopback, random port) and
 // returns its ws:// endpoint; the test's cleanup stops it. unsafe lets clients pass launch arguments
 // and the executable (the server launches the local Debian Chromium only then).
-func startRunServer(t *testing.T, unsafe bool) string {
+func startRunServer(t *testing.T, unsafe bool, env ...string) string {
 	t.Helper()
 	if _, err := os.Stat(DefaultChromium); err != nil {
 		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
@@ -44,6 +45,7 @@ func startRunServer(t *testing.T, unsafe bool) string {
 		args = append(args, "--unsafe")
 	}
 	cmd := exec.Command(node, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -155,19 +157,54 @@ func TestRemoteBrowserStaysBehindTheWorldProxy(t *testing.T) {
 
 // TestRemoteBrowserWithoutTheSwitchesIsRefused: a server that drops the launch arguments (run-server
 // without --unsafe launches its own browser without proxy.ChromiumArgs, so WebRTC could send UDP
-// around the proxy) is refused, never used: ErrRemoteUnfenced, or no browser at all when it has none
-// of its own to launch; never a Browser.
+// around the proxy) is refused with ErrRemoteUnfenced, never used. The server's "own" browser is the
+// Debian Chromium, linked where Playwright looks for its headless shell (a browsers folder of the
+// test's own, PLAYWRIGHT_BROWSERS_PATH for the server only).
 func TestRemoteBrowserWithoutTheSwitchesIsRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts a browser server")
 	}
-	ep := startRunServer(t, false)
-	b, err := Connect(RemoteOptions{Endpoint: ep, TimeoutMillis: 60000})
+	pkg, err := PlaywrightCoreDir()
+	if err != nil {
+		t.Skipf("needs the Playwright driver (make setup): %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(pkg, "browsers.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest struct {
+		Browsers []struct{ Name, Revision string }
+	}
+	if err := json.Unmarshal(b, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	rev := ""
+	for _, br := range manifest.Browsers {
+		if br.Name == "chromium-headless-shell" {
+			rev = br.Revision
+		}
+	}
+	if rev == "" {
+		t.Fatalf("%s names no chromium-headless-shell revision", filepath.Join(pkg, "browsers.json"))
+	}
+	browsers := t.TempDir()
+	shell := filepath.Join(browsers, "chromium_headless_shell-"+rev, "chrome-headless-shell-linux64", "chrome-headless-shell")
+	if err := os.MkdirAll(filepath.Dir(shell), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(DefaultChromium, shell); err != nil {
+		t.Fatal(err)
+	}
+	ep := startRunServer(t, false, "PLAYWRIGHT_BROWSERS_PATH="+browsers)
+	br, err := Connect(RemoteOptions{Endpoint: ep, TimeoutMillis: 60000})
 	if err == nil {
-		_ = b.Close()
+		_ = br.Close()
 		t.Fatal("a browser without the fence's switches was accepted")
 	}
-	t.Logf("refused: %v (unfenced: %v)", err, errors.Is(err, ErrRemoteUnfenced))
+	if !errors.Is(err, ErrRemoteUnfenced) || !strings.Contains(err.Error(), "--webrtc-ip-handling-policy=disable_non_proxied_udp") {
+		t.Fatalf("refused with %v; want ErrRemoteUnfenced naming the WebRTC switch", err)
+	}
+	t.Logf("refused: %v", err)
 }
 
 func TestMissingSwitches(t *testing.T) {
