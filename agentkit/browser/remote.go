@@ -47,8 +47,9 @@ func (a LocalAllocator) String() string { return "local chromium" }
 type RemoteOptions struct {
 	// Endpoint is the browser server's ws:// or wss:// URL; required.
 	Endpoint string
-	// ExecutablePath asks the server to launch this Chromium (default: Executable here, which fits a
-	// server on this machine). A server without --unsafe ignores it and launches its own Chromium.
+	// ExecutablePath asks the server to launch this Chromium (default: TRAPLINE_CHROMIUM, else
+	// DefaultChromium, which fits a server on this machine; not the headless shell, whose switches
+	// cannot be read). A server without --unsafe ignores it and launches its own Chromium.
 	ExecutablePath string
 	// ExposeNetwork is Playwright's exposeNetwork: the client's network the remote browser may reach
 	// through the connection. A server on another machine needs "<loopback>" to reach the world's
@@ -122,7 +123,9 @@ func Connect(opts RemoteOptions) (*Browser, error) {
 	}
 	exe := opts.ExecutablePath
 	if exe == "" {
-		if e, err := Executable(""); err == nil {
+		// The full Chromium (TRAPLINE_CHROMIUM when set), not the headless shell that is Launch's
+		// default: the shell has no chrome://version, so its switches could not be checked.
+		if e, err := executableFor("", true); err == nil {
 			exe = e
 		}
 	}
@@ -189,7 +192,7 @@ func checkFenced(b playwright.Browser, sinkURL string) error {
 		return fmt.Errorf("%w: open a page to read its command line: %v", ErrRemoteUnfenced, err)
 	}
 	if _, err := page.Goto("chrome://version", playwright.PageGotoOptions{Timeout: playwright.Float(30000)}); err != nil {
-		return fmt.Errorf("%w: chrome://version: %v", ErrRemoteUnfenced, err)
+		return fmt.Errorf("%w: chrome://version (a headless shell has none; use the full Chromium): %v", ErrRemoteUnfenced, err)
 	}
 	line, err := page.Locator("#command_line").TextContent(playwright.LocatorTextContentOptions{Timeout: playwright.Float(10000)})
 	if err != nil {
