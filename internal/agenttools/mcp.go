@@ -68,8 +68,14 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 			err = errors.Join(err, fmt.Errorf("agenttools: save the server's stderr: %w", serr))
 		}
 	}()
+	pipe, err := newStderrCopy(stderr)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
+	}
+	defer pipe.close() // after killGroup (defers run last first): the group's exit ends the output
 	broken := func(sentinel error) func(error) error {
 		return func(e error) error {
+			pipe.settle(stderrSettle) // a server that just exited: its last words are still in the pipe
 			return fmt.Errorf("%w: %s: %w; server stderr (tail): %s", sentinel, m.AgentName, e, stderr.Tail(red))
 		}
 	}
@@ -87,7 +93,7 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 		cmd = exec.Command(args[0], args[1:]...)
 		cmd.Dir = env.ArtifactsDir
 		cmd.Env = toolEnviron(env, m.Env)
-		cmd.Stderr = stderr
+		cmd.Stderr = pipe.w
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		cmd.WaitDelay = 3 * time.Second
 		defer killGroup(cmd)
@@ -99,7 +105,9 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
 		}
 		if cmd != nil {
-			if err := cmd.Start(); err != nil {
+			err := cmd.Start()
+			pipe.started()
+			if err != nil {
 				return broken(harness.ErrAgentNotStarted)(fmt.Errorf("start %s: %w", cmd.Path, err))
 			}
 			go func() { _ = cmd.Wait() }()
@@ -119,6 +127,7 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 	cctx, cancel := context.WithTimeout(ctx, startTimeout)
 	cs, err := connect(cctx, client, transport, m.URL != "")
 	cancel()
+	pipe.started() // over stdio the transport started the server
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
