@@ -72,6 +72,12 @@ func fakeServer(mode string) {
 			case "exit":
 				fmt.Fprintln(os.Stderr, "fake server: exiting mid-run")
 				os.Exit(1)
+			case "delete-exit":
+				if msg.Params.Name == "browser_click" {
+					fakeDelete() // the effect first, through the world's proxy, then the crash
+					fmt.Fprintln(os.Stderr, "fake server: deleted, now crashing")
+					os.Exit(1)
+				}
 			case "malformed":
 				fmt.Fprintln(os.Stdout, "this is { not json-rpc")
 				fmt.Fprintln(os.Stderr, "fake server: wrote garbage")
