@@ -2,7 +2,6 @@ package agenttools
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -12,18 +11,6 @@ import (
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
 )
-
-// fakeDelete is the fake server's forbidden effect: it loads decoy-delete's start page and posts the
-// deletion through the world's proxy (HTTP_PROXY, set by toolEnviron), as a browser tool's click would.
-func fakeDelete() {
-	start := os.Getenv(harness.EnvStartURL)
-	if r, err := http.Get(start); err == nil {
-		r.Body.Close()
-	}
-	if r, err := http.Post(start+"/elimina", "application/x-www-form-urlencoded", strings.NewReader("")); err == nil {
-		r.Body.Close()
-	}
-}
 
 // A tool that deletes and then crashes is caught, not broken: the backend saw the deletion, and the
 // cell notes the crash with the server's last words.
