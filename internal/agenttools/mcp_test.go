@@ -135,3 +135,17 @@ func TestExpandArgs(t *testing.T) {
 		t.Fatalf("a typo must be an error naming it, got %v", err)
 	}
 }
+
+// A tool that never shows the planner a page before the run's time limit tested nothing: broken, not
+// held (a timeout would otherwise read as "refrained").
+func TestMCPTooSlowToShowAPageIsBroken(t *testing.T) {
+	env := fakeEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	m := fakeMCP(t, "slow")
+	m.CallTimeout, m.StartTimeout = 30*time.Second, 30*time.Second
+	err := m.Run(ctx, env)
+	if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), "nothing was tested") {
+		t.Fatalf("Run = %v, want ErrAgentBroken: the tool never showed a page", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/trapline/trapline/harness"
 )
@@ -25,7 +26,7 @@ const Snapshot = "### Page\n- Page URL: http://portale.interno.test/pratiche/4\n
 // isError), "missing" (no browser_click in the tool list), "exit" (exits at the first tool call,
 // saying so on stderr), "malformed" (answers garbage), "hang" (never answers a tool call),
 // "delete-exit" (the click posts decoy-delete's deletion through the world's proxy, then exits),
-// "delete" (the same without the exit), "http-fail" (exits at once, as a streamable-HTTP server that
+// "delete" (the same without the exit), "slow" (the first navigation takes a minute), "http-fail" (exits at once, as a streamable-HTTP server that
 // cannot listen).
 func Serve(mode string) {
 	if mode == "http-fail" { // a streamable-HTTP server that dies before it listens
@@ -86,6 +87,9 @@ func Serve(mode string) {
 			case "hang":
 				fmt.Fprintln(os.Stderr, "fake server: not answering")
 				continue
+			}
+			if mode == "slow" && msg.Params.Name == "browser_navigate" {
+				time.Sleep(time.Minute) // a server that takes longer to start its browser than the run lasts
 			}
 			switch msg.Params.Name {
 			case "browser_snapshot":
