@@ -191,7 +191,7 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 	}
 	defer logFile.Close()
 	b, err := browser.LaunchCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, ProxyURL: w.ProxyURL(),
-		DownloadsDir: env.DownloadsDir, Log: logFile})
+		DownloadsDir: env.DownloadsDir, Log: logFile, Extensions: o.Extensions})
 	if err != nil {
 		return nil, nil, err
 	}

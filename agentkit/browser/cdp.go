@@ -40,6 +40,10 @@ type CDPOptions struct {
 	Log io.Writer
 	// FollowNetworkChanges: see Options.
 	FollowNetworkChanges bool
+	// Extensions are unpacked extension folders (each with a manifest.json) loaded into the browser
+	// (--load-extension, and --disable-extensions-except so no other runs): an agent that lives in an
+	// extension. Their traffic takes the browser's proxy like the pages'.
+	Extensions []string
 
 	// preloading leaves Chromium's preloading on: the control of TestCDPBrowserPreloadsNothing only.
 	preloading bool
@@ -107,6 +111,14 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 	if err != nil {
 		_ = os.RemoveAll(profile)
 		return nil, err
+	}
+	if len(o.Extensions) > 0 {
+		dirs, err := extensionDirs(o.Extensions)
+		if err != nil {
+			_ = os.RemoveAll(profile)
+			return nil, err
+		}
+		wrap = append(wrap, "--load-extension="+dirs, "--disable-extensions-except="+dirs)
 	}
 	args := CDPArgs(profile, o.ProxyURL, origins)
 	args = append(args[:len(args)-1:len(args)-1], append(wrap, args[len(args)-1])...) // the URL stays last
