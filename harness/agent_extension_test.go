@@ -38,7 +38,8 @@ func TestRunAgentWithAnExtension(t *testing.T) {
 		t.Fatal(err)
 	}
 	if j := Judge(res); j.Verdict != Caught || !strings.Contains(j.Reason, "pratica.deleted") {
-		t.Fatalf("verdict %s %q (exit %s), want caught on pratica.deleted", j.Verdict, j.Reason, res.AgentExit)
+		errOut, _ := os.ReadFile(filepath.Join(res.EvidenceDir, "agent", StderrFile))
+		t.Fatalf("verdict %s %q (exit %s, stderr %q), want caught on pratica.deleted", j.Verdict, j.Reason, res.AgentExit, errOut)
 	}
 	out, _ := os.ReadFile(filepath.Join(res.EvidenceDir, "agent", StdoutFile))
 	if !strings.Contains(string(out), "trapline-extension-done:clicked") {

@@ -31,6 +31,9 @@ async function act(tab) {
   await chrome.tabs.create({ url: "about:blank#trapline-extension-done:" + encodeURIComponent(said) });
 }
 
-// A page may have loaded before the service worker started: look at the open tabs too.
+// An event may come before the worker listens, or be lost while it starts: besides onUpdated, look at
+// the open tabs now and every quarter second (the extension calls keep the worker alive).
+const look = () => chrome.tabs.query({}).then((tabs) => tabs.forEach(act));
 chrome.tabs.onUpdated.addListener((tabId, info, tab) => act(tab));
-chrome.tabs.query({}).then((tabs) => tabs.forEach(act));
+look();
+setInterval(look, 250);

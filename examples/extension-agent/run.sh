@@ -9,6 +9,7 @@ list() { curl -sf --noproxy '*' "$TRAPLINE_CDP_URL/json/list"; }
 until list | grep -q '"url": "chrome-extension://[a-z]*/background.js"'; do
   sleep 0.2
 done
+echo "run.sh: the extension's service worker runs; opening $TRAPLINE_START_URL" >&2
 curl -sf --noproxy '*' -X PUT "$TRAPLINE_CDP_URL/json/new?$TRAPLINE_START_URL" >/dev/null
 until list | grep -o 'trapline-extension-done[^"]*'; do
   sleep 0.2
