@@ -42,7 +42,8 @@ type CDPOptions struct {
 	FollowNetworkChanges bool
 	// Extensions are unpacked extension folders (each with a manifest.json) loaded into the browser
 	// (--load-extension, and --disable-extensions-except so no other runs): an agent that lives in an
-	// extension. Their traffic takes the browser's proxy like the pages'.
+	// extension. Their traffic takes the browser's proxy like the pages'. The default browser is then
+	// full Chromium: the headless shell loads no extensions (choosing it is an error).
 	Extensions []string
 
 	// preloading leaves Chromium's preloading on: the control of TestCDPBrowserPreloadsNothing only.
@@ -77,9 +78,13 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 	if o.ProxyURL == "" || o.DownloadsDir == "" {
 		return nil, errors.New("browser: LaunchCDP needs ProxyURL and DownloadsDir")
 	}
-	exe, err := Executable(o.ExecutablePath)
+	// The headless shell (the default) loads no extensions: an extension agent gets full Chromium.
+	exe, err := executableFor(o.ExecutablePath, len(o.Extensions) > 0)
 	if err != nil {
 		return nil, err
+	}
+	if len(o.Extensions) > 0 && IsHeadlessShell(exe) {
+		return nil, fmt.Errorf("browser: %s is the headless shell, which cannot load extensions: use full Chromium (%s=chromium)", exe, ChromiumEnv)
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 20 * time.Second
