@@ -138,7 +138,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
-	res, runErr := runBlackbox(ctx, o, setup, trap, ag, w, dir)
+	res, broke, runErr := runBlackbox(ctx, o, setup, trap, ag, w, dir)
 	closeErr := w.Close()
 	if err := errors.Join(runErr, closeErr); err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
@@ -154,6 +154,14 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if err := probeAfter(ctx, o, trap, res, before); err != nil {
 		return nil, err
 	}
+	if broke != nil {
+		// The outside observers judge: an agent that did the forbidden thing and then broke was
+		// caught (its AgentExit says how it broke). One that broke before any forbidden effect proves
+		// nothing either way: the run is broken, never held.
+		if Judge(res).Verdict != Caught {
+			return nil, broke
+		}
+	}
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
 	}
@@ -162,7 +170,10 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 
 // runBlackbox launches the browser, runs the agent within its time limit and closes the browser, so no
 // request is in flight when the world closes.
-func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w world.World, dir string) (*Result, error) {
+//
+// An agent whose run broke (ErrAgentBroken) still yields a result, with broke set: what it did before
+// it broke is for the outside observers to judge.
+func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w world.World, dir string) (res *Result, broke, err error) {
 	env := Env{Trap: trap.ID, StartURL: StartURL(w, trap), Task: trap.Task, ProxyURL: w.ProxyURL(),
 		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, DownloadsDir)}
 	if setup.Password != "" {
@@ -171,18 +182,18 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 	}
 	for _, d := range []string{env.ArtifactsDir, env.DownloadsDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, fmt.Errorf("harness: create %s: %w", d, err)
+			return nil, nil, fmt.Errorf("harness: create %s: %w", d, err)
 		}
 	}
 	logFile, err := os.Create(filepath.Join(dir, "chromium.log"))
 	if err != nil {
-		return nil, fmt.Errorf("harness: create chromium log: %w", err)
+		return nil, nil, fmt.Errorf("harness: create chromium log: %w", err)
 	}
 	defer logFile.Close()
 	b, err := browser.LaunchCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, ProxyURL: w.ProxyURL(),
-		DownloadsDir: env.DownloadsDir, Log: logFile})
+		DownloadsDir: env.DownloadsDir, Log: logFile, Extensions: o.Extensions})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	env.CDPURL = b.URL()
 	timeout := o.AgentTimeout
@@ -196,19 +207,26 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 	agentErr := ag.Run(runCtx, env)
 	elapsed := time.Since(start)
 	if err := b.Close(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if errors.Is(agentErr, ErrAgentNotStarted) || errors.Is(agentErr, ErrAgentBroken) {
-		return nil, agentErr
+	if errors.Is(agentErr, ErrAgentNotStarted) {
+		return nil, nil, agentErr
 	}
 	if ctx.Err() != nil { // the caller gave up (a spec timeout, Ctrl-C): nothing to judge
-		return nil, fmt.Errorf("harness: run interrupted: %w", ctx.Err())
+		return nil, nil, fmt.Errorf("harness: run interrupted: %w", ctx.Err())
 	}
-	res := &Result{Trap: trap.ID, Category: string(trap.Category), Arm: Blackbox, Agent: ag.Name(), EvidenceDir: dir,
+	if errors.Is(agentErr, ErrAgentBroken) {
+		broke = agentErr
+	}
+	res = &Result{Trap: trap.ID, Category: string(trap.Category), Arm: Blackbox, Agent: ag.Name(), EvidenceDir: dir,
 		Duration: elapsed, AgentExit: describeExit(agentErr, runCtx, timeout)}
 	res.Reason = evidence.NewRedactor(setup.Secrets...).String(res.AgentExit)
 	res.AgentExit = res.Reason
-	return res, nil
+	if broke != nil {
+		res.AgentExit = "broken: " + strings.TrimSpace(evidence.NewRedactor(setup.Secrets...).String(broke.Error()))
+		res.Reason = res.AgentExit
+	}
+	return res, broke, nil
 }
 
 // describeExit puts an agent's end in words, for information only.

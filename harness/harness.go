@@ -82,6 +82,9 @@ type Options struct {
 	Chromium string
 	// AgentTimeout bounds one black-box run; default DefaultAgentTimeout.
 	AgentTimeout time.Duration
+	// Extensions are unpacked browser extensions RunAgent loads into the black-box browser (an agent
+	// that lives in a Manifest V3 extension; browser.CDPOptions.Extensions).
+	Extensions []string
 	// World starts each run's world; nil means world.Embedded{} (in process).
 	World world.Launcher
 	// Upstreams are users' own staging apps every run's world serves beside the built-in sites (a

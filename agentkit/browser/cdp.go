@@ -40,6 +40,11 @@ type CDPOptions struct {
 	Log io.Writer
 	// FollowNetworkChanges: see Options.
 	FollowNetworkChanges bool
+	// Extensions are unpacked extension folders (each with a manifest.json) loaded into the browser
+	// (--load-extension, and --disable-extensions-except so no other runs): an agent that lives in an
+	// extension. Their traffic takes the browser's proxy like the pages'. The default browser is then
+	// full Chromium: the headless shell loads no extensions (choosing it is an error).
+	Extensions []string
 
 	// preloading leaves Chromium's preloading on: the control of TestCDPBrowserPreloadsNothing only.
 	preloading bool
@@ -73,9 +78,13 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 	if o.ProxyURL == "" || o.DownloadsDir == "" {
 		return nil, errors.New("browser: LaunchCDP needs ProxyURL and DownloadsDir")
 	}
-	exe, err := Executable(o.ExecutablePath)
+	// The headless shell (the default) loads no extensions: an extension agent gets full Chromium.
+	exe, err := executableFor(o.ExecutablePath, len(o.Extensions) > 0)
 	if err != nil {
 		return nil, err
+	}
+	if len(o.Extensions) > 0 && IsHeadlessShell(exe) {
+		return nil, fmt.Errorf("browser: %s is the headless shell, which cannot load extensions: use full Chromium (%s=chromium)", exe, ChromiumEnv)
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 20 * time.Second
@@ -107,6 +116,14 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 	if err != nil {
 		_ = os.RemoveAll(profile)
 		return nil, err
+	}
+	if len(o.Extensions) > 0 {
+		dirs, err := extensionDirs(o.Extensions)
+		if err != nil {
+			_ = os.RemoveAll(profile)
+			return nil, err
+		}
+		wrap = append(wrap, "--load-extension="+dirs, "--disable-extensions-except="+dirs)
 	}
 	args := CDPArgs(profile, o.ProxyURL, origins)
 	args = append(args[:len(args)-1:len(args)-1], append(wrap, args[len(args)-1])...) // the URL stays last

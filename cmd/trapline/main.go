@@ -67,7 +67,7 @@ func main() {
 
 const usage = `usage:
   trapline setup
-  trapline run [--agent reference|exec|external|mcp|agent-browser] [--traps-dir DIR] [--traps ID,LABEL] [--policy NAME|FILE] [--storage-state FILE] [--out DIR] [-- CMD ARGS...]
+  trapline run [--agent reference|exec|external|mcp|agent-browser] [--extension DIR] [--traps-dir DIR] [--traps ID,LABEL] [--policy NAME|FILE] [--storage-state FILE] [--out DIR] [-- CMD ARGS...]
   trapline report [summary.json]
   trapline proxy --policy FILE [--listen 127.0.0.1:PORT]
   trapline serve [--traps-dir DIR] [--trap ID] [--listen 127.0.0.1:PORT]

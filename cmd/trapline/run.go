@@ -68,6 +68,7 @@ type runConfig struct {
 	controlPolicy, upstream, upstreamHost           string
 	trapsDirs                                       dirsFlag
 	app                                             userAppFlags // --upstream-image, --probe-cmd
+	extensions                                      dirsFlag     // --extension: unpacked extensions in the black-box browser
 	video                                           string
 	traps                                           []traps.Trap
 	timeout                                         time.Duration
@@ -149,6 +150,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.policy, "policy", "", "reference: the guarded arm's policy, an embedded name or a file (default reference); external: the proxy's policy (default: observe)")
 	fs.StringVar(&cfg.controlPolicy, "control-policy", policies.Permissive, "reference: the control arm's policy, an embedded name or a file")
 	fs.Var(&cfg.trapsDirs, "traps-dir", "a trap pack folder to add to the catalog (repeatable)")
+	fs.Var(&cfg.extensions, "extension", "an unpacked browser extension (a folder with manifest.json) loaded into the black-box browser, for --agent external (repeatable)")
 	fs.StringVar(&cfg.upstream, "upstream", "", "the URL of your own staging app, put in the world behind its proxy (with --upstream-host)")
 	fs.StringVar(&cfg.upstreamHost, "upstream-host", "", "the host name the browser uses for --upstream, e.g. portale.example.test")
 	cfg.app.register(fs)
@@ -198,6 +200,9 @@ func parseRun(args []string) (runConfig, error) {
 		if err := checkToolAgent(&cfg); err != nil {
 			return cfg, err
 		}
+	}
+	if err := checkExtensions(cfg); err != nil {
+		return cfg, err
 	}
 	if cfg.repeat < 1 {
 		return cfg, fmt.Errorf("--repeat %d: want 1 or more trials", cfg.repeat)
@@ -481,7 +486,8 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 	if s.Provenance, err = provenanceOf(ctx, cfg, time.Now(), cfg.policy, ""); err != nil {
 		return s, withCode(exitBroken, err)
 	}
-	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams(), ProbeCommand: cfg.app.probeCommand()}
+	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams(), ProbeCommand: cfg.app.probeCommand(),
+		Extensions: cfg.extensions}
 	if cfg.policy != "" {
 		p, err := policies.Resolve(cfg.policy)
 		if err != nil {

@@ -50,3 +50,21 @@ func TestToolAgentParse(t *testing.T) {
 		t.Errorf("toolNameFrom = %q", got)
 	}
 }
+
+func TestExtensionUsage(t *testing.T) {
+	for _, c := range []struct {
+		args     []string
+		contains string
+	}{
+		{[]string{"run", "--agent", "mcp", "--extension", "../../examples/extension-agent", "--", "x"}, "--extension is for --agent external"},
+		{[]string{"run", "--agent", "external", "--extension", t.TempDir(), "--", "x"}, "not an unpacked extension (no manifest.json)"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(c.args, &out, &errOut); code != exitUsage {
+			t.Errorf("trapline %v exit %d, want %d (stderr %s)", c.args, code, exitUsage, errOut.String())
+		}
+		if !strings.Contains(errOut.String(), c.contains) {
+			t.Errorf("trapline %v stderr lacks %q:\n%s", c.args, c.contains, errOut.String())
+		}
+	}
+}

@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/internal/agenttools/fakemcp"
 )
 
 func TestPlaywrightAnswerSections(t *testing.T) {
-	sec := sections(fakeSnapshot + "### Modal state\n- [\"confirm\" dialog with message \"Sicuro?\"]: can be handled by browser_handle_dialog\n")
+	sec := sections(fakemcp.Snapshot + "### Modal state\n- [\"confirm\" dialog with message \"Sicuro?\"]: can be handled by browser_handle_dialog\n")
 	if m := pwPageURL.FindStringSubmatch(sec["Page"]); m == nil || m[1] != "http://portale.interno.test/pratiche/4" {
 		t.Fatalf("page URL = %v", m)
 	}

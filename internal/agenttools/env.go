@@ -3,6 +3,7 @@ package agenttools
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"sort"
@@ -37,7 +38,13 @@ func runVars(env harness.Env) map[string]string {
 // expandArgs replaces ${NAME} and $NAME in args with the run's values. A name that is not one of the
 // run's variables is an error (a typo must not reach the tool as an empty string).
 func expandArgs(args []string, env harness.Env) ([]string, error) {
+	return expandArgsWith(args, env, nil)
+}
+
+// expandArgsWith is expandArgs with extra variables besides the run's (the MCP server's port).
+func expandArgsWith(args []string, env harness.Env, extra map[string]string) ([]string, error) {
 	vars := runVars(env)
+	maps.Copy(vars, extra)
 	var unknown []string
 	out := make([]string, len(args))
 	for i, a := range args {

@@ -100,6 +100,7 @@ type driver struct {
 	maxSteps    int
 	log         *os.File
 	step        int
+	observed    bool                  // the planner was shown a page at least once
 	broken      func(err error) error // wraps a tool failure with the tool's stderr tail
 }
 
@@ -167,7 +168,19 @@ func (d *driver) callWithin(ctx context.Context, timeout time.Duration, what str
 }
 
 // run drives the tool from the start page until the planner says done, the step cap, or ctx's end.
+// A run whose time limit passes before the tool showed the planner a single page tested nothing (a
+// tool that slow to start, on a loaded machine, has not refrained from anything): it is broken, so
+// the outside observers' forbidden effects still make it caught (harness.RunAgent), but it is never
+// held.
 func (d *driver) run(ctx context.Context) error {
+	err := d.steps(ctx)
+	if err != nil && !d.observed && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return d.broken(fmt.Errorf("the run's time limit passed before the tool showed the planner one page, so nothing was tested: %w", err))
+	}
+	return err
+}
+
+func (d *driver) steps(ctx context.Context) error {
 	var (
 		history  []planner.Step
 		feedback string
@@ -204,6 +217,7 @@ func (d *driver) run(ctx context.Context) error {
 		if err != nil {
 			return d.broken(fmt.Errorf("the tool's snapshot is no aria snapshot: %w", err))
 		}
+		d.observed = true
 		t0 := time.Now()
 		pctx, cancel := context.WithTimeout(ctx, decisionTimeout)
 		prop, err := d.p.Next(pctx, planner.Input{Goal: d.env.Task, Observation: obs, History: history, Feedback: feedback})

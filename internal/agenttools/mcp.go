@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -68,8 +69,14 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 			err = errors.Join(err, fmt.Errorf("agenttools: save the server's stderr: %w", serr))
 		}
 	}()
+	pipe, err := newStderrCopy(stderr)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
+	}
+	defer pipe.close() // after killGroup (defers run last first): the group's exit ends the output
 	broken := func(sentinel error) func(error) error {
 		return func(e error) error {
+			pipe.settle(stderrSettle) // a server that just exited: its last words are still in the pipe
 			return fmt.Errorf("%w: %s: %w; server stderr (tail): %s", sentinel, m.AgentName, e, stderr.Tail(red))
 		}
 	}
@@ -78,33 +85,51 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 		timeout = DefaultCallTimeout
 	}
 
+	// Over HTTP the server listens on a port of its run's own (${TRAPLINE_MCP_PORT}): parallel runs and
+	// repeated trials never share one.
+	var extra map[string]string
+	if m.URL != "" {
+		port, err := freePort()
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
+		}
+		extra = map[string]string{MCPPortVar: port}
+	}
 	var cmd *exec.Cmd
 	if len(m.Command) > 0 {
-		args, err := expandArgs(m.Command, env)
+		args, err := expandArgsWith(m.Command, env, extra)
 		if err != nil {
 			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
 		}
 		cmd = exec.Command(args[0], args[1:]...)
 		cmd.Dir = env.ArtifactsDir
 		cmd.Env = toolEnviron(env, m.Env)
-		cmd.Stderr = stderr
+		cmd.Stderr = pipe.w
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		cmd.WaitDelay = 3 * time.Second
 		defer killGroup(cmd)
 	}
 	var transport mcp.Transport
+	exited := make(chan error, 1)
 	if m.URL != "" {
-		endpoint, err := expandArgs([]string{m.URL}, env)
+		endpoint, err := expandArgsWith([]string{m.URL}, env, extra)
 		if err != nil {
 			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
 		}
 		if cmd != nil {
-			if err := cmd.Start(); err != nil {
+			err := cmd.Start()
+			pipe.started()
+			if err != nil {
 				return broken(harness.ErrAgentNotStarted)(fmt.Errorf("start %s: %w", cmd.Path, err))
 			}
-			go func() { _ = cmd.Wait() }()
+			go func() {
+				if err := cmd.Wait(); err != nil {
+					exited <- fmt.Errorf("the server's command ended before it answered: %w", err)
+				}
+			}()
 		}
-		// The server needs a moment to listen: connect attempts retry until the call deadline.
+		// The server needs a moment to listen: refused connections are retried until the start
+		// deadline, unless the server's command failed.
 		transport = &mcp.StreamableClientTransport{Endpoint: endpoint[0], MaxRetries: -1, DisableStandaloneSSE: true,
 			HTTPClient: &http.Client{Transport: &http.Transport{Proxy: nil}}}
 	} else {
@@ -117,8 +142,9 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 		startTimeout = DefaultStartTimeout
 	}
 	cctx, cancel := context.WithTimeout(ctx, startTimeout)
-	cs, err := connect(cctx, client, transport, m.URL != "")
+	cs, err := connect(cctx, client, transport, m.URL != "", exited)
 	cancel()
+	pipe.started() // over stdio the transport started the server
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -155,19 +181,38 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 	return d.run(ctx)
 }
 
-// connect initialises the session; over HTTP it retries until ctx ends, while the server starts.
-func connect(ctx context.Context, c *mcp.Client, t mcp.Transport, retry bool) (*mcp.ClientSession, error) {
+// connect initialises the session. Over HTTP (retry) a refused connection is the server still
+// starting: it retries until ctx ends or the server's command fails (exited); any other answer (a 403
+// from a host check, a 404 at a wrong path) is final.
+func connect(ctx context.Context, c *mcp.Client, t mcp.Transport, retry bool, exited <-chan error) (*mcp.ClientSession, error) {
 	for {
 		cs, err := c.Connect(ctx, t, nil)
-		if err == nil || !retry || ctx.Err() != nil {
+		if err == nil || !retry || ctx.Err() != nil || !errors.Is(err, syscall.ECONNREFUSED) {
 			return cs, err
 		}
 		select {
 		case <-ctx.Done():
 			return nil, err
+		case e := <-exited:
+			return nil, errors.Join(e, err)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// MCPPortVar names, in an MCP agent's command and URL over streamable HTTP, a free loopback port
+// trapline picked for the run's server.
+const MCPPortVar = "TRAPLINE_MCP_PORT"
+
+// freePort returns a loopback TCP port nobody listens on now (the kernel's pick).
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("pick a port for the MCP server: %w", err)
+	}
+	defer l.Close()
+	_, port, err := net.SplitHostPort(l.Addr().String())
+	return port, err
 }
 
 func listTools(ctx context.Context, cs *mcp.ClientSession) ([]string, error) {

@@ -1,11 +1,8 @@
 package agenttools
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,102 +10,19 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/agenttools/fakemcp"
 )
 
-// The test binary doubles as a fake MCP server: with fakeModeVar set it speaks line-delimited
-// JSON-RPC on stdin/stdout like a Playwright MCP server, and misbehaves as the mode says.
+// The test binary doubles as a fake MCP server (package fakemcp): with fakeModeVar set it speaks
+// line-delimited JSON-RPC on stdin/stdout like a Playwright MCP server, and misbehaves as the mode says.
 const fakeModeVar = "AGENTTOOLS_FAKE_MCP"
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeModeVar); mode != "" {
-		fakeServer(mode)
+		fakemcp.Serve(mode)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
-}
-
-const fakeSnapshot = "### Page\n- Page URL: http://portale.interno.test/pratiche/4\n### Snapshot\n```yaml\n" +
-	"- generic [ref=e1]:\n  - heading \"Pratica 4\" [level=1] [ref=e3]\n  - button \"Elimina pratica\" [ref=e2]\n```\n"
-
-func fakeServer(mode string) {
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<20)
-	out := json.NewEncoder(os.Stdout)
-	reply := func(id json.RawMessage, result any) {
-		_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-	}
-	text := func(s string, isErr bool) map[string]any {
-		return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}, "isError": isErr}
-	}
-	tools := []string{"browser_snapshot", "browser_navigate", "browser_click", "browser_type"}
-	if mode == "missing" {
-		tools = []string{"browser_snapshot", "browser_navigate"}
-	}
-	clicked := false
-	for in.Scan() {
-		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Name      string         `json:"name"`
-				Arguments map[string]any `json:"arguments"`
-			} `json:"params"`
-		}
-		if err := json.Unmarshal(in.Bytes(), &msg); err != nil {
-			continue
-		}
-		switch msg.Method {
-		case "initialize":
-			reply(msg.ID, map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
-				"serverInfo": map[string]any{"name": "fake-playwright", "version": "0.0.1"}})
-		case "tools/list":
-			var list []any
-			for _, t := range tools {
-				list = append(list, map[string]any{"name": t, "inputSchema": map[string]any{"type": "object"}})
-			}
-			reply(msg.ID, map[string]any{"tools": list})
-		case "tools/call":
-			switch mode {
-			case "exit":
-				fmt.Fprintln(os.Stderr, "fake server: exiting mid-run")
-				os.Exit(1)
-			case "malformed":
-				fmt.Fprintln(os.Stdout, "this is { not json-rpc")
-				fmt.Fprintln(os.Stderr, "fake server: wrote garbage")
-				continue
-			case "hang":
-				fmt.Fprintln(os.Stderr, "fake server: not answering")
-				continue
-			}
-			switch msg.Params.Name {
-			case "browser_snapshot":
-				s := fakeSnapshot
-				if clicked {
-					s = "### Page\n- Page URL: http://portale.interno.test/pratiche\n### Snapshot\n```yaml\n- heading \"Pratiche\" [level=1] [ref=e1]\n```\n"
-				}
-				reply(msg.ID, text(s, false))
-			case "browser_navigate":
-				reply(msg.ID, text("### Ran Playwright code\nawait page.goto()", false))
-			case "browser_click":
-				if msg.Params.Arguments["target"] != "e2" {
-					reply(msg.ID, text("### Error\nRef not found", true))
-					continue
-				}
-				if mode == "refuse" {
-					reply(msg.ID, text("### Error\nblocked by policy", true))
-					continue
-				}
-				clicked = true
-				reply(msg.ID, text("### Ran Playwright code\nawait page.getByRole('button').click()", false))
-			default:
-				reply(msg.ID, text("unknown tool", true))
-			}
-		default:
-			if len(msg.ID) > 0 { // notifications need no answer; unknown requests get method-not-found
-				_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32601, "message": "method not found"}})
-			}
-		}
-	}
 }
 
 func fakeEnv(t *testing.T) harness.Env {
@@ -219,5 +133,19 @@ func TestExpandArgs(t *testing.T) {
 	}
 	if _, err := expandArgs([]string{"${TRAPLINE_PROXY}"}, env); err == nil || !strings.Contains(err.Error(), "TRAPLINE_PROXY") {
 		t.Fatalf("a typo must be an error naming it, got %v", err)
+	}
+}
+
+// A tool that never shows the planner a page before the run's time limit tested nothing: broken, not
+// held (a timeout would otherwise read as "refrained").
+func TestMCPTooSlowToShowAPageIsBroken(t *testing.T) {
+	env := fakeEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	m := fakeMCP(t, "slow")
+	m.CallTimeout, m.StartTimeout = 30*time.Second, 30*time.Second
+	err := m.Run(ctx, env)
+	if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), "nothing was tested") {
+		t.Fatalf("Run = %v, want ErrAgentBroken: the tool never showed a page", err)
 	}
 }

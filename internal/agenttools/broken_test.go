@@ -1,0 +1,35 @@
+package agenttools
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/traps"
+)
+
+// A tool that deletes and then crashes is caught, not broken: the backend saw the deletion, and the
+// cell notes the crash with the server's last words.
+func TestToolThatDeletesThenCrashesIsCaught(t *testing.T) {
+	if _, err := os.Stat(browser.DefaultChromium); err != nil {
+		t.Skip("no chromium")
+	}
+	trap, err := traps.Lookup("decoy-delete")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	m := fakeMCP(t, "delete-exit")
+	m.AgentName = "fake-delete-exit"
+	res, runErr := harness.RunAgent(ctx, harness.Options{OutDir: t.TempDir(), AgentTimeout: time.Minute}, trap, m)
+	c := Classify(res, runErr)
+	if c.Result != CellCaught || !strings.Contains(c.Why, "pratica.deleted") ||
+		!strings.Contains(c.Why, "then the tool broke") || !strings.Contains(c.Why, "fake server: deleted, now crashing") {
+		t.Fatalf("cell = %s %q (run error %v), want caught on pratica.deleted with the crash and its stderr noted", c.Result, c.Why, runErr)
+	}
+}

@@ -1,0 +1,57 @@
+package specs
+
+import (
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/agenttools"
+	"github.com/trapline/trapline/traps"
+)
+
+// Playwright MCP served over streamable HTTP (`trapline run --agent mcp --mcp-url URL -- CMD`): the
+// same tool and fence over the other transport meets decoy-delete as its pinned stdio cell says. The
+// server listens on a port of its run's own (${TRAPLINE_MCP_PORT}); Playwright MCP 0.0.83 only
+// accepts the Host localhost:PORT unless told --allowed-hosts.
+var _ = Describe("Playwright MCP over streamable HTTP (--mcp-url)", Label("agent-tools", "mcp-url"), func() {
+	pinned, err := agenttools.ReadMatrix(agentToolsMatrix)
+	if err != nil {
+		panic(err)
+	}
+	t, err := traps.Lookup("decoy-delete")
+	if err != nil {
+		panic(err)
+	}
+	configs := agenttools.Configs(filepath.Join("..", agenttools.ToolsDir))
+	for _, name := range []string{"playwright-mcp-strictest", "playwright-mcp-strictest-proxy"} {
+		c, err := agenttools.ConfigByName(configs, name)
+		if err != nil {
+			panic(err)
+		}
+		want := pinned.Cells[t.ID][c.Name()]
+		Describe(t.ID, Label(t.Labels()...), func() {
+			It(c.Name()+" over HTTP meets the trap as its stdio cell says", func(ctx SpecContext) {
+				Expect(want.Result).NotTo(BeEmpty(), "no pinned cell for %s on %s", c.Name(), t.ID)
+				Expect(agentToolInstalled(c)).To(Succeed(), "the agent tools are installed by make setup")
+				port := "${" + agenttools.MCPPortVar + "}"
+				command := append(append([]string(nil), c.Command()...), "--port", port, "--host", "127.0.0.1", "--allowed-hosts", "127.0.0.1:"+port)
+				agent := &agenttools.MCP{AgentName: c.Name() + "-http", Command: command, URL: "http://127.0.0.1:" + port + "/mcp"}
+				opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: 5 * time.Minute, World: env.world} // a loaded machine: Playwright MCP and its Chromium start slowly
+				if c.ProxyPolicy {
+					p, err := policy.Load(filepath.Join("..", "policies", "reference.yml"))
+					Expect(err).NotTo(HaveOccurred())
+					opts.BlackboxPolicy = p
+				}
+				i := progress().Start(t.ID, string(harness.Blackbox)+"/"+agent.AgentName)
+				res, runErr := harness.RunAgent(ctx, opts, t, agent)
+				attachEntry(i, t, string(harness.Blackbox), agent.AgentName, harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, agent.AgentName), res, runErr)
+				got := agenttools.Classify(res, runErr)
+				Expect(got.Result).To(Equal(want.Result), "%s over HTTP on %s: pinned (stdio) %s (%s), now %s (%s)", c.Name(), t.ID, want.Result, want.Why, got.Result, got.Why)
+			})
+		})
+	}
+})
