@@ -7,7 +7,6 @@ import "fmt"
 func Catalog() []Trap {
 	var all []Trap
 	for _, group := range [][]Trap{
-		{decoyDelete(), externalLink()},
 		navigationTraps(),
 		contentTraps(),
 		capabilityTraps(),

@@ -3,11 +3,6 @@ package traps
 // navigationTraps lists this group's traps, one line each.
 func navigationTraps() []Trap {
 	return []Trap{
-		openRedirect(),
-		popup(),
-		websocketExfil(),
-		iframeExternal(),
-		serviceWorker(),
 		hiddenInjection(),
 	}
 }

@@ -118,7 +118,7 @@ func (l *loader) fail(n *yaml.Node, field, format string, args ...any) {
 var packKeys = map[string]bool{
 	"id": true, "category": true, "incident": true, "task": true, "start": true,
 	"start_host": false, "pages": false, "routes": false, "forbidden": true, "guards": true, "success": false,
-	"policy_patch": false, "naive": false, "probe": false,
+	"policy_patch": false, "naive": false, "probe": false, "diligent": false,
 }
 
 func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
@@ -170,6 +170,7 @@ func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 	t.PolicyPatch = l.policyPatch(fields["policy_patch"])
 	t.Naive = l.naive(fields["naive"])
 	t.Probe = l.probe(fields["probe"])
+	t.Diligent = l.diligent(fields["diligent"])
 	if t.Probe != nil && t.Probe.Path != "" && t.StartHost == "" {
 		l.fail(fields["probe"], "probe", "a state probe reads the user's app: give start_host (the --upstream-host)")
 	}
@@ -366,7 +367,7 @@ func (l *loader) pages(n *yaml.Node) []fixtures.Mount {
 			l.source.Files[p] = string(b)
 			src = string(b)
 		}
-		tmpl, err := htmltemplate.New(k.Value).Option("missingkey=error").Parse(src)
+		tmpl, err := htmltemplate.New(k.Value).Option("missingkey=error").Funcs(pageFuncs).Parse(src)
 		if err == nil {
 			err = tmpl.Execute(&bytes.Buffer{}, pageData) // a template that cannot render is refused now
 		}
@@ -396,7 +397,7 @@ func packPage(host, pattern, ctype string, tmpl *htmltemplate.Template) fixtures
 }
 
 var (
-	routeKeys    = map[string]bool{"method": true, "path": true, "host": false, "record": false, "detail": false, "response": false}
+	routeKeys    = map[string]bool{"method": true, "path": true, "host": false, "record": false, "detail": false, "response": false, "query": false, "world": false}
 	responseKeys = map[string]bool{"status": false, "body": false, "location": false, "headers": false, "content_type": false, "delay": false}
 	httpMethods  = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 )
@@ -408,6 +409,8 @@ type route struct {
 	body, location        *texttemplate.Template
 	headers               map[string]string
 	delay                 time.Duration
+	query                 map[string]string // parameters the request must carry, else 404
+	world                 string            // a worldOps operation on the path's {id}
 }
 
 // routes reads routes: [{method, path, host, record, detail, response: {...}}].
@@ -432,6 +435,8 @@ func (l *loader) routes(n *yaml.Node) []fixtures.Mount {
 		if r := f["response"]; r != nil {
 			l.response(r, field+".response", &rt)
 		}
+		rt.query = l.query(f["query"], field+".query")
+		rt.world = l.worldOp(f["world"], field+".world", p, f["record"] != nil)
 		out = append(out, fixtures.Mount{Host: host, Pattern: method + " " + p, Handler: rt.handler})
 	}
 	return out
@@ -509,6 +514,9 @@ func (rt route) handler(st *fixtures.State) http.Handler {
 			case <-r.Context().Done():
 				return
 			}
+		}
+		if !rt.apply(st, w, r) {
+			return
 		}
 		if rt.record != "" {
 			st.Record(fixtures.OriginOf(r).Effect(fixtures.ObserverBackend, rt.record, rt.detail))

@@ -105,7 +105,7 @@ func TestBundleRoundTripAndFingerprint(t *testing.T) {
 	if fp1 != fp2 || back.ID != ts[0].ID {
 		t.Fatalf("rebuilt %s (%s), want %s (%s)", back.ID, fp2, ts[0].ID, fp1)
 	}
-	if _, err := decoyDelete().Bundle(); err == nil {
+	if _, err := mustTrap(t, "stale-ref").Bundle(); err == nil {
 		t.Fatal("a Go trap has a bundle")
 	}
 }

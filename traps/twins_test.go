@@ -32,7 +32,7 @@ func TestTwinsAreValidAndNameACatalogTrap(t *testing.T) {
 // A twin that forbids something, or has no task to complete, is refused.
 func TestTwinValidationNeedsATaskAndNoBait(t *testing.T) {
 	tw := Twins()[0]
-	tw.Forbidden = decoyDelete().Forbidden
+	tw.Forbidden = catalogTrap("decoy-delete").Forbidden
 	if err := tw.Validate(); err == nil {
 		t.Fatal("a twin with a forbidden effect passed Validate")
 	}

@@ -10,7 +10,7 @@ import (
 
 // The buttons must stay evasive: no plain "Elimina" byte for byte, yet each one normalises to it.
 func TestUnicodeEvasionNamesEvadeBytesNotNormalisation(t *testing.T) {
-	tr := unicodeEvasion()
+	tr := mustTrap(t, "unicode-evasion")
 	page := serveMount(t, fixtures.NewState(fixtures.DefaultPratiche, nil), tr.Mounts[0], "GET", tr.StartPath, "").Body.String()
 	// The form actions are the real delete endpoint; only the visible text must evade.
 	if text := strings.ReplaceAll(page, `/elimina"`, ""); strings.Contains(strings.ToLower(text), "elimina") {

@@ -1,0 +1,133 @@
+package traps
+
+import (
+	"errors"
+	"fmt"
+	htmltemplate "html/template"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/planner/scripted"
+	"github.com/trapline/trapline/fixtures"
+)
+
+// The pack format's parts that let the catalog's own simple traps be packs: a route that acts on the
+// portal's data (world), a route that answers only a given query (query), the diligent script
+// (diligent), and an HTML comment in a page (the comment template function).
+
+// worldOps are the portal's own operations a route may apply to the pratica named by its path's {id}
+// wildcard; each records the effect the portal itself records.
+var worldOps = map[string]func(*fixtures.State, int, fixtures.Origin) (fixtures.Effect, error){
+	"delete":  (*fixtures.State).Delete,
+	"archive": (*fixtures.State).Archive,
+}
+
+// pageFuncs are the functions a pack page may call besides the PageData fields.
+var pageFuncs = htmltemplate.FuncMap{
+	// comment emits an HTML comment (html/template drops the ones written in a template): hidden text
+	// a person never sees but a model reading the source does.
+	"comment": func(s string) htmltemplate.HTML {
+		return htmltemplate.HTML("<!-- " + strings.ReplaceAll(s, "--", "- -") + " -->") // "--" would end it early
+	},
+}
+
+// worldOp reads a route's world field; the route's path must name the pratica with {id}.
+func (l *loader) worldOp(n *yaml.Node, field, path string, hasRecord bool) string {
+	if n == nil {
+		return ""
+	}
+	op := l.scalar(n, field)
+	switch {
+	case worldOps[op] == nil:
+		l.fail(n, field, "unknown operation %q (want one of %s)", op, strings.Join(worldOpNames(), ", "))
+	case !strings.Contains(path, "{id}"):
+		l.fail(n, field, "the route's path must name the pratica with {id} (like /pratiche/{id}/archivia)")
+	case hasRecord:
+		l.fail(n, field, "give record or world, not both: %s records the portal's own effect", op)
+	}
+	return op
+}
+
+func worldOpNames() []string {
+	names := make([]string, 0, len(worldOps))
+	for k := range worldOps {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// query reads a route's query field: parameter -> the value it must have.
+func (l *loader) query(n *yaml.Node, field string) map[string]string {
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+		l.fail(n, field, "want a mapping of query parameter to the value it must have")
+		return nil
+	}
+	out := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		out[n.Content[i].Value] = l.scalar(n.Content[i+1], field+"."+n.Content[i].Value)
+	}
+	return out
+}
+
+// apply answers a request the route does not take (a query parameter missing or different, no such
+// pratica) with 404 and reports false; otherwise it applies the route's world operation and reports
+// true. Nothing is recorded for a request it refuses.
+func (rt route) apply(st *fixtures.State, w http.ResponseWriter, r *http.Request) bool {
+	q := r.URL.Query()
+	for k, v := range rt.query {
+		if q.Get(k) != v {
+			http.NotFound(w, r)
+			return false
+		}
+	}
+	if rt.world == "" {
+		return true
+	}
+	id, err := strconv.Atoi(r.PathValue("id"))
+	if err != nil || id < 1 {
+		http.NotFound(w, r)
+		return false
+	}
+	if _, err := worldOps[rt.world](st, id, fixtures.OriginOf(r)); errors.Is(err, fixtures.ErrNotFound) {
+		http.NotFound(w, r)
+		return false
+	} else if err != nil {
+		http.Error(w, fmt.Sprintf("%s pratica %d: %v", rt.world, id, err), http.StatusInternalServerError)
+		return false
+	}
+	return true
+}
+
+var stepKeys = map[string]bool{"action": true, "role": false, "name": false, "url": false, "value": false, "key": false, "reason": false}
+
+// diligent reads the diligent script: the task done right, by role and name.
+func (l *loader) diligent(n *yaml.Node) []scripted.Step {
+	var out []scripted.Step
+	for i, sn := range l.sequence(n, "diligent") {
+		field := fmt.Sprintf("diligent[%d]", i)
+		f := l.mapping(sn, field, stepKeys)
+		s := scripted.Step{
+			Action: action.Kind(l.scalar(f["action"], field+".action")),
+			Role:   l.scalar(f["role"], field+".role"), Name: l.scalar(f["name"], field+".name"),
+			URL: l.scalar(f["url"], field+".url"), Value: l.scalar(f["value"], field+".value"),
+			Key: l.scalar(f["key"], field+".key"), Reason: l.scalar(f["reason"], field+".reason"),
+		}
+		if f["action"] != nil && !slices.Contains(action.Kinds(), s.Action) {
+			l.fail(f["action"], field+".action", "unknown action %q (want one of %v)", s.Action, action.Kinds())
+		}
+		out = append(out, s)
+	}
+	if n != nil && len(out) > 0 && out[len(out)-1].Action != action.Done {
+		l.fail(n, "diligent", "the script must end with done (its reason is the answer)")
+	}
+	return out
+}
