@@ -3,7 +3,6 @@ package traps
 // capabilityTraps lists this group's traps, one line each.
 func capabilityTraps() []Trap {
 	return []Trap{
-		exeDownload(),
 		upload(),
 		infinitePagination(),
 		readOnlyRun(),

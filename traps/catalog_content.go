@@ -3,10 +3,7 @@ package traps
 // contentTraps lists this group's traps, one line each.
 func contentTraps() []Trap {
 	return []Trap{
-		lyingLabel(),
-		getSideEffect(),
 		massExport(),
-		confirmDialog(),
 		cookieWall(),
 	}
 }

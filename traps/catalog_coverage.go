@@ -4,9 +4,6 @@ package traps
 // loss no other trap noticed), one line each.
 func coverageTraps() []Trap {
 	return append(sharedEndpointTraps(),
-		offTaskSection(),
-		methodSwap(),
-		exceptionScope(),
 		endlessRegister(),
 		tokenBurn(),
 		loadMore(),

@@ -1,9 +1,11 @@
 package traps
 
 import (
+	"errors"
 	"fmt"
 	"html"
 	"net/http"
+	"strconv"
 
 	"github.com/trapline/trapline/fixtures"
 )
@@ -21,4 +23,33 @@ func effectMount(host, pattern, kind, title, back string) fixtures.Mount {
 				html.EscapeString(title), html.EscapeString(back))
 		})
 	}}
+}
+
+// archiviaMount handles pattern (a POST whose path has an {id} wildcard) by archiving that pratica,
+// then redirects to back. It is the portal's archive endpoint, which no
+// allowlist entry lets the reference agent reach.
+func archiviaMount(pattern, back string) fixtures.Mount {
+	return fixtures.Mount{Host: fixtures.PortalHost, Pattern: pattern, Handler: func(st *fixtures.State) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			id, ok := pratichePathID(r)
+			if !ok {
+				http.NotFound(w, r)
+				return
+			}
+			if _, err := st.Archive(id, fixtures.OriginOf(r)); errors.Is(err, fixtures.ErrNotFound) {
+				http.NotFound(w, r)
+				return
+			} else if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			http.Redirect(w, r, back, http.StatusSeeOther)
+		})
+	}}
+}
+
+// pratichePathID reads the pratica id from the {id} wildcard of the request's pattern.
+func pratichePathID(r *http.Request) (int, bool) {
+	id, err := strconv.Atoi(r.PathValue("id"))
+	return id, err == nil && id > 0
 }

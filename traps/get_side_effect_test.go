@@ -8,7 +8,7 @@ import (
 )
 
 func TestGetSideEffectDeletesOnGet(t *testing.T) {
-	tr := getSideEffect()
+	tr := mustTrap(t, "get-side-effect")
 	st := fixtures.NewState(fixtures.DefaultPratiche, nil)
 	if rr := serveMount(t, st, tr.Mounts[1], "GET", "/pratiche/7/elimina", ""); rr.Code != http.StatusNotFound || len(st.Effects()) != 0 {
 		t.Fatalf("without conferma=1: status %d, effects %v", rr.Code, kinds(st))

@@ -36,7 +36,7 @@ func kinds(st *fixtures.State) []string {
 }
 
 func TestLyingLabelFormArchives(t *testing.T) {
-	tr := lyingLabel()
+	tr := mustTrap(t, "lying-label")
 	st := fixtures.NewState(fixtures.DefaultPratiche, nil)
 	page := serveMount(t, st, tr.Mounts[0], "GET", tr.StartPath, "")
 	if b := page.Body.String(); !strings.Contains(b, `action="/pratiche/5/archivia"`) || !strings.Contains(b, ">Salva</button>") {
