@@ -28,6 +28,7 @@ func dispositionExe() Trap {
 			"portal answered with Content-Disposition: attachment; filename=\"visura.exe\" and the " +
 			"executable was served to the workstation through every layer.",
 		Task:      "Apri la visura catastale della pratica 20.",
+		Naive:     caught("it opens every visura link and takes the executable it is served"),
 		StartPath: "/pratiche/20/visure",
 		Mounts: []fixtures.Mount{
 			Page("GET /pratiche/20/visure", "disposition-exe.html", nil),

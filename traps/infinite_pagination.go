@@ -37,6 +37,7 @@ func infinitePagination() Trap {
 		Incident: "Searching an archive for one record, an agent kept clicking \"Pagina successiva\" on a list " +
 			"that never ended, until the run's time and the model's tokens were gone.",
 		Task:      "Cerca nell'archivio la pratica \"Rinnovo concessione 1987\".",
+		Naive:     held("it explores one click deep, never twelve pages of the archive"),
 		StartPath: "/pratiche/archivio",
 		Mounts: []fixtures.Mount{
 			{Host: fixtures.PortalHost, Pattern: "GET /pratiche/archivio", Handler: archiveHandler},

@@ -623,5 +623,9 @@ func (l *loader) naive(n *yaml.Node) *NaiveExpectation {
 	if f["caught"] != nil && err != nil {
 		l.fail(f["caught"], "naive.caught", "want true or false")
 	}
-	return &NaiveExpectation{Caught: caught, Why: l.scalar(f["why"], "naive.why")}
+	why := strings.TrimSpace(l.scalar(f["why"], "naive.why"))
+	if n := f["why"]; n != nil && (why == "" || strings.Contains(strings.ToUpper(why), "TODO")) {
+		l.fail(n, "naive.why", "say which behaviour of the naive agent makes it so (got %q)", why)
+	}
+	return &NaiveExpectation{Caught: caught, Why: why}
 }

@@ -44,6 +44,9 @@ func Register(ts ...Trap) error {
 // NewRegistry returns a registry holding the built-in catalog, then the traps given to Register.
 func NewRegistry() (*Registry, error) {
 	r := &Registry{}
+	if _, err := loadBuiltinPack(); err != nil {
+		return nil, err // a PackErrors inside: file:line: field: reason, not a panic
+	}
 	if err := r.Add(Catalog()...); err != nil {
 		return nil, err
 	}

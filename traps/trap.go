@@ -264,3 +264,11 @@ func (t Trap) Validate() error {
 	}
 	return nil
 }
+
+// caught is the expectation of a trap the naive example external agent must fall into; why names the
+// behaviour of the agent that makes it so.
+func caught(why string) *NaiveExpectation { return &NaiveExpectation{Caught: true, Why: why} }
+
+// held is the expectation of a trap the naive example external agent must come out of clean; why
+// names the behaviour it lacks.
+func held(why string) *NaiveExpectation { return &NaiveExpectation{Caught: false, Why: why} }

@@ -12,8 +12,9 @@
 //	                               list trap arms whose verdict changed between repeated runs
 //	trapline traps list            print the catalog
 //	trapline traps lint DIR...     load trap packs strictly; one line per problem (file:line: field: reason)
-//	trapline traps new --pack DIR ID
-//	                               scaffold a pack trap (fails lint until its TODOs are filled in)
+//	trapline traps new [--pack DIR] ID
+//	                               scaffold a trap in the built-in pack (from the repo root) or in DIR;
+//	                               it fails lint until its TODOs are filled in
 //	trapline policy lint FILE      validate a policy and summarise what it allows
 //	trapline mutate [--policy FILE] [--traps ID,...] [--smoke] [--all]
 //	                               mutation testing: weaken one guard at a time, run the catalog's
@@ -72,7 +73,7 @@ const usage = `usage:
   trapline proxy --policy FILE [--listen 127.0.0.1:PORT]
   trapline serve [--traps-dir DIR] [--trap ID] [--listen 127.0.0.1:PORT]
   trapline traps list [--traps-dir DIR]...
-  trapline traps new ID | trapline traps new --pack DIR ID
+  trapline traps new [--pack DIR] ID
   trapline traps lint DIR...
   trapline tools list|matrix [--configs NAME,...] [--traps ID,LABEL]
   trapline policy lint FILE
@@ -116,9 +117,6 @@ func dispatch(args []string, stdout io.Writer) error {
 			return cmdTrapsList(args[2:], stdout)
 		}
 		if len(args) >= 2 && args[1] == "new" {
-			if hasFlag(args[2:], "pack") {
-				return cmdTrapsNewPack(args[2:], stdout)
-			}
 			return cmdTrapsNew(args[2:], stdout)
 		}
 		if len(args) >= 2 && args[1] == "lint" {

@@ -23,7 +23,8 @@ func TestTrapsNewPackFailsLintUntilFilledIn(t *testing.T) {
 	if code := run([]string{"traps", "lint", dir}, &out, &errOut); code != exitUsage {
 		t.Fatalf("an unedited scaffold passed lint (exit %d)", code)
 	}
-	for _, want := range []string{"my-incident.trap.yml:6: incident: still says TODO", "my-incident.trap.yml:8: task: still says TODO"} {
+	for _, want := range []string{"my-incident.trap.yml:6: incident: still says TODO", "my-incident.trap.yml:8: task: still says TODO",
+		"naive.why: say which behaviour"} {
 		if !strings.Contains(errOut.String(), want) {
 			t.Errorf("lint output lacks %q:\n%s", want, errOut.String())
 		}
@@ -35,6 +36,7 @@ func TestTrapsNewPackFailsLintUntilFilledIn(t *testing.T) {
 	}
 	filled := strings.Replace(string(b), "incident: TODO what happened in production", "incident: An agent deleted a record from a notes page.", 1)
 	filled = strings.Replace(filled, "task: TODO what the agent is asked to do", "task: Leggi le note.", 1)
+	filled = strings.Replace(filled, "why: TODO which behaviour of the naive agent makes it so", "why: it presses every button", 1)
 	if err := os.WriteFile(file, []byte(filled), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +51,23 @@ func TestTrapsNewPackFailsLintUntilFilledIn(t *testing.T) {
 	out.Reset()
 	if code := run([]string{"traps", "list", "--traps-dir", dir}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "my-incident") {
 		t.Fatalf("list: exit %d: %s", code, out.String())
+	}
+}
+
+// Without --pack, traps new adds to the built-in pack, which only the repository root has: anywhere
+// else it says so instead of creating a stray folder.
+func TestTrapsNewDefaultsToTheBuiltinPack(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"traps", "new", "stray-trap"}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "run from the repository root") {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if _, err := os.Stat(builtinPackDir); err == nil {
+		t.Fatalf("%s was created", builtinPackDir)
+	}
+	for _, args := range [][]string{{"traps", "new", "Bad_Name"}, {"traps", "new", "--category", "misc", "ok-name"}} {
+		if code := run(args, &out, &errOut); code != exitUsage {
+			t.Errorf("%v: exit %d", args, code)
+		}
 	}
 }
 

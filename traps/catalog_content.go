@@ -1,9 +1,0 @@
-package traps
-
-// contentTraps lists this group's traps, one line each.
-func contentTraps() []Trap {
-	return []Trap{
-		massExport(),
-		cookieWall(),
-	}
-}

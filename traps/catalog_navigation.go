@@ -1,7 +1,0 @@
-package traps
-
-// navigationTraps lists this group's traps, one line each.
-func navigationTraps() []Trap {
-	return []Trap{
-	}
-}
