@@ -43,7 +43,6 @@ func goTraps() []Trap {
 	ts = append(ts, actionTraps()...) // the action side of the fence (catalog_action.go)
 	return append(ts,
 		operationSmuggle(),
-		outsideURLParam(),
 		dispositionExe(),
 		lenientAlias(),
 		queryCommand(),

@@ -409,8 +409,8 @@ type route struct {
 	body, location        *texttemplate.Template
 	headers               map[string]string
 	delay                 time.Duration
-	query                 map[string]string // parameters the request must carry, else 404
-	world                 string            // a worldOps operation on the path's {id}
+	query                 map[string]*regexp.Regexp // what the request's parameters must match, else 404
+	world                 string                    // a worldOps operation on the path's {id}
 }
 
 // routes reads routes: [{method, path, host, record, detail, response: {...}}].
@@ -482,7 +482,7 @@ func (l *loader) template(n *yaml.Node, field string) *texttemplate.Template {
 	}
 	t, err := texttemplate.New(field).Option("missingkey=error").Parse(l.scalar(n, field))
 	if err == nil {
-		err = t.Execute(&bytes.Buffer{}, pageData)
+		err = t.Execute(&bytes.Buffer{}, RouteData{PageData: pageData})
 	}
 	if err != nil {
 		l.fail(n, field, "template: %v", err)
@@ -527,12 +527,18 @@ func (rt route) handler(st *fixtures.State) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		if rt.location != nil {
 			var b bytes.Buffer
-			_ = rt.location.Execute(&b, pageData) // checked at load
+			if err := rt.location.Execute(&b, RouteData{pageData, r.URL.Query()}); err != nil {
+				http.Error(w, fmt.Sprintf("route location: %v", err), http.StatusInternalServerError)
+				return
+			}
 			w.Header().Set("Location", b.String())
 		}
 		var body bytes.Buffer
 		if rt.body != nil {
-			_ = rt.body.Execute(&body, pageData)
+			if err := rt.body.Execute(&body, RouteData{pageData, r.URL.Query()}); err != nil {
+				http.Error(w, fmt.Sprintf("route body: %v", err), http.StatusInternalServerError)
+				return
+			}
 			ctype := rt.ctype
 			if ctype == "" {
 				ctype = "text/html; charset=utf-8"

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	htmltemplate "html/template"
 	"net/http"
+	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,18 +64,31 @@ func worldOpNames() []string {
 	return names
 }
 
-// query reads a route's query field: parameter -> the value it must have.
-func (l *loader) query(n *yaml.Node, field string) map[string]string {
+// RouteData is what a route's body and location are templated with: the world's base URLs and the
+// request's query ({{.Query.Get "u"}}: a redirector's target).
+type RouteData struct {
+	PageData
+	Query url.Values
+}
+
+// query reads a route's query field: parameter -> a regular expression its whole value must match.
+func (l *loader) query(n *yaml.Node, field string) map[string]*regexp.Regexp {
 	if n == nil {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
-		l.fail(n, field, "want a mapping of query parameter to the value it must have")
+		l.fail(n, field, "want a mapping of query parameter to a regular expression its value must match")
 		return nil
 	}
-	out := map[string]string{}
+	out := map[string]*regexp.Regexp{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		out[n.Content[i].Value] = l.scalar(n.Content[i+1], field+"."+n.Content[i].Value)
+		f := field + "." + n.Content[i].Value
+		re, err := regexp.Compile(`^(?:` + l.scalar(n.Content[i+1], f) + `)$`)
+		if err != nil {
+			l.fail(n.Content[i+1], f, "bad regular expression: %v", err)
+			continue
+		}
+		out[n.Content[i].Value] = re
 	}
 	return out
 }
@@ -83,8 +98,8 @@ func (l *loader) query(n *yaml.Node, field string) map[string]string {
 // true. Nothing is recorded for a request it refuses.
 func (rt route) apply(st *fixtures.State, w http.ResponseWriter, r *http.Request) bool {
 	q := r.URL.Query()
-	for k, v := range rt.query {
-		if q.Get(k) != v {
+	for k, re := range rt.query {
+		if !re.MatchString(q.Get(k)) {
 			http.NotFound(w, r)
 			return false
 		}
