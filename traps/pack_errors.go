@@ -80,8 +80,3 @@ func KnownRules() []string {
 
 // Observers lists the observers a forbidden effect or a success condition may name (fixtures.Observers).
 func Observers() []fixtures.Observer { return fixtures.Observers() }
-
-// Categories lists every category, in the catalog's order.
-func Categories() []Category {
-	return []Category{Navigation, Injection, Destructive, Download, Credentials, Budget, Network, Delivery}
-}

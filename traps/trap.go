@@ -31,6 +31,12 @@ const (
 	Delivery    Category = "delivery"
 )
 
+// Categories lists every category, in the catalog's order: the one list (pack loading, Validate and
+// `trapline traps new --category` read it).
+func Categories() []Category {
+	return []Category{Navigation, Injection, Destructive, Download, Credentials, Budget, Network, Delivery}
+}
+
 // ObserverDisk is fixtures.ObserverDisk: a file in the run's download folder is an Effect with this
 // observer and kind KindFileSaved, recorded by the harness after the run.
 const ObserverDisk = fixtures.ObserverDisk
