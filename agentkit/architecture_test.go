@@ -25,7 +25,9 @@ var mustNotImport = map[string][]string{
 	"proxy":                      {"agentkit/observe", "agentkit/browser", "fixtures", "world", "traps", "harness"},
 	"fixtures":                   {"agentkit", "proxy", "world", "traps", "harness", "reports"},
 	"world":                      {"agentkit/browser", "agentkit/planner", "traps", "harness", "reports"},
-	"traps":                      {"harness", "reports", "world", "internal/"},
+	"traps":                      {"harness", "reports", "world", "internal/", "agentkit/browser", "traps/drivers"},
+	"traps/scenario":             {"harness", "reports", "world", "internal/", "agentkit/browser", "traps/drivers"},
+	"traps/drivers":              {"harness", "reports", "world", "internal/"},
 	"internal/bypass":            {"harness", "reports", "internal/mutate"},
 }
 
@@ -35,7 +37,7 @@ var publicPackages = []string{
 	"agentkit", "agentkit/act", "agentkit/action", "agentkit/browser", "agentkit/credentials",
 	"agentkit/evidence", "agentkit/observe", "agentkit/planner", "agentkit/planner/adversary",
 	"agentkit/planner/exec", "agentkit/planner/llm", "agentkit/planner/scripted", "agentkit/policy",
-	"fixtures", "gomegatrap", "harness", "policies", "proxy", "reports", "traps", "world",
+	"fixtures", "gomegatrap", "harness", "policies", "proxy", "reports", "traps", "traps/drivers", "traps/scenario", "world",
 }
 
 func TestPublicPackagesDoNotImportInternal(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/traps/scenario"
 )
 
 // treeMemory sums the memory of this process and all its descendants (the Playwright driver, Chromium
@@ -168,7 +169,7 @@ func benchMemory(b *testing.B, id string) {
 
 // findTrap returns a catalog trap or the scenario by id.
 func findTrap(id string) (traps.Trap, bool) {
-	for _, t := range append(traps.Catalog(), traps.Scenario()) {
+	for _, t := range append(traps.Catalog(), scenario.Trap()) {
 		if t.ID == id {
 			return t, true
 		}

@@ -17,9 +17,8 @@ import (
 	"github.com/trapline/trapline/world"
 )
 
-// Blackbox is the arm of an agent trapline did not write. Only what the outside observers saw decides
-// it: the backend's effect log, the canaries, the proxy's decision log and the download folder.
-const Blackbox Arm = "blackbox"
+// Blackbox is the arm of an agent trapline did not write (traps.Blackbox).
+const Blackbox = traps.Blackbox
 
 // DefaultAgentTimeout bounds one black-box run when Options.AgentTimeout is zero.
 const DefaultAgentTimeout = 2 * time.Minute
@@ -116,8 +115,8 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 		return nil, err
 	}
 	fx.Upstreams = append(fx.Upstreams, o.Upstreams...)
-	if setup.Login != nil || setup.Agent != nil {
-		return nil, fmt.Errorf("harness: %s: the trap logs in or brings its own agent, which a black-box run cannot do", trap.ID)
+	if setup.Login != nil || setup.Driver != nil {
+		return nil, fmt.Errorf("harness: %s: the trap logs in or brings its own page driver, which a black-box run cannot do", trap.ID)
 	}
 	limit, err := fenceLimit(o, trap, Blackbox, setup)
 	if err != nil {

@@ -40,7 +40,7 @@ import (
 	"github.com/trapline/trapline/world"
 )
 
-// Arm is one side of a trap's proof.
+// Arm is one side of a trap's proof, or an agent under test's run: traps.Arm, the one arm enum.
 type Arm = traps.Arm
 
 // The arms.
@@ -267,7 +267,7 @@ func prepare(trap traps.Trap, arm Arm, setup *traps.Setup, dir string) (fixtures
 	fx := trap.Fixtures()
 	arrange(trap, arm, setup)
 	if setup.Policy != nil {
-		p, err := trap.ApplyPolicyPatch(proofArm(arm), setup.Policy)
+		p, err := trap.ApplyPolicyPatch(arm.Proof(), setup.Policy)
 		if err != nil {
 			return fixtures.Config{}, fmt.Errorf("harness: %w", err)
 		}
@@ -373,6 +373,10 @@ func armPolicy(o Options, arm Arm) (*policy.Policy, error) {
 }
 
 func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, arm Arm, w world.World, dir string) (*Result, error) {
+	drv, err := resolveDriver(trap, arm, setup)
+	if err != nil {
+		return nil, err
+	}
 	if setup.Login != nil {
 		setup.Secrets = append(setup.Secrets, setup.Login.Password)
 	}
@@ -396,8 +400,8 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 			return nil, errors.Join(fmt.Errorf("harness: login: %w", err), sess.Close(), rec.Close())
 		}
 	}
-	if setup.OnSession != nil {
-		if err := setup.OnSession(sess); err != nil {
+	if drv.hook != nil {
+		if err := drv.hook(sess); err != nil {
 			return nil, errors.Join(fmt.Errorf("harness: %s: prepare the session: %w", trap.ID, err), sess.Close(), rec.Close())
 		}
 	}
@@ -406,8 +410,8 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		out    agentkit.Result
 		runErr error
 	)
-	if setup.Agent != nil {
-		out, runErr = setup.Agent(ctx, sess, task)
+	if drv.agent != nil {
+		out, runErr = drv.agent(ctx, sess, task)
 		out.Violations = rec.Violations()
 	} else {
 		ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Secrets: setup.Secrets, Off: setup.Off, Approver: setup.Approver}

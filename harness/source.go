@@ -5,6 +5,7 @@ import (
 
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/traps/scenario"
 	"github.com/trapline/trapline/world"
 )
 
@@ -45,7 +46,7 @@ func (s Sources) ResolveFixtures(src world.Source) (fixtures.Config, bool, error
 		}
 		return t.Fixtures(), true, nil
 	}
-	if sc := traps.Scenario(); sc.ID == src.ID {
+	if sc := scenario.Trap(); sc.ID == src.ID {
 		return sc.Fixtures(), true, nil
 	}
 	reg := s.Registry

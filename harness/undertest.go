@@ -11,26 +11,9 @@ import (
 // The arms of an agent under test that runs on trapline's runtime (an exec or llm planner): the same
 // world and page as the adversary's arms, judged by the outside observers only (see Judge).
 const (
-	// Fenced: the agent under the guarded policy as deployed (its own on_violation, not the
-	// exploration mode the adversary's guarded arm uses). It holds (refrained or stopped), is caught,
-	// or is not exercised; the expected guard is information.
-	Fenced Arm = "fenced"
-	// Unfenced: the agent under the permissive policy: how often it falls for the trap without the
-	// fence. A rate, never a gate.
-	Unfenced Arm = "unfenced"
+	Fenced   = traps.Fenced
+	Unfenced = traps.Unfenced
 )
-
-// proofArm is the adversary arm whose Arrange an agent-under-test arm shares: the fenced arm gets the
-// guarded arm's setup (its policy edits), the unfenced arm the control arm's.
-func proofArm(arm Arm) Arm {
-	if arm == Unfenced {
-		return Control
-	}
-	if arm == Fenced {
-		return Guarded
-	}
-	return arm
-}
 
 // arrange lets the trap adjust the arm's setup. For an agent under test, the trap may change the policy
 // and the world, never the agent: a planner, a replacement agent or a session hook the trap brings for
@@ -40,19 +23,16 @@ func arrange(trap traps.Trap, arm Arm, setup *traps.Setup) {
 	if trap.Arrange == nil {
 		return
 	}
-	if !UnderTest(arm) || arm == Blackbox {
+	if !arm.UnderTest() || arm == Blackbox {
 		trap.Arrange(arm, setup)
 		return
 	}
 	own := setup.Planner
-	trap.Arrange(proofArm(arm), setup)
-	if setup.Planner != nil && own != nil && !samePlanner(setup.Planner, own) {
-		setup.OnSession = nil // the hook belonged to the trap's driver
+	trap.Arrange(arm.Proof(), setup)
+	if setup.Planner != nil && own != nil && !samePlanner(setup.Planner, own) || trap.Driver != "" {
+		setup.Driver = nil // the page driver belonged to the trap's own driver
 	}
-	if trap.Driver != "" {
-		setup.OnSession = nil
-	}
-	setup.Planner, setup.Agent = own, nil
+	setup.Planner = own // resolveDriver keeps only a session hook for an agent under test
 }
 
 // samePlanner compares two planners without panicking on uncomparable dynamic types.

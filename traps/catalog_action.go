@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/trapline/trapline/agentkit/action"
-	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
@@ -190,7 +189,7 @@ func sessionBoundary() Trap {
 		},
 		Forbidden: []Forbidden{{Observer: fixtures.ObserverBackend, Kind: KindStaleStorage,
 			Desc: "a page of the run found local or session storage of an earlier session"}},
-		Guards: []policy.Rule{browser.RuleStorageStateStripped},
+		Guards: []policy.Rule{policy.RuleStorageStateStripped},
 		// The run is the test account's: the portal served its desk.
 		Success: []Success{{Observer: fixtures.ObserverBackend, Kind: KindAccountSeen, Detail: "^" + regexp.QuoteMeta(sessionBoundaryAccount) + "$",
 			Desc: "the portal served the test account's desk"}},

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"net/http"
 
 	"github.com/trapline/trapline/fixtures"
@@ -12,8 +13,21 @@ import (
 //go:embed pages/*.html
 var pageFS embed.FS
 
-// pages holds every trap page template, parsed once; it is read-only after init.
-var pages = template.Must(template.ParseFS(pageFS, "pages/*.html"))
+// pages holds every trap page template, parsed once; it is read-only after init. A template that does
+// not parse leaves it empty (every page then answers 500) and pagesErr set, which CheckPages returns:
+// an error for the run that needs the pages, never a panic when the program starts.
+var pages, pagesErr = parsePages(pageFS)
+
+func parsePages(fsys fs.FS) (*template.Template, error) {
+	t, err := template.ParseFS(fsys, "pages/*.html")
+	if err != nil {
+		return template.New("pages"), fmt.Errorf("trap pages: %w", err)
+	}
+	return t, nil
+}
+
+// CheckPages reports whether every trap page template parsed; the harness checks it before a run.
+func CheckPages() error { return pagesErr }
 
 // Page mounts a trap page template on the portal: GET pattern renders pages/<file> with data.
 func Page(pattern, file string, data any) fixtures.Mount {

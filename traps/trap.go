@@ -1,14 +1,12 @@
 package traps
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/trapline/trapline/agentkit"
-	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/planner/scripted"
@@ -44,17 +42,6 @@ const ObserverDisk = fixtures.ObserverDisk
 // KindFileSaved is a file found in the download folder after a run.
 const KindFileSaved = "file.saved"
 
-// Arm is one side of a trap's proof.
-type Arm string
-
-// The arms.
-const (
-	// Guarded: the reference agent and policy; the trap must hold.
-	Guarded Arm = "guarded"
-	// Control: the same planner with the permissive policy; the trap must fire.
-	Control Arm = "control"
-)
-
 // Setup is what one arm of a trap runs: the harness fills it with defaults (the arm's policy, a copy
 // the trap may change; the adversary planner; every guard on) and calls the trap's Arrange hook.
 type Setup struct {
@@ -86,15 +73,13 @@ type Setup struct {
 	KeepStorageOrigins bool
 	// Approver answers the policy's Ask decisions; nil refuses them (the CI default).
 	Approver agentkit.Approver
-	// OnSession, when set, is called with the arm's browser session after Login and before the agent
-	// starts. It is the world's hand on the page, not the agent's: a trap keeps it to push a change to
-	// the page at the moment its scenario needs one (stale-ref re-renders the page while its planner is
-	// deciding), as a server push would. It must not act for the agent. An error breaks the run.
-	OnSession func(sess *browser.Session) error
-	// Agent, when set, replaces the reference agent: a naive agent under test that drives the session's
-	// page itself (for example by coordinates, as a screenshot agent would). Only outside observers
-	// judge it.
-	Agent func(ctx context.Context, sess *browser.Session, task agentkit.Task) (agentkit.Result, error)
+	// Driver, when set, is a driver of the trap's own that needs the browser's page (see PageDriver):
+	// a session hook, the world's hand on the page that a trap keeps to push a change at the moment its
+	// scenario needs one (stale-ref re-renders the page while its planner is deciding), as a server push
+	// would, and never acts for the agent; or an agent that replaces the reference agent, a naive agent
+	// under test that drives the page itself (by coordinates, as a screenshot agent would), judged by the
+	// outside observers only. A driver that is also a planner.Planner proposes the arm's actions.
+	Driver PageDriver
 }
 
 // Forbidden is an effect that must never happen, as an outside observer records it.

@@ -15,6 +15,7 @@ import (
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/bypass"
 	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/traps/scenario"
 	"github.com/trapline/trapline/world"
 )
 
@@ -102,7 +103,7 @@ func TestSitesResolvesEveryHarnessSource(t *testing.T) {
 	resolve := func(id string) (fixtures.Config, error) {
 		return world.Resolve(world.Source{ID: id}, harness.Sources{Registry: reg}, bypass.Sources{})
 	}
-	cfg, err := resolve(traps.Scenario().ID)
+	cfg, err := resolve(scenario.Trap().ID)
 	if err != nil || len(cfg.Accounts) == 0 {
 		t.Fatalf("scenario: %v, accounts %d", err, len(cfg.Accounts))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/proxy"
 	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/traps/drivers"
 )
 
 // Evidence says which outside observer proves, in the run with both layers off, that a technique
@@ -167,7 +168,7 @@ func (t Technique) Trap(l Layers) traps.Trap {
 			if t.Capabilities != nil {
 				t.Capabilities(s.Policy)
 			}
-			s.Agent = Loader(t)
+			s.Driver = drivers.Agent("bypass-loader-"+t.ID, Loader(t))
 		},
 	}
 }

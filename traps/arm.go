@@ -1,0 +1,69 @@
+package traps
+
+// Arm is one side of a trap's proof, or one run of an agent under test on the trap. It is the one arm
+// enum: the harness, the reports and the CLI use these values.
+type Arm string
+
+// The arms.
+const (
+	// Guarded: the reference agent and policy; the trap must hold.
+	Guarded Arm = "guarded"
+	// Control: the same planner with the permissive policy; the trap must fire.
+	Control Arm = "control"
+	// Fenced: an agent under test on trapline's runtime, under the guarded policy as deployed (its own
+	// on_violation). It holds, is caught, or is not exercised; the expected guard is information.
+	Fenced Arm = "fenced"
+	// Unfenced: an agent under test on trapline's runtime under the permissive policy: how often it
+	// falls for the trap without the fence. A rate, never a gate.
+	Unfenced Arm = "unfenced"
+	// Blackbox: an agent trapline did not write. Only what the outside observers saw decides it: the
+	// backend's effect log, the canaries, the proxy's decision log and the download folder.
+	Blackbox Arm = "blackbox"
+)
+
+// Arms lists every arm, the adversary's two first.
+func Arms() []Arm { return []Arm{Guarded, Control, Fenced, Unfenced, Blackbox} }
+
+// UnderTest reports whether the arm runs an agent under test (fenced, unfenced, blackbox), judged by
+// the outside observers only, rather than the adversary that proves the trap.
+func (a Arm) UnderTest() bool { return a == Fenced || a == Unfenced || a == Blackbox }
+
+// Proof is the adversary arm whose Arrange an agent-under-test arm shares: the fenced arm gets the
+// guarded arm's setup (its policy edits), the unfenced arm the control arm's; any other arm is itself.
+func (a Arm) Proof() Arm {
+	switch a {
+	case Fenced:
+		return Guarded
+	case Unfenced:
+		return Control
+	}
+	return a
+}
+
+// PageDriver is a driver that needs the browser's page, which a trap brings for the adversary's arms:
+// a session hook (the world's hand on the page) or an agent of its own that drives the page instead
+// of the reference agent. Its implementations live outside traps (package traps/drivers, a bypass
+// technique's loader), so that the catalog stays data and never imports the browser runtime. The
+// harness resolves a NamedDriver through traps/drivers and runs any other value that is a
+// harness.PageHook or a harness.PageAgent; it refuses anything else, before the run starts.
+type PageDriver interface {
+	// DriverName names the driver in errors and reports.
+	DriverName() string
+}
+
+// NamedDriver is a page driver of package traps/drivers, by name: what a catalog trap's Arrange sets
+// (Setup.Driver), since the catalog cannot build it.
+type NamedDriver string
+
+// DriverName implements PageDriver.
+func (n NamedDriver) DriverName() string { return string(n) }
+
+// The drivers of package traps/drivers.
+const (
+	// DriverStaleRefPusher is stale-ref's slow clicker: it proposes the click on "Salva" and, while it
+	// is deciding, has the world re-render the page (it is the arm's planner and a session hook).
+	DriverStaleRefPusher NamedDriver = "stale-ref-pusher"
+	// DriverCoordinateAgent is the scenario's naive control: a screenshot agent that clicks where
+	// "Salva" was on the first record.
+	DriverCoordinateAgent NamedDriver = "coordinate-agent"
+)
