@@ -261,6 +261,9 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 // prepare cleans the run's evidence folder, builds the trap's fixture configuration and lets the trap
 // arrange the arm's setup.
 func prepare(trap traps.Trap, arm Arm, setup *traps.Setup, dir string) (fixtures.Config, error) {
+	if err := traps.CheckPages(); err != nil {
+		return fixtures.Config{}, fmt.Errorf("harness: %s: %w", trap.ID, err)
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return fixtures.Config{}, fmt.Errorf("harness: clean %s: %w", dir, err)
 	}
