@@ -28,6 +28,8 @@ var mustNotImport = map[string][]string{
 	"traps":                      {"harness", "reports", "world", "internal/", "agentkit/browser", "traps/drivers"},
 	"traps/scenario":             {"harness", "reports", "world", "internal/", "agentkit/browser", "traps/drivers"},
 	"traps/drivers":              {"harness", "reports", "world", "internal/"},
+	"results":                    {"harness", "reports", "world", "internal/", "agentkit/browser", "traps/drivers"},
+	"reports":                    {"harness", "internal/", "agentkit/browser", "traps/drivers"},
 	"internal/bypass":            {"harness", "reports", "internal/mutate"},
 }
 
@@ -37,7 +39,7 @@ var publicPackages = []string{
 	"agentkit", "agentkit/act", "agentkit/action", "agentkit/browser", "agentkit/credentials",
 	"agentkit/evidence", "agentkit/observe", "agentkit/planner", "agentkit/planner/adversary",
 	"agentkit/planner/exec", "agentkit/planner/llm", "agentkit/planner/scripted", "agentkit/policy",
-	"fixtures", "gomegatrap", "harness", "policies", "proxy", "reports", "traps", "traps/drivers", "traps/scenario", "world",
+	"fixtures", "gomegatrap", "harness", "policies", "proxy", "reports", "results", "traps", "traps/drivers", "traps/scenario", "world",
 }
 
 func TestPublicPackagesDoNotImportInternal(t *testing.T) {

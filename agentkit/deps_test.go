@@ -8,7 +8,7 @@ import (
 
 // browserFree are the packages that must not need the browser runtime, even indirectly: the catalog
 // is data plus pages, and `trapline report` reads results without starting Playwright.
-var browserFree = []string{"traps", "traps/scenario"}
+var browserFree = []string{"traps", "traps/scenario", "results", "reports"}
 
 // TestDataPackagesDoNotPullInTheBrowser checks the whole import graph (go list -deps) of each package
 // in browserFree: neither playwright-go nor agentkit/browser may be in it.

@@ -76,19 +76,6 @@ var ErrAgentBroken = errors.New("the agent under test broke before its run could
 
 var agentName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
-// EvidencePath is the evidence folder of one run below root: root/<trap>/<arm> for the reference
-// agent (agent "" or "reference"), root/<trap>/<arm>-<agent> for an agent under test.
-func EvidencePath(root, trap string, arm Arm, agent string) string {
-	if agent == "" || agent == ReferenceAgent {
-		return filepath.Join(root, trap, string(arm))
-	}
-	return filepath.Join(root, trap, string(arm)+"-"+agent)
-}
-
-// ReferenceAgent is the name reports give the reference agent (agentkit), the agent of the guarded
-// and control arms.
-const ReferenceAgent = "reference"
-
 // RunAgent runs trap against an agent under test in the Blackbox arm: a fresh world, a fresh
 // CDP-exposed Chromium behind the world's proxy, the agent, then the outside observers. The proxy
 // enforces o.BlackboxPolicy when set (the user's deployment fence) and otherwise observes: every world

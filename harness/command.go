@@ -30,12 +30,6 @@ const (
 	EnvTrap      = "TRAPLINE_TRAP"
 )
 
-// Files Command writes into the agent's artifacts folder.
-const (
-	StdoutFile = "stdout.log"
-	StderrFile = "stderr.log"
-)
-
 // maxOutput bounds what Command keeps of each of the agent's output streams.
 const maxOutput = 4 << 20
 

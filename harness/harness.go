@@ -49,9 +49,6 @@ const (
 	Control = traps.Control
 )
 
-// ResultFile is written into each run's evidence folder.
-const ResultFile = "result.json"
-
 // DownloadsDir is the run's download folder, inside its evidence folder: every file in it after the run
 // is an effect seen on disk.
 const DownloadsDir = "downloads"
@@ -110,81 +107,6 @@ type Options struct {
 	// program and its arguments (no shell) whose standard output is the state as JSON; `trapline run
 	// --probe-cmd`. See traps.Probe.
 	ProbeCommand []string
-}
-
-// Result is what one run produced, as the outside observers saw it.
-type Result struct {
-	Trap           string               `json:"trap"`
-	Category       string               `json:"category"`
-	Arm            Arm                  `json:"arm"`
-	Outcome        agentkit.Outcome     `json:"outcome"`
-	Reason         string               `json:"reason"`
-	Forbidden      []fixtures.Effect    `json:"forbidden"`
-	Effects        []fixtures.Effect    `json:"effects"`
-	Violations     []evidence.Violation `json:"violations"`
-	GuardsFired    []string             `json:"guards_fired"`
-	ExpectedGuards []string             `json:"expected_guards"`
-	ProxyDenied    int                  `json:"proxy_denied"`
-	ProxyAllowed   int                  `json:"proxy_allowed"`
-	EvidenceDir    string               `json:"evidence_dir"`
-	Duration       time.Duration        `json:"duration_ns"`
-	// StartLoaded says the proxy let a request for the trap's start page through: the agent met the
-	// trap. A black-box run without it tested nothing.
-	StartLoaded bool `json:"start_loaded"`
-	// Agent names the agent under test in a black-box run; "" is the reference agent.
-	Agent string `json:"agent,omitempty"`
-	// AgentExit is how a black-box agent's run ended in its own words ("exit 0", "exit 1", "timeout
-	// after 2m0s", ...). Information only: it proves nothing about the verdict.
-	AgentExit string `json:"agent_exit,omitempty"`
-	// ProxyGuards are the rules by which the proxy denied a request for one of the world's hosts.
-	ProxyGuards []string `json:"proxy_guards,omitempty"`
-	// Answer is what the agent reported when it said done (the reference runtime's done reason); ""
-	// when it reported nothing.
-	Answer string `json:"answer,omitempty"`
-	// TaskMeasured says the trap has a task success condition (traps.Success); TaskCompleted that
-	// every part of it held after the run, checked from outside.
-	TaskMeasured  bool `json:"task_measured"`
-	TaskCompleted bool `json:"task_completed"`
-	// Trial is the run's number among repeated trials (Options.Trial); 0 for a single run.
-	Trial int `json:"trial,omitempty"`
-	// ProxyStops are the proxy's denials of the world's hosts, with what each refused (method, host,
-	// path): the same refusals as ProxyGuards.
-	ProxyStops []Stop `json:"proxy_stops,omitempty"`
-	// FiredBy, in a permissive arm, are the attempts that produced its forbidden effects (recorded
-	// from its action log); in any other arm, the control arm's, given in Options.FiredBy, to which
-	// the verdict ties the fence's refusals (Judge).
-	FiredBy []Attempt `json:"fired_by,omitempty"`
-	// RunawayLimit is a budget trap's last step the fence's budget may let through (traps.Runaway),
-	// derived from the arm's fence; 0 for other traps.
-	RunawayLimit int `json:"runaway_limit,omitempty"`
-}
-
-// CanaryHits counts the effects recorded by canary sites.
-func (r *Result) CanaryHits() int {
-	n := 0
-	for _, e := range r.Effects {
-		if e.Observer == fixtures.ObserverCanary {
-			n++
-		}
-	}
-	return n
-}
-
-// MissingGuards returns the expected guards that did not fire.
-func (r *Result) MissingGuards() []string {
-	var out []string
-	for _, g := range r.ExpectedGuards {
-		if !slices.Contains(r.GuardsFired, g) {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
-// Verdict says whether the arm proved what it must, and why: Judge's Pass and Reason.
-func (r *Result) Verdict() (pass bool, why string) {
-	j := Judge(r)
-	return j.Pass, j.Reason
 }
 
 // Run runs trap in arm and returns what was observed. An error means the run could not be carried out

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/fixtures"
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 )
 
 // An old summary (no agent field) and a new one naming the reference agent compare as the same arms;
@@ -25,7 +25,7 @@ func TestCompareKeysOnAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := Summary{Entries: []Entry{
-		{Trap: "decoy-delete", Arm: "guarded", Agent: harness.ReferenceAgent, Verdict: VerdictFail},
+		{Trap: "decoy-delete", Arm: "guarded", Agent: results.ReferenceAgent, Verdict: VerdictFail},
 		{Trap: "decoy-delete", Arm: "blackbox", Agent: "naive", Verdict: VerdictFail},
 		{Trap: "decoy-delete", Arm: "blackbox", Agent: "careful", Verdict: VerdictPass},
 	}}
@@ -54,7 +54,7 @@ func TestCompareKeysOnAgent(t *testing.T) {
 
 func TestBlackboxEntry(t *testing.T) {
 	deleted := fixtures.Effect{Observer: fixtures.ObserverBackend, Kind: fixtures.KindDeleted, Method: "POST", Path: "/pratiche/4/elimina"}
-	r := &harness.Result{Trap: "decoy-delete", Category: "destructive", Arm: harness.Blackbox, Agent: "naive", AgentExit: "exit 0",
+	r := &results.Result{Trap: "decoy-delete", Category: "destructive", Arm: results.Blackbox, Agent: "naive", AgentExit: "exit 0",
 		StartLoaded: true, Effects: []fixtures.Effect{deleted}, Forbidden: []fixtures.Effect{deleted}, EvidenceDir: "/out/evidence/decoy-delete/blackbox-naive"}
 	e := FromResult(r)
 	if e.Agent != "naive" || e.Outcome != "exit 0" || e.Verdict != VerdictFail {
@@ -92,7 +92,7 @@ func TestBlackboxEntry(t *testing.T) {
 	}
 	// The HTML matrix gets a column for the agent, and its evidence is found below the summary folder.
 	dir := t.TempDir()
-	ev := harness.EvidencePath(filepath.Join(dir, "evidence"), "decoy-delete", harness.Blackbox, "naive")
+	ev := results.EvidencePath(filepath.Join(dir, "evidence"), "decoy-delete", results.Blackbox, "naive")
 	if err := os.MkdirAll(ev, 0o755); err != nil {
 		t.Fatal(err)
 	}

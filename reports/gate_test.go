@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/fixtures"
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 )
 
 func entry(trap, arm, verdict string) Entry {
@@ -117,18 +117,18 @@ func TestFlakes(t *testing.T) {
 func TestFailureMessage(t *testing.T) {
 	canary := fixtures.Effect{Observer: fixtures.ObserverCanary, Kind: "page.served", Method: "GET", Path: "/x"}
 	deleted := fixtures.Effect{Observer: fixtures.ObserverBackend, Kind: fixtures.KindDeleted, Method: "POST", Path: "/p/4"}
-	judged := func(r harness.Result) Entry { r.Trap, r.EvidenceDir = "t", "ev"; return FromResult(&r) }
+	judged := func(r results.Result) Entry { r.Trap, r.EvidenceDir = "t", "ev"; return FromResult(&r) }
 	cases := []struct {
 		e    Entry
 		want []string
 	}{
-		{judged(harness.Result{Arm: harness.Guarded}), nil},
-		{judged(harness.Result{Arm: harness.Guarded, Forbidden: []fixtures.Effect{canary, deleted}}),
+		{judged(results.Result{Arm: results.Guarded}), nil},
+		{judged(results.Result{Arm: results.Guarded, Forbidden: []fixtures.Effect{canary, deleted}}),
 			[]string{"t (guarded arm): the fence did not hold: forbidden effect page.served GET /x, seen by canary", "and 1 more: backend pratica.deleted POST /p/4", "Evidence: ev"}},
-		{judged(harness.Result{Arm: harness.Guarded, Effects: []fixtures.Effect{canary, canary}}), []string{"2 request(s) seen by a canary site", "Evidence: ev"}},
-		{judged(harness.Result{Arm: harness.Guarded, ExpectedGuards: []string{"a", "b"}, GuardsFired: []string{"a"}}),
+		{judged(results.Result{Arm: results.Guarded, Effects: []fixtures.Effect{canary, canary}}), []string{"2 request(s) seen by a canary site", "Evidence: ev"}},
+		{judged(results.Result{Arm: results.Guarded, ExpectedGuards: []string{"a", "b"}, GuardsFired: []string{"a"}}),
 			[]string{"expected guard(s) b did not fire (fired: a)", "Evidence: ev"}},
-		{judged(harness.Result{Arm: harness.Control, Outcome: "Aborted"}), []string{"the trap did not fire", "outcome Aborted", "Evidence: ev"}},
+		{judged(results.Result{Arm: results.Control, Outcome: "Aborted"}), []string{"the trap did not fire", "outcome Aborted", "Evidence: ev"}},
 		{BrokenEntry("t", "c", "control", "ev", os.ErrDeadlineExceeded), []string{"the fixture or the environment broke", "i/o timeout", "Evidence: ev"}},
 	}
 	for _, c := range cases {

@@ -13,7 +13,7 @@ func TestGitHubOutputOrderAndEscaping(t *testing.T) {
 			Why: "the fence did not hold: forbidden effect x POST /a|b, seen by backend"},
 		{Trap: "c-broken", Arm: "control", Verdict: VerdictBroken, Why: "the run could not be carried out: line1\nline2"},
 		{Trap: "d-regressed", Arm: "guarded", Verdict: VerdictFail, Effects: []string{"backend pratica.deleted POST /p, 100%"}, Evidence: "/e/d",
-			Why: "the fence did not hold: forbidden effect pratica.deleted POST /p, 100%, seen by backend"}, // as harness.Judge words it
+			Why: "the fence did not hold: forbidden effect pratica.deleted POST /p, 100%, seen by backend"}, // as results.Judge words it
 	}}
 	s.Finish(s.Generated)
 	base := Summary{Entries: []Entry{{Trap: "b-known", Arm: "guarded", Verdict: VerdictFail}, {Trap: "d-regressed", Arm: "guarded", Verdict: VerdictPass}}}

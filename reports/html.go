@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/evidence"
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 )
 
 //go:embed report.html.tmpl
@@ -257,7 +257,7 @@ func buildView(s Summary, o HTMLOptions) htmlView {
 func locate(e Entry, summaryDir string) (string, bool) {
 	candidates := []string{e.Evidence}
 	if summaryDir != "" {
-		candidates = append(candidates, harness.EvidencePath(filepath.Join(summaryDir, "evidence"), e.Trap, harness.Arm(e.Arm), AgentName(e.Agent)))
+		candidates = append(candidates, results.EvidencePath(filepath.Join(summaryDir, "evidence"), e.Trap, results.Arm(e.Arm), AgentName(e.Agent)))
 	}
 	for _, c := range candidates {
 		if c == "" {
@@ -281,11 +281,11 @@ func buildArm(e Entry, o HTMLOptions) armView {
 		a.Notes = append(a.Notes, "evidence folder not found: "+dir)
 		return a
 	}
-	if e.Arm == string(harness.Blackbox) {
+	if e.Arm == string(results.Blackbox) {
 		// An agent trapline did not write leaves no action log or trace of trapline's: it is judged by
 		// the outside observers alone, and what it says about itself is in its own output.
 		a.Notes = append(a.Notes, "black-box run: judged only by the outside observers (backend, canaries, proxy log, download folder); "+
-			"the agent's own output, information only: "+filepath.Join(relative(dir), "agent", harness.StdoutFile))
+			"the agent's own output, information only: "+filepath.Join(relative(dir), "agent", results.StdoutFile))
 		return a
 	}
 	actions, err := evidence.ReadActions(filepath.Join(dir, ActionsFile))

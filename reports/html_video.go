@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"path/filepath"
 
-	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/evidence"
 )
 
 // videoView is one video segment in the report: its path (as the report names the trace) and a link
@@ -18,7 +18,7 @@ type videoView struct {
 // videoViews lists an arm's video segments (--video). pageDir is the folder the page is written to
 // (HTMLOptions.ReportDir, else SummaryDir); empty: the working directory.
 func videoViews(dir, pageDir string) []videoView {
-	vs, err := browser.Videos(dir)
+	vs, err := evidence.Videos(dir)
 	if err != nil {
 		return nil
 	}

@@ -25,7 +25,7 @@ const (
 	PropGuardFired    = "guard_fired"
 	PropEffects       = "effects"
 	PropEvidence      = "evidence"
-	// PropResult is harness.Judge's verdict in words ("held (refrained)", "caught", "fired", ...).
+	// PropResult is results.Judge's verdict in words ("held (refrained)", "caught", "fired", ...).
 	PropResult = "result"
 	// PropRepeat and PropPassRate are a repeated arm's trial count and its passed trials ("2/3"); ""
 	// for a single run.
@@ -61,7 +61,7 @@ func repeatValue(e Entry) string {
 	return fmt.Sprint(e.Repeat)
 }
 
-// FailureMessage explains in one paragraph why e did not prove its claim: the reason harness.Judge
+// FailureMessage explains in one paragraph why e did not prove its claim: the reason results.Judge
 // gave (which forbidden effect happened and which outside observer saw it, which guard did not fire),
 // or that the fixture broke, always with the evidence folder. It renders the verdict, never decides
 // it again. It returns "" for a passing entry.
@@ -90,7 +90,7 @@ func agentOrReference(agent string) string {
 }
 
 // missingGuards returns the expected guards of e that did not fire (information for the report's
-// patterns; the verdict is harness.Judge's).
+// patterns; the verdict is results.Judge's).
 func missingGuards(e Entry) []string {
 	var out []string
 	for _, g := range e.ExpectedGuards {

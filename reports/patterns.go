@@ -13,7 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/trapline/trapline/agentkit/evidence"
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 )
 
 // Pattern kinds FindPatterns names, each with the reading the source documents give.
@@ -90,7 +90,7 @@ func readArmEvidence(e Entry, dir string) armEvidence {
 		return ev
 	}
 	ev.found = true
-	if b, err := os.ReadFile(filepath.Join(d, harness.ResultFile)); err == nil {
+	if b, err := os.ReadFile(filepath.Join(d, results.ResultFile)); err == nil {
 		var r struct {
 			Reason string `json:"reason"`
 		}
@@ -182,7 +182,7 @@ func armEvents(run PatternRun, e Entry) []event {
 	if strings.Contains(ev.reason, "planner said done but") || strings.Contains(e.Why, "said done but") {
 		add(PatternDoneUnmet, "trap "+e.Trap, ev.reason, "")
 	}
-	if e.Arm == string(harness.Guarded) && e.Verdict == VerdictFail {
+	if e.Arm == string(results.Guarded) && e.Verdict == VerdictFail {
 		if m := missingGuards(e); len(m) > 0 {
 			add(PatternGuardSilent, "trap "+e.Trap, "expected "+strings.Join(m, ","), "")
 		}
@@ -240,7 +240,7 @@ func FindPatterns(runs []PatternRun) []Pattern {
 	details := map[gk]map[string]bool{}
 	for _, run := range runs {
 		for _, e := range run.Summary.Entries {
-			if e.Arm == string(harness.Control) || e.Verdict == VerdictBroken {
+			if e.Arm == string(results.Control) || e.Verdict == VerdictBroken {
 				continue
 			}
 			for _, ev := range armEvents(run, e) {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/evidence"
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 )
 
 const portal = "http://portale.interno.test"
@@ -53,14 +53,14 @@ func writeRun(t *testing.T, dir string, arms []armFixture) PatternRun {
 	var s Summary
 	for _, a := range arms {
 		e := a.entry
-		e.Evidence = harness.EvidencePath(filepath.Join(dir, "evidence"), e.Trap, harness.Arm(e.Arm), AgentName(e.Agent))
+		e.Evidence = results.EvidencePath(filepath.Join(dir, "evidence"), e.Trap, results.Arm(e.Arm), AgentName(e.Agent))
 		if err := os.MkdirAll(e.Evidence, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		writeJSONL(t, filepath.Join(e.Evidence, ViolationsFile), a.violations)
 		writeJSONL(t, filepath.Join(e.Evidence, ActionsFile), a.actions)
 		b, _ := json.Marshal(map[string]any{"trap": e.Trap, "reason": a.reason})
-		if err := os.WriteFile(filepath.Join(e.Evidence, harness.ResultFile), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(e.Evidence, results.ResultFile), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		s.Entries = append(s.Entries, e)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 )
 
 // Evidence holds page content, personal data included; the source documents keep it 30 to 90 days.
@@ -89,7 +89,7 @@ type Pruned struct {
 // isArmFolder says whether dir is one run's evidence folder for one arm (what the harness writes:
 // result.json, actions.jsonl, violations.jsonl or trace.zip).
 func isArmFolder(dir string) bool {
-	for _, f := range []string{harness.ResultFile, ActionsFile, ViolationsFile, TraceFile} {
+	for _, f := range []string{results.ResultFile, ActionsFile, ViolationsFile, TraceFile} {
 		if fileExists(filepath.Join(dir, f)) {
 			return true
 		}

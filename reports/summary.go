@@ -20,7 +20,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 )
 
 // SchemaVersion is the version of the summary format this trapline writes. Version 2 added
@@ -65,7 +65,7 @@ type Entry struct {
 	ProxyDenied    int      `json:"proxy_denied"`
 	Evidence       string   `json:"evidence"`
 	Seconds        float64  `json:"seconds"`
-	// Result is harness.Judge's verdict word (held, breached, unguarded, fired, silent, caught, not
+	// Result is results.Judge's verdict word (held, breached, unguarded, fired, silent, caught, not
 	// exercised); Attribution, Rule and Layer say why a held agent held (refrained, or stopped by Rule
 	// at Layer). Empty in summaries written before schema version 2 and in broken entries.
 	Result      string `json:"result,omitempty"`
@@ -103,11 +103,11 @@ type Summary struct {
 
 // FromResult builds an Entry from a harness result. A black-box agent's outcome is its exit as the
 // harness saw it ("exit 0", "timeout after 2m0s"): information, like the reference agent's outcome.
-func FromResult(r *harness.Result) Entry {
-	j := harness.Judge(r)
+func FromResult(r *results.Result) Entry {
+	j := results.Judge(r)
 	pass, why := j.Pass, j.Reason
 	outcome := string(r.Outcome)
-	if r.Arm == harness.Blackbox {
+	if r.Arm == results.Blackbox {
 		outcome = r.AgentExit
 	}
 	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Agent: AgentName(r.Agent), Verdict: VerdictFail, Why: why, Outcome: outcome,
@@ -134,10 +134,10 @@ func BrokenEntry(trap, category, arm, evidence string, err error) Entry {
 		Evidence: evidence}
 }
 
-// AgentName normalises an agent's name for entries: "" and harness.ReferenceAgent both mean the
+// AgentName normalises an agent's name for entries: "" and results.ReferenceAgent both mean the
 // reference agent and are stored as "", so summaries written before agents had names compare equal.
 func AgentName(agent string) string {
-	if agent == harness.ReferenceAgent {
+	if agent == results.ReferenceAgent {
 		return ""
 	}
 	return agent
@@ -238,9 +238,9 @@ func Table(w io.Writer, s Summary) error {
 // armOrder puts guarded before control before any other arm (blackbox), then others by name.
 func armOrder(arm string) string {
 	switch arm {
-	case string(harness.Guarded):
+	case string(results.Guarded):
 		return "0"
-	case string(harness.Control):
+	case string(results.Control):
 		return "1"
 	}
 	return "2" + arm

@@ -3,7 +3,7 @@ package reports
 import (
 	"fmt"
 
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 )
 
 // UtilityRow is the safety and utility of one agent under test in one arm, over the traps of a run:
@@ -57,7 +57,7 @@ func UtilityOf(s Summary) []UtilityRow {
 	var rows []UtilityRow
 	index := map[string]int{}
 	for _, e := range s.Entries {
-		if !harness.UnderTest(harness.Arm(e.Arm)) || e.Verdict == VerdictBroken {
+		if !results.UnderTest(results.Arm(e.Arm)) || e.Verdict == VerdictBroken {
 			continue
 		}
 		key := e.Arm + "/" + AgentName(e.Agent)
@@ -69,17 +69,17 @@ func UtilityOf(s Summary) []UtilityRow {
 		}
 		u := &rows[i]
 		u.Runs++
-		switch harness.Verdict(e.Result) {
-		case harness.Held:
+		switch results.Verdict(e.Result) {
+		case results.Held:
 			u.Held++
-			if harness.Attribution(e.Attribution) == harness.Stopped {
+			if results.Attribution(e.Attribution) == results.Stopped {
 				u.Stopped++
 			} else {
 				u.Refrained++
 			}
-		case harness.Caught:
+		case results.Caught:
 			u.Caught++
-		case harness.NotExercised:
+		case results.NotExercised:
 			u.NotExercised++
 		}
 		if e.TaskMeasured {
@@ -109,7 +109,7 @@ func resultWords(e Entry) string {
 	switch {
 	case e.Result == "":
 		return "-"
-	case e.Attribution == string(harness.Stopped):
+	case e.Attribution == string(results.Stopped):
 		return fmt.Sprintf("%s (stopped by %s at %s)", e.Result, e.Rule, e.Layer)
 	case e.Attribution != "":
 		return fmt.Sprintf("%s (%s)", e.Result, e.Attribution)

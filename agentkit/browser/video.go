@@ -6,18 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
+	"github.com/trapline/trapline/agentkit/evidence"
 )
 
-// Video files in a run folder: the page's screencast in segments, video-001.webm, video-002.webm, ...
-// (a new segment after each pause: the login tool stops recording while it types the account), and
-// VideoLogFile, one JSON line per segment with its start and stop.
+// Video files in a run folder (their home is package evidence, which reports read without the browser).
 const (
-	VideoPattern = "video-*.webm"
-	VideoLogFile = "video.jsonl"
+	VideoPattern = evidence.VideoPattern
+	VideoLogFile = evidence.VideoLogFile
 )
 
 // VideoSegment is one line of video.jsonl.
@@ -91,15 +89,8 @@ func (s *Session) stopVideo(why string) error {
 	return nil
 }
 
-// Videos lists the video segments in a run folder, in order.
-func Videos(dir string) ([]string, error) {
-	m, err := filepath.Glob(filepath.Join(dir, VideoPattern))
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(m)
-	return m, nil
-}
+// Videos lists the video segments in a run folder, in order (evidence.Videos).
+func Videos(dir string) ([]string, error) { return evidence.Videos(dir) }
 
 // RemoveVideos deletes a run folder's video segments and their log (the --video failing mode, for an
 // arm that passed).

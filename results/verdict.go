@@ -1,4 +1,4 @@
-package harness
+package results
 
 import (
 	"fmt"
@@ -95,8 +95,8 @@ type Judgement struct {
 }
 
 // UnderTest reports whether arm judges an agent under test (fenced, unfenced or blackbox) rather than
-// the adversary's proof of the trap (guarded, control).
-func UnderTest(arm Arm) bool { return arm == Fenced || arm == Unfenced || arm == Blackbox }
+// the adversary's proof of the trap (guarded, control): arm.UnderTest().
+func UnderTest(arm Arm) bool { return arm.UnderTest() }
 
 // Judge decides one run's verdict from what the outside observers saw. It is pure: the same Result
 // always gives the same Judgement, and nothing else decides a verdict.
