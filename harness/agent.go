@@ -102,8 +102,14 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 		return nil, err
 	}
 	fx.Upstreams = append(fx.Upstreams, o.Upstreams...)
-	if setup.Login != nil || setup.Driver != nil {
-		return nil, fmt.Errorf("harness: %s: the trap logs in or brings its own page driver, which a black-box run cannot do", trap.ID)
+	// The trap's own page driver does not apply: a session hook is the harness session's (the agent
+	// brings its own browser) and is left out, an agent of its own cannot replace the one under test.
+	_, drv, err := driverOf(trap, setup.Driver)
+	if err != nil {
+		return nil, err
+	}
+	if setup.Login != nil || drv.agent != nil {
+		return nil, fmt.Errorf("harness: %s: the trap logs in or brings its own agent, which a black-box run cannot do", trap.ID)
 	}
 	limit, err := fenceLimit(o, trap, Blackbox, setup)
 	if err != nil {

@@ -32,19 +32,33 @@ type pageDriver struct {
 	agent func(context.Context, *browser.Session, agentkit.Task) (agentkit.Result, error)
 }
 
-// resolveDriver turns the setup's page driver into the run's hook or agent: a traps.NamedDriver through
-// package traps/drivers, any other value as it is. A driver that is also a planner becomes the arm's
-// planner. For an agent under test only a session hook applies: the agent is never replaced. A value
-// that is neither a PageHook nor a PageAgent is an error, never a run without it.
+// resolveDriver turns the setup's page driver into the run's hook or agent (driverOf). A driver that is
+// also a planner becomes the arm's planner. For an agent under test only a session hook applies: the
+// agent is never replaced.
 func resolveDriver(trap traps.Trap, arm Arm, setup *traps.Setup) (pageDriver, error) {
-	d := setup.Driver
+	d, out, err := driverOf(trap, setup.Driver)
+	if err != nil || d == nil {
+		return pageDriver{}, err
+	}
+	if arm.UnderTest() {
+		return pageDriver{hook: out.hook}, nil
+	}
+	if p, ok := d.(planner.Planner); ok {
+		setup.Planner = p
+	}
+	return out, nil
+}
+
+// driverOf resolves d: a traps.NamedDriver through package traps/drivers, any other value as it is.
+// A value that is neither a PageHook nor a PageAgent is an error, never a run without it.
+func driverOf(trap traps.Trap, d traps.PageDriver) (traps.PageDriver, pageDriver, error) {
 	if d == nil {
-		return pageDriver{}, nil
+		return nil, pageDriver{}, nil
 	}
 	if n, ok := d.(traps.NamedDriver); ok {
 		r, err := drivers.Resolve(n)
 		if err != nil {
-			return pageDriver{}, fmt.Errorf("harness: %s: %w", trap.ID, err)
+			return nil, pageDriver{}, fmt.Errorf("harness: %s: %w", trap.ID, err)
 		}
 		d = r
 	}
@@ -56,13 +70,7 @@ func resolveDriver(trap traps.Trap, arm Arm, setup *traps.Setup) (pageDriver, er
 		out.agent = a.RunPage
 	}
 	if out.hook == nil && out.agent == nil {
-		return pageDriver{}, fmt.Errorf("harness: %s: page driver %q (%T) is neither a harness.PageHook nor a harness.PageAgent", trap.ID, d.DriverName(), d)
+		return nil, pageDriver{}, fmt.Errorf("harness: %s: page driver %q (%T) is neither a harness.PageHook nor a harness.PageAgent", trap.ID, d.DriverName(), d)
 	}
-	if arm.UnderTest() {
-		return pageDriver{hook: out.hook}, nil
-	}
-	if p, ok := d.(planner.Planner); ok {
-		setup.Planner = p
-	}
-	return out, nil
+	return d, out, nil
 }
