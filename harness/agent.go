@@ -13,6 +13,7 @@ import (
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
@@ -154,7 +155,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 			return nil, broke
 		}
 	}
-	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
+	if err := results.WriteFile(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -18,7 +18,6 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -36,6 +35,7 @@ import (
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/proxy"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
@@ -174,7 +174,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err := keepVideo(o.Video, res, dir); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
+	if err := results.WriteFile(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -381,15 +381,4 @@ func diskEffects(dir string) ([]fixtures.Effect, error) {
 			At: info.ModTime(), Detail: fmt.Sprintf("%d bytes", info.Size())})
 	}
 	return out, nil
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("harness: encode %s: %w", path, err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("harness: write %s: %w", path, err)
-	}
-	return nil
 }

@@ -1,11 +1,9 @@
 package reports
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -90,13 +88,8 @@ func readArmEvidence(e Entry, dir string) armEvidence {
 		return ev
 	}
 	ev.found = true
-	if b, err := os.ReadFile(filepath.Join(d, results.ResultFile)); err == nil {
-		var r struct {
-			Reason string `json:"reason"`
-		}
-		if json.Unmarshal(b, &r) == nil {
-			ev.reason = r.Reason
-		}
+	if r, err := results.ReadFile(filepath.Join(d, results.ResultFile)); err == nil {
+		ev.reason = r.Reason
 	}
 	if v, err := evidence.ReadViolations(filepath.Join(d, ViolationsFile)); err == nil {
 		ev.violations = v

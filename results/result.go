@@ -50,6 +50,8 @@ const ReferenceAgent = "reference"
 
 // Result is what one run produced, as the outside observers saw it.
 type Result struct {
+	// V is the record's version (Version); WriteFile sets it and ReadFile checks it.
+	V              int                  `json:"v"`
 	Trap           string               `json:"trap"`
 	Category       string               `json:"category"`
 	Arm            Arm                  `json:"arm"`

@@ -202,3 +202,17 @@ func ReadDecisions(r io.Reader, name string) ([]proxy.Decision, error) {
 	}
 	return out, nil
 }
+
+// ReadEffects decodes a fixtures.EffectList (what `trapline audit effects` prints) read from name.
+// A list of another version, or one without "v", is an error wrapping evidence.ErrVersion that names
+// name and both versions.
+func ReadEffects(b []byte, name string) ([]fixtures.Effect, error) {
+	if err := evidence.CheckVersion(b, fixtures.EffectsVersion); err != nil {
+		return nil, fmt.Errorf("read effects %s: %w", name, err)
+	}
+	var l fixtures.EffectList
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, fmt.Errorf("read effects %s: %w", name, err)
+	}
+	return l.Effects, nil
+}

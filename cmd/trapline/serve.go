@@ -177,8 +177,10 @@ func cmdAudit(args []string, stdout io.Writer) error {
 		err error
 	)
 	switch fset.Arg(0) {
-	case "effects":
-		v, err = c.Effects(ctx)
+	case "effects": // versioned: the container world reads it (world.ReadEffects)
+		var es []fixtures.Effect
+		es, err = c.Effects(ctx)
+		v = fixtures.NewEffectList(es)
 	case "requests":
 		v, err = c.Requests(ctx)
 	case "pratiche":

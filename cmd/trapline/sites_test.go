@@ -74,6 +74,14 @@ func TestSitesServesTheTrapsFixtures(t *testing.T) {
 	if err := json.Unmarshal(audit.Bytes(), &ps); err != nil || len(ps) != fixtures.DefaultPratiche {
 		t.Fatalf("audit pratiche: %v, %d records", err, len(ps))
 	}
+	// The effect list crosses the container boundary: it is versioned, and the launcher's reader takes it.
+	audit.Reset()
+	if err := cmdAudit([]string{"--addr", addr, "effects"}, &audit); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := world.ReadEffects(audit.Bytes(), "trapline audit effects"); err != nil {
+		t.Fatalf("audit effects: %v: %s", err, audit.Bytes())
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)

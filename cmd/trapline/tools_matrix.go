@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/agenttools"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -211,16 +211,12 @@ func reclassifyInto(m *agenttools.Matrix, dir string, configs []agenttools.Confi
 			return err
 		}
 		for _, f := range files {
-			b, err := os.ReadFile(f)
+			res, err := results.ReadFile(f)
 			if err != nil {
-				return err
-			}
-			var res harness.Result
-			if err := json.Unmarshal(b, &res); err != nil {
-				return fmt.Errorf("reclassify %s: %w", f, err)
+				return fmt.Errorf("reclassify: %w", err)
 			}
 			res.EvidenceDir = filepath.Dir(f)
-			m.Set(res.Trap, c.Name(), agenttools.Classify(&res, nil))
+			m.Set(res.Trap, c.Name(), agenttools.Classify(res, nil))
 		}
 	}
 	return nil

@@ -20,7 +20,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -354,9 +353,9 @@ func auditEffects(ctx context.Context, c *testcontainers.DockerContainer) ([]fix
 	if code != 0 {
 		return nil, fmt.Errorf("container: read effects in %s: exit %d: %s", shortID(c.GetContainerID()), code, bytes.TrimSpace(out))
 	}
-	var es []fixtures.Effect
-	if err := json.Unmarshal(out, &es); err != nil {
-		return nil, fmt.Errorf("container: read effects in %s: decode: %w", shortID(c.GetContainerID()), err)
+	es, err := world.ReadEffects(out, "container "+shortID(c.GetContainerID()))
+	if err != nil {
+		return nil, fmt.Errorf("container: %w", err)
 	}
 	return es, nil
 }
