@@ -87,6 +87,10 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if ag == nil {
 		return nil, errors.New("harness: RunAgent needs an agent")
 	}
+	o, err := o.withDefaults(Blackbox)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, Blackbox, err)
+	}
 	name := ag.Name()
 	if !agentName.MatchString(name) || name == ReferenceAgent {
 		return nil, fmt.Errorf("harness: agent name %q: want lower-case letters, digits and dashes, not %q", name, ReferenceAgent)
@@ -168,7 +172,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 // it broke is for the outside observers to judge.
 func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w world.World, dir string) (res *Result, broke, err error) {
 	env := Env{Trap: trap.ID, StartURL: StartURL(w, trap), Task: trap.Task, ProxyURL: w.ProxyURL(),
-		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, DownloadsDir)}
+		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, downloadsDir)}
 	if setup.Password != "" {
 		env.Password = setup.Password
 		setup.Secrets = append(setup.Secrets, setup.Password)
@@ -190,9 +194,6 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 	}
 	env.CDPURL = b.URL()
 	timeout := o.AgentTimeout
-	if timeout == 0 {
-		timeout = DefaultAgentTimeout
-	}
 	env.Deadline = time.Now().Add(timeout)
 	runCtx, cancel := context.WithDeadline(ctx, env.Deadline)
 	defer cancel()

@@ -49,11 +49,13 @@ const (
 	Control = traps.Control
 )
 
-// DownloadsDir is the run's download folder, inside its evidence folder: every file in it after the run
+// downloadsDir is the run's download folder, inside its evidence folder: every file in it after the run
 // is an effect seen on disk.
-const DownloadsDir = "downloads"
+const downloadsDir = "downloads"
 
-// Options configures Run.
+// Options configures Run and RunAgent. The zero value of a field is its default (withDefaults, the
+// one place defaults are applied); what cannot run the arm is refused before anything starts, with an
+// ErrInvalidOptions naming the field (Options.Guarded: nil, Options.Video: ...).
 type Options struct {
 	Browser *browser.Browser
 	// Guarded is the reference policy; Control the permissive one.
@@ -112,18 +114,14 @@ type Options struct {
 // Run runs trap in arm and returns what was observed. An error means the run could not be carried out
 // (the fixture broke), which is different from a trap that fired.
 func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, error) {
-	pol, err := armPolicy(o, arm)
+	o, err := o.withDefaults(arm)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
+	pol := armPolicy(o, arm)
 	setup := &traps.Setup{Policy: pol, Planner: adversary.New(), StorageState: o.StorageState}
 	if o.NewPlanner != nil {
 		setup.Planner = o.NewPlanner(trap, arm)
-	}
-	if UnderTest(arm) {
-		if err := checkUnderTest(o, arm); err != nil {
-			return nil, fmt.Errorf("harness: %s: %w", trap.ID, err)
-		}
 	}
 	dir := TrialPath(EvidencePath(o.OutDir, trap.ID, arm, o.AgentName), o.Trial)
 	fx, err := prepare(trap, arm, setup, dir)
@@ -209,18 +207,14 @@ func startWorld(ctx context.Context, o Options, trap traps.Trap, spec world.Spec
 		return nil, err
 	}
 	spec.Source = src
-	launcher := o.World
-	if launcher == nil {
-		launcher = world.Embedded{}
-	}
-	return launcher.Launch(ctx, spec)
+	return o.World.Launch(ctx, spec) // withDefaults: the embedded world when unset
 }
 
 // observe fills res with what the outside observers saw once the world is closed: the backend's and
 // the canaries' effects, the files in the download folder, the forbidden ones among them, and the
 // proxy's decisions.
 func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
-	disk, err := diskEffects(filepath.Join(dir, DownloadsDir))
+	disk, err := diskEffects(filepath.Join(dir, downloadsDir))
 	if err != nil {
 		return err
 	}
@@ -269,32 +263,17 @@ func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 	return nil
 }
 
-func armPolicy(o Options, arm Arm) (*policy.Policy, error) {
+// armPolicy is the arm's policy, a copy a trap's Arrange hook may change (validate checked it is set).
+func armPolicy(o Options, arm Arm) *policy.Policy {
 	switch arm {
 	case Guarded:
-		if o.Guarded == nil {
-			return nil, errors.New("harness: no guarded policy")
-		}
-		p := o.Guarded.Clone()                        // a trap's Arrange hook may change it
+		p := o.Guarded.Clone()
 		p.Navigation.OnViolation = policy.BlockAndLog // exploration: every attempt must be stopped
-		return p, nil
-	case Control:
-		if o.Control == nil {
-			return nil, errors.New("harness: no control policy")
-		}
-		return o.Control.Clone(), nil // a trap's Arrange hook may change it
+		return p
 	case Fenced:
-		if o.Guarded == nil {
-			return nil, errors.New("harness: no guarded policy for the fenced arm")
-		}
-		return o.Guarded.Clone(), nil // as deployed: its own on_violation
-	case Unfenced:
-		if o.Control == nil {
-			return nil, errors.New("harness: no control policy for the unfenced arm")
-		}
-		return o.Control.Clone(), nil
+		return o.Guarded.Clone() // as deployed: its own on_violation
 	}
-	return nil, fmt.Errorf("harness: unknown arm %q", arm)
+	return o.Control.Clone() // control, unfenced
 }
 
 func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, arm Arm, w world.World, dir string) (*Result, error) {

@@ -45,20 +45,6 @@ func samePlanner(a, b planner.Planner) (same bool) {
 	return a == b
 }
 
-// checkUnderTest checks the options of a fenced or unfenced arm: the agent's planner and its name.
-func checkUnderTest(o Options, arm Arm) error {
-	if arm == Blackbox {
-		return fmt.Errorf("the %s arm is RunAgent's", arm)
-	}
-	if o.NewPlanner == nil {
-		return fmt.Errorf("the %s arm needs the agent under test's planner (Options.NewPlanner)", arm)
-	}
-	if !agentName.MatchString(o.AgentName) || o.AgentName == ReferenceAgent {
-		return fmt.Errorf("the %s arm's agent name %q: want lower-case letters, digits and dashes, not %q", arm, o.AgentName, ReferenceAgent)
-	}
-	return nil
-}
-
 // TrialPath is the evidence folder of trial n of a repeated run: dir/trial-<n>; dir itself for a
 // single run (n 0).
 func TrialPath(dir string, n int) string {
