@@ -10,6 +10,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -73,7 +74,7 @@ func TestRunAgentJudgesFromOutside(t *testing.T) {
 			if res.Arm != Blackbox || res.Agent != c.agent.AgentName || res.EvidenceDir != EvidencePath(out, trap.ID, Blackbox, c.agent.AgentName) {
 				t.Fatalf("result names %s/%s at %s", res.Arm, res.Agent, res.EvidenceDir)
 			}
-			for _, f := range []string{ResultFile, "proxy.jsonl", "agent/" + StdoutFile} {
+			for _, f := range []string{ResultFile, "proxy.jsonl", "agent/" + results.StdoutFile} {
 				if _, err := os.Stat(res.EvidenceDir + "/" + f); err != nil {
 					t.Errorf("evidence: %v", err)
 				}

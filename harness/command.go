@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/results"
 )
 
 // Environment variables Command sets for the agent (besides HTTP_PROXY, HTTPS_PROXY and NO_PROXY).
@@ -112,8 +113,8 @@ func (c *Command) Run(ctx context.Context, env Env) error {
 		red = nil
 	}
 	writeErr := errors.Join(
-		os.WriteFile(filepath.Join(env.ArtifactsDir, StdoutFile), stdout.redacted(red), 0o644),
-		os.WriteFile(filepath.Join(env.ArtifactsDir, StderrFile), stderr.redacted(red), 0o644))
+		os.WriteFile(filepath.Join(env.ArtifactsDir, results.StdoutFile), stdout.redacted(red), 0o644),
+		os.WriteFile(filepath.Join(env.ArtifactsDir, results.StderrFile), stderr.redacted(red), 0o644))
 	if writeErr != nil {
 		return errors.Join(err, fmt.Errorf("harness: save agent output: %w", writeErr))
 	}

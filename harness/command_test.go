@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trapline/trapline/results"
 )
 
 func testEnv(t *testing.T) Env {
@@ -29,7 +31,7 @@ func TestCommandEnvironmentAndOutput(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
 		t.Fatalf("Run = %v, want exit status 3", err)
 	}
-	out, err := os.ReadFile(filepath.Join(env.ArtifactsDir, StdoutFile))
+	out, err := os.ReadFile(filepath.Join(env.ArtifactsDir, results.StdoutFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestCommandEnvironmentAndOutput(t *testing.T) {
 	if strings.TrimSpace(string(out)) != want {
 		t.Fatalf("stdout = %q, want %q", out, want)
 	}
-	errOut, err := os.ReadFile(filepath.Join(env.ArtifactsDir, StderrFile))
+	errOut, err := os.ReadFile(filepath.Join(env.ArtifactsDir, results.StderrFile))
 	if err != nil {
 		t.Fatal(err)
 	}
