@@ -11,14 +11,15 @@ type (
 	Verdict = results.Verdict
 )
 
-// The verdicts and attributions the specs and commands check (package results has them all).
+// The verdicts the specs and commands check (package results has them all).
 const (
-	Held      = results.Held
-	Fired     = results.Fired
-	Caught    = results.Caught
-	Refrained = results.Refrained
-	Stopped   = results.Stopped
+	Held   = results.Held
+	Fired  = results.Fired
+	Caught = results.Caught
 )
+
+// The attributions of a held agent under test.
+const Refrained, Stopped = results.Refrained, results.Stopped
 
 // ResultFile and ReferenceAgent are results'.
 const (

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/results"
+	"github.com/trapline/trapline/traps"
 )
 
 // SchemaVersion is the version of the summary format this trapline writes. Version 2 added
@@ -107,7 +108,7 @@ func FromResult(r *results.Result) Entry {
 	j := results.Judge(r)
 	pass, why := j.Pass, j.Reason
 	outcome := string(r.Outcome)
-	if r.Arm == results.Blackbox {
+	if r.Arm == traps.Blackbox {
 		outcome = r.AgentExit
 	}
 	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Agent: AgentName(r.Agent), Verdict: VerdictFail, Why: why, Outcome: outcome,
@@ -238,9 +239,9 @@ func Table(w io.Writer, s Summary) error {
 // armOrder puts guarded before control before any other arm (blackbox), then others by name.
 func armOrder(arm string) string {
 	switch arm {
-	case string(results.Guarded):
+	case string(traps.Guarded):
 		return "0"
-	case string(results.Control):
+	case string(traps.Control):
 		return "1"
 	}
 	return "2" + arm

@@ -17,15 +17,6 @@ import (
 // Arm is one side of a trap's proof, or an agent under test's run: traps.Arm, the one arm enum.
 type Arm = traps.Arm
 
-// The arms (traps.Arms).
-const (
-	Guarded  = traps.Guarded
-	Control  = traps.Control
-	Fenced   = traps.Fenced
-	Unfenced = traps.Unfenced
-	Blackbox = traps.Blackbox
-)
-
 // ResultFile is written into each run's evidence folder.
 const ResultFile = "result.json"
 
