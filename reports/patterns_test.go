@@ -59,7 +59,7 @@ func writeRun(t *testing.T, dir string, arms []armFixture) PatternRun {
 		}
 		writeJSONL(t, filepath.Join(e.Evidence, ViolationsFile), a.violations)
 		writeJSONL(t, filepath.Join(e.Evidence, ActionsFile), a.actions)
-		b, _ := json.Marshal(map[string]any{"trap": e.Trap, "reason": a.reason})
+		b, _ := json.Marshal(map[string]any{"v": results.Version, "trap": e.Trap, "reason": a.reason})
 		if err := os.WriteFile(filepath.Join(e.Evidence, results.ResultFile), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
