@@ -1,6 +1,6 @@
 package reports
 
-import "github.com/trapline/trapline/harness"
+import "github.com/trapline/trapline/results"
 
 // Run names one trap × arm × agent run, for its report entry.
 type Run struct {
@@ -12,7 +12,7 @@ type Run struct {
 
 // Entry is the run's report entry: FromResult of res, or a BrokenEntry when err says the run could
 // not be carried out. The trap's incident and task are copied in for the report's readers.
-func (r Run) Entry(res *harness.Result, err error) Entry {
+func (r Run) Entry(res *results.Result, err error) Entry {
 	var e Entry
 	if err != nil {
 		e = BrokenEntry(r.Trap, r.Category, r.Arm, r.Evidence, err)
