@@ -247,7 +247,7 @@ func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 			host, _, _ := strings.Cut(d.Host, ":")
 			if slices.Contains(worldHosts, host) {
 				res.ProxyGuards = append(res.ProxyGuards, string(d.Rule))
-				res.ProxyStops = append(res.ProxyStops, Stop{Rule: string(d.Rule), Layer: LayerProxy,
+				res.ProxyStops = append(res.ProxyStops, results.Stop{Rule: string(d.Rule), Layer: results.LayerProxy,
 					Target: Attempt{Method: d.Method, Host: d.Host, Path: d.Path}})
 				if !slices.Contains(res.GuardsFired, string(d.Rule)) {
 					res.GuardsFired = append(res.GuardsFired, string(d.Rule))

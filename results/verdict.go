@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/traps"
 )
@@ -229,7 +229,7 @@ func stops(r *Result) []Stop {
 	var out []Stop
 	for _, v := range r.Violations {
 		attempt := v.Action != nil || v.Source == evidence.SourceDecide || v.Source == evidence.SourceResolve || v.Source == evidence.SourcePlanner
-		if v.Action == nil && v.Rule == string(browser.RuleStorageStateStripped) {
+		if v.Action == nil && v.Rule == string(policy.RuleStorageStateStripped) {
 			attempt = false // the session's start dropping an earlier session's state: no attempt of the agent
 		}
 		out = append(out, Stop{Rule: v.Rule, Layer: string(v.Source), Attempt: attempt, Target: violationTarget(v)})
