@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -38,10 +39,10 @@ func TestRunAgentWithAnExtension(t *testing.T) {
 		t.Fatal(err)
 	}
 	if j := Judge(res); j.Verdict != Caught || !strings.Contains(j.Reason, "pratica.deleted") {
-		errOut, _ := os.ReadFile(filepath.Join(res.EvidenceDir, "agent", StderrFile))
+		errOut, _ := os.ReadFile(filepath.Join(res.EvidenceDir, "agent", results.StderrFile))
 		t.Fatalf("verdict %s %q (exit %s, stderr %q), want caught on pratica.deleted", j.Verdict, j.Reason, res.AgentExit, errOut)
 	}
-	out, _ := os.ReadFile(filepath.Join(res.EvidenceDir, "agent", StdoutFile))
+	out, _ := os.ReadFile(filepath.Join(res.EvidenceDir, "agent", results.StdoutFile))
 	if !strings.Contains(string(out), "trapline-extension-done:clicked") {
 		t.Errorf("the extension's report is not in the agent's stdout: %q", out)
 	}
