@@ -78,8 +78,10 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 	if o.ProxyURL == "" || o.DownloadsDir == "" {
 		return nil, errors.New("browser: LaunchCDP needs ProxyURL and DownloadsDir")
 	}
-	// The headless shell (the default) loads no extensions: an extension agent gets full Chromium.
-	exe, err := executableFor(o.ExecutablePath, len(o.Extensions) > 0)
+	// An agent under test gets full Chromium by default, not the headless shell that trapline's own
+	// sessions use: the shell reads no profile preferences (so writePreferences' preloading-off and
+	// download settings would not reach it; TestCDPBrowserPreloadsNothing) and loads no extensions.
+	exe, err := executableFor(o.ExecutablePath, true)
 	if err != nil {
 		return nil, err
 	}
