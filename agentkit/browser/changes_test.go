@@ -4,18 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/act"
 	"github.com/trapline/trapline/agentkit/action"
-	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/observe"
-	"github.com/trapline/trapline/agentkit/policy"
-	"github.com/trapline/trapline/proxy"
 )
 
 // TestRecheckTarget proves the cheap pre-dispatch check on a real page: an unchanged page is
@@ -117,20 +111,10 @@ func TestRecheckTargetOnALaterPage(t *testing.T) {
 	if _, err := os.Stat(DefaultHeadless); err != nil {
 		t.Skip("needs the default browser at " + DefaultHeadless + " (make setup)")
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	pol, px := portalProxy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><title>Pratica</title><p id=out>idle</p><button onclick="document.getElementById('out').textContent='salvato'">Salva</button>`)
 	}))
-	t.Cleanup(srv.Close)
-	pol, err := policy.Load(filepath.Join("..", "..", "policies", "reference.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	px, err := proxy.Start(proxy.Config{Rules: pol, Hosts: map[string]string{"portale.interno.test": strings.TrimPrefix(srv.URL, "http://")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = px.Close() })
 	b, err := Launch(Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -138,14 +122,7 @@ func TestRecheckTargetOnALaterPage(t *testing.T) {
 	t.Cleanup(func() { _ = b.Close() })
 	ctx := context.Background()
 	for i := range 2 {
-		rec, err := evidence.Open(t.TempDir(), evidence.NewRedactor())
-		if err != nil {
-			t.Fatal(err)
-		}
-		sess, err := b.NewSession(SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sess, _ := newSession(t, b, px, pol, t.TempDir())
 		if res := sess.Goto(ctx, "http://portale.interno.test/pratiche"); res.Err != nil {
 			t.Fatal(res.Err)
 		}

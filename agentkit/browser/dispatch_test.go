@@ -100,6 +100,22 @@ func portalSession(t *testing.T, site http.Handler) (*Session, *evidence.Recorde
 	if _, err := os.Stat(DefaultChromium); err != nil {
 		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
 	}
+	pol, px := portalProxy(t, site)
+	b, err := Launch(Options{})
+	if err != nil {
+		t.Fatalf("launch chromium: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	dir := t.TempDir()
+	sess, rec := newSession(t, b, px, pol, dir)
+	t.Cleanup(func() { _ = sess.Close() })
+	return sess, rec, pol, dir
+}
+
+// portalProxy serves site as portale.interno.test behind a proxy under the reference policy, both
+// closed when the test ends.
+func portalProxy(t *testing.T, site http.Handler) (*policy.Policy, *proxy.Proxy) {
+	t.Helper()
 	srv := httptest.NewServer(site)
 	t.Cleanup(srv.Close)
 	pol, err := policy.Load(filepath.Join("..", "..", "policies", "reference.yml"))
@@ -111,12 +127,12 @@ func portalSession(t *testing.T, site http.Handler) (*Session, *evidence.Recorde
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = px.Close() })
-	b, err := Launch(Options{})
-	if err != nil {
-		t.Fatalf("launch chromium: %v", err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	dir := t.TempDir()
+	return pol, px
+}
+
+// newSession opens a session of b through px under pol, recording into dir; the caller closes it.
+func newSession(t *testing.T, b *Browser, px *proxy.Proxy, pol *policy.Policy, dir string) (*Session, *evidence.Recorder) {
+	t.Helper()
 	rec, err := evidence.Open(dir, evidence.NewRedactor())
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +141,5 @@ func portalSession(t *testing.T, site http.Handler) (*Session, *evidence.Recorde
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = sess.Close() })
-	return sess, rec, pol, dir
+	return sess, rec
 }

@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trapline/trapline/agentkit/evidence"
-	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/proxy"
 )
 
@@ -90,21 +88,11 @@ func TestRemoteBrowserStaysBehindTheWorldProxy(t *testing.T) {
 	out := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { outside.Add(1) }))
 	t.Cleanup(out.Close)
 	var portal atomic.Int64
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	pol, px := portalProxy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		portal.Add(1)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<!doctype html><title>Pratiche</title><h1>Pratiche</h1><img src="%s/pixel.png">`, out.URL)
 	}))
-	t.Cleanup(site.Close)
-	pol, err := policy.Load(filepath.Join("..", "..", "policies", "reference.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	px, err := proxy.Start(proxy.Config{Rules: pol, Hosts: map[string]string{"portale.interno.test": strings.TrimPrefix(site.URL, "http://")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = px.Close() })
 
 	t.Setenv(RemoteEnv, ep)
 	alloc, err := AllocatorFromEnv(Options{})
@@ -119,14 +107,7 @@ func TestRemoteBrowserStaysBehindTheWorldProxy(t *testing.T) {
 		t.Fatalf("%s: %v", alloc, err)
 	}
 	t.Cleanup(func() { _ = b.Close() })
-	rec, err := evidence.Open(t.TempDir(), evidence.NewRedactor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := b.NewSession(SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess, _ := newSession(t, b, px, pol, t.TempDir())
 	t.Cleanup(func() { _ = sess.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -3,15 +3,10 @@ package browser
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/trapline/trapline/agentkit/evidence"
-	"github.com/trapline/trapline/agentkit/policy"
-	"github.com/trapline/trapline/proxy"
 )
 
 func TestRendererWrapperArgs(t *testing.T) {
@@ -70,30 +65,13 @@ func TestSecureContextOnPortal(t *testing.T) {
 				w.Header().Set("Content-Type", "text/html")
 				_, _ = w.Write([]byte(`<!doctype html><title>portal</title><p>ok</p>`))
 			})
-			srv := httptest.NewServer(site)
-			t.Cleanup(srv.Close)
-			pol, err := policy.Load(filepath.Join("..", "..", "policies", "reference.yml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			px, err := proxy.Start(proxy.Config{Rules: pol, Hosts: map[string]string{"portale.interno.test": strings.TrimPrefix(srv.URL, "http://")}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = px.Close() })
+			pol, px := portalProxy(t, site)
 			b, err := Launch(Options{ExecutablePath: exe})
 			if err != nil {
 				t.Fatalf("launch %s: %v", exe, err)
 			}
 			t.Cleanup(func() { _ = b.Close() })
-			rec, err := evidence.Open(t.TempDir(), evidence.NewRedactor())
-			if err != nil {
-				t.Fatal(err)
-			}
-			sess, err := b.NewSession(SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec})
-			if err != nil {
-				t.Fatal(err)
-			}
+			sess, _ := newSession(t, b, px, pol, t.TempDir())
 			t.Cleanup(func() { _ = sess.Close() })
 			if res := sess.Goto(context.Background(), "http://portale.interno.test/"); res.Err != nil {
 				t.Fatalf("goto: %v", res.Err)
