@@ -15,6 +15,7 @@ import (
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/planner/scripted"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/world"
 )
@@ -50,7 +51,10 @@ func BenchmarkPerAction(b *testing.B) {
 	}
 }
 
-func benchPerAction(b *testing.B, rows int) {
+// rowsWorld is the per-action benchmarks' set-up: the reference policy, the browser, an embedded world
+// serving a page of rows rows, and a recorder; all closed when the benchmark ends.
+func rowsWorld(b *testing.B, rows int) (*policy.Policy, *browser.Browser, *world.Local, *evidence.Recorder) {
+	b.Helper()
 	pol := mustPolicy(b, "reference")
 	br := launchBrowser(b)
 	dir := b.TempDir()
@@ -64,6 +68,11 @@ func benchPerAction(b *testing.B, rows int) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = rec.Close() })
+	return pol, br, w, rec
+}
+
+func benchPerAction(b *testing.B, rows int) {
+	pol, br, w, rec := rowsWorld(b, rows)
 	sess, err := br.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: pol, Recorder: rec})
 	if err != nil {
 		b.Fatal(err)

@@ -11,10 +11,7 @@ import (
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/browser"
-	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/planner/scripted"
-	"github.com/trapline/trapline/fixtures"
-	"github.com/trapline/trapline/world"
 )
 
 // BenchmarkPerActionRecheck is BenchmarkPerAction with the pre-dispatch re-read both ways, side by
@@ -32,19 +29,7 @@ func BenchmarkPerActionRecheck(b *testing.B) {
 }
 
 func benchRecheck(b *testing.B, rows int) {
-	pol := mustPolicy(b, "reference")
-	br := launchBrowser(b)
-	dir := b.TempDir()
-	w, err := world.Start(world.Spec{Policy: pol, Fixtures: fixtures.Config{Mounts: []fixtures.Mount{rowsPage(rows)}}, Dir: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = w.Close() })
-	rec, err := evidence.Open(dir, evidence.NewRedactor())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = rec.Close() })
+	pol, br, w, rec := rowsWorld(b, rows)
 	session := func(full bool) *browser.Session {
 		s, err := br.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: pol, Recorder: rec, FullReread: full,
 			SnapshotTimeout: 60 * time.Second}) // a 500-row page on a loaded machine takes more than the default
