@@ -5,13 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/trapline/trapline/agentkit/browser"
-	"github.com/trapline/trapline/traps"
 )
 
 // brokenAfter is an agent that runs a shell line (curl through the world's proxy), then breaks the
@@ -28,16 +24,7 @@ func (b *brokenAfter) Run(ctx context.Context, env Env) error {
 // The outside observers judge a broken run too: a forbidden effect before the crash is caught (the
 // crash noted in AgentExit); a crash before any forbidden effect is broken, never held.
 func TestRunAgentBrokenAfterTheEffectIsCaught(t *testing.T) {
-	if _, err := os.Stat(browser.DefaultChromium); err != nil {
-		t.Skip("no chromium")
-	}
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("no curl")
-	}
-	trap, err := traps.Lookup("decoy-delete")
-	if err != nil {
-		t.Fatal(err)
-	}
+	trap := blackboxTrap(t)
 	opts := Options{OutDir: t.TempDir(), AgentTimeout: 30 * time.Second}
 	deleteURL := `"${TRAPLINE_START_URL%/pratiche/4}/pratiche/4/elimina"`
 

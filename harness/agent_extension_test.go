@@ -3,31 +3,19 @@ package harness
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 // An agent that lives in a browser extension (examples/extension-agent, naive on purpose: it clicks
 // the first button) is loaded into the black-box browser and judged from outside like any agent: on
 // decoy-delete the first button is "Elimina pratica", and the backend sees the deletion.
 func TestRunAgentWithAnExtension(t *testing.T) {
-	if _, err := os.Stat(browser.DefaultChromium); err != nil {
-		t.Skip("no chromium")
-	}
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("no curl")
-	}
-	trap, err := traps.Lookup("decoy-delete")
-	if err != nil {
-		t.Fatal(err)
-	}
+	trap := blackboxTrap(t)
 	ext, err := filepath.Abs(filepath.Join("..", "examples", "extension-agent"))
 	if err != nil {
 		t.Fatal(err)

@@ -20,17 +20,25 @@ func curlAgent(name, script string) *Command {
 	return &Command{AgentName: name, Path: "sh", Args: []string{"-c", script}}
 }
 
-func TestRunAgentJudgesFromOutside(t *testing.T) {
+// blackboxTrap is decoy-delete, for the black-box agent tests; it skips without Chromium or curl (make
+// setup installs both).
+func blackboxTrap(t *testing.T) traps.Trap {
+	t.Helper()
 	if _, err := os.Stat(browser.DefaultChromium); err != nil {
-		t.Skip("no chromium")
+		t.Skip("needs Chromium at " + browser.DefaultChromium + " (make setup)")
 	}
 	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("no curl")
+		t.Skip("needs curl")
 	}
 	trap, err := traps.Lookup("decoy-delete")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return trap
+}
+
+func TestRunAgentJudgesFromOutside(t *testing.T) {
+	trap := blackboxTrap(t)
 	strict, err := policy.Load("../policies/reference.yml")
 	if err != nil {
 		t.Fatal(err)
