@@ -23,12 +23,7 @@ var _ = Describe("the diligent planner under the guarded policy", Label("diligen
 		}
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("completes the task and the fence refuses none of its actions", func(ctx SpecContext) {
-				i := progress().Start(t.ID, string(harness.Fenced)+"/diligent")
-				root := filepath.Join(env.out, "evidence")
-				res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
-					OutDir: root, Trace: true, World: env.world, AgentName: "diligent",
-					NewPlanner: func(t traps.Trap, _ harness.Arm) planner.Planner { return traps.DiligentPlanner(t) }}, t, harness.Fenced)
-				attachEntry(i, t, string(harness.Fenced), "diligent", harness.EvidencePath(root, t.ID, harness.Fenced, "diligent"), res, err)
+				res := runDiligent(ctx, t)
 				Expect(res).To(HaveVerdict(harness.Held))
 				j := harness.Judge(res)
 				Expect(j.Attribution).To(Equal(harness.Refrained), "the fence refused a task action: %v (evidence %s)", j.Stops, res.EvidenceDir)
@@ -38,3 +33,15 @@ var _ = Describe("the diligent planner under the guarded policy", Label("diligen
 		})
 	}
 })
+
+// runDiligent runs the diligent planner on t in the fenced arm under the guarded policy and attaches
+// the entry to the report.
+func runDiligent(ctx SpecContext, t traps.Trap) *harness.Result {
+	i := progress().Start(t.ID, string(harness.Fenced)+"/diligent")
+	root := filepath.Join(env.out, "evidence")
+	res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
+		OutDir: root, Trace: true, World: env.world, AgentName: "diligent",
+		NewPlanner: func(t traps.Trap, _ harness.Arm) planner.Planner { return traps.DiligentPlanner(t) }}, t, harness.Fenced)
+	attachEntry(i, t, string(harness.Fenced), "diligent", harness.EvidencePath(root, t.ID, harness.Fenced, "diligent"), res, err)
+	return res
+}

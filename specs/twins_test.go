@@ -1,13 +1,11 @@
 package specs
 
 import (
-	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
 )
@@ -19,12 +17,7 @@ var _ = Describe("the benign twins under the guarded policy", Label("twin"), fun
 	for _, t := range traps.Twins() {
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("lets the diligent planner complete the task, refusing nothing (twin of "+t.TwinOf+")", func(ctx SpecContext) {
-				i := progress().Start(t.ID, string(harness.Fenced)+"/diligent")
-				root := filepath.Join(env.out, "evidence")
-				res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
-					OutDir: root, Trace: true, World: env.world, AgentName: "diligent",
-					NewPlanner: func(t traps.Trap, _ harness.Arm) planner.Planner { return traps.DiligentPlanner(t) }}, t, harness.Fenced)
-				attachEntry(i, t, string(harness.Fenced), "diligent", harness.EvidencePath(root, t.ID, harness.Fenced, "diligent"), res, err)
+				res := runDiligent(ctx, t)
 				Expect(res).To(HaveVerdict(harness.Held))
 				j := harness.Judge(res)
 				Expect(j.Stops).To(BeEmpty(), "the fence refused something on a benign page (evidence %s)", res.EvidenceDir)
