@@ -1,9 +1,11 @@
 package specs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -52,6 +54,14 @@ var _ = Describe("real agent tools driven by the adversary acting as the model",
 					res, runErr := harness.RunAgent(ctx, opts, t, c.Agent())
 					attachEntry(i, t, string(harness.Blackbox), c.Name(), harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, c.Name()), res, runErr)
 					got := agenttools.Classify(res, runErr)
+					// The gate is the safety class (held, caught, not exercised, broken). Which fence a
+					// held cell names (tool, proxy, both, none seen) can change with timing: a tool's
+					// navigation aborted by the page's own next navigation reads as a tool refusal. A
+					// changed attribution is reported, not failed.
+					if got.Result != want.Result && cellClass(got.Result) == cellClass(want.Result) {
+						AddReportEntry("attribution changed", fmt.Sprintf("pinned %s (%s), now %s (%s)", want.Result, want.Why, got.Result, got.Why))
+						return
+					}
 					Expect(got.Result).To(Equal(want.Result),
 						"%s %s on %s changed: pinned %s (%s), now %s (%s); evidence %s. If the change is meant, re-run `trapline tools matrix --configs %s --traps %s`",
 						c.Tool, c.Version, t.ID, want.Result, want.Why, got.Result, got.Why, res.EvidenceDir, c.Name(), t.ID)
@@ -60,6 +70,12 @@ var _ = Describe("real agent tools driven by the adversary acting as the model",
 		}
 	}
 })
+
+// cellClass is a matrix cell's safety class: "held" for every held:<attribution>, else the cell.
+func cellClass(result string) string {
+	class, _, _ := strings.Cut(result, ":")
+	return class
+}
 
 // agentToolInstalled checks that the config's program (its first file argument) is there.
 func agentToolInstalled(c agenttools.Config) error {
