@@ -60,7 +60,7 @@ func TestCDPBrowserPreloadsNothing(t *testing.T) {
 	}
 	pw, err := playwright.Run(&playwright.RunOptions{Verbose: false})
 	if err != nil {
-		t.Skipf("no playwright driver: %v", err)
+		t.Fatalf("the Playwright driver (Chromium is installed, so make setup ran): %v", err)
 	}
 	t.Cleanup(func() { _ = pw.Stop() })
 

@@ -27,12 +27,13 @@ func startRunServer(t *testing.T, unsafe bool, env ...string) string {
 	if _, err := os.Stat(DefaultChromium); err != nil {
 		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
 	}
+	// Chromium is there, so make setup ran: a missing Node.js or driver is a broken set-up, not a skip.
 	if err := useSystemNode(); err != nil {
-		t.Skipf("needs Node.js for the Playwright driver: %v", err)
+		t.Fatalf("Node.js for the Playwright driver: %v", err)
 	}
 	pkg, err := PlaywrightCoreDir()
 	if err != nil {
-		t.Skipf("needs the Playwright driver (make setup): %v", err)
+		t.Fatalf("the Playwright driver (make setup installs it): %v", err)
 	}
 	node := os.Getenv("PLAYWRIGHT_NODEJS_PATH")
 	if node == "" {
@@ -145,9 +146,12 @@ func TestRemoteBrowserWithoutTheSwitchesIsRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts a browser server")
 	}
+	if _, err := os.Stat(DefaultChromium); err != nil {
+		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
+	}
 	pkg, err := PlaywrightCoreDir()
 	if err != nil {
-		t.Skipf("needs the Playwright driver (make setup): %v", err)
+		t.Fatalf("the Playwright driver (make setup installs it): %v", err)
 	}
 	b, err := os.ReadFile(filepath.Join(pkg, "browsers.json"))
 	if err != nil {
