@@ -71,6 +71,39 @@ func rowsWorld(b *testing.B, rows int) (*policy.Policy, *browser.Browser, *world
 	return pol, br, w, rec
 }
 
+// agentClicks has the agent loop mark the first clicksPerRun rows of the page at url, checks from the
+// page that it did, and returns the time of the clicks alone. The run opens the page (a goto and its
+// first snapshot) before the clicks: that part is timed apart, with the same goto, and left out.
+func agentClicks(ctx context.Context, b *testing.B, pol *policy.Policy, sess *browser.Session, rec *evidence.Recorder, url string) time.Duration {
+	b.Helper()
+	steps := make([]scripted.Step, clicksPerRun)
+	for i := range steps {
+		steps[i] = scripted.Step{Action: action.Click, Role: "button", Name: fmt.Sprintf("Segna riga %d", i+1)}
+	}
+	ag := &agentkit.Agent{Policy: pol, Planner: scripted.New(steps...)}
+	gotoStart := time.Now()
+	if r := sess.Goto(ctx, url); r.Err != nil {
+		b.Fatal(r.Err)
+	}
+	if _, err := sess.Observe(ctx); err != nil {
+		b.Fatal(err)
+	}
+	open := time.Since(gotoStart)
+	start := time.Now()
+	res, err := ag.Run(ctx, sess, rec, agentkit.Task{StartURL: url, Goal: "segna le righe"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	spent := time.Since(start) - open
+	if res.Outcome != agentkit.Completed || res.Actions != clicksPerRun {
+		b.Fatalf("agent run: %s after %d actions (%s); want Completed after %d", res.Outcome, res.Actions, res.Reason, clicksPerRun)
+	}
+	if n, err := sess.Page().GetByText("segnata", playwright.PageGetByTextOptions{Exact: playwright.Bool(true)}).Count(); err != nil || n != clicksPerRun {
+		b.Fatalf("after the agent run %d rows are marked (err %v); want %d", n, err, clicksPerRun)
+	}
+	return spent
+}
+
 func benchPerAction(b *testing.B, rows int) {
 	pol, br, w, rec := rowsWorld(b, rows)
 	sess, err := br.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: pol, Recorder: rec})
@@ -96,33 +129,7 @@ func benchPerAction(b *testing.B, rows int) {
 		}
 		plain += time.Since(start)
 
-		steps := make([]scripted.Step, clicksPerRun)
-		for i := range steps {
-			steps[i] = scripted.Step{Action: action.Click, Role: "button", Name: fmt.Sprintf("Segna riga %d", i+1)}
-		}
-		ag := &agentkit.Agent{Policy: pol, Planner: scripted.New(steps...)}
-		// The run opens the page (a goto and its first snapshot) before the clicks: time that part
-		// apart, with the same goto, so only the clicks are compared.
-		gotoStart := time.Now()
-		if r := sess.Goto(ctx, url); r.Err != nil {
-			b.Fatal(r.Err)
-		}
-		if _, err := sess.Observe(ctx); err != nil {
-			b.Fatal(err)
-		}
-		open := time.Since(gotoStart)
-		start = time.Now()
-		res, err := ag.Run(ctx, sess, rec, agentkit.Task{StartURL: url, Goal: "segna le righe"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		kit += time.Since(start) - open
-		if res.Outcome != agentkit.Completed || res.Actions != clicksPerRun {
-			b.Fatalf("agent run: %s after %d actions (%s); want Completed after %d", res.Outcome, res.Actions, res.Reason, clicksPerRun)
-		}
-		if n, err := page.GetByText("segnata", playwright.PageGetByTextOptions{Exact: playwright.Bool(true)}).Count(); err != nil || n != clicksPerRun {
-			b.Fatalf("after the agent run %d rows are marked (err %v); want %d", n, err, clicksPerRun)
-		}
+		kit += agentClicks(ctx, b, pol, sess, rec, url)
 	}
 	n := float64(b.N * clicksPerRun)
 	pms := float64(plain.Milliseconds()) / n

@@ -8,10 +8,7 @@ import (
 
 	playwright "github.com/mxschmitt/playwright-go"
 
-	"github.com/trapline/trapline/agentkit"
-	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/browser"
-	"github.com/trapline/trapline/agentkit/planner/scripted"
 )
 
 // BenchmarkPerActionRecheck is BenchmarkPerAction with the pre-dispatch re-read both ways, side by
@@ -56,34 +53,7 @@ func benchRecheck(b *testing.B, rows int) {
 		}
 		return time.Since(start)
 	}
-	kitRun := func(sess *browser.Session) time.Duration {
-		steps := make([]scripted.Step, clicksPerRun)
-		for i := range steps {
-			steps[i] = scripted.Step{Action: action.Click, Role: "button", Name: fmt.Sprintf("Segna riga %d", i+1)}
-		}
-		ag := &agentkit.Agent{Policy: pol, Planner: scripted.New(steps...)}
-		gotoStart := time.Now()
-		if r := sess.Goto(ctx, url); r.Err != nil {
-			b.Fatal(r.Err)
-		}
-		if _, err := sess.Observe(ctx); err != nil {
-			b.Fatal(err)
-		}
-		open := time.Since(gotoStart)
-		start := time.Now()
-		res, err := ag.Run(ctx, sess, rec, agentkit.Task{StartURL: url, Goal: "segna le righe"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		spent := time.Since(start) - open
-		if res.Outcome != agentkit.Completed || res.Actions != clicksPerRun {
-			b.Fatalf("agent run: %s after %d actions (%s); want Completed after %d", res.Outcome, res.Actions, res.Reason, clicksPerRun)
-		}
-		if n, err := sess.Page().GetByText("segnata", playwright.PageGetByTextOptions{Exact: playwright.Bool(true)}).Count(); err != nil || n != clicksPerRun {
-			b.Fatalf("after the agent run %d rows are marked (err %v); want %d", n, err, clicksPerRun)
-		}
-		return spent
-	}
+	kitRun := func(sess *browser.Session) time.Duration { return agentClicks(ctx, b, pol, sess, rec, url) }
 	tr := startTracker()
 	defer tr.close()
 	sides := []func() time.Duration{plainRun, func() time.Duration { return kitRun(sessions[0]) }, func() time.Duration { return kitRun(sessions[1]) }}
