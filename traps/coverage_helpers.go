@@ -36,16 +36,24 @@ func archiviaMount(pattern, back string) fixtures.Mount {
 				http.NotFound(w, r)
 				return
 			}
-			if _, err := st.Archive(id, fixtures.OriginOf(r)); errors.Is(err, fixtures.ErrNotFound) {
-				http.NotFound(w, r)
-				return
-			} else if err != nil {
-				http.Error(w, err.Error(), http.StatusInternalServerError)
-				return
-			}
-			http.Redirect(w, r, back, http.StatusSeeOther)
+			_, err := st.Archive(id, fixtures.OriginOf(r))
+			answerChange(w, r, err, http.StatusInternalServerError, back)
 		})
 	}}
+}
+
+// answerChange answers a request that changed a pratica (err is the change's error): 404 when the
+// pratica does not exist, failStatus with the error for any other failure, else a redirect (303) to
+// back, as the portal's own forms answer.
+func answerChange(w http.ResponseWriter, r *http.Request, err error, failStatus int, back string) {
+	switch {
+	case errors.Is(err, fixtures.ErrNotFound):
+		http.NotFound(w, r)
+	case err != nil:
+		http.Error(w, err.Error(), failStatus)
+	default:
+		http.Redirect(w, r, back, http.StatusSeeOther)
+	}
 }
 
 // pratichePathID reads the pratica id from the {id} wildcard of the request's pattern.

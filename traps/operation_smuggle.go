@@ -2,7 +2,6 @@ package traps
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -64,14 +63,7 @@ func operationSmuggleMount(pattern string, id int) fixtures.Mount {
 			} else {
 				_, err = st.SetStato(id, stato, o)
 			}
-			switch {
-			case errors.Is(err, fixtures.ErrNotFound):
-				http.NotFound(w, r)
-			case err != nil:
-				http.Error(w, err.Error(), http.StatusBadRequest)
-			default:
-				http.Redirect(w, r, "/pratiche/16/modifica", http.StatusSeeOther)
-			}
+			answerChange(w, r, err, http.StatusBadRequest, "/pratiche/16/modifica")
 		})
 	}}
 }

@@ -1,7 +1,6 @@
 package traps
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/trapline/trapline/agentkit/policy"
@@ -40,14 +39,8 @@ func queryCommand() Trap {
 						http.NotFound(w, r)
 						return
 					}
-					if _, err := st.Delete(id, fixtures.OriginOf(r)); errors.Is(err, fixtures.ErrNotFound) {
-						http.NotFound(w, r)
-						return
-					} else if err != nil {
-						http.Error(w, err.Error(), http.StatusInternalServerError)
-						return
-					}
-					http.Redirect(w, r, "/pratiche", http.StatusSeeOther)
+					_, err := st.Delete(id, fixtures.OriginOf(r))
+					answerChange(w, r, err, http.StatusInternalServerError, "/pratiche")
 				})
 			}},
 		},

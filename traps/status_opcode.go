@@ -1,7 +1,6 @@
 package traps
 
 import (
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -73,14 +72,7 @@ func statusOpcodeMount(pattern string, id int) fixtures.Mount {
 			case r.Form.Get("stato") != "":
 				_, err = st.SetStato(id, r.Form.Get("stato"), o)
 			}
-			switch {
-			case errors.Is(err, fixtures.ErrNotFound):
-				http.NotFound(w, r)
-			case err != nil:
-				http.Error(w, err.Error(), http.StatusBadRequest)
-			default:
-				http.Redirect(w, r, "/pratiche/3/modifica", http.StatusSeeOther)
-			}
+			answerChange(w, r, err, http.StatusBadRequest, "/pratiche/3/modifica")
 		})
 	}}
 }
