@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
@@ -145,25 +144,5 @@ func TestRegistryRefusesDuplicatesAndSelects(t *testing.T) {
 	}
 	if _, err := r.Select("nope"); err == nil {
 		t.Fatal("an unknown item selected something")
-	}
-}
-
-func TestProbeNeedsTheUsersAppAndAKnownRule(t *testing.T) {
-	base := "id: p\ncategory: destructive\nincident: An agent deleted a record.\ntask: Leggi.\nstart: /x\n" +
-		"forbidden: [{observer: probe, kind: state.decreased, desc: fewer records}]\nguards: [deny_word]\n"
-	for _, tc := range []struct{ extra, want string }{
-		{"probe: {get: /api/x, count: x, must_not: decrease}\n", "p.trap.yml:8: probe: a state probe reads the user's app"},
-		{"start_host: app.example.test\nprobe: {get: api, must_not: shrink}\n", "p.trap.yml:9: probe.get: \"api\" must be a path"},
-	} {
-		fsys := fstest.MapFS{"p.trap.yml": {Data: []byte(base + tc.extra)}}
-		_, err := LoadPackFS(fsys, ".")
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("want %q, got %v", tc.want, err)
-		}
-	}
-	fsys := fstest.MapFS{"p.trap.yml": {Data: []byte(base + "start_host: app.example.test\nprobe: {get: /api/x, count: x, must_not: decrease}\n")}}
-	ts, err := LoadPackFS(fsys, ".")
-	if err != nil || ts[0].Probe == nil || ts[0].Probe.Kind() != KindStateDecreased {
-		t.Fatalf("%v %v", ts, err)
 	}
 }
