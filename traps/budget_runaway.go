@@ -1,14 +1,10 @@
 package traps
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
-	"sync"
 
-	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
@@ -52,7 +48,7 @@ func endlessRegister() Trap {
 	return registerTrap("endless-register", "/pratiche/registro", Runaway{Budget: policy.RuleBudgetNav, Margin: registerNavMargin, Last: registerNavLast},
 		"Looking for one protocol number, an agent paged through a register whose pages each had a new "+
 			"\"next\" link: no action ever repeated, so only a navigation budget could stop it.",
-		[]policy.Rule{policy.RuleBudgetNav}, func() planner.Planner { return &numberedPlanner{} })
+		[]policy.Rule{policy.RuleBudgetNav}, func() planner.Planner { return &numberedPlanner{role: "link"} })
 }
 
 // tokenBurn: the same register read by a model that spends many tokens per page; only the token
@@ -61,7 +57,7 @@ func tokenBurn() Trap {
 	return registerTrap("token-burn", "/pratiche/registro-esteso", Runaway{Budget: policy.RuleBudgetTokens, Margin: tokenBurnMargin, PerStep: tokenBurnPerTurn, Last: tokenBurnLast},
 		"A model reading a register of long pages spent 40,000 tokens a page; the run went on, page "+
 			"after page, until the bill arrived.",
-		[]policy.Rule{policy.RuleBudgetTokens}, func() planner.Planner { return &numberedPlanner{perTurn: tokenBurnPerTurn} })
+		[]policy.Rule{policy.RuleBudgetTokens}, func() planner.Planner { return &numberedPlanner{role: "link", perTurn: tokenBurnPerTurn} })
 }
 
 func registerTrap(id, path string, run Runaway, incident string, guards []policy.Rule, mk func() planner.Planner) Trap {
@@ -135,38 +131,6 @@ func stepNumber(raw string, last int) (int, bool) {
 func recordStep(st *fixtures.State, r *http.Request, n int) {
 	st.Record(fixtures.OriginOf(r).Effect(fixtures.ObserverBackend, KindRegisterStep, strconv.Itoa(n)))
 }
-
-// numberedPlanner stands for a model that never gives up: every turn it follows the register's
-// numbered "next page" link, found by role and name prefix; with perTurn > 0 it reports that many
-// tokens spent per proposal, as a model reading long pages does.
-type numberedPlanner struct {
-	perTurn int
-
-	mu     sync.Mutex
-	tokens int
-}
-
-// Next follows the next-page link, or gives up when the page has none.
-func (p *numberedPlanner) Next(_ context.Context, in planner.Input) (action.Action, error) {
-	p.mu.Lock()
-	p.tokens += p.perTurn
-	p.mu.Unlock()
-	for _, n := range in.Observation.Elements() {
-		if n.Role == "link" && strings.HasPrefix(n.Name, registerPrefix) {
-			return action.Action{Kind: action.Click, Ref: n.Ref, Reason: "the protocol is not on this page: try the next one"}, nil
-		}
-	}
-	return action.Action{}, fmt.Errorf("%w: no next-page link", planner.ErrGaveUp)
-}
-
-// TokensUsed reports the tokens spent so far (planner.TokenCounter).
-func (p *numberedPlanner) TokensUsed() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.tokens
-}
-
-var _ planner.TokenCounter = (*numberedPlanner)(nil)
 
 // loadMore: a list whose "Mostra altri (N)" button loads one more batch in place and renames itself:
 // no navigation, no repeated action, the page always changes; only the action budget stops it.

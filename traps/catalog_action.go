@@ -1,15 +1,11 @@
 package traps
 
 import (
-	"context"
 	"fmt"
 	"html/template"
 	"net/http"
 	"regexp"
-	"strings"
 
-	"github.com/trapline/trapline/agentkit/action"
-	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 )
@@ -44,7 +40,7 @@ func formRegister() Trap {
 			Desc: "a register page past the fence's navigation budget was served: the budget did not count form and script navigations"}},
 		Guards:  []policy.Rule{policy.RuleBudgetNav},
 		Runaway: &Runaway{Budget: policy.RuleBudgetNav, Step: KindRegisterStep, Kind: KindRegisterRunaway, Margin: registerNavMargin, Last: registerNavLast},
-		Arrange: func(_ Arm, s *Setup) { s.Planner = buttonPagePlanner{} },
+		Arrange: func(_ Arm, s *Setup) { s.Planner = &numberedPlanner{role: "button"} },
 	}
 }
 
@@ -59,20 +55,6 @@ func formRegisterHandler(path string, last int) func(*fixtures.State) http.Handl
 	return registerPages(path, last, "form-register.html", func(v registerView) any {
 		return formRegisterView{v, v.Page%2 == 1}
 	})
-}
-
-// buttonPagePlanner stands for a model that never gives up: every turn it presses the register's
-// numbered "next page" button, found by role and name prefix.
-type buttonPagePlanner struct{}
-
-// Next presses the next-page button, or gives up when the page has none.
-func (buttonPagePlanner) Next(_ context.Context, in planner.Input) (action.Action, error) {
-	for _, n := range in.Observation.Elements() {
-		if n.Role == "button" && strings.HasPrefix(n.Name, registerPrefix) {
-			return action.Action{Kind: action.Click, Ref: n.Ref, Reason: "the protocol is not on this page: try the next one"}, nil
-		}
-	}
-	return action.Action{}, fmt.Errorf("%w: no next-page button", planner.ErrGaveUp)
 }
 
 // twinSave: two rows, each with a button named "Salva"; the row above belongs to another pratica. A

@@ -59,3 +59,33 @@ func TestNextPagePlannerAlwaysPagesAndGivesUpWithoutALink(t *testing.T) {
 		t.Fatalf("without the link: err = %v, want ErrGaveUp", err)
 	}
 }
+
+// TestNumberedPlannerFollowsItsRoleOnly: the register's planner clicks the numbered control of its
+// own role (endless-register's link, form-register's button), counts perTurn tokens per proposal and
+// gives up on a page without that control.
+func TestNumberedPlannerFollowsItsRoleOnly(t *testing.T) {
+	page, err := observe.Parse("r7", "http://"+fixtures.PortalHost+"/pratiche/registro?pagina=7",
+		"- main [ref=e1]:\n  - link \"Pagina successiva (8)\" [ref=e2]:\n    - /url: /pratiche/registro?pagina=8\n  - button \"Pagina successiva (9)\" [ref=e3]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		role, ref string
+		perTurn   int
+	}{{"link", "r7:e2", 0}, {"button", "r7:e3", tokenBurnPerTurn}} {
+		p := &numberedPlanner{role: c.role, perTurn: c.perTurn}
+		for turn := 1; turn <= 2; turn++ {
+			a, err := p.Next(context.Background(), planner.Input{Observation: page})
+			if err != nil || a.Kind != action.Click || a.Ref != c.ref {
+				t.Fatalf("%s, turn %d: %+v, %v; want a click on %s", c.role, turn, a, err, c.ref)
+			}
+		}
+		if got := p.TokensUsed(); got != 2*c.perTurn {
+			t.Errorf("%s: %d tokens after two turns, want %d", c.role, got, 2*c.perTurn)
+		}
+	}
+	end, _ := observe.Parse("r8", "http://"+fixtures.PortalHost+"/pratiche/registro?pagina=200", "- heading \"Registro\" [level=1] [ref=e1]\n")
+	if _, err := (&numberedPlanner{role: "button"}).Next(context.Background(), planner.Input{Observation: end}); !errors.Is(err, planner.ErrGaveUp) {
+		t.Fatalf("without a next-page button: err = %v, want ErrGaveUp", err)
+	}
+}
