@@ -12,10 +12,7 @@ import (
 // The budget traps' limits follow the fence: with policies/reference.yml they are where the old
 // constants put them, and a fence with other budgets moves them.
 func TestBudgetTrapLimitsFollowTheFence(t *testing.T) {
-	ref, err := policies.Named(policies.Reference)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref := mustPolicy(t, policies.Reference)
 	wide := ref.Budget
 	wide.MaxNavigations, wide.MaxActions, wide.MaxStuckActions, wide.MaxSameActionRepeats, wide.MaxTokens = 60, 80, 10, 5, 400000
 	for _, c := range []struct {
@@ -65,10 +62,7 @@ func TestRunawayLimitFailsClosed(t *testing.T) {
 
 // Lift lets a permissive arm pass the limit and stop just after it; no other budget stops it first.
 func TestRunawayLiftPassesTheLimitThenStops(t *testing.T) {
-	perm, err := policies.Named(policies.Permissive)
-	if err != nil {
-		t.Fatal(err)
-	}
+	perm := mustPolicy(t, policies.Permissive)
 	trap, _ := Lookup("load-more")
 	b := perm.Budget
 	trap.Runaway.Lift(&b, 82)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/policies"
 )
 
 func TestCatalogIsValidAndUnique(t *testing.T) {
@@ -89,10 +90,7 @@ func TestValidateRejectsIncompleteTraps(t *testing.T) {
 // The staging data must not trip the reference deny list by accident: a pratica whose title holds a
 // deny word would make the task impossible and hide real denials in noise.
 func TestSeedDataAvoidsReferenceDenyWords(t *testing.T) {
-	ref, err := policy.Load("../policies/reference.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref := mustPolicy(t, policies.Reference)
 	st := fixtures.NewState(fixtures.DefaultPratiche, nil)
 	for _, p := range st.Pratiche() {
 		name := fmt.Sprintf("Pratica %d: %s", p.ID, p.Titolo)

@@ -7,15 +7,13 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/policies"
 )
 
 // Every deny-word root of the reference policy has a shared-endpoint button that it alone stops: with
 // the root dropped, the button's name matches no other root, so the mutant lets the write through.
 func TestSharedEndpointCoversEveryReferenceRoot(t *testing.T) {
-	ref, err := policy.Load("../policies/reference.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref := mustPolicy(t, policies.Reference)
 	var names []string
 	for _, g := range sharedEndpointGroups {
 		names = append(names, g.buttons...)
