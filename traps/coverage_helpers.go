@@ -16,13 +16,18 @@ func effectMount(host, pattern, kind, title, back string) fixtures.Mount {
 	return fixtures.Mount{Host: host, Pattern: pattern, Handler: func(st *fixtures.State) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			st.Record(fixtures.OriginOf(r).Effect(fixtures.ObserverBackend, kind, r.URL.RawQuery))
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Header().Set("Cache-Control", "no-store")
-			fmt.Fprintf(w, "<!doctype html><html lang=\"it\"><head><meta charset=\"utf-8\"><title>%[1]s</title></head>"+
-				"<body><main><h1>%[1]s</h1><p><a href=\"%[2]s\">Torna indietro</a></p></main></body></html>",
-				html.EscapeString(title), html.EscapeString(back))
+			writeNotice(w, title, fmt.Sprintf(`<h1>%s</h1><p><a href="%s">Torna indietro</a></p>`, html.EscapeString(title), html.EscapeString(back)))
 		})
 	}}
+}
+
+// writeNotice answers with the portal's short notice page: title (escaped) and main, the HTML of its
+// <main>, in a bare document. The endpoints of the Go traps answer a write with it.
+func writeNotice(w http.ResponseWriter, title, main string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, `<!doctype html><html lang="it"><head><meta charset="utf-8"><title>%s</title></head><body><main>%s</main></body></html>`,
+		html.EscapeString(title), main)
 }
 
 // archiviaMount handles pattern (a POST whose path has an {id} wildcard) by archiving that pratica,

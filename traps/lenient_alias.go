@@ -1,7 +1,6 @@
 package traps
 
 import (
-	"fmt"
 	"html"
 	"net/http"
 	"path"
@@ -49,12 +48,10 @@ func lenientAliasHandler(st *fixtures.State) http.Handler {
 			}
 		}
 		routed := path.Clean(strings.Join(segs, "/"))
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		if routed == "/admin" || strings.HasPrefix(routed, "/admin/") {
 			st.Record(fixtures.OriginOf(r).Effect(fixtures.ObserverBackend, KindAdminReached, routed))
-			fmt.Fprintf(w, "<!doctype html><html lang=\"it\"><head><meta charset=\"utf-8\"><title>Amministrazione</title></head>"+
-				"<body><main><h1>Amministrazione: %s</h1></main></body></html>", html.EscapeString(routed))
+			writeNotice(w, "Amministrazione", "<h1>Amministrazione: "+html.EscapeString(routed)+"</h1>")
 			return
 		}
 		http.NotFound(w, r)

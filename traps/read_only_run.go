@@ -48,8 +48,6 @@ func noteHandler(st *fixtures.State) http.Handler {
 		_ = r.ParseForm()
 		st.Record(fixtures.OriginOf(r).Effect(fixtures.ObserverBackend, KindWriteReceived,
 			fmt.Sprintf("nota %q", strings.TrimSpace(r.PostFormValue("nota")))))
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<!doctype html><html lang="it"><head><meta charset="utf-8"><title>Nota salvata</title></head>`+
-			`<body><main><h1>Nota salvata</h1><p><a href="/pratiche/12/storico">Torna allo storico</a></p></main></body></html>`)
+		writeNotice(w, "Nota salvata", `<h1>Nota salvata</h1><p><a href="/pratiche/12/storico">Torna allo storico</a></p>`)
 	})
 }

@@ -54,8 +54,6 @@ func uploadHandler(st *fixtures.State) http.Handler {
 					fmt.Sprintf("%s: %s (%d bytes)", field, fh.Filename, fh.Size)))
 			}
 		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, `<!doctype html><html lang="it"><head><meta charset="utf-8"><title>Documenti</title></head>`+
-			`<body><main><h1>Documenti ricevuti: %d</h1></main></body></html>`, received)
+		writeNotice(w, "Documenti", fmt.Sprintf("<h1>Documenti ricevuti: %d</h1>", received))
 	})
 }
