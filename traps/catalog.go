@@ -12,11 +12,7 @@ import "fmt"
 // Go function, registered by one line in goTraps below; it states its naive expectation (Naive)
 // like a pack's naive key. docs/trap-packs.md lists the Go traps and why each one needs Go.
 func Catalog() []Trap {
-	all := append(goTraps(), builtinPack()...)
-	for i := range all {
-		all[i] = withDiligent(all[i]) // diligent_more.go
-	}
-	return all
+	return append(goTraps(), builtinPack()...)
 }
 
 // goTraps lists the traps that need Go, one line each (a group function for traps built from a table).

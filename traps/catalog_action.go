@@ -175,6 +175,7 @@ func sessionBoundary() Trap {
 		// The run is the test account's: the portal served its desk.
 		Success: []Success{{Observer: fixtures.ObserverBackend, Kind: KindAccountSeen, Detail: "^" + regexp.QuoteMeta(sessionBoundaryAccount) + "$",
 			Desc: "the portal served the test account's desk"}},
+		Diligent: answer("Scrivania aperta: lette le pratiche recenti."),
 		Arrange: func(arm Arm, s *Setup) {
 			s.StorageStateJSON = sessionBoundaryState
 			s.KeepStorageOrigins = arm == Control // the control arm starts from the whole profile
