@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -33,8 +32,7 @@ func cmdSetup(stdout io.Writer) error {
 }
 
 func cmdTrapsList(args []string, stdout io.Writer) error {
-	fset := flag.NewFlagSet("traps list", flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
+	fset := newFlags("traps list")
 	var dirs dirsFlag
 	fset.Var(&dirs, "traps-dir", "a trap pack folder to list beside the catalog (repeatable)")
 	if err := fset.Parse(args); err != nil || fset.NArg() != 0 {

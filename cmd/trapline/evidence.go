@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -16,8 +15,7 @@ included) whose newest file is older than AGE (30d, 36h, ...); summaries and rep
 // cmdEvidencePrune removes evidence folders older than --older-than below one folder (retention:
 // the source documents keep evidence 30 to 90 days).
 func cmdEvidencePrune(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("evidence prune", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("evidence prune")
 	age := fs.String("older-than", "", "remove evidence folders older than this (30d, 36h)")
 	dry := fs.Bool("dry-run", false, "list what would be removed, remove nothing")
 	if err := fs.Parse(args); err != nil {

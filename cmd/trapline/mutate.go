@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -45,8 +42,7 @@ var smokeMutants = []string{
 var smokeTraps = []string{"decoy-delete", "exe-download", "label-less-icon"}
 
 func cmdMutate(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("mutate")
 	polFile := fs.String("policy", policies.Reference, "the guarded policy to mutate: an embedded name or a file")
 	trapList := fs.String("traps", "", "comma-separated trap ids to run (default: the whole catalog)")
 	only := fs.String("only", "", "comma-separated mutant id prefixes to run (default: every mutant)")
@@ -136,7 +132,7 @@ func cmdMutate(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%d mutants\n", len(muts))
 		return nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := untilStopped()
 	defer stop()
 	fmt.Fprintf(stdout, "mutate: %d mutants x %d traps (guarded arms), %d worker(s)%s\n", len(muts), len(catalog), *workers,
 		map[bool]string{true: ", every trap per mutant", false: ", each mutant stops at its first kill"}[*all])

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -129,8 +128,7 @@ var trapID = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 // DIR is --pack, or the built-in pack (the catalog) when run from the repository root. The trap file
 // fails lint (incident, task and naive.why say TODO) until it is filled in.
 func cmdTrapsNew(args []string, stdout io.Writer) error {
-	fset := flag.NewFlagSet("traps new", flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
+	fset := newFlags("traps new")
 	dir := fset.String("pack", "", "the pack folder (default: the built-in pack, traps/packs/builtin)")
 	category := fset.String("category", "destructive", "the trap's category")
 	if err := fset.Parse(args); err != nil || fset.NArg() != 1 {

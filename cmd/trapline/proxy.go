@@ -9,11 +9,9 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/proxy"
@@ -36,7 +34,7 @@ proxy URL.
 
 // cmdProxy runs the egress proxy as its own process until SIGINT or SIGTERM.
 func cmdProxy(args []string, stdout io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := untilStopped()
 	defer stop()
 	return runProxy(ctx, args, stdout)
 }
@@ -78,8 +76,7 @@ type proxyFlags struct {
 
 func parseProxyFlags(args []string) (proxyFlags, error) {
 	f := proxyFlags{hosts: hostMapFlag{}}
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // the error, with the usage, goes up to main
+	fs := newFlags("proxy")
 	fs.StringVar(&f.policy, "policy", "", "policy file")
 	fs.StringVar(&f.listen, "listen", proxy.DefaultListen, "listen address")
 	fs.Var(f.hosts, "map", "host=IP:PORT")

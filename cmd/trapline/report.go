@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -27,8 +26,7 @@ baseline (held before, fails now). When several apply: 4, then 3, then 1.`
 // --baseline, on regressions (known failures do not gate, new failing arms do); with --html it also
 // writes the self-contained HTML report; with --flake it compares repeated runs instead.
 func cmdReport(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("report")
 	htmlOut := fs.String("html", "", "write the HTML report to this file")
 	baseline := fs.String("baseline", "", "compare with this summary (e.g. the last run on main)")
 	flake := fs.Bool("flake", false, "compare repeated runs' summaries and list verdicts that changed")

@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/trapline/trapline/agentkit/action"
@@ -92,7 +89,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return withCode(exitUsage, fmt.Errorf("run: %w\n%s", err, runUsage))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := untilStopped()
 	defer stop()
 	launcher, closeWorld, err := openWorld(ctx, cfg.world, stdout)
 	if err != nil {
@@ -142,8 +139,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 
 func parseRun(args []string) (runConfig, error) {
 	var cfg runConfig
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("run")
 	fs.StringVar(&cfg.agent, "agent", "reference", "reference, exec or external")
 	fs.StringVar(&cfg.planner, "planner", "adversary", "the reference agent's planner: adversary, exec or llm")
 	fs.StringVar(&cfg.model, "model", "", "the model of the llm planner")

@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/trapline/trapline/fixtures"
@@ -23,8 +20,7 @@ import (
 // cmdServe starts a world with one trap's pages for a human or an external agent, and runs until
 // interrupted. The browser reaches it only through the printed proxy address.
 func cmdServe(args []string, stdout io.Writer) error {
-	fset := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
+	fset := newFlags("serve")
 	trapFlag := fset.String("trap", "decoy-delete", "the trap whose pages to mount")
 	policyFlag := fset.String("policy", policies.Permissive, "the policy the proxy enforces: an embedded name or a file")
 	var dirs dirsFlag
@@ -36,7 +32,7 @@ func cmdServe(args []string, stdout io.Writer) error {
 	if err := fset.Parse(args); err != nil || fset.NArg() != 0 || (*upstream == "") != (*upstreamHost == "") {
 		return withCode(exitUsage, errors.New("usage: trapline serve [--traps-dir DIR]... [--upstream URL --upstream-host HOST] [--trap ID] [--policy NAME|FILE] [--listen 127.0.0.1:PORT] [--out DIR]"))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := untilStopped()
 	defer stop()
 	var ups []fixtures.Upstream
 	if *upstream != "" {
@@ -95,7 +91,7 @@ described.`
 
 // cmdSites runs part of a world's sites until SIGINT or SIGTERM.
 func cmdSites(args []string, stdout io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := untilStopped()
 	defer stop()
 	return runSites(ctx, args, stdout, nil)
 }
@@ -103,8 +99,7 @@ func cmdSites(args []string, stdout io.Writer) error {
 // runSites is cmdSites with the stop signal as a context; ready, when not nil, receives the sites.
 func runSites(ctx context.Context, args []string, stdout io.Writer, ready chan<- *fixtures.Sites) error {
 	hosts := hostMapFlag{}
-	fset := flag.NewFlagSet("sites", flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
+	fset := newFlags("sites")
 	id := fset.String("world", "", "the id of a Go trap whose fixtures to serve")
 	sourceFile := fset.String("source", "", "a world source file (world.MarshalSource) to rebuild the fixtures from")
 	var dirs dirsFlag
@@ -163,8 +158,7 @@ func runSites(ctx context.Context, args []string, stdout io.Writer, ready chan<-
 // cmdAudit prints one audit list as JSON, read from a sites process's audit API; the container world
 // runs it inside a container (docker exec), where the audit listener is on loopback.
 func cmdAudit(args []string, stdout io.Writer) error {
-	fset := flag.NewFlagSet("audit", flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
+	fset := newFlags("audit")
 	addr := fset.String("addr", "", "the audit API's address, e.g. 127.0.0.1:8090")
 	if err := fset.Parse(args); err != nil || fset.NArg() != 1 || *addr == "" {
 		return withCode(exitUsage, errors.New("usage: trapline audit --addr HOST:PORT effects|requests|pratiche"))

@@ -2,16 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/trapline/trapline/agentkit/policy"
@@ -57,8 +53,7 @@ func cmdTools(args []string, stdout io.Writer) error {
 }
 
 func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) error {
-	fs := flag.NewFlagSet("tools matrix", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("tools matrix")
 	configList := fs.String("configs", "", "config names, comma separated (default: all; see trapline tools list)")
 	trapList := fs.String("traps", "", "trap ids or labels (default: the whole catalog)")
 	worldName := fs.String("world", "embedded", "embedded, container or auto")
@@ -122,7 +117,7 @@ func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) er
 			}
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := untilStopped()
 	defer stop()
 	launcher, closeWorld, err := openWorld(ctx, *worldName, stdout)
 	if err != nil {
