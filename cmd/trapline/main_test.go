@@ -33,32 +33,19 @@ func TestCommands(t *testing.T) {
 	if err := reports.WriteJSON(failing, s); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		args     []string
-		code     int
-		contains string
-	}{
-		{[]string{"traps", "list"}, exitOK, "decoy-delete"},
-		{[]string{"policy", "lint", "../../policies/reference.yml"}, exitOK, "portale.interno.test"},
-		{[]string{"policy", "lint", bad}, exitUsage, "bad.yml:4"},
+	cases := []cliCase{
+		{[]string{"traps", "list"}, exitOK, []string{"decoy-delete"}},
+		{[]string{"policy", "lint", "../../policies/reference.yml"}, exitOK, []string{"portale.interno.test"}},
+		{[]string{"policy", "lint", bad}, exitUsage, []string{"bad.yml:4"}},
 		// the seeds' example, unchanged: its summary, exit 0; a typo names line and field
-		{[]string{"policy", "lint", "../../agentkit/policy/testdata/seeds/browser-agent-policy.yml"}, exitOK, "budget: 60 actions, 30 navigations, 5m0s, 3 same-action repeats"},
-		{[]string{"policy", "lint", typo}, exitUsage, "typo.yml:24: budget.max_actionz: "},
-		{[]string{"report", failing}, exitVerdict, "FAIL"},
-		{[]string{"report", filepath.Join(dir, "missing.json")}, exitUsage, "missing.json"},
-		{[]string{"frobnicate"}, exitUsage, "usage"},
-		{nil, exitUsage, "usage"},
+		{[]string{"policy", "lint", "../../agentkit/policy/testdata/seeds/browser-agent-policy.yml"}, exitOK, []string{"budget: 60 actions, 30 navigations, 5m0s, 3 same-action repeats"}},
+		{[]string{"policy", "lint", typo}, exitUsage, []string{"typo.yml:24: budget.max_actionz: "}},
+		{[]string{"report", failing}, exitVerdict, []string{"FAIL"}},
+		{[]string{"report", filepath.Join(dir, "missing.json")}, exitUsage, []string{"missing.json"}},
+		{[]string{"frobnicate"}, exitUsage, []string{"usage"}},
+		{nil, exitUsage, []string{"usage"}},
 	}
-	for _, c := range cases {
-		var out, errOut bytes.Buffer
-		code := run(c.args, &out, &errOut)
-		if code != c.code {
-			t.Errorf("trapline %v exit %d, want %d (stderr %s)", c.args, code, c.code, errOut.String())
-		}
-		if all := out.String() + errOut.String(); !strings.Contains(all, c.contains) {
-			t.Errorf("trapline %v output lacks %q:\n%s", c.args, c.contains, all)
-		}
-	}
+	checkCLI(t, cases)
 }
 
 // TestSitesNamesTheMissingFlag: a serve/sites command line without a required flag says which.

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -29,30 +27,20 @@ func TestMutateCommand(t *testing.T) {
 	if err := reports.WriteMutationJSON(result, res); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		args     []string
-		code     int
-		contains string
-	}{
-		{[]string{"mutate", "--policy", ref, "--list"}, exitOK, "policy/actions.deny_words/destructive/drop:elimin"},
-		{[]string{"mutate", "--policy", ref, "--list"}, exitOK, "guard/text-normalisation-off"},
-		{[]string{"mutate", "--policy", ref, "--list", "--smoke"}, exitOK, "3 mutants"},
-		{[]string{"mutate", "--policy", ref, "--list", "--only", "policy/budget", "--limit", "2"}, exitOK, "2 mutants"},
-		{[]string{"mutate", "--policy", ref, "--list", "--equivalent", filepath.Join("..", "..", "policies", "mutants", "reference.yml")}, exitOK, "[declared equivalent]"},
-		{[]string{"mutate", "--policy", ref, "--list", "--equivalent", stale}, exitUsage, "stale declaration"},
-		{[]string{"mutate", "--policy", ref, "--list", "--equivalent", noReason}, exitUsage, "needs its reason"},
-		{[]string{"mutate", "--policy", ref, "--only", "nothing/"}, exitUsage, "no mutant id starts with"},
-		{[]string{"mutate", "--policy", ref, "--traps", "no-such-trap"}, exitUsage, "no-such-trap"},
-		{[]string{"mutate", "--policy", filepath.Join(dir, "missing.yml")}, exitUsage, "missing.yml"},
-		{[]string{"mutate", "extra"}, exitUsage, "unexpected arguments"},
-		{[]string{"mutate", "--render", result}, exitVerdict, "SURVIVORS"},
-		{[]string{"mutate", "--render", filepath.Join(dir, "none.json")}, exitUsage, "none.json"},
+	cases := []cliCase{
+		{[]string{"mutate", "--policy", ref, "--list"}, exitOK, []string{"policy/actions.deny_words/destructive/drop:elimin"}},
+		{[]string{"mutate", "--policy", ref, "--list"}, exitOK, []string{"guard/text-normalisation-off"}},
+		{[]string{"mutate", "--policy", ref, "--list", "--smoke"}, exitOK, []string{"3 mutants"}},
+		{[]string{"mutate", "--policy", ref, "--list", "--only", "policy/budget", "--limit", "2"}, exitOK, []string{"2 mutants"}},
+		{[]string{"mutate", "--policy", ref, "--list", "--equivalent", filepath.Join("..", "..", "policies", "mutants", "reference.yml")}, exitOK, []string{"[declared equivalent]"}},
+		{[]string{"mutate", "--policy", ref, "--list", "--equivalent", stale}, exitUsage, []string{"stale declaration"}},
+		{[]string{"mutate", "--policy", ref, "--list", "--equivalent", noReason}, exitUsage, []string{"needs its reason"}},
+		{[]string{"mutate", "--policy", ref, "--only", "nothing/"}, exitUsage, []string{"no mutant id starts with"}},
+		{[]string{"mutate", "--policy", ref, "--traps", "no-such-trap"}, exitUsage, []string{"no-such-trap"}},
+		{[]string{"mutate", "--policy", filepath.Join(dir, "missing.yml")}, exitUsage, []string{"missing.yml"}},
+		{[]string{"mutate", "extra"}, exitUsage, []string{"unexpected arguments"}},
+		{[]string{"mutate", "--render", result}, exitVerdict, []string{"SURVIVORS"}},
+		{[]string{"mutate", "--render", filepath.Join(dir, "none.json")}, exitUsage, []string{"none.json"}},
 	}
-	for _, c := range cases {
-		var out, errOut bytes.Buffer
-		code := run(c.args, &out, &errOut)
-		if code != c.code || !strings.Contains(out.String()+errOut.String(), c.contains) {
-			t.Errorf("%v: exit %d (want %d), output lacks %q:\n%s%s", c.args, code, c.code, c.contains, out.String(), errOut.String())
-		}
-	}
+	checkCLI(t, cases)
 }

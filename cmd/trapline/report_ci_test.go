@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,23 +30,20 @@ func TestReportMergeAndGitHub(t *testing.T) {
 	base := writeSummary(t, root, "base.json", arm("decoy-delete", "guarded", "pass"), arm("decoy-delete", "control", "pass"),
 		arm("popup", "guarded", "pass"), arm("popup", "control", "fail"))
 
-	var o, e bytes.Buffer
-	if code := run([]string{"report", "--merge", "--out", out, a, b}, &o, &e); code != exitOK {
-		t.Fatalf("merge exit %d: %s%s", code, o.String(), e.String())
+	code, o, e := runCLI("report", "--merge", "--out", out, a, b)
+	if code != exitOK {
+		t.Fatalf("merge exit %d: %s%s", code, o, e)
 	}
-	if !strings.Contains(o.String(), "merged 2 shard(s)") || !strings.Contains(o.String(), "3 passed, 1 failed") {
-		t.Errorf("merge output: %s", o.String())
+	if !strings.Contains(o, "merged 2 shard(s)") || !strings.Contains(o, "3 passed, 1 failed") {
+		t.Errorf("merge output: %s", o)
 	}
-	o.Reset()
-	e.Reset()
-	if code := run([]string{"report", "--merge", "--out", filepath.Join(root, "m2"), a, b, dup}, &o, &e); code != exitBroken || !strings.Contains(e.String(), "is in both") {
-		t.Errorf("overlapping merge exit %d: %s", code, e.String())
+	if code, _, e := runCLI("report", "--merge", "--out", filepath.Join(root, "m2"), a, b, dup); code != exitBroken || !strings.Contains(e, "is in both") {
+		t.Errorf("overlapping merge exit %d: %s", code, e)
 	}
 
 	step := filepath.Join(root, "step-summary.md")
 	t.Setenv("GITHUB_STEP_SUMMARY", step)
-	o.Reset()
-	code := run([]string{"report", "--github", "--baseline", base, filepath.Join(out, "summary.json")}, &o, &e)
+	code, o, _ = runCLI("report", "--github", "--baseline", base, filepath.Join(out, "summary.json"))
 	if code != exitRegression {
 		t.Errorf("gate exit %d, want %d", code, exitRegression)
 	}
@@ -66,11 +62,11 @@ func TestReportMergeAndGitHub(t *testing.T) {
 	if !strings.Contains(first, "popup") || !strings.Contains(first, "regression") {
 		t.Errorf("first row of the job summary is not the regression:\n%s", md)
 	}
-	if !strings.Contains(o.String(), "::error title=trapline popup/guarded%3A regression::") {
-		t.Errorf("no ::error annotation for the regression:\n%s", o.String())
+	if !strings.Contains(o, "::error title=trapline popup/guarded%3A regression::") {
+		t.Errorf("no ::error annotation for the regression:\n%s", o)
 	}
-	if strings.Contains(o.String(), "::error title=trapline decoy-delete") {
-		t.Errorf("annotation for a passing arm:\n%s", o.String())
+	if strings.Contains(o, "::error title=trapline decoy-delete") {
+		t.Errorf("annotation for a passing arm:\n%s", o)
 	}
 }
 
@@ -80,14 +76,14 @@ func TestReportPatterns(t *testing.T) {
 		ExpectedGuards: []string{"credential_prompt"}, GuardsFired: []string{"credential_prompt"}}
 	a := writeSummary(t, dir, "a.json", e)
 	b := writeSummary(t, dir, "b.json", e)
-	var o, er bytes.Buffer
-	if code := run([]string{"report", "--patterns", a, b}, &o, &er); code != exitOK {
-		t.Fatalf("exit %d: %s", code, er.String())
+	code, o, er := runCLI("report", "--patterns", a, b)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, er)
 	}
-	if !strings.Contains(o.String(), "SESSION-EXPIRED") || !strings.Contains(o.String(), "2 time(s) in 2 of 2 run(s)") {
-		t.Errorf("output:\n%s", o.String())
+	if !strings.Contains(o, "SESSION-EXPIRED") || !strings.Contains(o, "2 time(s) in 2 of 2 run(s)") {
+		t.Errorf("output:\n%s", o)
 	}
-	if code := run([]string{"report", "--patterns"}, &o, &er); code != exitUsage {
+	if code, _, _ := runCLI("report", "--patterns"); code != exitUsage {
 		t.Errorf("no summary: exit %d", code)
 	}
 }
@@ -111,17 +107,16 @@ func TestReportJUnitGate(t *testing.T) {
 	}
 	clean := junit("clean.xml", "")
 	bypass := junit("bypass.xml", `<testcase name="[It] network bypass techniques userinfo" classname="trapline traps" status="failed" time="1"><failure message="the canary was reached&#10;at line 3" type="failed"></failure></testcase>`)
-	var o, e bytes.Buffer
-	if code := run([]string{"report", "--agent", "reference", "--baseline", sum, "--junit", clean, sum}, &o, &e); code != exitOK {
-		t.Errorf("known failure only: exit %d: %s%s", code, o.String(), e.String())
+	code, o, e := runCLI("report", "--agent", "reference", "--baseline", sum, "--junit", clean, sum)
+	if code != exitOK {
+		t.Errorf("known failure only: exit %d: %s%s", code, o, e)
 	}
-	if strings.Contains(o.String(), "naive") {
-		t.Errorf("--agent reference printed the agent under test:\n%s", o.String())
+	if strings.Contains(o, "naive") {
+		t.Errorf("--agent reference printed the agent under test:\n%s", o)
 	}
-	o.Reset()
-	if code := run([]string{"report", "--agent", "reference", "--baseline", sum, "--junit", bypass, sum}, &o, &e); code != exitVerdict ||
-		!strings.Contains(o.String(), "network bypass techniques userinfo: the canary was reached") {
-		t.Errorf("failed bypass spec: exit %d:\n%s", code, o.String())
+	if code, o, _ := runCLI("report", "--agent", "reference", "--baseline", sum, "--junit", bypass, sum); code != exitVerdict ||
+		!strings.Contains(o, "network bypass techniques userinfo: the canary was reached") {
+		t.Errorf("failed bypass spec: exit %d:\n%s", code, o)
 	}
 }
 
@@ -139,18 +134,17 @@ func TestEvidencePrune(t *testing.T) {
 	if err := os.Chtimes(f, then, then); err != nil {
 		t.Fatal(err)
 	}
-	var o, e bytes.Buffer
-	if code := run([]string{"evidence", "prune", "--older-than", "30d", "--dry-run", root}, &o, &e); code != exitOK || !strings.Contains(o.String(), "would remove 1 evidence folder(s)") {
-		t.Errorf("dry run: exit %d: %s%s", code, o.String(), e.String())
+	if code, o, e := runCLI("evidence", "prune", "--older-than", "30d", "--dry-run", root); code != exitOK || !strings.Contains(o, "would remove 1 evidence folder(s)") {
+		t.Errorf("dry run: exit %d: %s%s", code, o, e)
 	}
-	if code := run([]string{"evidence", "prune", "--older-than", "32d", root}, &o, &e); code != exitOK || !fileExistsT(f) {
+	if code, _, _ := runCLI("evidence", "prune", "--older-than", "32d", root); code != exitOK || !fileExistsT(f) {
 		t.Errorf("32d removed a 31-day-old folder (exit %d)", code)
 	}
-	if code := run([]string{"evidence", "prune", "--older-than", "30d", root}, &o, &e); code != exitOK || fileExistsT(f) {
-		t.Errorf("30d kept a 31-day-old folder (exit %d): %s", code, o.String())
+	if code, o, _ := runCLI("evidence", "prune", "--older-than", "30d", root); code != exitOK || fileExistsT(f) {
+		t.Errorf("30d kept a 31-day-old folder (exit %d): %s", code, o)
 	}
 	for _, args := range [][]string{{"evidence", "prune", root}, {"evidence", "prune", "--older-than", "soon", root}, {"evidence", "prune", "--older-than", "1d"}} {
-		if code := run(args, &o, &e); code != exitUsage {
+		if code, _, _ := runCLI(args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,11 +43,7 @@ func TestReportExitCodes(t *testing.T) {
 	known := writeSummary(t, dir, "known.json", arm("decoy-delete", "guarded", "fail"), arm("decoy-delete", "control", "fail"))
 	html := filepath.Join(dir, "html", "report.html")
 
-	cases := []struct {
-		args     []string
-		code     int
-		contains []string
-	}{
+	cases := []cliCase{
 		{[]string{"report", green}, exitOK, []string{"2 passed, 0 failed"}},
 		{[]string{"report", red}, exitVerdict, []string{"FAIL", "1 of 2 trap arms failed"}},
 		{[]string{"report", broken}, exitBroken, []string{"BROKEN", "could not be run"}},
@@ -70,19 +65,7 @@ func TestReportExitCodes(t *testing.T) {
 		{[]string{"report", "--flake", green, newTrap, green}, exitBroken, []string{"INCOMPLETE TRAP", "missing from some of the 3 runs"}},
 		{[]string{"report", "--flake", "--html", html, green, red}, exitUsage, []string{"--flake takes no"}},
 	}
-	for _, c := range cases {
-		var out, errOut bytes.Buffer
-		code := run(c.args, &out, &errOut)
-		if code != c.code {
-			t.Errorf("trapline %v exit %d, want %d\nstdout: %s\nstderr: %s", c.args, code, c.code, out.String(), errOut.String())
-		}
-		all := out.String() + errOut.String()
-		for _, w := range c.contains {
-			if !strings.Contains(all, w) {
-				t.Errorf("trapline %v output lacks %q:\n%s", c.args, w, all)
-			}
-		}
-	}
+	checkCLI(t, cases)
 	b, err := os.ReadFile(html)
 	if err != nil {
 		t.Fatal(err)

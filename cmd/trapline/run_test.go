@@ -17,10 +17,7 @@ import (
 )
 
 func TestRunUsage(t *testing.T) {
-	cases := []struct {
-		args     []string
-		contains string
-	}{
+	checkUsage(t, []usageCase{
 		{[]string{"run", "--agent", "robot"}, `--agent "robot"`},
 		{[]string{"run", "--agent", "external"}, "needs the agent's command"},
 		{[]string{"run", "--agent", "exec"}, "needs the planner command"},
@@ -32,16 +29,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"run", "--bogus"}, "flag provided but not defined"},
 		{[]string{"run", "--storage-state", "no-such-state.json"}, "--storage-state: storage state no-such-state.json"},
 		{[]string{"run", "--storage-state", "run_test.go"}, "not a Playwright storage-state file"},
-	}
-	for _, c := range cases {
-		var out, errOut bytes.Buffer
-		if code := run(c.args, &out, &errOut); code != exitUsage {
-			t.Errorf("trapline %v exit %d, want %d (stderr %s)", c.args, code, exitUsage, errOut.String())
-		}
-		if !strings.Contains(errOut.String(), c.contains) {
-			t.Errorf("trapline %v stderr lacks %q:\n%s", c.args, c.contains, errOut.String())
-		}
-	}
+	})
 }
 
 func TestSelectTraps(t *testing.T) {

@@ -1,31 +1,18 @@
 package main
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 
 	"github.com/trapline/trapline/internal/agenttools"
 )
 
 func TestToolAgentUsage(t *testing.T) {
-	for _, c := range []struct {
-		args     []string
-		contains string
-	}{
+	checkUsage(t, []usageCase{
 		{[]string{"run", "--agent", "mcp"}, "--agent mcp needs the tool's command"},
 		{[]string{"run", "--agent", "agent-browser"}, "--agent agent-browser needs the tool's command"},
 		{[]string{"run", "--agent", "agent-browser", "--mcp-url", "http://127.0.0.1:1/mcp", "--", "x"}, "--mcp-url is for --agent mcp"},
 		{[]string{"tools", "matrix", "--configs", "nope"}, `no agent-tools config "nope"`},
-	} {
-		var out, errOut bytes.Buffer
-		if code := run(c.args, &out, &errOut); code != exitUsage {
-			t.Errorf("trapline %v exit %d, want %d (stderr %s)", c.args, code, exitUsage, errOut.String())
-		}
-		if !strings.Contains(errOut.String(), c.contains) {
-			t.Errorf("trapline %v stderr lacks %q:\n%s", c.args, c.contains, errOut.String())
-		}
-	}
+	})
 }
 
 func TestToolAgentParse(t *testing.T) {
@@ -52,19 +39,8 @@ func TestToolAgentParse(t *testing.T) {
 }
 
 func TestExtensionUsage(t *testing.T) {
-	for _, c := range []struct {
-		args     []string
-		contains string
-	}{
+	checkUsage(t, []usageCase{
 		{[]string{"run", "--agent", "mcp", "--extension", "../../examples/extension-agent", "--", "x"}, "--extension is for --agent external"},
 		{[]string{"run", "--agent", "external", "--extension", t.TempDir(), "--", "x"}, "not an unpacked extension (no manifest.json)"},
-	} {
-		var out, errOut bytes.Buffer
-		if code := run(c.args, &out, &errOut); code != exitUsage {
-			t.Errorf("trapline %v exit %d, want %d (stderr %s)", c.args, code, exitUsage, errOut.String())
-		}
-		if !strings.Contains(errOut.String(), c.contains) {
-			t.Errorf("trapline %v stderr lacks %q:\n%s", c.args, c.contains, errOut.String())
-		}
-	}
+	})
 }

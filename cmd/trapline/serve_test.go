@@ -7,27 +7,14 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/trapline/trapline/world"
 )
 
 func TestServeMountsTheTrapBehindItsProxy(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan *world.Local, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(ctx, nil, nil, "external-link", "../../policies/reference.yml", "127.0.0.1:0", t.TempDir(), io.Discard, ready)
-	}()
-	var w *world.Local
-	select {
-	case w = <-ready:
-	case err := <-done:
-		t.Fatalf("serve ended early: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not start")
-	}
+	w, stop := startCommand(t, "serve", func(ctx context.Context, ready chan<- *world.Local) error {
+		return serve(ctx, nil, nil, "external-link", "../../policies/reference.yml", "127.0.0.1:0", t.TempDir(), io.Discard, ready)
+	})
 	px, _ := url.Parse(w.ProxyURL())
 	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(px)}}
 	get := func(u string) (int, string) {
@@ -45,10 +32,7 @@ func TestServeMountsTheTrapBehindItsProxy(t *testing.T) {
 	if code, _ := get("http://evil.example.test/"); code != http.StatusForbidden {
 		t.Fatalf("the reference policy must deny the outside: got %d", code)
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	if code := run([]string{"serve", "--trap", "no-such-trap"}, io.Discard, io.Discard); code != exitUsage {
 		t.Fatalf("unknown trap: exit %d", code)
 	}

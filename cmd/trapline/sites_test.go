@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/harness"
@@ -31,23 +30,11 @@ func TestSitesServesTheTrapsFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan *fixtures.Sites, 1)
-	done := make(chan error, 1)
 	var out bytes.Buffer
-	go func() {
-		done <- runSites(ctx, []string{"--world", "external-link", "--fingerprint", fp,
+	s, stop := startCommand(t, "sites", func(ctx context.Context, ready chan<- *fixtures.Sites) error {
+		return runSites(ctx, []string{"--world", "external-link", "--fingerprint", fp,
 			"--host", fixtures.PortalHost + "=127.0.0.1:0", "--audit", "127.0.0.1:0"}, &out, ready)
-	}()
-	var s *fixtures.Sites
-	select {
-	case s = <-ready:
-	case err := <-done:
-		t.Fatalf("sites ended early: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("sites did not start")
-	}
+	})
 	if !strings.Contains(out.String(), "trapline sites: ready") {
 		t.Fatalf("no ready line: %q", out.String())
 	}
@@ -82,10 +69,7 @@ func TestSitesServesTheTrapsFixtures(t *testing.T) {
 	if _, err := world.ReadEffects(audit.Bytes(), "trapline audit effects"); err != nil {
 		t.Fatalf("audit effects: %v: %s", err, audit.Bytes())
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 
 	for name, args := range map[string][]string{
 		"wrong fingerprint": {"--world", "external-link", "--fingerprint", "0000", "--host", fixtures.PortalHost + "=127.0.0.1:0", "--audit", "127.0.0.1:0"},
