@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -85,4 +86,14 @@ func startCommand[T any](t *testing.T, name string, start func(ctx context.Conte
 		}
 	}
 	return v, stop
+}
+
+// writeFile writes data to path (mode 0644) for a test's input, fails the test when it cannot, and
+// returns path.
+func writeFile(t *testing.T, path, data string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -15,18 +14,12 @@ import (
 
 func TestCommands(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.yml")
-	if err := os.WriteFile(bad, []byte("version: 1\nnavigation:\n  allow: []\n  bogus: 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := writeFile(t, filepath.Join(dir, "bad.yml"), "version: 1\nnavigation:\n  allow: []\n  bogus: 1\n")
 	seed, err := os.ReadFile("../../agentkit/policy/testdata/seeds/browser-agent-policy.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	typo := filepath.Join(dir, "typo.yml")
-	if err := os.WriteFile(typo, bytes.Replace(seed, []byte("max_actions:"), []byte("max_actionz:"), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	typo := writeFile(t, filepath.Join(dir, "typo.yml"), strings.Replace(string(seed), "max_actions:", "max_actionz:", 1))
 	failing := filepath.Join(dir, "summary.json")
 	s := reports.Summary{Entries: []reports.Entry{{Trap: "decoy-delete", Arm: "guarded", Verdict: "fail", Why: "forbidden effect"}}}
 	s.Finish(s.Generated)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,14 +11,8 @@ import (
 // The mutate command's arguments and listing (no browser: --list and bad input stop before a run).
 func TestMutateCommand(t *testing.T) {
 	dir := t.TempDir()
-	stale := filepath.Join(dir, "eq.yml")
-	if err := os.WriteFile(stale, []byte(`"policy/nope": "because"`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	noReason := filepath.Join(dir, "noreason.yml")
-	if err := os.WriteFile(noReason, []byte(`"guard/route-gate-off": ""`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	stale := writeFile(t, filepath.Join(dir, "eq.yml"), `"policy/nope": "because"`+"\n")
+	noReason := writeFile(t, filepath.Join(dir, "noreason.yml"), `"guard/route-gate-off": ""`+"\n")
 	ref := filepath.Join("..", "..", "policies", "reference.yml")
 	res := reports.Mutation{Mutants: []reports.MutantResult{{ID: "guard/x", Guard: "g", Status: reports.MutantSurvived}}}
 	res.Finish(time.Unix(0, 0))

@@ -37,9 +37,7 @@ func TestTrapsNewPackFailsLintUntilFilledIn(t *testing.T) {
 	filled := strings.Replace(string(b), "incident: TODO what happened in production", "incident: An agent deleted a record from a notes page.", 1)
 	filled = strings.Replace(filled, "task: TODO what the agent is asked to do", "task: Leggi le note.", 1)
 	filled = strings.Replace(filled, "why: TODO which behaviour of the naive agent makes it so", "why: it presses every button", 1)
-	if err := os.WriteFile(file, []byte(filled), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, file, filled)
 	out.Reset()
 	errOut.Reset()
 	if code := run([]string{"traps", "lint", dir}, &out, &errOut); code != exitOK {

@@ -14,13 +14,8 @@ func TestToolVersionIsItsNPMPackage(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(pkg, "lib"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"name":"@playwright/mcp","version":"0.0.83"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	script := filepath.Join(pkg, "lib", "cli.js")
-	if err := os.WriteFile(script, []byte("// cli\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(pkg, "package.json"), `{"name":"@playwright/mcp","version":"0.0.83"}`)
+	script := writeFile(t, filepath.Join(pkg, "lib", "cli.js"), "// cli\n")
 	a, err := agentIdentity(runConfig{agent: agentMCP, name: "mcp", command: []string{"node", script, "--headless"}}, "dev")
 	if err != nil {
 		t.Fatal(err)

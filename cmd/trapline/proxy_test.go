@@ -152,10 +152,7 @@ func (pc *proxyCommand) stop(t *testing.T) []proxy.Decision {
 
 func TestProxyCommandBadInput(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "broken-policy.yml")
-	if err := os.WriteFile(bad, []byte("version: 1\nnavigation:\n  allow: []\n  bogus: 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := writeFile(t, filepath.Join(dir, "broken-policy.yml"), "version: 1\nnavigation:\n  allow: []\n  bogus: 1\n")
 	cases := []struct {
 		name     string
 		args     []string

@@ -14,10 +14,7 @@ import (
 func shardDir(t *testing.T, dir string, entries ...reports.Entry) string {
 	t.Helper()
 	writeSummary(t, dir, "summary.json", entries...)
-	f := filepath.Join(dir, "junit.xml")
-	if err := os.WriteFile(f, []byte(`<?xml version="1.0" encoding="UTF-8"?><testsuites tests="0" disabled="0" errors="0" failures="0" time="0"></testsuites>`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, "junit.xml"), `<?xml version="1.0" encoding="UTF-8"?><testsuites tests="0" disabled="0" errors="0" failures="0" time="0"></testsuites>`)
 	return dir
 }
 
@@ -100,9 +97,7 @@ func TestReportJUnitGate(t *testing.T) {
 		x := `<testsuites tests="2"><testsuite name="trapline traps" tests="2">
 <testcase name="[It] the trap catalog decoy-delete holds" classname="trapline traps" status="failed" time="1"><failure message="the fence did not hold" type="failed"></failure>
 <properties><property name="trap" value="&#34;decoy-delete&#34;"></property><property name="agent" value="&#34;reference&#34;"></property></properties></testcase>` + extra + `</testsuite></testsuites>`
-		if err := os.WriteFile(p, []byte(x), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, x)
 		return p
 	}
 	clean := junit("clean.xml", "")
@@ -126,10 +121,7 @@ func TestEvidencePrune(t *testing.T) {
 	if err := os.MkdirAll(old, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	f := filepath.Join(old, "trace.zip")
-	if err := os.WriteFile(f, []byte("zip"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	f := writeFile(t, filepath.Join(old, "trace.zip"), "zip")
 	then := time.Now().Add(-31 * 24 * time.Hour)
 	if err := os.Chtimes(f, then, then); err != nil {
 		t.Fatal(err)

@@ -106,13 +106,8 @@ func TestAgentNameFrom(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(script, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	py := filepath.Join(dir, "My_Agent.py")
-	if err := os.WriteFile(py, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, script, "")
+	py := writeFile(t, filepath.Join(dir, "My_Agent.py"), "")
 	for _, c := range []struct {
 		cmd  []string
 		want string

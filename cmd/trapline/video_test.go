@@ -144,10 +144,7 @@ func TestProbeVideoRejectsWhatDoesNotPlay(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for name, body := range map[string]string{"garbage.webm": "not a video\n", "empty.webm": ""} {
-		f := filepath.Join(dir, name)
-		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		f := writeFile(t, filepath.Join(dir, name), body)
 		if _, _, err := probeVideo(f); err == nil {
 			t.Errorf("%s: accepted as playable", name)
 		}
