@@ -224,18 +224,26 @@ var fixtureEntries = []Entry{
 		Why: "the trap did not fire: no outside observer recorded a forbidden effect on a permissive agent (outcome Completed), so the trap proves nothing"},
 }
 
+// writeGinkgoJUnit writes the spec reports of entries, shaped like runArm's, and the extra specs to
+// path through Ginkgo's own JUnit reporter (the one --junit-report uses).
+func writeGinkgoJUnit(t *testing.T, path string, entries []Entry, extra ...types.SpecReport) {
+	t.Helper()
+	report := types.Report{SuiteDescription: "trapline traps", SuitePath: "/work/specs"}
+	for _, e := range entries {
+		report.SpecReports = append(report.SpecReports, specReport(e))
+	}
+	report.SpecReports = append(report.SpecReports, extra...)
+	if err := reporters.GenerateJUnitReport(report, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestJUnitExplainsItself renders spec reports shaped like runArm's through Ginkgo's own JUnit
 // reporter (the one --junit-report uses) and checks the XML strictly: one case per trap × arm, the
 // trapline properties, and failure messages naming the effect, the observer and the evidence.
 func TestJUnitExplainsItself(t *testing.T) {
-	report := types.Report{SuiteDescription: "trapline traps", SuitePath: "/work/specs", SuiteSucceeded: false}
-	for _, e := range fixtureEntries {
-		report.SpecReports = append(report.SpecReports, specReport(e))
-	}
 	path := filepath.Join(t.TempDir(), "junit.xml")
-	if err := reporters.GenerateJUnitReport(report, path); err != nil {
-		t.Fatal(err)
-	}
+	writeGinkgoJUnit(t, path, fixtureEntries)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -296,14 +304,8 @@ func TestJUnitFromRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		report := types.Report{SuiteDescription: "trapline traps", SuitePath: "/work/specs"}
-		for _, e := range s.Entries {
-			report.SpecReports = append(report.SpecReports, specReport(e))
-		}
 		path = filepath.Join(t.TempDir(), "junit.xml")
-		if err := reporters.GenerateJUnitReport(report, path); err != nil {
-			t.Fatal(err)
-		}
+		writeGinkgoJUnit(t, path, s.Entries)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
