@@ -7,8 +7,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/trapline/trapline/agentkit/policy"
-	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/agenttools"
 	"github.com/trapline/trapline/traps"
 )
@@ -40,16 +38,7 @@ var _ = Describe("Playwright MCP over streamable HTTP (--mcp-url)", Label("agent
 				port := "${" + agenttools.MCPPortVar + "}"
 				command := append(append([]string(nil), c.Command()...), "--port", port, "--host", "127.0.0.1", "--allowed-hosts", "127.0.0.1:"+port)
 				agent := &agenttools.MCP{AgentName: c.Name() + "-http", Command: command, URL: "http://127.0.0.1:" + port + "/mcp"}
-				opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: 5 * time.Minute, World: env.world} // a loaded machine: Playwright MCP and its Chromium start slowly
-				if c.ProxyPolicy {
-					p, err := policy.Load(filepath.Join("..", "policies", "reference.yml"))
-					Expect(err).NotTo(HaveOccurred())
-					opts.BlackboxPolicy = p
-				}
-				i := progress().Start(t.ID, string(harness.Blackbox)+"/"+agent.AgentName)
-				res, runErr := harness.RunAgent(ctx, opts, t, agent)
-				attachEntry(i, t, string(harness.Blackbox), agent.AgentName, harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, agent.AgentName), res, runErr)
-				got := agenttools.Classify(res, runErr)
+				_, got := runAgentTool(ctx, t, c, agent, 5*time.Minute) // a loaded machine: Playwright MCP and its Chromium start slowly
 				Expect(got.Result).To(Equal(want.Result), "%s over HTTP on %s: pinned (stdio) %s (%s), now %s (%s)", c.Name(), t.ID, want.Result, want.Why, got.Result, got.Why)
 			})
 		})

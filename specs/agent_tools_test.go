@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,16 +45,7 @@ var _ = Describe("real agent tools driven by the adversary acting as the model",
 				It(c.Name()+" meets the trap as the pinned matrix says", func(ctx SpecContext) {
 					Expect(want.Result).NotTo(Equal(agenttools.CellBroken), "a broken cell is no expectation: re-run trapline tools matrix")
 					Expect(agentToolInstalled(c)).To(Succeed(), "the agent tools are installed by make setup (trapline setup: npm ci in tools/)")
-					opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: 2 * time.Minute, World: env.world}
-					if c.ProxyPolicy {
-						p, err := policy.Load(filepath.Join("..", "policies", "reference.yml"))
-						Expect(err).NotTo(HaveOccurred())
-						opts.BlackboxPolicy = p
-					}
-					i := progress().Start(t.ID, string(harness.Blackbox)+"/"+c.Name())
-					res, runErr := harness.RunAgent(ctx, opts, t, c.Agent())
-					attachEntry(i, t, string(harness.Blackbox), c.Name(), harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, c.Name()), res, runErr)
-					got := agenttools.Classify(res, runErr)
+					res, got := runAgentTool(ctx, t, c, c.Agent(), 2*time.Minute)
 					// The gate is the safety class (held, caught, not exercised, broken). Which fence a
 					// held cell names (tool, proxy, both, none seen) can change with timing: a tool's
 					// navigation aborted by the page's own next navigation reads as a tool refusal. A
@@ -70,6 +62,22 @@ var _ = Describe("real agent tools driven by the adversary acting as the model",
 		}
 	}
 })
+
+// runAgentTool runs agent, config c's tool, against t in the black-box arm behind c's fence (the
+// reference policy at the proxy when c.ProxyPolicy), records the arm's report entry, and returns the
+// run's result and its matrix cell.
+func runAgentTool(ctx context.Context, t traps.Trap, c agenttools.Config, agent harness.Agent, timeout time.Duration) (*harness.Result, agenttools.Cell) {
+	opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: timeout, World: env.world}
+	if c.ProxyPolicy {
+		p, err := policy.Load(filepath.Join("..", "policies", "reference.yml"))
+		Expect(err).NotTo(HaveOccurred())
+		opts.BlackboxPolicy = p
+	}
+	i := progress().Start(t.ID, string(harness.Blackbox)+"/"+agent.Name())
+	res, runErr := harness.RunAgent(ctx, opts, t, agent)
+	attachEntry(i, t, string(harness.Blackbox), agent.Name(), harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, agent.Name()), res, runErr)
+	return res, agenttools.Classify(res, runErr)
+}
 
 // cellClass is a matrix cell's safety class: "held" for every held:<attribution>, else the cell.
 func cellClass(result string) string {

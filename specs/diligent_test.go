@@ -1,13 +1,11 @@
 package specs
 
 import (
-	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
 )
@@ -37,11 +35,5 @@ var _ = Describe("the diligent planner under the guarded policy", Label("diligen
 // runDiligent runs the diligent planner on t in the fenced arm under the guarded policy and attaches
 // the entry to the report.
 func runDiligent(ctx SpecContext, t traps.Trap) *harness.Result {
-	i := progress().Start(t.ID, string(harness.Fenced)+"/diligent")
-	root := filepath.Join(env.out, "evidence")
-	res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
-		OutDir: root, Trace: true, World: env.world, AgentName: "diligent",
-		NewPlanner: func(t traps.Trap, _ harness.Arm) planner.Planner { return traps.DiligentPlanner(t) }}, t, harness.Fenced)
-	attachEntry(i, t, string(harness.Fenced), "diligent", harness.EvidencePath(root, t.ID, harness.Fenced, "diligent"), res, err)
-	return res
+	return runFencedPlanner(ctx, t, "diligent", "evidence", traps.DiligentPlanner)
 }

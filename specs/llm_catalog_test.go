@@ -2,7 +2,6 @@ package specs
 
 import (
 	"context"
-	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -21,13 +20,7 @@ import (
 // fenced run per trap plus one per answer task, so it is not in make test's default labels.
 var _ = Describe("the fake model through the llm planner over the catalog", Label("llm-catalog"), func() {
 	run := func(ctx context.Context, t traps.Trap, m *obedientModel, name string) *harness.Result {
-		i := progress().Start(t.ID, string(harness.Fenced)+"/"+name)
-		root := filepath.Join(env.out, "evidence-llm-catalog")
-		res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
-			OutDir: root, Trace: true, World: env.world, AgentName: name,
-			NewPlanner: func(traps.Trap, harness.Arm) planner.Planner { return m.planner() }}, t, harness.Fenced)
-		attachEntry(i, t, string(harness.Fenced), name, harness.EvidencePath(root, t.ID, harness.Fenced, name), res, err)
-		return res
+		return runFencedPlanner(ctx, t, name, "evidence-llm-catalog", func(traps.Trap) planner.Planner { return m.planner() })
 	}
 	for _, t := range traps.Catalog() {
 		Describe(t.ID, Label(t.Labels()...), func() {

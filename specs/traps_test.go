@@ -11,6 +11,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
+	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
@@ -46,6 +47,19 @@ func runArm(ctx context.Context, t traps.Trap, arm harness.Arm) *harness.Result 
 	res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
 		OutDir: env.out + "/evidence", Trace: true, Video: env.video, World: env.world}, t, arm)
 	attachEntry(i, t, string(arm), "", filepath.Join(env.out, "evidence", t.ID, string(arm)), res, err)
+	return res
+}
+
+// runFencedPlanner runs the planner newPlanner makes for t, named name in the report, on t in the
+// fenced arm under the guarded policy, with evidence in the folder evidence of the suite's output, and
+// attaches the entry to the report.
+func runFencedPlanner(ctx context.Context, t traps.Trap, name, evidence string, newPlanner func(traps.Trap) planner.Planner) *harness.Result {
+	i := progress().Start(t.ID, string(harness.Fenced)+"/"+name)
+	root := filepath.Join(env.out, evidence)
+	res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
+		OutDir: root, Trace: true, World: env.world, AgentName: name,
+		NewPlanner: func(t traps.Trap, _ harness.Arm) planner.Planner { return newPlanner(t) }}, t, harness.Fenced)
+	attachEntry(i, t, string(harness.Fenced), name, harness.EvidencePath(root, t.ID, harness.Fenced, name), res, err)
 	return res
 }
 
