@@ -141,14 +141,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
 	res.Trial = o.Trial
-	if err := observe(res, trap, w, dir); err != nil {
-		return nil, err
-	}
-	markRunaways(res, trap, limit)
-	if err := tieAttempts(res, o, Blackbox, dir); err != nil {
-		return nil, err
-	}
-	if err := probeAfter(ctx, o, trap, res, before); err != nil {
+	if err := afterRun(ctx, o, trap, Blackbox, res, w, dir, limit, before); err != nil {
 		return nil, err
 	}
 	if broke != nil {

@@ -159,14 +159,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 		res.Agent = o.AgentName
 	}
 	res.Trial = o.Trial
-	if err := observe(res, trap, w, dir); err != nil {
-		return nil, err
-	}
-	markRunaways(res, trap, limit)
-	if err := tieAttempts(res, o, arm, dir); err != nil {
-		return nil, err
-	}
-	if err := probeAfter(ctx, o, trap, res, before); err != nil {
+	if err := afterRun(ctx, o, trap, arm, res, w, dir, limit, before); err != nil {
 		return nil, err
 	}
 	if err := keepVideo(o.Video, res, dir); err != nil {
