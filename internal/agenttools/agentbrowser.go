@@ -42,17 +42,9 @@ type AgentBrowser struct {
 	AgentName string
 	// Command is the CLI and the flags every invocation gets.
 	Command []string
-	// Env adds variables (KEY=VALUE) to the CLI's environment.
-	Env []string
-	// Planner makes the model's planner for one run; default DefaultPlanner (the adversary).
-	Planner NewPlanner
-	// CallTimeout bounds every invocation; default DefaultCallTimeout.
-	CallTimeout time.Duration
-	// StartTimeout bounds the first invocation, which launches the daemon and its Chromium; default
-	// DefaultStartTimeout.
-	StartTimeout time.Duration
-	// MaxSteps bounds the planner's proposals; default DefaultMaxSteps.
-	MaxSteps int
+	// Drive is the model, the CLI's environment and the run's bounds. Its CallTimeout bounds every
+	// invocation; its StartTimeout the first, which launches the daemon and its Chromium.
+	Drive
 }
 
 // Name returns a.AgentName.
@@ -89,10 +81,7 @@ func (a *AgentBrowser) Run(ctx context.Context, env harness.Env) (err error) {
 	cli.environ = toolEnviron(env, append([]string{"AGENT_BROWSER_SOCKET_DIR=" + sockets, "AGENT_BROWSER_NO_VERSION_CHECK=1",
 		"AGENT_BROWSER_DOWNLOAD_PATH=" + env.DownloadsDir, "AGENT_BROWSER_IDLE_TIMEOUT_MS=300000"}, defaultBrowserEnv(args)...))
 	cli.environ = append(cli.environ, a.Env...)
-	timeout := a.CallTimeout
-	if timeout <= 0 {
-		timeout = DefaultCallTimeout
-	}
+	timeout := a.callTimeout()
 	broken := func(sentinel error) func(error) error {
 		return func(e error) error {
 			return fmt.Errorf("%w: %s: %w; stderr (tail): %s", sentinel, a.AgentName, e, stderr.Tail(red))
@@ -116,11 +105,7 @@ func (a *AgentBrowser) Run(ctx context.Context, env harness.Env) (err error) {
 		_, _ = cli.invoke(cctx, "close", "--all")
 		killDaemons(sockets)
 	}()
-	newPlanner := a.Planner
-	if newPlanner == nil {
-		newPlanner = DefaultPlanner
-	}
-	d, err := newDriver(cli, newPlanner(env), env, timeout, a.StartTimeout, a.MaxSteps, broken(harness.ErrAgentBroken))
+	d, err := a.driver(cli, env, broken(harness.ErrAgentBroken))
 	if err != nil {
 		return err
 	}

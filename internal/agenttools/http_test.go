@@ -21,7 +21,7 @@ func TestMCPURLRefusedIsFinal(t *testing.T) {
 		http.Error(w, "Access is only allowed at localhost:1", http.StatusForbidden)
 	}))
 	defer srv.Close()
-	m := &MCP{AgentName: "fake-http", URL: srv.URL + "/mcp", CallTimeout: 2 * time.Second, StartTimeout: 30 * time.Second}
+	m := &MCP{AgentName: "fake-http", URL: srv.URL + "/mcp", Drive: Drive{CallTimeout: 2 * time.Second, StartTimeout: 30 * time.Second}}
 	t0 := time.Now()
 	err := m.Run(context.Background(), fakeEnv(t))
 	if !errors.Is(err, harness.ErrAgentNotStarted) || !strings.Contains(err.Error(), "Forbidden") {
@@ -40,8 +40,8 @@ func TestMCPURLServerThatFailsToListen(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &MCP{AgentName: "fake-http", Command: []string{self, "-test.run=^$", "--port", "${TRAPLINE_MCP_PORT}"},
-		URL: "http://127.0.0.1:${TRAPLINE_MCP_PORT}/mcp", Env: []string{fakeModeVar + "=http-fail"},
-		CallTimeout: 2 * time.Second, StartTimeout: 30 * time.Second}
+		URL:   "http://127.0.0.1:${TRAPLINE_MCP_PORT}/mcp",
+		Drive: Drive{Env: []string{fakeModeVar + "=http-fail"}, CallTimeout: 2 * time.Second, StartTimeout: 30 * time.Second}}
 	t0 := time.Now()
 	err = m.Run(context.Background(), fakeEnv(t))
 	if !errors.Is(err, harness.ErrAgentNotStarted) {
@@ -62,7 +62,7 @@ func TestMCPURLRefusedConnectionIsRetried(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &MCP{AgentName: "fake-http", URL: "http://127.0.0.1:" + port + "/mcp", CallTimeout: time.Second, StartTimeout: 1500 * time.Millisecond}
+	m := &MCP{AgentName: "fake-http", URL: "http://127.0.0.1:" + port + "/mcp", Drive: Drive{CallTimeout: time.Second, StartTimeout: 1500 * time.Millisecond}}
 	t0 := time.Now()
 	err = m.Run(context.Background(), fakeEnv(t))
 	if !errors.Is(err, harness.ErrAgentNotStarted) || !strings.Contains(err.Error(), "connection refused") {

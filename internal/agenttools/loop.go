@@ -104,13 +104,43 @@ type driver struct {
 	broken      func(err error) error // wraps a tool failure with the tool's stderr tail
 }
 
-func newDriver(s session, p planner.Planner, env harness.Env, callTimeout, startTimeout time.Duration, maxSteps int, broken func(error) error) (*driver, error) {
-	if callTimeout <= 0 {
-		callTimeout = DefaultCallTimeout
+// Drive is how a tool agent (MCP, AgentBrowser) is driven: the model's planner, the tool's
+// environment and the bounds of one run. Its zero value is the defaults.
+type Drive struct {
+	// Env adds variables (KEY=VALUE) to the tool's environment.
+	Env []string
+	// Planner makes the model's planner for one run; default DefaultPlanner (the adversary).
+	Planner NewPlanner
+	// CallTimeout bounds every call of the tool; default DefaultCallTimeout.
+	CallTimeout time.Duration
+	// StartTimeout bounds the tool's start; default DefaultStartTimeout.
+	StartTimeout time.Duration
+	// MaxSteps bounds the planner's proposals; default DefaultMaxSteps.
+	MaxSteps int
+}
+
+func (d Drive) callTimeout() time.Duration {
+	if d.CallTimeout <= 0 {
+		return DefaultCallTimeout
 	}
-	if startTimeout <= 0 {
-		startTimeout = DefaultStartTimeout
+	return d.CallTimeout
+}
+
+func (d Drive) startTimeout() time.Duration {
+	if d.StartTimeout <= 0 {
+		return DefaultStartTimeout
 	}
+	return d.StartTimeout
+}
+
+// driver starts the loop that drives session s for one run in env with d's planner and bounds;
+// broken wraps a tool failure with the tool's stderr tail.
+func (d Drive) driver(s session, env harness.Env, broken func(error) error) (*driver, error) {
+	newPlanner := d.Planner
+	if newPlanner == nil {
+		newPlanner = DefaultPlanner
+	}
+	maxSteps := d.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
@@ -118,8 +148,9 @@ func newDriver(s session, p planner.Planner, env harness.Env, callTimeout, start
 	if err != nil {
 		return nil, fmt.Errorf("agenttools: create the call transcript: %w", err)
 	}
-	return &driver{s: s, p: p, env: env, red: evidence.NewRedactor(env.Password), callTimeout: callTimeout,
-		startTime: max(callTimeout, startTimeout), maxSteps: maxSteps, log: f, broken: broken}, nil
+	callTimeout := d.callTimeout()
+	return &driver{s: s, p: newPlanner(env), env: env, red: evidence.NewRedactor(env.Password), callTimeout: callTimeout,
+		startTime: max(callTimeout, d.startTimeout()), maxSteps: maxSteps, log: f, broken: broken}, nil
 }
 
 func (d *driver) close() error { return d.log.Close() }

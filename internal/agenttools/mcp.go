@@ -40,18 +40,11 @@ type MCP struct {
 	Command []string
 	// URL is the streamable HTTP endpoint; "" means stdio.
 	URL string
-	// Env adds variables (KEY=VALUE) to the server's environment.
-	Env []string
-	// Planner makes the model's planner for one run; default DefaultPlanner (the adversary).
-	Planner NewPlanner
-	// CallTimeout bounds every call (tools/list, each tools/call); default DefaultCallTimeout.
-	CallTimeout time.Duration
-	// StartTimeout bounds the server's start up to its answer to initialize; default
-	// DefaultStartTimeout (a Node.js server loading its bundle on a loaded machine is slow to start,
-	// which is not a broken tool).
-	StartTimeout time.Duration
-	// MaxSteps bounds the planner's proposals; default DefaultMaxSteps.
-	MaxSteps int
+	// Drive is the model, the server's environment and the run's bounds. Its CallTimeout bounds
+	// tools/list and each tools/call; its StartTimeout the server's start up to its answer to
+	// initialize (a Node.js server loading its bundle on a loaded machine is slow to start, which is
+	// not a broken tool).
+	Drive
 }
 
 // Name returns m.AgentName.
@@ -80,10 +73,7 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 			return fmt.Errorf("%w: %s: %w; server stderr (tail): %s", sentinel, m.AgentName, e, stderr.Tail(red))
 		}
 	}
-	timeout := m.CallTimeout
-	if timeout <= 0 {
-		timeout = DefaultCallTimeout
-	}
+	timeout := m.callTimeout()
 
 	// Over HTTP the server listens on a port of its run's own (${TRAPLINE_MCP_PORT}): parallel runs and
 	// repeated trials never share one.
@@ -137,10 +127,7 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 	}
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "trapline", Version: "1"}, nil)
-	startTimeout := m.StartTimeout
-	if startTimeout <= 0 {
-		startTimeout = DefaultStartTimeout
-	}
+	startTimeout := m.startTimeout()
 	cctx, cancel := context.WithTimeout(ctx, startTimeout)
 	cs, err := connect(cctx, client, transport, m.URL != "", exited)
 	cancel()
@@ -169,11 +156,7 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
 	}
-	newPlanner := m.Planner
-	if newPlanner == nil {
-		newPlanner = DefaultPlanner
-	}
-	d, err := newDriver(s, newPlanner(env), env, timeout, startTimeout, m.MaxSteps, broken(harness.ErrAgentBroken))
+	d, err := m.driver(s, env, broken(harness.ErrAgentBroken))
 	if err != nil {
 		return err
 	}

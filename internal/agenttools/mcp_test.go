@@ -38,8 +38,18 @@ func fakeMCP(t *testing.T, mode string) *MCP {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &MCP{AgentName: "fake", Command: []string{self, "-test.run=^$"}, Env: []string{fakeModeVar + "=" + mode},
-		CallTimeout: 2 * time.Second, StartTimeout: 10 * time.Second}
+	return &MCP{AgentName: "fake", Command: []string{self, "-test.run=^$"},
+		Drive: Drive{Env: []string{fakeModeVar + "=" + mode}, CallTimeout: 2 * time.Second, StartTimeout: 10 * time.Second}}
+}
+
+// runFakeMCP runs the fake server in mode once, within 30 s, in a fresh run's environment, and returns
+// the environment (its artifacts) and Run's error.
+func runFakeMCP(t *testing.T, mode string) (harness.Env, error) {
+	t.Helper()
+	env := fakeEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return env, fakeMCP(t, mode).Run(ctx, env)
 }
 
 func calls(t *testing.T, env harness.Env) string {
@@ -52,10 +62,8 @@ func calls(t *testing.T, env harness.Env) string {
 }
 
 func TestMCPDrivesTheServerAsTheModel(t *testing.T) {
-	env := fakeEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := fakeMCP(t, "ok").Run(ctx, env); err != nil {
+	env, err := runFakeMCP(t, "ok")
+	if err != nil {
 		t.Fatalf("Run = %v", err)
 	}
 	log := calls(t, env)
@@ -70,10 +78,8 @@ func TestMCPDrivesTheServerAsTheModel(t *testing.T) {
 }
 
 func TestMCPRefusalIsAnOutcome(t *testing.T) {
-	env := fakeEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := fakeMCP(t, "refuse").Run(ctx, env); err != nil {
+	env, err := runFakeMCP(t, "refuse")
+	if err != nil {
 		t.Fatalf("Run = %v, want a refusal fed back, not an error", err)
 	}
 	if log := calls(t, env); !strings.Contains(log, `refused by the tool: ### Error\nblocked by policy`) {
@@ -93,11 +99,8 @@ func TestMCPBadServers(t *testing.T) {
 		{"hang", harness.ErrAgentBroken, "fake server: not answering"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			env := fakeEnv(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
 			t0 := time.Now()
-			err := fakeMCP(t, tc.mode).Run(ctx, env)
+			_, err := runFakeMCP(t, tc.mode)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Run = %v, want %v", err, tc.want)
 			}
@@ -119,7 +122,7 @@ func TestMCPBadServers(t *testing.T) {
 
 func TestMCPServerThatDoesNotStart(t *testing.T) {
 	env := fakeEnv(t)
-	m := &MCP{AgentName: "nothing", Command: []string{filepath.Join(t.TempDir(), "no-such-server")}, CallTimeout: time.Second}
+	m := &MCP{AgentName: "nothing", Command: []string{filepath.Join(t.TempDir(), "no-such-server")}, Drive: Drive{CallTimeout: time.Second}}
 	if err := m.Run(context.Background(), env); !errors.Is(err, harness.ErrAgentNotStarted) {
 		t.Fatalf("Run = %v, want ErrAgentNotStarted", err)
 	}
