@@ -76,13 +76,7 @@ func WriteHTMLFile(path string, s Summary, o HTMLOptions) error {
 	if err := WriteHTML(&b, s, o); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("reports: create folder for %s: %w", path, err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("reports: write %s: %w", path, err)
-	}
-	return nil
+	return writeFile(path, b.Bytes())
 }
 
 // WriteHTML writes one self-contained HTML page for s: inline CSS, screenshots embedded as data: URIs,

@@ -13,10 +13,16 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("reports: encode %s: %w", path, err)
 	}
+	return writeFile(path, append(b, '\n'))
+}
+
+// writeFile writes b to path, creating its folder: every report file trapline writes (the JSON
+// summaries, report.html, mutation.html) goes through it.
+func writeFile(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("reports: create folder for %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("reports: write %s: %w", path, err)
 	}
 	return nil

@@ -260,11 +260,5 @@ func WriteMutationHTMLFile(path string, m Mutation) error {
 	if err := mutationPage.Execute(&b, sec); err != nil {
 		return fmt.Errorf("reports: render %s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("reports: create folder for %s: %w", path, err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("reports: write %s: %w", path, err)
-	}
-	return nil
+	return writeFile(path, b.Bytes())
 }
