@@ -17,10 +17,7 @@ import (
 // a black-box agent's arm is its own.
 func TestCompareKeysOnAgent(t *testing.T) {
 	oldSummary := []byte(`{"v":1,"entries":[{"trap":"decoy-delete","arm":"guarded","verdict":"pass"},{"trap":"decoy-delete","arm":"blackbox","agent":"naive","verdict":"fail"}]}`)
-	p := filepath.Join(t.TempDir(), "old.json")
-	if err := os.WriteFile(p, oldSummary, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := mustWrite(t, filepath.Join(t.TempDir(), "old.json"), oldSummary)
 	base, err := ReadJSON(p)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -65,10 +64,7 @@ func TestJUnitXSDRejects(t *testing.T) {
 		{`<testsuites><testsuite name="s" tests="-1"/></testsuites>`, "tests"},
 		{`<testsuites><testsuite name="s" tests="1"><testcase name="c" classname="k" time="1" colour="red"/></testsuite></testsuites>`, "colour"},
 	} {
-		p := filepath.Join(t.TempDir(), "bad.xml")
-		if err := os.WriteFile(p, []byte(c.xml), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		p := mustWrite(t, filepath.Join(t.TempDir(), "bad.xml"), []byte(c.xml))
 		err := validateXSD(t, p)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want a complaint about %s", c.xml, err, c.want)

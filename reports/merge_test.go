@@ -37,9 +37,7 @@ func writeShard(t *testing.T, dir string, prov map[string]any, entries []Entry, 
 		if err := os.MkdirAll(ev, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(ev, ActionsFile), []byte(`{"shard":"`+filepath.Base(dir)+`"}`+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		mustWrite(t, filepath.Join(ev, ActionsFile), []byte(`{"shard":"`+filepath.Base(dir)+`"}`+"\n"))
 		s.Entries = append(s.Entries, e)
 	}
 	s.Finish(time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC))
@@ -58,9 +56,7 @@ func writeShard(t *testing.T, dir string, prov map[string]any, entries []Entry, 
 		}
 		doc["provenance"] = prov
 		b, _ = json.Marshal(doc)
-		if err := os.WriteFile(filepath.Join(dir, SummaryFile), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		mustWrite(t, filepath.Join(dir, SummaryFile), b)
 	}
 	writeGinkgoJUnit(t, filepath.Join(dir, JUnitFile), s.Entries, extra...)
 }

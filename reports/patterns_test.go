@@ -42,9 +42,7 @@ func writeJSONL[T any](t *testing.T, path string, items []T) {
 		}
 		b.Write(append(line, '\n'))
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, path, b.Bytes())
 }
 
 // writeRun writes a run folder as the specs do (summary.json, evidence/<trap>/<arm>/...) and returns it.
@@ -60,9 +58,7 @@ func writeRun(t *testing.T, dir string, arms []armFixture) PatternRun {
 		writeJSONL(t, filepath.Join(e.Evidence, ViolationsFile), a.violations)
 		writeJSONL(t, filepath.Join(e.Evidence, ActionsFile), a.actions)
 		b, _ := json.Marshal(map[string]any{"v": results.Version, "trap": e.Trap, "reason": a.reason})
-		if err := os.WriteFile(filepath.Join(e.Evidence, results.ResultFile), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		mustWrite(t, filepath.Join(e.Evidence, results.ResultFile), b)
 		s.Entries = append(s.Entries, e)
 	}
 	s.Finish(time.Now())

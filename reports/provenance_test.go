@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,17 +68,11 @@ func TestSchemaVersions(t *testing.T) {
 	if err != nil || got.V != 2 || got.Provenance == nil || got.Provenance.Chromium != "131.0" {
 		t.Fatalf("v2 round trip: %+v, %v", got, err)
 	}
-	v1 := filepath.Join(dir, "v1.json")
-	if err := os.WriteFile(v1, []byte(`{"v":1,"entries":[{"trap":"a","arm":"guarded","verdict":"pass"}]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	v1 := mustWrite(t, filepath.Join(dir, "v1.json"), []byte(`{"v":1,"entries":[{"trap":"a","arm":"guarded","verdict":"pass"}]}`))
 	if got, err := ReadJSON(v1); err != nil || got.Provenance != nil || len(got.Entries) != 1 {
 		t.Fatalf("v1: %+v, %v", got, err)
 	}
-	v9 := filepath.Join(dir, "v9.json")
-	if err := os.WriteFile(v9, []byte(`{"v":9}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	v9 := mustWrite(t, filepath.Join(dir, "v9.json"), []byte(`{"v":9}`))
 	if _, err := ReadJSON(v9); err == nil || !strings.Contains(err.Error(), "schema version 9") {
 		t.Fatalf("v9: %v", err)
 	}

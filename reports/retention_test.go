@@ -19,9 +19,7 @@ func TestPruneEvidenceRemovesOnlyWhatIsOlder(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		mustWrite(t, p, []byte("0123456789"))
 		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
 			t.Fatal(err)
 		}
@@ -87,9 +85,7 @@ func TestMeasureEvidence(t *testing.T) {
 	if err := os.MkdirAll(ev, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(ev, "trace.zip"), make([]byte, 1500), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, filepath.Join(ev, "trace.zip"), make([]byte, 1500))
 	s := Summary{Entries: []Entry{{Trap: "decoy-delete", Arm: "guarded", Evidence: "/elsewhere/evidence/decoy-delete/guarded"},
 		{Trap: "decoy-delete", Arm: "control", Evidence: "/elsewhere/evidence/decoy-delete/control"}}}
 	if err := MeasureEvidence(&s, dir); err != nil || s.EvidenceBytes != 1500 {
@@ -109,9 +105,7 @@ func TestHTMLListsVideos(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"video-001.webm", "video-002.webm", ActionsFile} {
-		if err := os.WriteFile(filepath.Join(ev, f), []byte("{}\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		mustWrite(t, filepath.Join(ev, f), []byte("{}\n"))
 	}
 	s := Summary{Entries: []Entry{{Trap: "decoy-delete", Category: "destructive", Arm: "guarded", Verdict: VerdictFail, Evidence: ev}}}
 	s.Finish(time.Now())

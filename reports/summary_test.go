@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,10 +39,7 @@ func TestSummaryRoundTripAndTable(t *testing.T) {
 }
 
 func TestReadJSONRejectsOtherVersions(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "s.json")
-	if err := os.WriteFile(p, []byte(`{"v":99,"entries":[]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := mustWrite(t, filepath.Join(t.TempDir(), "s.json"), []byte(`{"v":99,"entries":[]}`))
 	if _, err := ReadJSON(p); err == nil || !strings.Contains(err.Error(), "schema version 99") {
 		t.Fatalf("err = %v", err)
 	}
