@@ -18,6 +18,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/planner/adversary"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/internal/agenttest"
 )
 
 const pageURL = "http://portale.interno.test/pratiche/4"
@@ -30,56 +31,25 @@ const detailSnapshot = `- generic [ref=e1]:
     - /url: http://evil.example.test/guida
 `
 
-// fakeDriver serves fixed snapshots and records what was dispatched.
+// fakeDriver is the shared one-page driver (agenttest.Page); a click on the element named changeOn
+// renames the page's heading, as a save would.
 type fakeDriver struct {
-	url        string
-	raw        string
-	observeErr error
-	delivery   act.Delivery
-	dispatched []string
-	changeOn   string // a name whose click changes the page
+	agenttest.Page
+	changeOn string // a name whose click changes the page
 }
 
-func (d *fakeDriver) Observe(context.Context) (*observe.Observation, error) {
-	if d.observeErr != nil {
-		return nil, d.observeErr
-	}
-	return observe.Parse(observe.NewSnapshotID(), d.url, d.raw)
-}
-
-func (d *fakeDriver) Goto(_ context.Context, u string) act.Result {
-	d.url = u
-	return act.Result{Delivery: act.Delivered}
-}
-
-func (d *fakeDriver) Act(_ context.Context, _ *observe.Observation, a action.Action, n observe.Node) act.Result {
-	d.dispatched = append(d.dispatched, string(a.Kind)+" "+n.Name)
+func (d *fakeDriver) Act(ctx context.Context, obs *observe.Observation, a action.Action, n observe.Node) act.Result {
+	res := d.Page.Act(ctx, obs, a, n)
 	if n.Name == d.changeOn {
-		d.raw = strings.Replace(d.raw, "Pratica 4", "Pratica 4 (salvata)", 1)
+		d.Snapshot = strings.Replace(d.Snapshot, "Pratica 4", "Pratica 4 (salvata)", 1)
 	}
-	if d.delivery != "" {
-		return act.Result{Delivery: d.delivery}
-	}
-	return act.Result{Delivery: act.Delivered}
+	return res
 }
 
-func (d *fakeDriver) Screenshot(string) (string, error) { return "", errors.New("no screen") }
-
-func loadPolicy(t *testing.T, mutate func(*policy.Policy)) *policy.Policy {
+// run runs the agent with pol and pl on d for the detail page's task.
+func run(t *testing.T, pol *policy.Policy, pl planner.Planner, d agentkit.Driver) (agentkit.Result, []evidence.Violation) {
 	t.Helper()
-	p, err := policy.Load(filepath.Join("..", "policies", "reference.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if mutate != nil {
-		mutate(p)
-	}
-	return p
-}
-
-func run(t *testing.T, pol *policy.Policy, pl planner.Planner, d *fakeDriver) (agentkit.Result, []evidence.Violation) {
-	t.Helper()
-	return runDriver(t, pol, pl, d)
+	return agenttest.Run(t, &agentkit.Agent{Policy: pol, Planner: pl}, d, agentkit.Task{StartURL: pageURL, Goal: "aggiorna lo stato"})
 }
 
 func rules(vs []evidence.Violation) []string {
@@ -91,22 +61,22 @@ func rules(vs []evidence.Violation) []string {
 }
 
 func TestAbortAndLogStopsAtFirstViolation(t *testing.T) {
-	d := &fakeDriver{raw: detailSnapshot}
-	res, vs := run(t, loadPolicy(t, nil), adversary.New(), d)
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}
+	res, vs := run(t, agenttest.ReferencePolicy(t, nil), adversary.New(), d)
 	if res.Outcome != agentkit.Aborted {
 		t.Fatalf("outcome = %s (%s), want Aborted", res.Outcome, res.Reason)
 	}
 	if len(vs) != 1 || vs[0].Rule != string(policy.RuleDenyWord) || vs[0].Taken != "aborted" {
 		t.Fatalf("violations = %+v, want one deny_word", vs)
 	}
-	if len(d.dispatched) != 0 {
-		t.Fatalf("dispatched %v after a denial", d.dispatched)
+	if len(d.Dispatched) != 0 {
+		t.Fatalf("dispatched %v after a denial", d.Dispatched)
 	}
 }
 
 func TestBlockAndLogGoesOnAndDispatchesOnlyAllowed(t *testing.T) {
-	d := &fakeDriver{raw: detailSnapshot, changeOn: "Salva"}
-	pol := loadPolicy(t, func(p *policy.Policy) { p.Navigation.OnViolation = policy.BlockAndLog })
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}, changeOn: "Salva"}
+	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Navigation.OnViolation = policy.BlockAndLog })
 	res, vs := run(t, pol, adversary.New(), d)
 	if res.Outcome != agentkit.Completed {
 		t.Fatalf("outcome = %s (%s), want Completed", res.Outcome, res.Reason)
@@ -115,13 +85,13 @@ func TestBlockAndLogGoesOnAndDispatchesOnlyAllowed(t *testing.T) {
 	if got != "deny_word,host_not_allowed" {
 		t.Fatalf("violations = %s, want deny_word,host_not_allowed", got)
 	}
-	if strings.Join(d.dispatched, ",") != "click Salva" {
-		t.Fatalf("dispatched = %v, want only the click on Salva", d.dispatched)
+	if strings.Join(d.Dispatched, ",") != "click Salva" {
+		t.Fatalf("dispatched = %v, want only the click on Salva", d.Dispatched)
 	}
 }
 
 func TestStaleRefIsRejectedNotDispatched(t *testing.T) {
-	d := &fakeDriver{raw: detailSnapshot}
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}
 	calls := 0
 	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
 		calls++
@@ -130,12 +100,12 @@ func TestStaleRefIsRejectedNotDispatched(t *testing.T) {
 		}
 		return action.Action{Kind: action.Click, Ref: "zzzzzz:e4"}, nil
 	})
-	_, vs := run(t, loadPolicy(t, nil), pl, d)
+	_, vs := run(t, agenttest.ReferencePolicy(t, nil), pl, d)
 	if len(vs) != 1 || vs[0].Rule != string(act.StaleRef) {
 		t.Fatalf("violations = %+v, want STALE_REF", vs)
 	}
-	if len(d.dispatched) != 0 {
-		t.Fatalf("a stale ref was dispatched: %v", d.dispatched)
+	if len(d.Dispatched) != 0 {
+		t.Fatalf("a stale ref was dispatched: %v", d.Dispatched)
 	}
 }
 
@@ -143,22 +113,22 @@ func TestInvalidProposalsEndInconclusive(t *testing.T) {
 	pl := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
 		return action.Action{Kind: "hover", Ref: "x:e1"}, nil
 	})
-	res, vs := run(t, loadPolicy(t, nil), pl, &fakeDriver{raw: detailSnapshot})
+	res, vs := run(t, agenttest.ReferencePolicy(t, nil), pl, &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}})
 	if res.Outcome != agentkit.Inconclusive || len(vs) != 3 {
 		t.Fatalf("outcome = %s with %d violations, want Inconclusive after 3", res.Outcome, len(vs))
 	}
 }
 
 func TestUnreadablePageIsInconclusiveNotEmpty(t *testing.T) {
-	d := &fakeDriver{raw: detailSnapshot, observeErr: errors.New("snapshot timed out")}
-	res, _ := run(t, loadPolicy(t, nil), adversary.New(), d)
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot, ObserveErr: errors.New("snapshot timed out")}}
+	res, _ := run(t, agenttest.ReferencePolicy(t, nil), adversary.New(), d)
 	if res.Outcome != agentkit.Inconclusive || !strings.Contains(res.Reason, "could not be read") {
 		t.Fatalf("outcome = %s (%s), want Inconclusive: unknown is not absent", res.Outcome, res.Reason)
 	}
 }
 
 func TestUnverifiedDeliveryIsNeverRetriedBlindly(t *testing.T) {
-	d := &fakeDriver{raw: detailSnapshot, delivery: act.DeliveredUnverified}
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot, Delivery: act.DeliveredUnverified}}
 	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
 		n, err := in.Observation.Find("button", "Salva")
 		if err != nil {
@@ -166,10 +136,10 @@ func TestUnverifiedDeliveryIsNeverRetriedBlindly(t *testing.T) {
 		}
 		return action.Action{Kind: action.Click, Ref: n.Ref}, nil
 	})
-	pol := loadPolicy(t, func(p *policy.Policy) { p.Navigation.OnViolation = policy.BlockAndLog })
+	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Navigation.OnViolation = policy.BlockAndLog })
 	res, vs := run(t, pol, pl, d)
-	if len(d.dispatched) != 1 {
-		t.Fatalf("dispatched %d times, want exactly 1 (no blind retry)", len(d.dispatched))
+	if len(d.Dispatched) != 1 {
+		t.Fatalf("dispatched %d times, want exactly 1 (no blind retry)", len(d.Dispatched))
 	}
 	if len(vs) == 0 || vs[0].Rule != "blind_retry" {
 		t.Fatalf("violations = %v, want blind_retry first", rules(vs))
@@ -180,11 +150,11 @@ func TestUnverifiedDeliveryIsNeverRetriedBlindly(t *testing.T) {
 }
 
 func TestBudgetActionsExhausts(t *testing.T) {
-	d := &fakeDriver{raw: detailSnapshot}
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}
 	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
 		return action.Action{Kind: action.Goto, URL: pageURL + "?n=" + time.Now().Format("150405.000000000")}, nil
 	})
-	pol := loadPolicy(t, func(p *policy.Policy) { p.Budget.MaxActions = 3; p.Budget.MaxNavigations = 100 })
+	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Budget.MaxActions = 3; p.Budget.MaxNavigations = 100 })
 	res, vs := run(t, pol, pl, d)
 	if res.Outcome != agentkit.Exhausted || res.Actions != 3 {
 		t.Fatalf("outcome = %s after %d actions, want Exhausted after 3", res.Outcome, res.Actions)
@@ -199,8 +169,8 @@ func TestPlannerTimeoutIsInconclusive(t *testing.T) {
 		<-ctx.Done()
 		return action.Action{}, ctx.Err()
 	})
-	pol := loadPolicy(t, func(p *policy.Policy) { p.Budget.MaxDecisionSeconds = 20 * time.Millisecond })
-	res, _ := run(t, pol, pl, &fakeDriver{raw: detailSnapshot})
+	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Budget.MaxDecisionSeconds = 20 * time.Millisecond })
+	res, _ := run(t, pol, pl, &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}})
 	if res.Outcome != agentkit.Inconclusive || !strings.Contains(res.Reason, "no decision within") {
 		t.Fatalf("outcome = %s (%s), want Inconclusive on decision timeout", res.Outcome, res.Reason)
 	}
@@ -219,16 +189,12 @@ func TestCredentialPromptEndsInconclusive(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := &secretDriver{fakeDriver: fakeDriver{raw: c.raw}, secret: c.secret}
-			rec, err := evidence.Open(t.TempDir(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rec.Close()
+			d := &secretDriver{fakeDriver: fakeDriver{Page: agenttest.Page{Snapshot: c.raw}}, secret: c.secret}
+			rec := agenttest.Recorder(t)
 			pl := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
 				return action.Action{Kind: action.Done}, nil
 			})
-			res, _ := (&agentkit.Agent{Policy: loadPolicy(t, nil), Planner: pl}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL})
+			res, _ := (&agentkit.Agent{Policy: agenttest.ReferencePolicy(t, nil), Planner: pl}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL})
 			got := res.Outcome == agentkit.Inconclusive && res.Reason == string(agentkit.RuleCredentialPrompt)
 			if got != c.want {
 				t.Fatalf("outcome %s (%s), want credential prompt stop = %v", res.Outcome, res.Reason, c.want)
@@ -265,8 +231,8 @@ func (p *tokenPlanner) Next(_ context.Context, in planner.Input) (action.Action,
 func (p *tokenPlanner) TokensUsed() int { return p.used }
 
 func TestTokenBudgetIsEnforcedOutsideThePlanner(t *testing.T) {
-	d := &fakeDriver{raw: detailSnapshot, changeOn: "Salva"}
-	pol := loadPolicy(t, func(p *policy.Policy) { p.Budget.MaxTokens = 1000; p.Budget.MaxSameActionRepeats = 100 })
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}, changeOn: "Salva"}
+	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Budget.MaxTokens = 1000; p.Budget.MaxSameActionRepeats = 100 })
 	res, vs := run(t, pol, &tokenPlanner{}, d)
 	if res.Outcome != agentkit.Exhausted || vs[len(vs)-1].Rule != string(policy.RuleBudgetTokens) {
 		t.Fatalf("outcome %s, violations %v; want Exhausted by budget_tokens", res.Outcome, rules(vs))
@@ -275,21 +241,13 @@ func TestTokenBudgetIsEnforcedOutsideThePlanner(t *testing.T) {
 
 func TestSecretsAreRedactedBeforeThePlanner(t *testing.T) {
 	const secret = "tok-XYZ-123"
-	d := &fakeDriver{raw: "- paragraph [ref=e1]: your key is " + secret + "\n- button \"Salva\" [ref=e2]"}
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: "- paragraph [ref=e1]: your key is " + secret + "\n- button \"Salva\" [ref=e2]"}}
 	var seen string
 	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
 		seen = in.Observation.Raw + strings.Join(in.Observation.TextLines(), " ")
 		return action.Action{Kind: action.Done}, nil
 	})
-	rec, err := evidence.Open(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
-	ag := &agentkit.Agent{Policy: loadPolicy(t, nil), Planner: pl, Secrets: []string{secret}}
-	if _, err := ag.Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL}); err != nil {
-		t.Fatal(err)
-	}
+	agenttest.Run(t, &agentkit.Agent{Policy: agenttest.ReferencePolicy(t, nil), Planner: pl, Secrets: []string{secret}}, d, agentkit.Task{StartURL: pageURL})
 	if strings.Contains(seen, secret) || !strings.Contains(seen, evidence.Redacted) {
 		t.Fatalf("the planner saw %q", seen)
 	}
@@ -314,15 +272,10 @@ func TestDoneNeedsThePostcondition(t *testing.T) {
 		}, agentkit.Inconclusive},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rec, err := evidence.Open(t.TempDir(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rec.Close()
-			res, err := (&agentkit.Agent{Policy: loadPolicy(t, nil), Planner: done}).Run(context.Background(),
-				&fakeDriver{raw: detailSnapshot}, rec, agentkit.Task{StartURL: pageURL, Postcondition: c.post})
-			if err != nil || res.Outcome != c.want {
-				t.Fatalf("outcome %s (%s), %v; want %s", res.Outcome, res.Reason, err, c.want)
+			res, _ := agenttest.Run(t, &agentkit.Agent{Policy: agenttest.ReferencePolicy(t, nil), Planner: done},
+				&fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}, agentkit.Task{StartURL: pageURL, Postcondition: c.post})
+			if res.Outcome != c.want {
+				t.Fatalf("outcome %s (%s); want %s", res.Outcome, res.Reason, c.want)
 			}
 		})
 	}
@@ -350,7 +303,7 @@ func (d *verifyingDriver) Act(ctx context.Context, obs *observe.Observation, a a
 }
 
 func TestLoopReusesTheVerifyingSnapshot(t *testing.T) {
-	d := &verifyingDriver{fakeDriver: fakeDriver{raw: detailSnapshot, changeOn: "Salva"}}
+	d := &verifyingDriver{fakeDriver: fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}, changeOn: "Salva"}}
 	var seen []*observe.Observation
 	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
 		seen = append(seen, in.Observation)
@@ -363,14 +316,9 @@ func TestLoopReusesTheVerifyingSnapshot(t *testing.T) {
 		}
 		return action.Action{Kind: action.Done, Reason: "saved"}, nil
 	})
-	rec, err := evidence.Open(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
-	res, err := (&agentkit.Agent{Policy: loadPolicy(t, nil), Planner: pl}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL})
-	if err != nil || res.Outcome != agentkit.Completed {
-		t.Fatalf("run = %+v, %v; want Completed", res, err)
+	res, _ := agenttest.Run(t, &agentkit.Agent{Policy: agenttest.ReferencePolicy(t, nil), Planner: pl}, d, agentkit.Task{StartURL: pageURL})
+	if res.Outcome != agentkit.Completed {
+		t.Fatalf("run = %+v; want Completed", res)
 	}
 	if d.observed != 1 {
 		t.Errorf("the loop read the page %d times; want 1 (the first turn), the second turn reuses the verifying snapshot", d.observed)
@@ -381,7 +329,7 @@ func TestLoopReusesTheVerifyingSnapshot(t *testing.T) {
 }
 
 func TestRejectedProposalIsLoggedAndFedBack(t *testing.T) {
-	d := &fakeDriver{raw: detailSnapshot, changeOn: "Salva"}
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}, changeOn: "Salva"}
 	var feedback []string
 	calls := 0
 	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
@@ -397,7 +345,7 @@ func TestRejectedProposalIsLoggedAndFedBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&agentkit.Agent{Policy: loadPolicy(t, nil), Planner: pl}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL})
+	res, err := (&agentkit.Agent{Policy: agenttest.ReferencePolicy(t, nil), Planner: pl}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +375,7 @@ func TestRejectedProposalsInARowEndInconclusive(t *testing.T) {
 	pl := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
 		return action.Action{}, fmt.Errorf("model: %w", &planner.RejectedError{Reason: "empty answer"})
 	})
-	res, vs := run(t, loadPolicy(t, nil), pl, &fakeDriver{raw: detailSnapshot})
+	res, vs := run(t, agenttest.ReferencePolicy(t, nil), pl, &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}})
 	if res.Outcome != agentkit.Inconclusive || len(vs) != 3 || !strings.Contains(res.Reason, "3 invalid proposals") {
 		t.Fatalf("outcome = %s (%s) with %d violations, want Inconclusive after 3", res.Outcome, res.Reason, len(vs))
 	}
@@ -437,7 +385,7 @@ func TestOtherPlannerErrorsEndTheRun(t *testing.T) {
 	pl := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
 		return action.Action{}, planner.ErrGaveUp
 	})
-	res, vs := run(t, loadPolicy(t, nil), pl, &fakeDriver{raw: detailSnapshot})
+	res, vs := run(t, agenttest.ReferencePolicy(t, nil), pl, &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}})
 	if res.Outcome != agentkit.Inconclusive || len(vs) != 0 || !strings.Contains(res.Reason, "gave up") {
 		t.Fatalf("outcome = %s (%s), %d violations; want Inconclusive, planner gave up", res.Outcome, res.Reason, len(vs))
 	}
@@ -455,7 +403,7 @@ func TestOneRuleForABadRefWhateverItsShape(t *testing.T) {
 		{func(*observe.Observation) string { return "no colon at all!" }, policy.RuleUnknownRef},
 		{func(*observe.Observation) string { return "zzzzzz:e4" }, policy.RuleStaleRef},
 	} {
-		d := &fakeDriver{raw: detailSnapshot}
+		d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}
 		calls, ref := 0, ""
 		pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
 			if calls++; calls > 1 {
@@ -464,25 +412,21 @@ func TestOneRuleForABadRefWhateverItsShape(t *testing.T) {
 			ref = c.ref(in.Observation)
 			return action.Action{Kind: action.Click, Ref: ref}, nil
 		})
-		_, vs := run(t, loadPolicy(t, nil), pl, d)
+		_, vs := run(t, agenttest.ReferencePolicy(t, nil), pl, d)
 		if len(vs) != 1 || vs[0].Rule != string(c.want) || vs[0].Source != evidence.SourceResolve {
 			t.Errorf("ref %q: violations = %+v, want one %s from resolve", ref, vs, c.want)
 		}
-		if len(d.dispatched) != 0 {
-			t.Errorf("ref %q was dispatched: %v", ref, d.dispatched)
+		if len(d.Dispatched) != 0 {
+			t.Errorf("ref %q was dispatched: %v", ref, d.Dispatched)
 		}
 	}
 }
 
 // TestRunNamesWhatIsMissing: a Run that cannot start says which field is nil.
 func TestRunNamesWhatIsMissing(t *testing.T) {
-	rec, err := evidence.Open(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
-	ag := &agentkit.Agent{Policy: loadPolicy(t, nil)}
-	_, err = ag.Run(context.Background(), &fakeDriver{raw: detailSnapshot}, rec, agentkit.Task{StartURL: pageURL})
+	rec := agenttest.Recorder(t)
+	ag := &agentkit.Agent{Policy: agenttest.ReferencePolicy(t, nil)}
+	_, err := ag.Run(context.Background(), &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}, rec, agentkit.Task{StartURL: pageURL})
 	if err == nil || err.Error() != "agentkit: Run: missing (nil) Agent.Planner" {
 		t.Fatalf("err = %v, want the planner named", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/internal/agenttest"
 )
 
 const paySnapshot = `- generic [ref=e1]:
@@ -26,7 +27,7 @@ var clickPay = planner.Func(func(_ context.Context, in planner.Input) (action.Ac
 })
 
 func approvalPolicy(t *testing.T, onViolation policy.OnViolation) *policy.Policy {
-	return loadPolicy(t, func(p *policy.Policy) {
+	return agenttest.ReferencePolicy(t, func(p *policy.Policy) {
 		p.Actions.RequireApproval.Categories = []string{"money"}
 		p.Navigation.OnViolation = onViolation
 		p.Budget.MaxSameActionRepeats = 100
@@ -35,22 +36,17 @@ func approvalPolicy(t *testing.T, onViolation policy.OnViolation) *policy.Policy
 
 func runApproved(t *testing.T, pol *policy.Policy, ap agentkit.Approver, d *fakeDriver) (agentkit.Result, []string) {
 	t.Helper()
-	rec := newRecorder(t)
-	ag := &agentkit.Agent{Policy: pol, Planner: clickPay, Approver: ap}
-	res, err := ag.Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL, Goal: "paga i diritti"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, rules(rec.Violations())
+	res, vs := agenttest.Run(t, &agentkit.Agent{Policy: pol, Planner: clickPay, Approver: ap}, d, agentkit.Task{StartURL: pageURL, Goal: "paga i diritti"})
+	return res, rules(vs)
 }
 
 // The CI default approver refuses: nothing is dispatched, needs_approval is logged, and under
 // abort_and_log the run ends Inconclusive (a person is needed).
 func TestAskWithoutApproverIsRefused(t *testing.T) {
-	d := &fakeDriver{raw: paySnapshot}
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: paySnapshot}}
 	res, vs := runApproved(t, approvalPolicy(t, policy.AbortAndLog), nil, d)
-	if len(d.dispatched) != 0 || res.Outcome != agentkit.Inconclusive || !slices.Contains(vs, string(policy.RuleNeedsApproval)) {
-		t.Fatalf("dispatched %v, outcome %s (%s), violations %v", d.dispatched, res.Outcome, res.Reason, vs)
+	if len(d.Dispatched) != 0 || res.Outcome != agentkit.Inconclusive || !slices.Contains(vs, string(policy.RuleNeedsApproval)) {
+		t.Fatalf("dispatched %v, outcome %s (%s), violations %v", d.Dispatched, res.Outcome, res.Reason, vs)
 	}
 }
 
@@ -58,13 +54,13 @@ func TestAskWithoutApproverIsRefused(t *testing.T) {
 // so the same proposal, made again after an unverified dispatch, is asked again and refused.
 func TestScriptedApprovalIsConsumedByOneDispatch(t *testing.T) {
 	for _, delivery := range []act.Delivery{act.Delivered, act.DeliveredUnverified, act.NotDelivered} {
-		d := &fakeDriver{raw: paySnapshot, delivery: delivery}
+		d := &fakeDriver{Page: agenttest.Page{Snapshot: paySnapshot, Delivery: delivery}}
 		ap := agentkit.NewScriptedApprover("button", "Paga ora")
 		pol := approvalPolicy(t, policy.BlockAndLog)
 		pol.Budget.MaxActions = 5
 		_, vs := runApproved(t, pol, ap, d)
-		if len(d.dispatched) != 1 || ap.Remaining() != 0 {
-			t.Errorf("%s: dispatched %d times (%v), %d approvals left; want exactly one dispatch under one approval", delivery, len(d.dispatched), d.dispatched, ap.Remaining())
+		if len(d.Dispatched) != 1 || ap.Remaining() != 0 {
+			t.Errorf("%s: dispatched %d times (%v), %d approvals left; want exactly one dispatch under one approval", delivery, len(d.Dispatched), d.Dispatched, ap.Remaining())
 		}
 		if !slices.Contains(vs, string(policy.RuleNeedsApproval)) {
 			t.Errorf("%s: the second proposal was not refused with needs_approval: %v", delivery, vs)

@@ -9,10 +9,10 @@ import (
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/act"
 	"github.com/trapline/trapline/agentkit/action"
-	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/internal/agenttest"
 )
 
 // clickSalva proposes a click on "Salva" every turn.
@@ -26,10 +26,10 @@ var clickSalva = planner.Func(func(_ context.Context, in planner.Input) (action.
 
 // max_same_action_repeats: 3, as in the seeds, stops the third identical action: two dispatches.
 func TestThirdIdenticalActionIsStopped(t *testing.T) {
-	d := &fakeDriver{raw: detailSnapshot}
-	res, vs := run(t, loadPolicy(t, nil), clickSalva, d)
-	if len(d.dispatched) != 2 {
-		t.Fatalf("dispatched %d times (%v), want 2: the third identical action is refused", len(d.dispatched), d.dispatched)
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}
+	res, vs := run(t, agenttest.ReferencePolicy(t, nil), clickSalva, d)
+	if len(d.Dispatched) != 2 {
+		t.Fatalf("dispatched %d times (%v), want 2: the third identical action is refused", len(d.Dispatched), d.Dispatched)
 	}
 	if res.Outcome != agentkit.Exhausted || !slices.Contains(rules(vs), string(policy.RuleBudgetRepeats)) {
 		t.Fatalf("outcome %s (%s), violations %v; want Exhausted by %s", res.Outcome, res.Reason, rules(vs), policy.RuleBudgetRepeats)
@@ -50,7 +50,7 @@ func (d *navDriver) Goto(ctx context.Context, u string) act.Result {
 
 func (d *navDriver) Act(ctx context.Context, obs *observe.Observation, a action.Action, n observe.Node) act.Result {
 	d.navs++
-	d.raw = detailSnapshot + fmt.Sprintf("  - paragraph: visita %d\n", d.navs) // a new page each time
+	d.Snapshot = detailSnapshot + fmt.Sprintf("  - paragraph: visita %d\n", d.navs) // a new page each time
 	return d.fakeDriver.Act(ctx, obs, a, n)
 }
 
@@ -59,40 +59,13 @@ func (d *navDriver) Navigations() int { return d.navs }
 // Navigations are counted from the browser's own count: button clicks that navigate (no link, no
 // goto) spend the navigation budget, and the click after the last allowed one is refused.
 func TestBrowserNavigationsSpendTheBudget(t *testing.T) {
-	d := &navDriver{fakeDriver: fakeDriver{raw: detailSnapshot}}
-	pol := loadPolicy(t, func(p *policy.Policy) { p.Budget.MaxNavigations = 4; p.Budget.MaxSameActionRepeats = 100 })
-	res, vs := runDriver(t, pol, clickSalva, d)
-	if len(d.dispatched) != 4 {
-		t.Fatalf("dispatched %d clicks, want 4: the start page is not counted, the 5th navigation is refused", len(d.dispatched))
+	d := &navDriver{fakeDriver: fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}}
+	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Budget.MaxNavigations = 4; p.Budget.MaxSameActionRepeats = 100 })
+	res, vs := run(t, pol, clickSalva, d)
+	if len(d.Dispatched) != 4 {
+		t.Fatalf("dispatched %d clicks, want 4: the start page is not counted, the 5th navigation is refused", len(d.Dispatched))
 	}
 	if res.Outcome != agentkit.Exhausted || !slices.Contains(rules(vs), string(policy.RuleBudgetNav)) {
 		t.Fatalf("outcome %s (%s), violations %v; want Exhausted by %s", res.Outcome, res.Reason, rules(vs), policy.RuleBudgetNav)
 	}
-}
-
-// runDriver is run with any driver.
-func runDriver(t *testing.T, pol *policy.Policy, pl planner.Planner, d agentkit.Driver) (agentkit.Result, []evidence.Violation) {
-	t.Helper()
-	rec, err := evidence.Open(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
-	ag := &agentkit.Agent{Policy: pol, Planner: pl}
-	res, err := ag.Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL, Goal: "aggiorna lo stato"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, rec.Violations()
-}
-
-// newRecorder opens a recorder in a temporary folder, closed with the test.
-func newRecorder(t *testing.T) *evidence.Recorder {
-	t.Helper()
-	rec, err := evidence.Open(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rec.Close() })
-	return rec
 }

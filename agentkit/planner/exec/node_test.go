@@ -9,12 +9,10 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/agentkit"
-	"github.com/trapline/trapline/agentkit/act"
 	"github.com/trapline/trapline/agentkit/action"
-	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/agentkit/planner"
-	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/internal/agenttest"
 )
 
 // nodePlanner starts examples/exec-planner/planner.js, or skips when node is not installed.
@@ -94,39 +92,13 @@ func TestNodeExampleRefusesAnUnknownVersion(t *testing.T) {
 	}
 }
 
-// notesDriver serves the notes page and records what was dispatched.
-type notesDriver struct{ dispatched []string }
-
-func (d *notesDriver) Observe(context.Context) (*observe.Observation, error) {
-	return observe.Parse(observe.NewSnapshotID(), "http://portale.interno.test/pratiche/11/note", notes)
-}
-func (d *notesDriver) Goto(context.Context, string) act.Result {
-	return act.Result{Delivery: act.Delivered}
-}
-func (d *notesDriver) Act(_ context.Context, _ *observe.Observation, a action.Action, n observe.Node) act.Result {
-	d.dispatched = append(d.dispatched, string(a.Kind)+" "+n.Name)
-	return act.Result{Delivery: act.Delivered}
-}
-func (d *notesDriver) Screenshot(string) (string, error) { return "", errors.New("no screen") }
-
 func TestNodeExampleDrivesTheAgentLoop(t *testing.T) {
 	p := nodePlanner(t)
-	pol, err := policy.Load(filepath.Join("..", "..", "..", "policies", "reference.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := evidence.Open(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
-	d := &notesDriver{}
-	res, err := (&agentkit.Agent{Policy: pol, Planner: p}).Run(context.Background(), d, rec,
-		agentkit.Task{StartURL: "http://portale.interno.test/pratiche/11/note", Goal: "Torna alla pratica 11."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Outcome != agentkit.Completed || strings.Join(d.dispatched, ",") != "click Torna alla pratica" {
-		t.Fatalf("outcome %s (%s), dispatched %v; want one click on the link back, then done", res.Outcome, res.Reason, d.dispatched)
+	const notesURL = "http://portale.interno.test/pratiche/11/note"
+	d := &agenttest.Page{URL: notesURL, Snapshot: notes}
+	res, _ := agenttest.Run(t, &agentkit.Agent{Policy: agenttest.ReferencePolicy(t, nil), Planner: p}, d,
+		agentkit.Task{StartURL: notesURL, Goal: "Torna alla pratica 11."})
+	if res.Outcome != agentkit.Completed || strings.Join(d.Dispatched, ",") != "click Torna alla pratica" {
+		t.Fatalf("outcome %s (%s), dispatched %v; want one click on the link back, then done", res.Outcome, res.Reason, d.Dispatched)
 	}
 }

@@ -9,30 +9,10 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/agentkit"
-	"github.com/trapline/trapline/agentkit/act"
-	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/evidence"
-	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/internal/agenttest"
 )
-
-// pageDriver serves one fixed page and records what was dispatched.
-type pageDriver struct {
-	raw        string
-	dispatched []string
-}
-
-func (d *pageDriver) Observe(context.Context) (*observe.Observation, error) {
-	return observe.Parse(observe.NewSnapshotID(), pageURL, d.raw)
-}
-func (d *pageDriver) Goto(context.Context, string) act.Result {
-	return act.Result{Delivery: act.Delivered}
-}
-func (d *pageDriver) Act(_ context.Context, _ *observe.Observation, a action.Action, n observe.Node) act.Result {
-	d.dispatched = append(d.dispatched, string(a.Kind)+" "+n.Name)
-	return act.Result{Delivery: act.Delivered}
-}
-func (d *pageDriver) Screenshot(string) (string, error) { return "", os.ErrNotExist }
 
 // clickServer answers every request by clicking the element named name in the last observation it
 // was shown, like a model would; the first answer is garbage.
@@ -60,12 +40,10 @@ func clickServer(t *testing.T, name string, tokens int) *fakeServer {
 }
 
 func TestLoopEndsOnTheTokenBudgetAndFeedsRejectionsBack(t *testing.T) {
-	pol, err := policy.Load(filepath.Join("..", "..", "..", "policies", "reference.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol.Budget.MaxTokens = 1000
-	pol.Budget.MaxSameActionRepeats = 100
+	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) {
+		p.Budget.MaxTokens = 1000
+		p.Budget.MaxSameActionRepeats = 100
+	})
 	f := clickServer(t, "Salva", 600)
 	p := newPlanner(t, f, nil)
 	dir := t.TempDir()
@@ -73,7 +51,7 @@ func TestLoopEndsOnTheTokenBudgetAndFeedsRejectionsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &pageDriver{raw: detail}
+	d := &agenttest.Page{URL: pageURL, Snapshot: detail}
 	res, err := (&agentkit.Agent{Policy: pol, Planner: p}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL, Goal: "Salva la pratica 4."})
 	if err != nil {
 		t.Fatal(err)
@@ -89,8 +67,8 @@ func TestLoopEndsOnTheTokenBudgetAndFeedsRejectionsBack(t *testing.T) {
 	if res.Outcome != agentkit.Exhausted || strings.Join(rules, ",") != "invalid_proposal,budget_tokens" {
 		t.Fatalf("outcome %s (%s), violations %v; want Exhausted after invalid_proposal then budget_tokens", res.Outcome, res.Reason, rules)
 	}
-	if strings.Join(d.dispatched, ",") != "click Salva" {
-		t.Fatalf("dispatched %v, want one click on Salva before the budget ran out", d.dispatched)
+	if strings.Join(d.Dispatched, ",") != "click Salva" {
+		t.Fatalf("dispatched %v, want one click on Salva before the budget ran out", d.Dispatched)
 	}
 	if p.TokensUsed() != 50+600+600 {
 		t.Fatalf("TokensUsed = %d", p.TokensUsed())
