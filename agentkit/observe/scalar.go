@@ -45,6 +45,14 @@ func readSingleQuoted(s string) (text, rest string, err error) {
 // JSON.stringify writes accessible names. It returns the decoded text and
 // the rest of s after the closing quote. Lone surrogates decode to U+FFFD.
 func readJSONString(s string) (text, rest string, err error) {
+	return readQuoted(s, jsonEscape)
+}
+
+// readQuoted reads a double-quoted string at the start of s (s[0] == '"'),
+// decoding each backslash escape with unescape, and returns the text and the
+// rest of s after the closing quote. JSON strings and YAML double-quoted
+// scalars differ only in their escapes.
+func readQuoted(s string, unescape func(b *strings.Builder, e byte, after string) (int, error)) (text, rest string, err error) {
 	// Fast path: no escapes.
 	if j := strings.IndexAny(s[1:], "\"\\"); j >= 0 && s[1+j] == '"' {
 		return s[1 : 1+j], s[2+j:], nil
@@ -62,35 +70,47 @@ func readJSONString(s string) (text, rest string, err error) {
 			}
 			e := s[i+1]
 			i += 2
-			switch e {
-			case '"', '\\', '/':
-				b.WriteByte(e)
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				r, n, ok := readU16(s[i:])
-				if !ok {
-					return "", "", errBadEscape
-				}
-				i += n
-				b.WriteRune(r)
-			default:
-				return "", "", errBadEscape
+			n, err := unescape(&b, e, s[i:])
+			if err != nil {
+				return "", "", err
 			}
+			i += n
 		default:
 			b.WriteByte(c)
 			i++
 		}
 	}
 	return "", "", errUnterminated
+}
+
+// jsonEscape writes the character the JSON escape \e stands for; after is
+// the rest of the string. It returns how many bytes of after the escape used
+// (the hex digits of \u).
+func jsonEscape(b *strings.Builder, e byte, after string) (int, error) {
+	switch e {
+	case '"', '\\', '/':
+		b.WriteByte(e)
+	case 'b':
+		b.WriteByte('\b')
+	case 'f':
+		b.WriteByte('\f')
+	case 'n':
+		b.WriteByte('\n')
+	case 'r':
+		b.WriteByte('\r')
+	case 't':
+		b.WriteByte('\t')
+	case 'u':
+		r, n, ok := readU16(after)
+		if !ok {
+			return 0, errBadEscape
+		}
+		b.WriteRune(r)
+		return n, nil
+	default:
+		return 0, errBadEscape
+	}
+	return 0, nil
 }
 
 // readU16 decodes the hex digits after a \u escape, joining a surrogate
@@ -129,78 +149,65 @@ func readDoubleQuoted(s string) (string, error) {
 	if len(s) < 2 || s[0] != '"' {
 		return "", errUnterminated
 	}
-	if j := strings.IndexAny(s[1:], "\"\\"); j >= 0 && s[1+j] == '"' {
-		if 2+j != len(s) {
-			return "", errors.New("text after closing quote")
-		}
-		return s[1 : 1+j], nil
+	text, rest, err := readQuoted(s, yamlEscape)
+	if err != nil {
+		return "", err
 	}
-	var b strings.Builder
-	i := 1
-	for i < len(s) {
-		c := s[i]
-		switch c {
-		case '"':
-			if i+1 != len(s) {
-				return "", errors.New("text after closing quote")
-			}
-			return b.String(), nil
-		case '\\':
-			if i+1 >= len(s) {
-				return "", errUnterminated
-			}
-			e := s[i+1]
-			i += 2
-			switch e {
-			case '"', '\\', '/', ' ':
-				b.WriteByte(e)
-			case '0':
-				b.WriteByte(0)
-			case 'a':
-				b.WriteByte('\a')
-			case 'b':
-				b.WriteByte('\b')
-			case 'e':
-				b.WriteByte(0x1b)
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't', '\t':
-				b.WriteByte('\t')
-			case 'v':
-				b.WriteByte('\v')
-			case 'N':
-				b.WriteRune('\u0085')
-			case '_':
-				b.WriteRune('\u00a0')
-			case 'x', 'u', 'U':
-				n := 2
-				if e == 'u' {
-					n = 4
-				} else if e == 'U' {
-					n = 8
-				}
-				if i+n > len(s) {
-					return "", errBadEscape
-				}
-				v, err := strconv.ParseUint(s[i:i+n], 16, 32)
-				if err != nil || !utf8.ValidRune(rune(v)) {
-					return "", errBadEscape
-				}
-				b.WriteRune(rune(v))
-				i += n
-			default:
-				return "", errBadEscape
-			}
-		default:
-			b.WriteByte(c)
-			i++
-		}
+	if rest != "" {
+		return "", errors.New("text after closing quote")
 	}
-	return "", errUnterminated
+	return text, nil
+}
+
+// yamlEscape writes the character the YAML escape \e stands for; after is
+// the rest of the scalar. It returns how many bytes of after the escape used
+// (the hex digits of \x, \u and \U).
+func yamlEscape(b *strings.Builder, e byte, after string) (int, error) {
+	switch e {
+	case '"', '\\', '/', ' ':
+		b.WriteByte(e)
+	case '0':
+		b.WriteByte(0)
+	case 'a':
+		b.WriteByte('\a')
+	case 'b':
+		b.WriteByte('\b')
+	case 'e':
+		b.WriteByte(0x1b)
+	case 'f':
+		b.WriteByte('\f')
+	case 'n':
+		b.WriteByte('\n')
+	case 'r':
+		b.WriteByte('\r')
+	case 't', '\t':
+		b.WriteByte('\t')
+	case 'v':
+		b.WriteByte('\v')
+	case 'N':
+		b.WriteRune('\u0085')
+	case '_':
+		b.WriteRune('\u00a0')
+	case 'x', 'u', 'U':
+		n := 2
+		if e == 'u' {
+			n = 4
+		} else if e == 'U' {
+			n = 8
+		}
+		if n > len(after) {
+			return 0, errBadEscape
+		}
+		v, err := strconv.ParseUint(after[:n], 16, 32)
+		if err != nil || !utf8.ValidRune(rune(v)) {
+			return 0, errBadEscape
+		}
+		b.WriteRune(rune(v))
+		return n, nil
+	default:
+		return 0, errBadEscape
+	}
+	return 0, nil
 }
 
 // quote renders s in double quotes for compact views, escaping only '"',
