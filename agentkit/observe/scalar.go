@@ -161,26 +161,19 @@ func readDoubleQuoted(s string) (string, error) {
 
 // yamlEscape writes the character the YAML escape \e stands for; after is
 // the rest of the scalar. It returns how many bytes of after the escape used
-// (the hex digits of \x, \u and \U).
+// (the hex digits of \x, \u and \U). YAML's escapes are JSON's single-letter
+// ones plus its own; its \u is one code point, never half a surrogate pair.
 func yamlEscape(b *strings.Builder, e byte, after string) (int, error) {
 	switch e {
-	case '"', '\\', '/', ' ':
+	case ' ':
 		b.WriteByte(e)
 	case '0':
 		b.WriteByte(0)
 	case 'a':
 		b.WriteByte('\a')
-	case 'b':
-		b.WriteByte('\b')
 	case 'e':
 		b.WriteByte(0x1b)
-	case 'f':
-		b.WriteByte('\f')
-	case 'n':
-		b.WriteByte('\n')
-	case 'r':
-		b.WriteByte('\r')
-	case 't', '\t':
+	case '\t':
 		b.WriteByte('\t')
 	case 'v':
 		b.WriteByte('\v')
@@ -205,7 +198,7 @@ func yamlEscape(b *strings.Builder, e byte, after string) (int, error) {
 		b.WriteRune(rune(v))
 		return n, nil
 	default:
-		return 0, errBadEscape
+		return jsonEscape(b, e, after)
 	}
 	return 0, nil
 }
