@@ -56,14 +56,9 @@ func Launch(opts Options) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	sink, err := proxy.Start(proxy.Config{Log: opts.SinkLog})
+	sink, pw, err := startSinkAndDriver(opts.SinkLog)
 	if err != nil {
-		return nil, fmt.Errorf("browser: start sink proxy: %w", err)
-	}
-	pw, err := playwright.Run(&playwright.RunOptions{Verbose: false})
-	if err != nil {
-		_ = sink.Close()
-		return nil, fmt.Errorf("browser: start playwright driver (run make setup): %w", err)
+		return nil, err
 	}
 	origins := opts.SecureOrigins
 	if origins == nil {
@@ -101,6 +96,22 @@ func Launch(opts Options) (*Browser, error) {
 		return nil, fmt.Errorf("browser: launch %s: %w", exe, err)
 	}
 	return &Browser{pw: pw, b: b, sink: sink, tmp: tmp}, nil
+}
+
+// startSinkAndDriver starts what every Browser runs on, launched or remote: the deny-all sink proxy
+// for the browser's own traffic (its decisions to sinkLog) and the Playwright driver. When the driver
+// cannot start, the sink is closed again.
+func startSinkAndDriver(sinkLog io.Writer) (*proxy.Proxy, *playwright.Playwright, error) {
+	sink, err := proxy.Start(proxy.Config{Log: sinkLog})
+	if err != nil {
+		return nil, nil, fmt.Errorf("browser: start sink proxy: %w", err)
+	}
+	pw, err := playwright.Run(&playwright.RunOptions{Verbose: false})
+	if err != nil {
+		_ = sink.Close()
+		return nil, nil, fmt.Errorf("browser: start playwright driver (run make setup): %w", err)
+	}
+	return sink, pw, nil
 }
 
 // SinkDecisions returns what the sink proxy denied: traffic the browser tried to send on its own.

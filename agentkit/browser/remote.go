@@ -129,14 +129,9 @@ func Connect(opts RemoteOptions) (*Browser, error) {
 			exe = e
 		}
 	}
-	sink, err := proxy.Start(proxy.Config{Log: opts.SinkLog})
+	sink, pw, err := startSinkAndDriver(opts.SinkLog)
 	if err != nil {
-		return nil, fmt.Errorf("browser: start sink proxy: %w", err)
-	}
-	pw, err := playwright.Run(&playwright.RunOptions{Verbose: false})
-	if err != nil {
-		_ = sink.Close()
-		return nil, fmt.Errorf("browser: start playwright driver (run make setup): %w", err)
+		return nil, err
 	}
 	launch := map[string]any{
 		"headless": true,
