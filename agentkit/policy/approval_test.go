@@ -70,14 +70,7 @@ func TestApprovalSchemaErrors(t *testing.T) {
 
 func TestApprovalRoundTrips(t *testing.T) {
 	p := mustParse(t, approvalPolicy)
-	out, err := Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := Parse("again.yml", out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	q, _ := marshalParse(t, "again.yml", p)
 	if d := q.Decide(Input{Kind: KindClick, Page: portal + "/pratiche/7", Target: button("Paga ora")}); !d.Ask {
 		t.Errorf("after Marshal and Parse: %+v, want ask", d)
 	}

@@ -31,7 +31,8 @@ func TestMarshalRoundTrip(t *testing.T) {
 	}
 }
 
-func roundTrip(t *testing.T, name string, p *Policy) {
+// marshalParse marshals p and parses the result again as name; either failing fails the test.
+func marshalParse(t *testing.T, name string, p *Policy) (*Policy, []byte) {
 	t.Helper()
 	b, err := Marshal(p)
 	if err != nil {
@@ -41,6 +42,12 @@ func roundTrip(t *testing.T, name string, p *Policy) {
 	if err != nil {
 		t.Fatalf("%s: parse the marshalled policy: %v\n%s", name, err, b)
 	}
+	return q, b
+}
+
+func roundTrip(t *testing.T, name string, p *Policy) {
+	t.Helper()
+	q, b := marshalParse(t, name, p)
 	if !samePolicy(p, q) {
 		t.Fatalf("%s: round trip changed the policy\nbefore %+v\nafter  %+v\n%s", name, *p, *q, b)
 	}

@@ -68,14 +68,7 @@ requests:
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := Parse("x.yml", out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	q, _ := marshalParse(t, "x.yml", p)
 	w := q.Actions.Writes[0]
 	if w.Host != "a.test" || w.Port != "8080" || len(w.Form["stato"]) != 1 || w.Form["nota"] == nil || w.DenyFields[0] != "azione" || w.Operations[0] != "Update" {
 		t.Errorf("write after round trip = %+v", w)
