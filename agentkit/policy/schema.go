@@ -126,12 +126,7 @@ func (d *decoder) hostRule(n *yaml.Node, field string) (HostRule, bool) {
 	if seen == nil {
 		return r, false
 	}
-	for _, k := range []string{"host", "paths"} {
-		if _, ok := seen[k]; !ok {
-			d.fail(n, join(field, k), CodeMissing, "%s is missing", k)
-			valid = false
-		}
-	}
+	valid = d.require(n, field, seen, "host", "paths") && valid
 	return r, valid
 }
 
@@ -245,12 +240,7 @@ func (d *decoder) write(n *yaml.Node, field string) (Write, bool) {
 	if seen == nil {
 		return w, false
 	}
-	for _, k := range []string{"method", "path"} {
-		if _, ok := seen[k]; !ok {
-			d.fail(n, join(field, k), CodeMissing, "%s is missing", k)
-			valid = false
-		}
-	}
+	valid = d.require(n, field, seen, "method", "path") && valid
 	return w, valid
 }
 

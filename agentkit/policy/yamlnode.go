@@ -242,3 +242,16 @@ func quoteList(xs []string) string {
 
 // maxSeconds keeps second budgets representable as a time.Duration.
 const maxSeconds = math.MaxInt64 / int64(1e9)
+
+// require reports each of keys that the mapping n (whose present keys are seen, as mapping returns
+// them) lacks as CodeMissing at field.key; it returns whether all were there.
+func (d *decoder) require(n *yaml.Node, field string, seen map[string]*yaml.Node, keys ...string) bool {
+	ok := true
+	for _, k := range keys {
+		if _, present := seen[k]; !present {
+			d.fail(n, join(field, k), CodeMissing, "%s is missing", k)
+			ok = false
+		}
+	}
+	return ok
+}
