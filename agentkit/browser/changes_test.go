@@ -59,50 +59,34 @@ func TestRecheckTarget(t *testing.T) {
 			t.Fatalf("cheap rechecks = %d; want 1", got)
 		}
 	})
-	t.Run("a script renames the target by a property write (no DOM mutation): STALE_REF", func(t *testing.T) {
-		load(t)
-		obs, n := observeFind(t, "button", "Invia")
-		if _, err := sess.Page().Evaluate(`() => { document.getElementById('ib').value = 'Elimina tutto'; }`); err != nil {
-			t.Fatal(err)
-		}
-		if res := click(obs, n); res.Code != act.StaleRef {
-			t.Fatalf("click = %+v; want STALE_REF", res)
-		}
-	})
-	t.Run("a twin appears after the snapshot: AMBIGUOUS_TARGET", func(t *testing.T) {
-		load(t)
-		obs, n := observeFind(t, "button", "Salva")
-		if _, err := sess.Page().Evaluate(`() => { const b = document.createElement('button'); b.textContent = 'Salva'; document.getElementById('box').append(b); }`); err != nil {
-			t.Fatal(err)
-		}
-		if res := click(obs, n); res.Code != act.AmbiguousTarget {
-			t.Fatalf("click = %+v; want AMBIGUOUS_TARGET", res)
-		}
-	})
-	t.Run("a twin appears inside an open shadow root: AMBIGUOUS_TARGET", func(t *testing.T) {
-		load(t)
-		obs, n := observeFind(t, "button", "Salva")
-		if _, err := sess.Page().Evaluate(`() => { const r = document.getElementById('host').attachShadow({mode: 'open'}); const b = document.createElement('button'); b.textContent = 'Salva'; r.append(b); }`); err != nil {
-			t.Fatal(err)
-		}
-		if res := click(obs, n); res.Code != act.AmbiguousTarget {
-			t.Fatalf("click = %+v; want AMBIGUOUS_TARGET", res)
-		}
-	})
-	t.Run("a page cannot reset or replace the counter", func(t *testing.T) {
-		load(t)
-		obs, n := observeFind(t, "button", "Salva")
-		if _, err := sess.Page().Evaluate(`() => {
+	// Each script changes the page after the snapshot in a way the cheap check must not miss.
+	for _, c := range []struct {
+		name, target, script string
+		want                 act.Code
+	}{
+		{"a script renames the target by a property write (no DOM mutation): STALE_REF", "Invia",
+			`() => { document.getElementById('ib').value = 'Elimina tutto'; }`, act.StaleRef},
+		{"a twin appears after the snapshot: AMBIGUOUS_TARGET", "Salva",
+			`() => { const b = document.createElement('button'); b.textContent = 'Salva'; document.getElementById('box').append(b); }`, act.AmbiguousTarget},
+		{"a twin appears inside an open shadow root: AMBIGUOUS_TARGET", "Salva",
+			`() => { const r = document.getElementById('host').attachShadow({mode: 'open'}); const b = document.createElement('button'); b.textContent = 'Salva'; r.append(b); }`, act.AmbiguousTarget},
+		{"a page cannot reset or replace the counter", "Salva", `() => {
   document.getElementById('save').textContent = 'Elimina';
   try { Object.defineProperty(window, '__traplineChanges', { get() { return 0; } }); } catch (e) {}
   try { window.__traplineChanges = 0; } catch (e) {}
-}`); err != nil {
-			t.Fatal(err)
-		}
-		if res := click(obs, n); res.Code != act.StaleRef {
-			t.Fatalf("click = %+v; want STALE_REF", res)
-		}
-	})
+}`, act.StaleRef},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			load(t)
+			obs, n := observeFind(t, "button", c.target)
+			if _, err := sess.Page().Evaluate(c.script); err != nil {
+				t.Fatal(err)
+			}
+			if res := click(obs, n); res.Code != c.want {
+				t.Fatalf("click = %+v; want %s", res, c.want)
+			}
+		})
+	}
 }
 
 // TestRecheckTargetOnALaterPage: Playwright numbers the main frame of every later page of a browser
