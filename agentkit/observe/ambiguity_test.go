@@ -23,10 +23,7 @@ func TestUnique(t *testing.T) {
   - button [ref=e11]
   - button [ref=e12]
 `
-	o, err := Parse("s1", "http://portale.interno.test/pratiche", raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustParse(t, "s1", "http://portale.interno.test/pratiche", raw)
 	for ref, ambiguous := range map[string]bool{"s1:e3": true, "s1:e5": true, "s1:e6": false, "s1:e7": false, "s1:e9": true, "s1:e11": false} {
 		n, err := o.Lookup(ref)
 		if err != nil {

@@ -55,10 +55,7 @@ func BenchmarkHash(b *testing.B) {
 // TestTable500 checks the benchmark sample parses completely and compacts
 // with an honest cap.
 func TestTable500(t *testing.T) {
-	o, err := Parse("big500", "https://staging.test/pratiche", readTestdata(t, "table500.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustParse(t, "big500", "https://staging.test/pratiche", readTestdata(t, "table500.txt"))
 	if !o.Complete {
 		t.Fatalf("incomplete: %v", o.Warnings)
 	}

@@ -96,10 +96,7 @@ s3f9k2:e43 link "Apri 102" -> /p/102
 
 func TestCompactText(t *testing.T) {
 	raw := "- generic [ref=e1]:\n  - paragraph [ref=e2]: \"abcdefghij\\nkl\"\n  - text: \"x\\ty \\\"q\\\"\"\n  - button [ref=e3]"
-	o, err := Parse("abc123", "", raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustParse(t, "abc123", "", raw)
 	tests := []struct {
 		opts CompactOptions
 		want string
@@ -120,10 +117,7 @@ func TestCompactText(t *testing.T) {
 }
 
 func TestCompactIncompleteObservation(t *testing.T) {
-	o, err := Parse("abc123", "", "- generic [ref=e1]:\n  - button \"broken [ref=e2]\n  - button \"ok\" [ref=e3]")
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustParse(t, "abc123", "", "- generic [ref=e1]:\n  - button \"broken [ref=e2]\n  - button \"ok\" [ref=e3]")
 	c, err := o.Compact(CompactOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -134,10 +128,7 @@ func TestCompactIncompleteObservation(t *testing.T) {
 }
 
 func TestCompactKeepsUnicodeVerbatim(t *testing.T) {
-	o, err := Parse("abc123", "", "- button \"Sa\u200blva\" [ref=e1]: \u202eevil")
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustParse(t, "abc123", "", "- button \"Sa\u200blva\" [ref=e1]: \u202eevil")
 	c, _ := o.Compact(CompactOptions{})
 	if c.Text != "abc123:e1 button \"Sa\u200blva\": \"\u202eevil\"\n" {
 		t.Errorf("got %q", c.Text)

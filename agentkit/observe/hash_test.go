@@ -16,26 +16,23 @@ func TestHash(t *testing.T) {
 		{"same page captured again with new refs and frame seq", func(t *testing.T) *Observation { return parseSample(t, "kitchen_again", "cccccc") }, true},
 		{"button renamed", func(t *testing.T) *Observation { return parseSample(t, "kitchen_renamed", "dddddd") }, false},
 		{"other page URL", func(t *testing.T) *Observation {
-			o, err := Parse("eeeeee", kitchenURL+"&x", base.Raw)
-			if err != nil {
-				t.Fatal(err)
-			}
+			o := mustParse(t, "eeeeee", kitchenURL+"&x", base.Raw)
 			return o
 		}, false},
 		{"checkbox unchecked", func(t *testing.T) *Observation {
-			return mustParse(t, strings.Replace(base.Raw, `"Conferma invio" [checked]`, `"Conferma invio"`, 1))
+			return mustParse(t, "ffffff", kitchenURL, strings.Replace(base.Raw, `"Conferma invio" [checked]`, `"Conferma invio"`, 1))
 		}, false},
 		{"inline text changed", func(t *testing.T) *Observation {
-			return mustParse(t, strings.Replace(base.Raw, `"Chiudi finestra" [ref=e8]: X`, `"Chiudi finestra" [ref=e8]: Y`, 1))
+			return mustParse(t, "ffffff", kitchenURL, strings.Replace(base.Raw, `"Chiudi finestra" [ref=e8]: X`, `"Chiudi finestra" [ref=e8]: Y`, 1))
 		}, false},
 		{"link target changed", func(t *testing.T) *Observation {
-			return mustParse(t, strings.Replace(base.Raw, "/url: /p/101", "/url: /p/666", 1))
+			return mustParse(t, "ffffff", kitchenURL, strings.Replace(base.Raw, "/url: /p/101", "/url: /p/666", 1))
 		}, false},
 		{"node moved one level", func(t *testing.T) *Observation {
-			return mustParse(t, strings.Replace(base.Raw, "  - button \"Salva\" [ref=e7]\n", "  - generic:\n    - button \"Salva\" [ref=e7]\n", 1))
+			return mustParse(t, "ffffff", kitchenURL, strings.Replace(base.Raw, "  - button \"Salva\" [ref=e7]\n", "  - generic:\n    - button \"Salva\" [ref=e7]\n", 1))
 		}, false},
 		{"ref removed (no longer interactable)", func(t *testing.T) *Observation {
-			return mustParse(t, strings.Replace(base.Raw, `"Salva" [ref=e7]`, `"Salva"`, 1))
+			return mustParse(t, "ffffff", kitchenURL, strings.Replace(base.Raw, `"Salva" [ref=e7]`, `"Salva"`, 1))
 		}, false},
 	}
 	h0 := base.Hash()
@@ -55,33 +52,18 @@ func TestHash(t *testing.T) {
 	}
 }
 
-func mustParse(t *testing.T, raw string) *Observation {
-	t.Helper()
-	o, err := Parse("ffffff", kitchenURL, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
-
 // TestHashFieldBoundaries checks that moving text between fields changes the hash.
 func TestHashFieldBoundaries(t *testing.T) {
-	a := mustParse(t, `- button "ab" [ref=e1]: c`)
-	b := mustParse(t, `- button "a" [ref=e1]: bc`)
+	a := mustParse(t, "ffffff", kitchenURL, `- button "ab" [ref=e1]: c`)
+	b := mustParse(t, "ffffff", kitchenURL, `- button "a" [ref=e1]: bc`)
 	if a.Hash() == b.Hash() {
 		t.Error("name/text boundary not encoded")
 	}
 }
 
 func TestHashIgnoresFocus(t *testing.T) {
-	a, err := Parse("aaaaaa", "http://x/", "- button \"Salva\" [ref=e1]")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Parse("bbbbbb", "http://x/", "- button \"Salva\" [active] [ref=e1]")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustParse(t, "aaaaaa", "http://x/", "- button \"Salva\" [ref=e1]")
+	b := mustParse(t, "bbbbbb", "http://x/", "- button \"Salva\" [active] [ref=e1]")
 	if a.Hash() != b.Hash() {
 		t.Fatal("focus alone changed the hash: a clicked button would look like a changed page")
 	}

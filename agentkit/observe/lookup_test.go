@@ -13,10 +13,7 @@ const twoSalva = `- generic [ref=e1]:
   - text: Salva`
 
 func TestLookup(t *testing.T) {
-	o, err := Parse("cur001", "", twoSalva)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustParse(t, "cur001", "", twoSalva)
 	tests := []struct {
 		qref     string
 		wantName string
@@ -73,10 +70,7 @@ func TestLookupWithoutIndex(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
-	o, err := Parse("cur001", "", twoSalva)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustParse(t, "cur001", "", twoSalva)
 	tests := []struct {
 		role, name string
 		wantRef    string
@@ -104,7 +98,7 @@ func TestFind(t *testing.T) {
 			}
 		})
 	}
-	_, err = o.Find("button", "Salva")
+	_, err := o.Find("button", "Salva")
 	if !strings.Contains(err.Error(), "cur001:e2, cur001:e3") {
 		t.Errorf("ambiguity message should list the candidates: %v", err)
 	}

@@ -110,10 +110,7 @@ func TestParseProperties(t *testing.T) {
 		`    - /url: https://elsewhere.test/x`,
 		`    - text: label`,
 	}, "\n")
-	o, err := Parse("abc123", "https://staging.test/a/b", raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustParse(t, "abc123", "https://staging.test/a/b", raw)
 	if !o.Complete {
 		t.Fatalf("incomplete: %v", o.Warnings)
 	}
@@ -144,10 +141,7 @@ func TestParseProperties(t *testing.T) {
 }
 
 func TestParseUnresolvableURL(t *testing.T) {
-	o, err := Parse("abc123", "not a url", "- link \"x\" [ref=e1]:\n  - /url: /next")
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustParse(t, "abc123", "not a url", "- link \"x\" [ref=e1]:\n  - /url: /next")
 	if n := o.Nodes[0]; n.URL != "/next" || n.RawURL != "/next" {
 		t.Errorf("URL = %q, RawURL = %q; want both raw", n.URL, n.RawURL)
 	}

@@ -154,10 +154,7 @@ func TestKitchenSample(t *testing.T) {
 
 func TestIframeTextFrame(t *testing.T) {
 	raw := "- generic [ref=e1]:\n  - text: top\n  - iframe [ref=e5]:\n    - text: inside\n    - button \"b\" [ref=f3e1]\n"
-	o, err := Parse("abc123", "", raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustParse(t, "abc123", "", raw)
 	want := []string{"", "", "", "f3", "f3"}
 	for i, n := range o.Nodes {
 		if n.Frame != want[i] {
@@ -168,10 +165,7 @@ func TestIframeTextFrame(t *testing.T) {
 
 func TestTextLines(t *testing.T) {
 	raw := "- generic [ref=e1]:\n  - heading \"Titolo\" [level=1] [ref=e2]\n  - paragraph [ref=e3]: corpo\n  - textbox \"Email\" [ref=e4]:\n    - /placeholder: tu@example.com\n  - button \"Same\" [ref=e5]: Same\n  - text: fine"
-	o, err := Parse("abc123", "", raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustParse(t, "abc123", "", raw)
 	want := []string{"Titolo", "corpo", "Email", "tu@example.com", "Same", "fine"}
 	if got := o.TextLines(); !slices.Equal(got, want) {
 		t.Errorf("TextLines = %q, want %q", got, want)
