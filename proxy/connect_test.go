@@ -111,10 +111,7 @@ func TestConnect(t *testing.T) {
 // getOver sends one GET over c (a tunnel) and checks the answer.
 func getOver(t *testing.T, c net.Conn, host, wantBody string) {
 	t.Helper()
-	req, err := http.NewRequest("GET", "http://"+host+"/", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := newRequest(t, "GET", "http://"+host+"/", nil)
 	if err := req.Write(c); err != nil {
 		t.Fatalf("write request through tunnel: %v", err)
 	}

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,6 +12,32 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 )
+
+// newRequest is http.NewRequest for a client to send; an error fails the test.
+func newRequest(t testing.TB, method, url string, body io.Reader) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// send sends req with client and reads and closes the response body; an error sending or reading
+// fails the test.
+func send(t testing.TB, client *http.Client, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		t.Fatalf("%s %s: read body: %v", req.Method, req.URL, err)
+	}
+	return resp, body
+}
 
 // fakeRules allows the hosts in allow (for any method but those in denyMethods) and records the
 // requests it saw.

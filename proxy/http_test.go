@@ -53,19 +53,8 @@ func TestPlainHTTP(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := http.NewRequest(tc.method, tc.url, strings.NewReader("x=1"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := client.Do(req)
-			if err != nil {
-				t.Fatalf("%s %s: %v", tc.method, tc.url, err)
-			}
-			body, err := io.ReadAll(resp.Body)
-			_ = resp.Body.Close()
-			if err != nil {
-				t.Fatalf("read body: %v", err)
-			}
+			req := newRequest(t, tc.method, tc.url, strings.NewReader("x=1"))
+			resp, body := send(t, client, req)
 			if resp.StatusCode != tc.wantStatus || !strings.Contains(string(body), tc.wantBody) {
 				t.Errorf("got %d %q, want %d containing %q", resp.StatusCode, body, tc.wantStatus, tc.wantBody)
 			}
@@ -113,18 +102,11 @@ func TestNavigationFromAccept(t *testing.T) {
 		{"", false},
 	}
 	for i, tc := range cases {
-		req, err := http.NewRequest("GET", "http://portale.interno.test/p", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		req := newRequest(t, "GET", "http://portale.interno.test/p", nil)
 		if tc.accept != "" {
 			req.Header.Set("Accept", tc.accept)
 		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("GET: %v", err)
-		}
-		_ = resp.Body.Close()
+		send(t, client, req)
 		seen := rules.requests()
 		if len(seen) != i+1 {
 			t.Fatalf("rules saw %d requests, want %d", len(seen), i+1)
@@ -140,21 +122,14 @@ func TestHopByHopHeadersStripped(t *testing.T) {
 	p := startProxy(t, Config{Rules: newFakeRules("portale.interno.test"), Hosts: w.hosts})
 	client := proxiedClient(t, p)
 
-	req, err := http.NewRequest("GET", "http://portale.interno.test/h", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := newRequest(t, "GET", "http://portale.interno.test/h", nil)
 	req.Header.Set("Proxy-Authorization", "Basic c2VjcmV0")
 	req.Header.Set("Proxy-Trapline-Token", "secret")
 	req.Header.Set("Connection", "X-Hop")
 	req.Header.Set("X-Hop", "per-connection")
 	req.Header.Set("Keep-Alive", "timeout=5")
 	req.Header.Set("X-Keep", "end-to-end")
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("GET: %v", err)
-	}
-	_ = resp.Body.Close()
+	send(t, client, req)
 	hits := w.portal.received()
 	if len(hits) != 1 {
 		t.Fatalf("portal received %d requests, want 1", len(hits))
@@ -228,17 +203,10 @@ func TestNonProxyRequest(t *testing.T) {
 func TestWebSocketUpgradeLoggedAsWS(t *testing.T) {
 	p := startProxy(t, Config{})
 	client := proxiedClient(t, p)
-	req, err := http.NewRequest("GET", "http://evil.example.test/socket", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := newRequest(t, "GET", "http://evil.example.test/socket", nil)
 	req.Header.Set("Connection", "Upgrade")
 	req.Header.Set("Upgrade", "websocket")
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("GET: %v", err)
-	}
-	_ = resp.Body.Close()
+	resp, _ := send(t, client, req)
 	ds := p.Decisions()
 	if resp.StatusCode != http.StatusForbidden || len(ds) != 1 || ds[0].Scheme != "ws" || ds[0].Host != "evil.example.test" {
 		t.Errorf("got %d and decisions %+v, want 403 and one ws decision for evil.example.test", resp.StatusCode, ds)

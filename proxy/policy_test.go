@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"io"
 	"net/http"
 	"testing"
 
@@ -30,17 +29,9 @@ func TestReferencePolicy(t *testing.T) {
 		{"http://evil.example.test/collect", http.StatusForbidden},
 	}
 	for _, tc := range cases {
-		req, err := http.NewRequest("GET", tc.url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		req := newRequest(t, "GET", tc.url, nil)
 		req.Header.Set("Accept", "text/html")
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("GET %s: %v", tc.url, err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
+		resp, body := send(t, client, req)
 		if resp.StatusCode != tc.wantStatus {
 			t.Errorf("GET %s: %d %q, want %d", tc.url, resp.StatusCode, body, tc.wantStatus)
 		}
