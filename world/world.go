@@ -14,7 +14,6 @@
 package world
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -184,23 +183,7 @@ func (AllowAll) DecideHost(string) policy.Decision {
 // ReadDecisions parses a proxy decision log (one JSON decision per line, as the proxy writes it);
 // name is used in errors.
 func ReadDecisions(r io.Reader, name string) ([]proxy.Decision, error) {
-	var out []proxy.Decision
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		if err := evidence.CheckVersion(sc.Bytes(), proxy.DecisionVersion); err != nil {
-			return nil, fmt.Errorf("read proxy log %s:%d: %w", name, line, err)
-		}
-		var d proxy.Decision
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			return nil, fmt.Errorf("read proxy log %s:%d: %w", name, line, err)
-		}
-		out = append(out, d)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read proxy log %s: %w", name, err)
-	}
-	return out, nil
+	return evidence.ReadLines[proxy.Decision](r, "read proxy log "+name, proxy.DecisionVersion, 1<<20)
 }
 
 // ReadEffects decodes a fixtures.EffectList (what `trapline audit effects` prints) read from name.

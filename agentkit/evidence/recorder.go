@@ -168,21 +168,5 @@ func readJSONL[T any](path string) ([]T, error) {
 		return nil, fmt.Errorf("evidence: open %s: %w", path, err)
 	}
 	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
-	for line := 1; sc.Scan(); line++ {
-		if err := CheckVersion(sc.Bytes(), Version); err != nil {
-			return nil, fmt.Errorf("evidence: %s:%d: %w", path, line, err)
-		}
-		var v T
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			return nil, fmt.Errorf("evidence: %s:%d: %w", path, line, err)
-		}
-		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("evidence: read %s: %w", path, err)
-	}
-	return out, nil
+	return ReadLines[T](f, "evidence: "+path, Version, 16<<20)
 }

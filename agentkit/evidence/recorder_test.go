@@ -85,3 +85,21 @@ func TestReadersCheckTheVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestReadLinesNamesWhereAndLine: ReadLines' errors start with where, then the line; a line longer
+// than maxLine is a read error, never a silent stop.
+func TestReadLinesNamesWhereAndLine(t *testing.T) {
+	type rec struct{ N int }
+	got, err := ReadLines[rec](strings.NewReader(`{"v":3,"N":1}`+"\n"+`{"v":3,"N":2}`+"\n"), "log x.jsonl", 3, 1<<10)
+	if err != nil || len(got) != 2 || got[1].N != 2 {
+		t.Fatalf("ReadLines = %+v, %v; want two records", got, err)
+	}
+	_, err = ReadLines[rec](strings.NewReader(`{"v":3}`+"\n"+`{"v":3,"N":"two"}`+"\n"), "log x.jsonl", 3, 1<<10)
+	if err == nil || !strings.HasPrefix(err.Error(), "log x.jsonl:2: ") {
+		t.Fatalf("bad line: err = %v, want it to start with log x.jsonl:2:", err)
+	}
+	_, err = ReadLines[rec](strings.NewReader(`{"v":3,"pad":"`+strings.Repeat("a", 70<<10)+`"}`+"\n"), "log x.jsonl", 3, 1<<10)
+	if err == nil || !strings.HasPrefix(err.Error(), "log x.jsonl: ") {
+		t.Fatalf("long line: err = %v, want a read error naming log x.jsonl", err)
+	}
+}
