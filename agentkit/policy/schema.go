@@ -71,13 +71,8 @@ func (d *decoder) navigation(n *yaml.Node, field string, nav *Navigation) {
 		"deny_paths": func(v *yaml.Node, f string) { nav.DenyPaths = d.patterns(v, f) },
 		"static_assets": func(v *yaml.Node, f string) {
 			nav.StaticAssets, _ = list(d, v, f, func(it *yaml.Node, fi string) (string, bool) {
-				s, ok := d.nonEmptyStr(it, fi)
+				host, port, ok := d.host(it, fi)
 				if !ok {
-					return "", false
-				}
-				host, port, err := NormalizeHost(s)
-				if err != nil {
-					d.fail(it, fi, CodeInvalidHost, "%v", err)
 					return "", false
 				}
 				return hostPort(host, port), true
@@ -102,18 +97,9 @@ func (d *decoder) hostRule(n *yaml.Node, field string) (HostRule, bool) {
 	valid := true
 	seen := d.mapping(n, field, handlers{
 		"host": func(v *yaml.Node, f string) {
-			s, ok := d.nonEmptyStr(v, f)
-			if !ok {
-				valid = false
-				return
-			}
-			host, port, err := NormalizeHost(s)
-			if err != nil {
-				d.fail(v, f, CodeInvalidHost, "%v", err)
-				valid = false
-				return
-			}
-			r.Host, r.Port = host, port
+			var ok bool
+			r.Host, r.Port, ok = d.host(v, f)
+			valid = valid && ok
 		},
 		"paths": func(v *yaml.Node, f string) {
 			items, ok := d.sequence(v, f)

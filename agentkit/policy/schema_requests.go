@@ -62,18 +62,9 @@ func (d *decoder) checkRequestCategories(p *Policy, nodes []*yaml.Node) {
 func (d *decoder) writeExtras(w *Write, valid *bool) handlers {
 	return handlers{
 		"host": func(v *yaml.Node, f string) {
-			s, ok := d.nonEmptyStr(v, f)
-			if !ok {
-				*valid = false
-				return
-			}
-			host, port, err := NormalizeHost(s)
-			if err != nil {
-				d.fail(v, f, CodeInvalidHost, "%v", err)
-				*valid = false
-				return
-			}
-			w.Host, w.Port = host, port
+			var ok bool
+			w.Host, w.Port, ok = d.host(v, f)
+			*valid = *valid && ok
 		},
 		"form": func(v *yaml.Node, f string) {
 			w.Form = map[string][]string{}

@@ -169,6 +169,21 @@ func (d *decoder) positive(n *yaml.Node, field string, limit int) (int, bool) {
 	return v, true
 }
 
+// host decodes a non-empty host or host:port and normalises it (NormalizeHost); one that does not
+// normalise is CodeInvalidHost.
+func (d *decoder) host(n *yaml.Node, field string) (host, port string, ok bool) {
+	s, ok := d.nonEmptyStr(n, field)
+	if !ok {
+		return "", "", false
+	}
+	host, port, err := NormalizeHost(s)
+	if err != nil {
+		d.fail(n, field, CodeInvalidHost, "%v", err)
+		return "", "", false
+	}
+	return host, port, true
+}
+
 // enum decodes a string that must be one of allowed.
 func (d *decoder) enum(n *yaml.Node, field string, allowed ...string) (string, bool) {
 	s, ok := d.str(n, field)
