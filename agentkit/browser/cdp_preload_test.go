@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,7 +13,6 @@ import (
 	playwright "github.com/mxschmitt/playwright-go"
 
 	"github.com/trapline/trapline/agentkit/policy"
-	"github.com/trapline/trapline/proxy"
 )
 
 type allowAll struct{}
@@ -48,13 +45,7 @@ func TestCDPBrowserPreloadsNothing(t *testing.T) {
 	})
 	mux.HandleFunc("/admin", func(w http.ResponseWriter, r *http.Request) { admin.Add(1); fmt.Fprint(w, "<title>admin</title>") })
 	mux.HandleFunc("/admin/", func(w http.ResponseWriter, r *http.Request) { admin.Add(1); fmt.Fprint(w, "<title>admin</title>") })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	px, err := proxy.Start(proxy.Config{Rules: allowAll{}, Hosts: map[string]string{"portale.interno.test": strings.TrimPrefix(srv.URL, "http://")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = px.Close() })
+	px := portalBehind(t, allowAll{}, mux)
 	if err := useSystemNode(); err != nil {
 		t.Fatal(err)
 	}

@@ -116,18 +116,25 @@ func portalSession(t *testing.T, site http.Handler) (*Session, *evidence.Recorde
 // closed when the test ends.
 func portalProxy(t *testing.T, site http.Handler) (*policy.Policy, *proxy.Proxy) {
 	t.Helper()
-	srv := httptest.NewServer(site)
-	t.Cleanup(srv.Close)
 	pol, err := policy.Load(filepath.Join("..", "..", "policies", "reference.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	px, err := proxy.Start(proxy.Config{Rules: pol, Hosts: map[string]string{"portale.interno.test": strings.TrimPrefix(srv.URL, "http://")}})
+	return pol, portalBehind(t, pol, site)
+}
+
+// portalBehind serves site as portale.interno.test behind a proxy deciding by rules, both closed
+// when the test ends.
+func portalBehind(t *testing.T, rules proxy.Rules, site http.Handler) *proxy.Proxy {
+	t.Helper()
+	srv := httptest.NewServer(site)
+	t.Cleanup(srv.Close)
+	px, err := proxy.Start(proxy.Config{Rules: rules, Hosts: map[string]string{"portale.interno.test": strings.TrimPrefix(srv.URL, "http://")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = px.Close() })
-	return pol, px
+	return px
 }
 
 // newSession opens a session of b through px under pol, recording into dir; the caller closes it.
