@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -340,19 +338,7 @@ func TestRejectedProposalIsLoggedAndFedBack(t *testing.T) {
 		}
 		return action.Action{Kind: action.Done, Reason: "ok"}, nil
 	})
-	dir := t.TempDir()
-	rec, err := evidence.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := (&agentkit.Agent{Policy: agenttest.ReferencePolicy(t, nil), Planner: pl}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs := rec.Violations()
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
+	res, vs, log := agenttest.RunLogged(t, &agentkit.Agent{Policy: agenttest.ReferencePolicy(t, nil), Planner: pl}, d, agentkit.Task{StartURL: pageURL})
 	if res.Outcome != agentkit.Completed {
 		t.Fatalf("outcome = %s (%s), want Completed: a rejected proposal is not fatal", res.Outcome, res.Reason)
 	}
@@ -362,11 +348,7 @@ func TestRejectedProposalIsLoggedAndFedBack(t *testing.T) {
 	if len(feedback) != 2 || feedback[1] != "rejected: not JSON" {
 		t.Fatalf("feedback = %q, want the rejection fed back on the second turn", feedback)
 	}
-	log, err := os.ReadFile(filepath.Join(dir, evidence.ActionsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(log), `"rule":"invalid_proposal"`) || !strings.Contains(string(log), "I think I should click") {
+	if !strings.Contains(log, `"rule":"invalid_proposal"`) || !strings.Contains(log, "I think I should click") {
 		t.Fatalf("actions.jsonl does not record the rejected output:\n%s", log)
 	}
 }

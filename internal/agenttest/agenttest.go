@@ -6,6 +6,7 @@ package agenttest
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -103,4 +104,27 @@ func Run(t testing.TB, ag *agentkit.Agent, d agentkit.Driver, task agentkit.Task
 		t.Fatal(err)
 	}
 	return res, rec.Violations()
+}
+
+// RunLogged is Run for a test that also reads the evidence: it closes the recorder after the run
+// (a failing Close fails the test) and returns the actions log (evidence.ActionsFile) as written.
+func RunLogged(t testing.TB, ag *agentkit.Agent, d agentkit.Driver, task agentkit.Task) (agentkit.Result, []evidence.Violation, string) {
+	t.Helper()
+	rec, err := evidence.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ag.Run(context.Background(), d, rec, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := rec.Violations()
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(rec.Path(evidence.ActionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, vs, string(log)
 }

@@ -1,15 +1,11 @@
 package llm
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/trapline/trapline/agentkit"
-	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/internal/agenttest"
 )
@@ -46,20 +42,8 @@ func TestLoopEndsOnTheTokenBudgetAndFeedsRejectionsBack(t *testing.T) {
 	})
 	f := clickServer(t, "Salva", 600)
 	p := newPlanner(t, f, nil)
-	dir := t.TempDir()
-	rec, err := evidence.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	d := &agenttest.Page{URL: pageURL, Snapshot: detail}
-	res, err := (&agentkit.Agent{Policy: pol, Planner: p}).Run(context.Background(), d, rec, agentkit.Task{StartURL: pageURL, Goal: "Salva la pratica 4."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs := rec.Violations()
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
+	res, vs, log := agenttest.RunLogged(t, &agentkit.Agent{Policy: pol, Planner: p}, d, agentkit.Task{StartURL: pageURL, Goal: "Salva la pratica 4."})
 	var rules []string
 	for _, v := range vs {
 		rules = append(rules, v.Rule)
@@ -76,11 +60,7 @@ func TestLoopEndsOnTheTokenBudgetAndFeedsRejectionsBack(t *testing.T) {
 	if !strings.Contains(f.body(1), "feedback on your previous answer: rejected: invalid action: decode") {
 		t.Fatalf("the rejection was not fed back:\n%s", f.body(1))
 	}
-	log, err := os.ReadFile(filepath.Join(dir, evidence.ActionsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(log), "I will now click the button.") || strings.Contains(string(log), testKey) {
+	if !strings.Contains(log, "I will now click the button.") || strings.Contains(log, testKey) {
 		t.Fatalf("actions.jsonl should hold the rejected answer and never the key:\n%s", log)
 	}
 }
