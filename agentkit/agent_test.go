@@ -44,6 +44,17 @@ func (d *fakeDriver) Act(ctx context.Context, obs *observe.Observation, a action
 	return res
 }
 
+// clickEveryTurn proposes, every turn, a click on the button named name in the current observation.
+func clickEveryTurn(name string) planner.Func {
+	return func(_ context.Context, in planner.Input) (action.Action, error) {
+		n, err := in.Observation.Find("button", name)
+		if err != nil {
+			return action.Action{}, err
+		}
+		return action.Action{Kind: action.Click, Ref: n.Ref}, nil
+	}
+}
+
 // run runs the agent with pol and pl on d for the detail page's task.
 func run(t *testing.T, pol *policy.Policy, pl planner.Planner, d agentkit.Driver) (agentkit.Result, []evidence.Violation) {
 	t.Helper()
@@ -127,15 +138,8 @@ func TestUnreadablePageIsInconclusiveNotEmpty(t *testing.T) {
 
 func TestUnverifiedDeliveryIsNeverRetriedBlindly(t *testing.T) {
 	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot, Delivery: act.DeliveredUnverified}}
-	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
-		n, err := in.Observation.Find("button", "Salva")
-		if err != nil {
-			return action.Action{}, err
-		}
-		return action.Action{Kind: action.Click, Ref: n.Ref}, nil
-	})
 	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Navigation.OnViolation = policy.BlockAndLog })
-	res, vs := run(t, pol, pl, d)
+	res, vs := run(t, pol, clickSalva, d)
 	if len(d.Dispatched) != 1 {
 		t.Fatalf("dispatched %d times, want exactly 1 (no blind retry)", len(d.Dispatched))
 	}
@@ -218,13 +222,9 @@ func (d *secretDriver) Observe(ctx context.Context) (*observe.Observation, error
 // tokenPlanner spends tokens on every turn, as a model planner reports them.
 type tokenPlanner struct{ used int }
 
-func (p *tokenPlanner) Next(_ context.Context, in planner.Input) (action.Action, error) {
+func (p *tokenPlanner) Next(ctx context.Context, in planner.Input) (action.Action, error) {
 	p.used += 400
-	n, err := in.Observation.Find("button", "Salva")
-	if err != nil {
-		return action.Action{}, err
-	}
-	return action.Action{Kind: action.Click, Ref: n.Ref}, nil
+	return clickSalva.Next(ctx, in)
 }
 func (p *tokenPlanner) TokensUsed() int { return p.used }
 
@@ -303,14 +303,10 @@ func (d *verifyingDriver) Act(ctx context.Context, obs *observe.Observation, a a
 func TestLoopReusesTheVerifyingSnapshot(t *testing.T) {
 	d := &verifyingDriver{fakeDriver: fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}, changeOn: "Salva"}}
 	var seen []*observe.Observation
-	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+	pl := planner.Func(func(ctx context.Context, in planner.Input) (action.Action, error) {
 		seen = append(seen, in.Observation)
 		if len(seen) == 1 {
-			n, err := in.Observation.Find("button", "Salva")
-			if err != nil {
-				return action.Action{}, err
-			}
-			return action.Action{Kind: action.Click, Ref: n.Ref}, nil
+			return clickSalva.Next(ctx, in)
 		}
 		return action.Action{Kind: action.Done, Reason: "saved"}, nil
 	})

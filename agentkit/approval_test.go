@@ -1,14 +1,11 @@
 package agentkit_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/act"
-	"github.com/trapline/trapline/agentkit/action"
-	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/internal/agenttest"
 )
@@ -18,13 +15,7 @@ const paySnapshot = `- generic [ref=e1]:
   - button "Paga ora" [ref=e3]
 `
 
-var clickPay = planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
-	n, err := in.Observation.Find("button", "Paga ora")
-	if err != nil {
-		return action.Action{}, err
-	}
-	return action.Action{Kind: action.Click, Ref: n.Ref}, nil
-})
+var clickPay = clickEveryTurn("Paga ora")
 
 func approvalPolicy(t *testing.T, onViolation policy.OnViolation) *policy.Policy {
 	return agenttest.ReferencePolicy(t, func(p *policy.Policy) {

@@ -10,19 +10,12 @@ import (
 	"github.com/trapline/trapline/agentkit/act"
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/observe"
-	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/internal/agenttest"
 )
 
 // clickSalva proposes a click on "Salva" every turn.
-var clickSalva = planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
-	n, err := in.Observation.Find("button", "Salva")
-	if err != nil {
-		return action.Action{}, err
-	}
-	return action.Action{Kind: action.Click, Ref: n.Ref}, nil
-})
+var clickSalva = clickEveryTurn("Salva")
 
 // max_same_action_repeats: 3, as in the seeds, stops the third identical action: two dispatches.
 func TestThirdIdenticalActionIsStopped(t *testing.T) {
