@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/internal/urlcorpus"
 )
 
 var recordChromium = flag.Bool("record-chromium", false, "rewrite agentkit/policy/testdata/corpus/chromium.txt from Chromium's parse of the corpus")
@@ -20,28 +20,13 @@ const corpusDir = "../policy/testdata/corpus"
 
 // corpusRefs returns every reference of the corpus, as the agent would get it.
 func corpusRefs(t *testing.T) []string {
+	paths, hosts, err := urlcorpus.All(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var refs []string
-	for _, f := range []struct{ name, prefix string }{{"paths.txt", "http://portale.interno.test"}, {"hosts.txt", ""}} {
-		file, err := os.Open(filepath.Join(corpusDir, f.name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(file)
-		for sc.Scan() {
-			line := sc.Text()
-			if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			parts := strings.SplitN(line, "\t", 3)
-			s := parts[1]
-			if strings.HasPrefix(s, `"`) {
-				if s, err = strconv.Unquote(s); err != nil {
-					t.Fatal(err)
-				}
-			}
-			refs = append(refs, f.prefix+s)
-		}
-		_ = file.Close()
+	for _, l := range append(paths, hosts...) {
+		refs = append(refs, l.Ref)
 	}
 	return refs
 }
@@ -66,7 +51,7 @@ func TestChromiumParsesTheCorpusAsWeDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const base = "http://portale.interno.test/pratiche/3"
+	const base = urlcorpus.Page
 	refs := corpusRefs(t)
 	got, err := page.Evaluate(`([base, refs]) => refs.map(r => { try { return new URL(r, base).href; } catch (e) { return "FAIL"; } })`,
 		[]any{base, refs})
@@ -107,7 +92,7 @@ func TestChromiumParsesTheCorpusAsWeDo(t *testing.T) {
 	}
 	t.Logf("%d corpus references, %d parsed differently, %d stricter and tolerated", len(refs), diffs, tolerated)
 	if *recordChromium {
-		if err := os.WriteFile(filepath.Join(corpusDir, "chromium.txt"), []byte(rec.String()), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(corpusDir, urlcorpus.ChromiumFile), []byte(rec.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,70 +7,24 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/internal/urlcorpus"
 	"github.com/trapline/trapline/proxy"
 )
 
 // corpusPage is the page every corpus reference is resolved against.
-const corpusPage = "http://portale.interno.test/pratiche/3"
+const corpusPage = urlcorpus.Page
 
-// corpusLine is one spelling of the URL corpus with the rule the reference policy must give.
-type corpusLine struct {
-	file string
-	line int
-	rule policy.Rule
-	ref  string // the reference as the agent gets it (absolute, or relative to corpusPage)
-	note string
-}
-
-// loadCorpus reads testdata/corpus/NAME; prefix is put in front of every spelling.
-func loadCorpus(t *testing.T, name, prefix string) []corpusLine {
-	t.Helper()
-	path := filepath.Join("testdata", "corpus", name)
-	f, err := os.Open(path)
+func corpus(t *testing.T) []urlcorpus.Line {
+	paths, hosts, err := urlcorpus.All(filepath.Join("testdata", "corpus"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []corpusLine
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		text := sc.Text()
-		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		parts := strings.SplitN(text, "\t", 3)
-		if len(parts) < 2 {
-			t.Fatalf("%s:%d: want RULE<TAB>SPELLING, got %q", path, n, text)
-		}
-		spelling := parts[1]
-		if strings.HasPrefix(spelling, `"`) {
-			if spelling, err = strconv.Unquote(spelling); err != nil {
-				t.Fatalf("%s:%d: spelling %s: %v", path, n, parts[1], err)
-			}
-		}
-		c := corpusLine{file: path, line: n, rule: policy.Rule(parts[0]), ref: prefix + spelling}
-		if len(parts) == 3 {
-			c.note = parts[2]
-		}
-		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func corpus(t *testing.T) []corpusLine {
-	paths := loadCorpus(t, "paths.txt", "http://portale.interno.test")
-	hosts := loadCorpus(t, "hosts.txt", "")
 	if len(paths) < 60 || len(hosts) < 60 {
 		t.Fatalf("corpus has %d path and %d host spellings; issue 15 wants at least 60 of each", len(paths), len(hosts))
 	}
@@ -102,26 +56,26 @@ func TestURLCorpus(t *testing.T) {
 
 	escapes, falseBlocks, viaProxy := 0, 0, 0
 	for _, c := range corpus(t) {
-		where := fmt.Sprintf("%s:%d %q", c.file, c.line, c.ref)
+		where := fmt.Sprintf("%s:%d %q", c.File, c.Line, c.Ref)
 		count := func(layer string, got policy.Rule) {
-			if got == c.rule {
+			if got == c.Rule {
 				return
 			}
 			if got == policy.RuleAllowed {
 				escapes++
-			} else if c.rule == policy.RuleAllowed {
+			} else if c.Rule == policy.RuleAllowed {
 				falseBlocks++
 			}
-			t.Errorf("%s: %s gives %s, want %s %s", where, layer, got, c.rule, c.note)
+			t.Errorf("%s: %s gives %s, want %s %s", where, layer, got, c.Rule, c.Note)
 		}
-		d := ref.Decide(policy.Input{Kind: policy.KindGoto, URL: c.ref, Page: corpusPage})
+		d := ref.Decide(policy.Input{Kind: policy.KindGoto, URL: c.Ref, Page: corpusPage})
 		count("Decide", d.Rule)
 
-		abs, err := policy.ResolveURL(corpusPage, c.ref)
+		abs, err := policy.ResolveURL(corpusPage, c.Ref)
 		if err != nil {
 			// The browser cannot resolve it: no request leaves; the agent check must refuse it.
-			if c.rule != policy.RuleInvalidURL {
-				t.Errorf("%s: the browser's parser rejects it (%v), want %s", where, err, c.rule)
+			if c.Rule != policy.RuleInvalidURL {
+				t.Errorf("%s: the browser's parser rejects it (%v), want %s", where, err, c.Rule)
 			}
 			continue
 		}

@@ -1,40 +1,12 @@
 package policy_test
 
 import (
-	"bufio"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/internal/urlcorpus"
 )
-
-// chromiumShapes reads testdata/corpus/chromium.txt: Chromium's own parse of every corpus reference
-// against corpusPage, recorded by agentkit/browser's TestChromiumParsesTheCorpusAsWeDo.
-func chromiumShapes(f *testing.F) map[string]string {
-	file, err := os.Open(filepath.Join("testdata", "corpus", "chromium.txt"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer file.Close()
-	out := map[string]string{}
-	sc := bufio.NewScanner(file)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		q, href, ok := strings.Cut(line, "\t")
-		ref, err := strconv.Unquote(q)
-		if !ok || err != nil {
-			f.Fatalf("chromium.txt: bad line %q", line)
-		}
-		out[ref] = href
-	}
-	return out
-}
 
 // FuzzURLDifferential compares Go's side of URL parsing with Chromium's. On the recorded corpus
 // references it must give Chromium's exact href (or refuse a reference whose Chromium URL the policy
@@ -48,7 +20,12 @@ func FuzzURLDifferential(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	shapes := chromiumShapes(f)
+	// Chromium's own parse of every corpus reference against corpusPage, recorded by agentkit/browser's
+	// TestChromiumParsesTheCorpusAsWeDo.
+	shapes, err := urlcorpus.Chromium(filepath.Join("testdata", "corpus"))
+	if err != nil {
+		f.Fatal(err)
+	}
 	for r := range shapes {
 		f.Add(r)
 	}
