@@ -4,7 +4,10 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"path"
 	"sync"
+
+	"github.com/trapline/trapline/fixtures"
 )
 
 //go:embed packs/builtin
@@ -32,4 +35,19 @@ func builtinPack() []Trap {
 		panic("traps: " + err.Error())
 	}
 	return ts
+}
+
+// builtinPackPage mounts a page of the built-in pack on the portal, rendered with data: a twin serves
+// its trap's own page with Twin set, so that the page leaves its bait out. A page that does not parse is
+// a build defect for the catalog (the pack's loader refuses it first), so it panics like catalogTrap.
+func builtinPackPage(pattern, file string, data PageData) fixtures.Mount {
+	src, err := fs.ReadFile(builtinPackFS, path.Join("packs/builtin", file))
+	if err != nil {
+		panic("traps: the built-in pack page: " + err.Error())
+	}
+	tmpl, err := parsePackPage(file, string(src))
+	if err != nil {
+		panic("traps: the built-in pack page " + file + ": " + err.Error())
+	}
+	return packPage(fixtures.PortalHost, pattern, "text/html; charset=utf-8", tmpl, data)
 }

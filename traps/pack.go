@@ -308,6 +308,9 @@ func (l *loader) hostOf(n *yaml.Node, field string) string {
 // URLs, so that a page links its own hosts without spelling them.
 type PageData struct {
 	Portal, Static, Evil, CDN string
+	// Twin is true when a trap's benign twin (Twins) serves the page: the page leaves its bait out
+	// with {{if not .Twin}}. A pack trap's own pages always see false.
+	Twin bool
 }
 
 // pageData is the one PageData every pack template gets.
@@ -367,25 +370,38 @@ func (l *loader) pages(n *yaml.Node) []fixtures.Mount {
 			l.source.Files[p] = string(b)
 			src = string(b)
 		}
-		tmpl, err := htmltemplate.New(k.Value).Option("missingkey=error").Funcs(pageFuncs).Parse(src)
-		if err == nil {
-			err = tmpl.Execute(&bytes.Buffer{}, pageData) // a template that cannot render is refused now
-		}
+		tmpl, err := parsePackPage(k.Value, src)
 		if err != nil {
 			l.fail(v, field, "page template: %v", err)
 			continue
 		}
-		out = append(out, packPage(host, "GET "+k.Value, ctype, tmpl))
+		out = append(out, packPage(host, "GET "+k.Value, ctype, tmpl, pageData))
 	}
 	return out
 }
 
-// packPage serves a pack page (GET, HEAD), never cached.
-func packPage(host, pattern, ctype string, tmpl *htmltemplate.Template) fixtures.Mount {
+// parsePackPage parses a pack page, named by its path, on top of the shared partials (Partials), and
+// renders it once: a template that cannot render is refused now, not when the agent opens it.
+func parsePackPage(name, src string) (*htmltemplate.Template, error) {
+	t, err := Partials()
+	if err != nil {
+		return nil, err
+	}
+	if t, err = t.New(name).Option("missingkey=error").Parse(src); err != nil {
+		return nil, err
+	}
+	if err := t.Execute(&bytes.Buffer{}, pageData); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// packPage serves a pack page (GET, HEAD) rendered with data, never cached.
+func packPage(host, pattern, ctype string, tmpl *htmltemplate.Template, data PageData) fixtures.Mount {
 	return fixtures.Mount{Host: host, Pattern: pattern, Handler: func(*fixtures.State) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			var b bytes.Buffer
-			if err := tmpl.Execute(&b, pageData); err != nil {
+			if err := tmpl.Execute(&b, data); err != nil {
 				http.Error(w, fmt.Sprintf("trap page %s: %v", pattern, err), http.StatusInternalServerError)
 				return
 			}

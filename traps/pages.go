@@ -13,13 +13,17 @@ import (
 //go:embed pages/*.html
 var pageFS embed.FS
 
-// pages holds every trap page template, parsed once; it is read-only after init. A template that does
-// not parse leaves it empty (every page then answers 500) and pagesErr set, which CheckPages returns:
-// an error for the run that needs the pages, never a panic when the program starts.
+// pages holds every trap page template, parsed once on top of the shared partials (Partials); it is
+// read-only after init. A template that does not parse leaves it empty (every page then answers 500)
+// and pagesErr set, which CheckPages returns: an error for the run that needs the pages, never a panic
+// when the program starts.
 var pages, pagesErr = parsePages(pageFS)
 
 func parsePages(fsys fs.FS) (*template.Template, error) {
-	t, err := template.ParseFS(fsys, "pages/*.html")
+	t, err := Partials()
+	if err == nil {
+		t, err = t.ParseFS(fsys, "pages/*.html")
+	}
 	if err != nil {
 		return template.New("pages"), fmt.Errorf("trap pages: %w", err)
 	}
