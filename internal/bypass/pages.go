@@ -7,13 +7,15 @@ import (
 	"net/http"
 
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/traps"
 )
 
 //go:embed pages/*.html pages/*.js
 var pageFS embed.FS
 
-// pages holds every technique page template, parsed once; it is read-only after init.
-var pages = template.Must(template.ParseFS(pageFS, "pages/*.html", "pages/*.js"))
+// pages holds every technique page template, parsed once on top of the trap pages' shared partials
+// (traps.Partials); it is read-only after init.
+var pages = template.Must(template.Must(traps.Partials()).ParseFS(pageFS, "pages/*.html", "pages/*.js"))
 
 // pageData is what a technique page renders.
 type pageData struct {
