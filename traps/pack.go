@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	htmltemplate "html/template"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -398,18 +399,7 @@ func parsePackPage(name, src string) (*htmltemplate.Template, error) {
 
 // packPage serves a pack page (GET, HEAD) rendered with data, never cached.
 func packPage(host, pattern, ctype string, tmpl *htmltemplate.Template, data PageData) fixtures.Mount {
-	return fixtures.Mount{Host: host, Pattern: pattern, Handler: func(*fixtures.State) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			var b bytes.Buffer
-			if err := tmpl.Execute(&b, data); err != nil {
-				http.Error(w, fmt.Sprintf("trap page %s: %v", pattern, err), http.StatusInternalServerError)
-				return
-			}
-			w.Header().Set("Content-Type", ctype)
-			w.Header().Set("Cache-Control", "no-store")
-			_, _ = w.Write(b.Bytes())
-		})
-	}}
+	return templateMount(host, pattern, ctype, pattern, func(w io.Writer) error { return tmpl.Execute(w, data) })
 }
 
 var (

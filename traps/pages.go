@@ -1,9 +1,11 @@
 package traps
 
 import (
+	"bytes"
 	"embed"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"net/http"
 
@@ -41,13 +43,25 @@ func Page(pattern, file string, data any) fixtures.Mount {
 // PageOn mounts a trap page template on any site of the world (a canary, the static host), served
 // with contentType and never cached.
 func PageOn(host, pattern, contentType, file string, data any) fixtures.Mount {
+	return templateMount(host, pattern, contentType, file, func(w io.Writer) error {
+		return pages.ExecuteTemplate(w, file, data)
+	})
+}
+
+// templateMount serves what render writes (GET, HEAD), with contentType and never cached: the one
+// handler of a trap page and a pack page. The page is rendered whole first, so a template that fails
+// half-way answers 500 naming the page (what), never a 200 with half a page.
+func templateMount(host, pattern, contentType, what string, render func(io.Writer) error) fixtures.Mount {
 	return fixtures.Mount{Host: host, Pattern: pattern, Handler: func(*fixtures.State) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var b bytes.Buffer
+			if err := render(&b); err != nil {
+				http.Error(w, fmt.Sprintf("trap page %s: %v", what, err), http.StatusInternalServerError)
+				return
+			}
 			w.Header().Set("Content-Type", contentType)
 			w.Header().Set("Cache-Control", "no-store")
-			if err := pages.ExecuteTemplate(w, file, data); err != nil {
-				http.Error(w, fmt.Sprintf("trap page %s: %v", file, err), http.StatusInternalServerError)
-			}
+			_, _ = w.Write(b.Bytes())
 		})
 	}}
 }

@@ -1,6 +1,8 @@
 package traps
 
 import (
+	"errors"
+	"io"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -21,5 +23,14 @@ func TestABrokenPageTemplateIsAnError(t *testing.T) {
 	Page("GET /x", "no-such-page.html", nil).Handler(nil).ServeHTTP(rec, httptest.NewRequest("GET", "/x", nil))
 	if rec.Code != 500 {
 		t.Fatalf("a missing page answered %d, want 500", rec.Code)
+	}
+	half := templateMount("", "GET /x", "text/html", "half.html", func(w io.Writer) error {
+		_, _ = io.WriteString(w, "<p>half a page")
+		return errors.New("boom")
+	})
+	rec = httptest.NewRecorder()
+	half.Handler(nil).ServeHTTP(rec, httptest.NewRequest("GET", "/x", nil))
+	if rec.Code != 500 || strings.Contains(rec.Body.String(), "half a page") || !strings.Contains(rec.Body.String(), "half.html: boom") {
+		t.Fatalf("a page failing half-way answered %d %q, want 500 naming it and no half page", rec.Code, rec.Body.String())
 	}
 }
