@@ -37,7 +37,7 @@ type SessionOptions struct {
 	// pauses, like tracing, while the login tool types the account.
 	Video bool
 	// TraceDetail is what the trace records besides the action and network log; default TraceDefault
-	// (TRAPLINE_TRACE, else the screencast without DOM snapshots).
+	// (TRAPLINE_TRACE, else the action, console and network log without screencast or DOM snapshots).
 	TraceDetail TraceDetail
 	// ActionTimeout bounds one click, fill, select or press; default 3s. A ref that no longer resolves
 	// waits this long (Playwright does not fail fast on stale refs).

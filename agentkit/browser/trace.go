@@ -16,15 +16,18 @@ const TraceEnv = "TRAPLINE_TRACE"
 type TraceDetail int
 
 const (
-	// TraceDefault is TRAPLINE_TRACE when set, else TraceScreenshots: an arm traced without DOM
-	// snapshots took 0.62x to 0.87x the time of a fully traced one (BenchmarkArmTrace, BENCHMARKS.md).
+	// TraceDefault is TRAPLINE_TRACE when set, else TraceLog: the action, console and network log on
+	// every arm, cheaply. The screencast cost 0.18 of an arm's CPU on top of the log, and the DOM
+	// snapshots as much again (BenchmarkArmTrace, BenchmarkArmCost, BENCHMARKS.md); they are recorded
+	// on request (TRAPLINE_TRACE=screenshots or full).
 	TraceDefault TraceDetail = iota
 	// TraceFull records the screencast and DOM snapshots before and after each action: the trace
 	// viewer can show and inspect the page at every step. On request (TRAPLINE_TRACE=full).
 	TraceFull
-	// TraceScreenshots records the screencast but no DOM snapshots.
+	// TraceScreenshots records the screencast but no DOM snapshots. On request
+	// (TRAPLINE_TRACE=screenshots); the default until issue 21's third pass.
 	TraceScreenshots
-	// TraceLog records neither: only the actions, console and network log.
+	// TraceLog records neither: only the actions, console and network log. The default.
 	TraceLog
 )
 
@@ -38,7 +41,7 @@ func (d TraceDetail) String() string {
 	return fmt.Sprintf("TraceDetail(%d)", int(d))
 }
 
-// resolve turns TraceDefault into the detail TRAPLINE_TRACE names (TraceScreenshots when unset). An
+// resolve turns TraceDefault into the detail TRAPLINE_TRACE names (TraceLog when unset). An
 // unknown value is an error naming the variable, never a silent default.
 func (d TraceDetail) resolve() (TraceDetail, error) {
 	if d != TraceDefault {
@@ -46,7 +49,7 @@ func (d TraceDetail) resolve() (TraceDetail, error) {
 	}
 	v := os.Getenv(TraceEnv)
 	if v == "" {
-		return TraceScreenshots, nil
+		return TraceLog, nil
 	}
 	for k, n := range traceNames {
 		if n == v && k != TraceDefault {

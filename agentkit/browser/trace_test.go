@@ -6,7 +6,7 @@ import (
 )
 
 func TestTraceDetailResolve(t *testing.T) {
-	for env, want := range map[string]TraceDetail{"": TraceScreenshots, "full": TraceFull, "screenshots": TraceScreenshots, "log": TraceLog} {
+	for env, want := range map[string]TraceDetail{"": TraceLog, "full": TraceFull, "screenshots": TraceScreenshots, "log": TraceLog} {
 		t.Setenv(TraceEnv, env)
 		got, err := TraceDefault.resolve()
 		if err != nil || got != want {
