@@ -74,6 +74,7 @@ func (s *Session) changes() (int64, error) {
 	if len(s.page.Frames()) != 1 {
 		return 0, errNoCounter
 	}
+	s.counterReads.Add(1)
 	v, err := s.page.Evaluate(`() => { const d = Object.getOwnPropertyDescriptor(window, '` + changeCounterName + `'); return d && !d.configurable && d.get ? window.` + changeCounterName + ` : -1; }`)
 	if err != nil {
 		return 0, fmt.Errorf("browser: read change counter: %w", err)
@@ -93,12 +94,19 @@ func (s *Session) changes() (int64, error) {
 	return n, nil
 }
 
-// recheckTarget is the cheap pre-dispatch check: when the page's URL and change counter are what they
-// were when obs was taken, it re-reads the target element alone (an element-scoped AI snapshot of its
-// ref) and compares its role and name with what obs recorded. handled is false when the cheap check
-// cannot decide (the page changed, it has frames, the counter or the element snapshot could not be
-// read): the caller then reads the whole page, as before. handled with ok false
-// means the target changed: STALE_REF, never a guess.
+// recheckTarget is the cheap pre-dispatch check: when the page's URL, navigation count and change
+// counter are what they were when obs was taken, it re-reads the target element alone (an
+// element-scoped AI snapshot of its ref) and compares its role and name with what obs recorded.
+// handled is false when the cheap check cannot decide (the page changed, it has frames, the counter or
+// the element snapshot could not be read): the caller then reads the whole page, as before. handled
+// with ok false means the target changed: STALE_REF, never a guess.
+//
+// The counter is read once, after the element: it never goes down (every signal adds to it), so the
+// value the snapshot recorded, read again after the element's re-read, proves that nothing it counts
+// changed from the snapshot to the end of that re-read. (A read before the element too would only save
+// an element read on a page that has changed; on the common, unchanged page it is one more round trip
+// to the page per action.) A new document starts a new counter: the URL and the navigation count
+// (navcount.go) catch a reload, and a new document has no ref map for the element read anyway.
 //
 // An element-scoped snapshot replaces Playwright's ref map with the element's subtree, so after it only
 // the target's own ref (and its descendants') resolve until the next full snapshot; verify takes one.
@@ -106,16 +114,17 @@ func (s *Session) changes() (int64, error) {
 // read, which restores the map.
 func (s *Session) recheckTarget(obs *observe.Observation, a action.Action, target observe.Node) (res act.Result, ok, handled bool) {
 	s.mu.Lock()
-	at, known := s.latestChanges, s.latestChangesKnown
+	at, known, navs := s.latestChanges, s.latestChangesKnown, s.latestNavs
 	s.mu.Unlock()
 	// A page with one frame (changes checks it) has every ref in its main frame, whatever the prefix:
 	// Playwright numbers the main frames of later pages of the browser f1, f2, ... too.
-	if s.opts.FullReread || !known || target.RawRef == "" || s.page.URL() != obs.URL {
+	if s.opts.FullReread || !known || target.RawRef == "" || s.page.URL() != obs.URL || s.navs.Load() != navs {
 		return act.Result{}, false, false
 	}
-	now, err := s.changes()
-	if err != nil || now != at {
-		return act.Result{}, false, false
+	if s.opts.CounterBeforeTarget { // the A/B of BenchmarkPerActionCounterReads: the read this check no longer needs
+		if now, err := s.changes(); err != nil || now != at {
+			return act.Result{}, false, false
+		}
 	}
 	loc := s.page.Locator("aria-ref=" + target.RawRef)
 	if n, err := loc.Count(); err != nil || n != 1 {
@@ -129,9 +138,8 @@ func (s *Session) recheckTarget(obs *observe.Observation, a action.Action, targe
 	if err != nil {
 		return act.Result{}, false, false
 	}
-	// The counter is read again after the element: a change while it was read sends the caller to the
-	// full read.
-	if again, err := s.changes(); err != nil || again != at {
+	// The counter after the element: any change since the snapshot sends the caller to the full read.
+	if again, err := s.changes(); err != nil || again != at || s.navs.Load() != navs {
 		return act.Result{}, false, false
 	}
 	el, found := findRaw(sub, target.RawRef)
@@ -151,6 +159,10 @@ func (s *Session) observeChanges() (int64, bool) {
 	n, err := s.changes()
 	return n, err == nil
 }
+
+// CounterReads is how many times the session read the page's change counter (for benchmarks and
+// tests: each read is a round trip to the page).
+func (s *Session) CounterReads() int64 { return s.counterReads.Load() }
 
 // TargetRechecks is how many dispatches of the session were re-resolved by the cheap check of the
 // target alone, without a full re-read (for benchmarks and tests).

@@ -62,6 +62,10 @@ type SessionOptions struct {
 	// FullReread makes every dispatch re-read the whole page first, as before issue 21, instead of
 	// the cheap check of the target alone when the page is unchanged (changes.go). For A/B benchmarks.
 	FullReread bool
+	// CounterBeforeTarget makes the cheap check read the change counter before the target's re-read
+	// too, as before issue 21's third pass (changes.go: the read after it is enough). For A/B
+	// benchmarks.
+	CounterBeforeTarget bool
 }
 
 // Session is one ephemeral browser context with one page; it implements agentkit.Driver.
@@ -76,6 +80,10 @@ type Session struct {
 	// latestChangesKnown is false when it could not be read.
 	latestChanges      int64
 	latestChangesKnown bool
+	// latestNavs is the page's navigation count (navcount.go) read just before latest was taken.
+	latestNavs int64
+	// counterReads counts the reads of the change counter (changes.go).
+	counterReads atomic.Int64
 	// targetRechecks counts the actions whose target recheckTarget decided without a full read.
 	targetRechecks atomic.Int64
 
@@ -271,6 +279,7 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 			return nil, err
 		}
 		_ = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad, Timeout: ms(s.opts.NavigationTimeout)})
+		navs := s.navs.Load()
 		changes, changesKnown := s.observeChanges()
 		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.SnapshotTimeout)})
 		if err != nil {
@@ -296,7 +305,7 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		}
 		s.mu.Lock()
 		s.latest = obs
-		s.latestChanges, s.latestChangesKnown = changes, changesKnown
+		s.latestChanges, s.latestChangesKnown, s.latestNavs = changes, changesKnown, navs
 		s.mu.Unlock()
 		return obs, nil
 	}
