@@ -128,3 +128,52 @@ func benchCost(b *testing.B, variants []costVariant) {
 	b.ReportMetric(cpu.share(), "cpu-busy-%")
 	b.ReportMetric(load, "loadavg1")
 }
+
+// BenchmarkPerActionCounterReads is the per-click A/B of the cheap recheck's change-counter reads on
+// the 100-row page of BenchmarkPerAction: A reads the counter before and after the target's re-read
+// (browser.SessionOptions.CounterBeforeTarget, as before issue 21's third pass), B only after it (the
+// default). Interleaved, the order rotating. Reported: CPU ms (the process tree's) and wall ms per
+// click of each, counter reads per click, and how many clicks took the cheap path (1.0, or the
+// comparison is void).
+func BenchmarkPerActionCounterReads(b *testing.B) {
+	pol, br, w, rec := rowsWorld(b, 100)
+	session := func(before bool) *browser.Session {
+		s, err := br.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: pol, Recorder: rec,
+			CounterBeforeTarget: before, SnapshotTimeout: 60 * time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	sessions := []*browser.Session{session(true), session(false)}
+	names := []string{"before", "after"}
+	url := w.URL("/pratiche/righe")
+	ctx := context.Background()
+	tr := startTracker()
+	defer tr.close()
+	spent := make([]time.Duration, 2)
+	ticks := make([]uint64, 2)
+	load, cpu := loadAvg(), startCPU()
+	round := 0
+	for b.Loop() {
+		for k := range sessions {
+			i := (k + round) % len(sessions)
+			c0 := tr.sample()
+			spent[i] += agentClicks(ctx, b, pol, sessions[i], rec, url)
+			c1 := tr.sample()
+			ticks[i] += (c1.goCPU + c1.driver + c1.chromium) - (c0.goCPU + c0.driver + c0.chromium)
+		}
+		round++
+	}
+	n := float64(b.N * clicksPerRun)
+	for i, s := range sessions {
+		b.ReportMetric(float64(spent[i].Microseconds())/1000/n, names[i]+"-ms/click")
+		b.ReportMetric(float64(ticks[i])*1000/clockTicks/n, names[i]+"-cpu-ms/click")
+		b.ReportMetric(float64(s.TargetRechecks())/n, names[i]+"-rechecked/click")
+		b.ReportMetric(float64(s.CounterReads())/n, names[i]+"-counter-reads/click")
+	}
+	b.ReportMetric(float64(ticks[1])/float64(ticks[0]), "after/before-cpu")
+	b.ReportMetric(cpu.share(), "cpu-busy-%")
+	b.ReportMetric(load, "loadavg1")
+}
