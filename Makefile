@@ -13,10 +13,16 @@ LABEL_ARG  := $(if $(LABELS),--label-filter='$(LABELS)',)
 # tools (whose pinned cells are often "caught": the tools' own results, which would fail the demo's
 # report gate) run in make test.
 DEMO_LABEL_ARG := --label-filter='$(if $(LABELS),$(LABELS),!bypass && !external && !agent-tools)'
+# The catalog: every trap of the catalog and the scenario, both arms, the reference agent only. The one
+# definition: bench/suite.sh (make bench), make flake-catalog and BENCHMARKS.md use it
+# (`make catalog-labels` prints it).
+CATALOG_LABELS := !bypass && !external && !agent-tools && !diligent && !twin && !llm-catalog && !budget-policy
+# benchrecord times commands (benchrecord time): make test's and .ci/run's parts, bench/suite.sh's runs.
+BENCHRECORD := bin/benchrecord
 
 UNIT_PKGS   = $(shell $(GO) list ./... | grep -v /specs$$)
 
-.PHONY: all setup demo test unit specs vet fmt bench clean flake gate-demo
+.PHONY: all setup demo test test-parts unit specs vet fmt bench clean flake flake-catalog gate-demo catalog-labels benchrecord
 
 all: test
 
@@ -38,8 +44,23 @@ demo: setup
 	  if [ $$status -ne 0 ]; then tail -n 60 $(OUT)/ginkgo.log; fi; \
 	  [ $$status -eq 0 ] && [ $$rstatus -eq 0 ]
 
-## test: vet, unit tests, the Ginkgo specs in parallel, then the example modules
-test: setup vet unit specs examples
+## test: vet, unit tests, the Ginkgo specs in parallel, then the example modules. Each part and the
+## whole print a timing line (BenchmarkMakeTest/<part>: wall s, CPU of its process tree, the machine's
+## CPU share); `go run ./cmd/benchrecord -merge -cmd "make test" < log` records them in bench/results.json.
+test: benchrecord
+	@$(BENCHRECORD) time -name MakeTest/total -- $(MAKE) --no-print-directory test-parts
+
+test-parts: benchrecord
+	@set -e; for part in setup vet unit specs examples; do \
+	  $(BENCHRECORD) time -name MakeTest/$$part -- $(MAKE) --no-print-directory $$part; done
+
+## benchrecord: build the benchmark recorder and timer (cmd/benchrecord) into bin/
+benchrecord:
+	@$(GO) build -o $(BENCHRECORD) ./cmd/benchrecord
+
+## catalog-labels: print the catalog's label filter (CATALOG_LABELS)
+catalog-labels:
+	@echo '$(CATALOG_LABELS)'
 
 vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
@@ -104,6 +125,11 @@ flake: setup
 	if [ $$status -eq 0 ] && [ $$missing -gt 0 ]; then echo "$$missing run(s) broke before writing a summary"; status=3; fi; \
 	exit $$status
 
+## flake-catalog: make flake over the catalog (CATALOG_LABELS), N=5 unless given: "0 flaky arms, every
+## control arm fired in every run" is this one command (the report's last lines say both)
+flake-catalog:
+	@$(MAKE) --no-print-directory flake N=$(if $(filter command line,$(origin N)),$(N),5) LABELS='$(CATALOG_LABELS)'
+
 ## gate-demo: the CI gate on a deliberately broken policy (deny words emptied): a baseline run under the
 ## reference policy, a run under the broken one, then the baseline diff (exits 4: regressions)
 gate-demo: setup
@@ -113,11 +139,17 @@ gate-demo: setup
 	  $(GINKGO) --procs=$(PROCS) --label-filter='!bypass && !scenario && !external' --junit-report=junit.xml --output-dir=$(OUT)/gate/broken ./specs >$(OUT)/gate/broken.log 2>&1
 	$(GO) run ./cmd/trapline report --baseline $(OUT)/gate/baseline/summary.json $(OUT)/gate/broken/summary.json
 
-## bench: every benchmark of issue 9, medians of repeated runs, recorded in bench/results.json (see
-## BENCHMARKS.md). BENCH_QUICK=1 runs one repetition of each and skips the suite timings (a smoke run).
+## bench: every benchmark of issues 9 and 21, medians of repeated runs, recorded in bench/results.json
+## (see BENCHMARKS.md). BENCH_QUICK=1 runs one repetition of each and skips the suite timings (a smoke
+## run). The suite (bench/suite.sh: the catalog, CATALOG_LABELS) runs SUITE_RUNS times with each of
+## SUITE_PROCS process counts (default: make test's PROCS); SUITE_CONTAINER=on adds container mode.
+## BENCH_SCALE=1 adds BenchmarkCatalogScale (the catalog three times over; the suite's s/arm already
+## shows growth).
 SUITE_RUNS ?= 3
+SUITE_PROCS ?= $(PROCS)
+SUITE_CONTAINER ?= off
 BENCH_COUNT := $(if $(BENCH_QUICK),1,5)
-bench: setup
+bench: setup benchrecord
 	@mkdir -p bench
 	{ $(GO) test -run '^$$' -bench 'Decide' -benchmem -count $(BENCH_COUNT) ./agentkit/policy; \
 	  $(GO) test -run '^$$' -bench 'ProxyOverhead' -benchtime 3000x -count $(BENCH_COUNT) ./proxy; \
@@ -126,9 +158,9 @@ bench: setup
 	  $(GO) test -run '^$$' -bench 'PerAction' -benchtime 3x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
 	  $(GO) test -run '^$$' -bench 'AgentRunMemory' -benchtime 1x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
 	  $(GO) test -run '^$$' -bench 'ArmBrowser|ArmTrace|ArmProfile' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m ./bench; \
-	  $(if $(BENCH_QUICK),,$(GO) test -run '^$$' -bench 'CatalogScale' -benchtime 1x -count 1 -timeout 60m ./bench; \
-	  SUITE_RUNS=$(SUITE_RUNS) bash bench/suite.sh;) } > bench/out.txt
-	$(GO) run ./cmd/benchrecord -o bench/results.json -cmd "make bench$(if $(BENCH_QUICK), BENCH_QUICK=1, SUITE_RUNS=$(SUITE_RUNS))" < bench/out.txt
+	  $(if $(BENCH_SCALE),$(GO) test -run '^$$' -bench 'CatalogScale' -benchtime 1x -count 1 -timeout 120m ./bench;) \
+	  $(if $(BENCH_QUICK),,CATALOG_LABELS='$(CATALOG_LABELS)' SUITE_RUNS=$(SUITE_RUNS) SUITE_PROCS='$(SUITE_PROCS)' SUITE_CONTAINER=$(SUITE_CONTAINER) bash bench/suite.sh;) } > bench/out.txt
+	$(BENCHRECORD) -o bench/results.json -cmd "make bench$(if $(BENCH_QUICK), BENCH_QUICK=1, SUITE_RUNS=$(SUITE_RUNS) SUITE_PROCS=$(SUITE_PROCS))$(if $(BENCH_SCALE), BENCH_SCALE=1)" < bench/out.txt
 
 ## mutate: mutation testing (docs/mutation.md): weaken policies/reference.yml and the agent's guards one
 ## at a time, run the catalog's guarded arms against each mutant, print the kill rate and the survivors

@@ -1,26 +1,35 @@
 #!/usr/bin/env bash
-# Times the whole trap suite (catalog + scenario, both arms) with 1 and 2 Ginkgo processes, embedded
-# world, and in container mode when a Docker engine answers; SUITE_RUNS repeats each (default 3).
-# Prints Go benchmark lines so cmd/benchrecord takes the medians with the other benchmarks:
-#   BenchmarkSuite/embedded/procs=1  1  <ns> ns/op  <s> s/suite
-# A run whose specs fail still prints its time, flagged on stderr: a broken suite is not a fast one.
+# Times the catalog (every catalog trap and the scenario, both arms, the reference agent: the Makefile's
+# CATALOG_LABELS) with the embedded world, SUITE_RUNS times (default 3) for each process count in
+# SUITE_PROCS (default 2, make test's), and in container mode too when SUITE_CONTAINER=on and a Docker
+# engine answers. Each run prints one Go benchmark line (benchrecord time) that cmd/benchrecord turns
+# into medians with the other benchmarks:
+#   BenchmarkSuite/catalog/embedded/procs=2  1  <ns> ns/op  <s> s  <cpu-s> cpu-s  ...  <n> arms
+#     <s> s/arm  <cpu-s> cpu-s/arm  <n> failed-arms  <busy> cpu-busy-%  <load> loadavg1  <code> exit
+# cpu-s is the suite's whole process tree (Ginkgo, the test processes, the drivers, Chromium);
+# cpu-busy-% is the machine's (every process, /proc/stat), so a busy machine shows. A run whose specs
+# fail still prints its time, flagged on stderr and by failed-arms and exit: a broken suite is not a
+# fast one.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+labels=${CATALOG_LABELS:-$(make -s --no-print-directory catalog-labels)}
 runs=${SUITE_RUNS:-3}
+procs_list=${SUITE_PROCS:-2}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+go build -o "$out/benchrecord" ./cmd/benchrecord || exit 1
 modes=(embedded)
-if [ "${SUITE_CONTAINER:-auto}" != "off" ] && docker info >/dev/null 2>&1; then modes+=(container); fi
+if [ "${SUITE_CONTAINER:-off}" = "on" ]; then
+  if docker info >/dev/null 2>&1; then modes+=(container); else echo "suite.sh: SUITE_CONTAINER=on but no Docker engine answers; embedded only" >&2; fi
+fi
 for mode in "${modes[@]}"; do
-  for procs in 1 2; do
+  for procs in $procs_list; do
     for i in $(seq 1 "$runs"); do
-      start=$(date +%s%N)
-      TRAPLINE_WORLD=$mode TRAPLINE_OUT=$out/$mode-$procs-$i go tool ginkgo --procs="$procs" --label-filter='!bypass && !external' ./specs >"$out/log" 2>&1
+      dir=$out/$mode-$procs-$i
+      TRAPLINE_WORLD=$mode TRAPLINE_OUT=$dir "$out/benchrecord" time -name "Suite/catalog/$mode/procs=$procs" \
+        -summary "$dir/summary.json" -log "$out/log" -- go tool ginkgo --procs="$procs" --label-filter="$labels" ./specs
       status=$?
-      end=$(date +%s%N)
-      ns=$((end - start))
       if [ $status -ne 0 ]; then echo "suite.sh: $mode procs=$procs run $i failed (exit $status); tail of its log:" >&2; tail -n 20 "$out/log" >&2; fi
-      awk -v m="$mode" -v p="$procs" -v ns="$ns" 'BEGIN { printf "BenchmarkSuite/%s/procs=%d\t1\t%.0f ns/op\t%.1f s/suite\n", m, p, ns, ns / 1e9 }'
     done
   done
 done

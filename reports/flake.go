@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/trapline/trapline/traps"
 )
 
 // Flake is a trap × arm whose verdict changed between repeated runs of the same code.
@@ -31,6 +33,12 @@ type FlakeCheck struct {
 	// (a run cut short, a spec that failed before it recorded its arm), so its stability is unknown
 	// there, which is not the same as stable.
 	Incomplete []Flake
+	// Controls counts the control arms seen (the trap's proof that it fires under the permissive
+	// policy); Silent are those whose verdict was not pass in a run that has them: the trap did not
+	// fire there, so a held guarded arm proves nothing in that run. A control arm that never fires is
+	// not flaky (its verdict never changes), so it is listed here and not in Flaky.
+	Controls int
+	Silent   []Flake
 }
 
 // CheckFlakes compares runs (names label them, one per run) in one pass over their entries. A
@@ -65,6 +73,12 @@ func CheckFlakes(names []string, runs []Summary) FlakeCheck {
 		if slices.Contains(vs, "") {
 			c.Incomplete = append(c.Incomplete, f)
 		}
+		if k.arm == string(traps.Control) {
+			c.Controls++
+			if slices.ContainsFunc(vs, func(v string) bool { return v != "" && v != VerdictPass }) {
+				c.Silent = append(c.Silent, f)
+			}
+		}
 	}
 	return c
 }
@@ -86,7 +100,8 @@ func changed(vs []string) bool {
 }
 
 // Write prints each flaky trap × arm with its verdict in each run, each pair some runs lack with the
-// runs that lack it, and a one-line tally.
+// runs that lack it, each control arm that did not fire with the runs where it did not, and a tally:
+// flaky arms, then how many control arms fired in every run.
 func (c FlakeCheck) Write(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(c.Flaky) > 0 {
@@ -116,6 +131,26 @@ func (c FlakeCheck) Write(w io.Writer) error {
 			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\n", f.Trap, ArmLabel(Entry{Arm: f.Arm, Agent: f.Agent}), len(f.Verdicts)-len(missing), len(f.Verdicts), strings.Join(missing, " "))
 		}
 	}
+	if len(c.Silent) > 0 {
+		fmt.Fprintln(tw, "CONTROL ARM DID NOT FIRE\tARM\tFIRED IN\tNOT IN")
+		for _, f := range c.Silent {
+			var not []string
+			fired, there := 0, 0
+			for i, v := range f.Verdicts {
+				if v == "" {
+					continue
+				}
+				there++
+				if v == VerdictPass {
+					fired++
+				} else {
+					not = append(not, fmt.Sprintf("%s=%s", c.Names[i], strings.ToUpper(v)))
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\n", f.Trap, ArmLabel(Entry{Arm: f.Arm, Agent: f.Agent}), fired, there, strings.Join(not, " "))
+		}
+	}
 	fmt.Fprintf(tw, "flake: %d run(s), %d trap arm(s), %d flaky, %d missing from some runs\n", len(c.Names), c.Arms, len(c.Flaky), len(c.Incomplete))
+	fmt.Fprintf(tw, "control arms: %d of %d fired in every run that has them\n", c.Controls-len(c.Silent), c.Controls)
 	return tw.Flush()
 }

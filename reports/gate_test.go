@@ -105,13 +105,31 @@ func TestFlakes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"FLAKY TRAP", "a ", "2/1/0", "s2.json=FAIL", "d ", "s3.json=BROKEN",
-		"INCOMPLETE TRAP", "s3.json s4.json", "4 run(s), 4 trap arm(s), 2 flaky, 4 missing from some runs"} {
+		"INCOMPLETE TRAP", "s3.json s4.json", "4 run(s), 4 trap arm(s), 2 flaky, 4 missing from some runs",
+		"control arms: 1 of 1 fired in every run"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("flake output lacks %q:\n%s", want, b.String())
 		}
 	}
 	if fl := CheckFlakes(names[:1], runs[:1]).Flaky; len(fl) != 0 {
 		t.Errorf("one run has flakes: %+v", fl)
+	}
+	// A control arm that never fires is not flaky, but it is listed: its trap proved nothing.
+	silent := CheckFlakes(names[:2], []Summary{
+		{Entries: []Entry{entry("b", "control", VerdictFail), entry("e", "control", VerdictPass)}},
+		{Entries: []Entry{entry("b", "control", VerdictFail), entry("e", "control", VerdictPass)}},
+	})
+	if len(silent.Flaky) != 0 || silent.Controls != 2 || len(silent.Silent) != 1 || silent.Silent[0].Trap != "b" {
+		t.Fatalf("silent control: %+v", silent)
+	}
+	b.Reset()
+	if err := silent.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"CONTROL ARM DID NOT FIRE", "b ", "0/2", "s1.json=FAIL s2.json=FAIL", "control arms: 1 of 2 fired"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("flake output lacks %q:\n%s", want, b.String())
+		}
 	}
 }
 

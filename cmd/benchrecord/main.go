@@ -1,7 +1,14 @@
 // Command benchrecord turns `go test -bench` output (stdin) into bench/results.json: the median of every
 // metric of every benchmark over its repeated runs, with the machine and the command that produced it.
+// Lines that are not benchmark lines are skipped, so a whole log (make test's, .ci/run's) can be fed in.
+// With -merge the benchmarks read replace those of the same name in the file and the others stay.
 //
 //	go test -run '^$' -bench . -count 5 ./... | go run ./cmd/benchrecord -o bench/results.json -cmd "make bench"
+//	go run ./cmd/benchrecord -merge -o bench/results.json -cmd ".ci/run" < ci.log
+//
+// `benchrecord time -name NAME -- COMMAND` runs a command and prints its timing as a benchmark line
+// (wall time, its process tree's CPU, the machine's CPU share; see timeUsage): how bench/suite.sh,
+// make test and .ci/run time their parts.
 package main
 
 import (
@@ -25,6 +32,15 @@ type Result struct {
 	Command    string                        `json:"command"`
 	Machine    Machine                       `json:"machine"`
 	Benchmarks map[string]map[string]Measure `json:"benchmarks"` // name -> unit -> measure
+	// Merged lists the later inputs merged in with -merge: when, by which command, which benchmarks.
+	Merged []Merge `json:"merged,omitempty"`
+}
+
+// Merge is one input merged into an existing results file.
+type Merge struct {
+	Recorded   time.Time `json:"recorded"`
+	Command    string    `json:"command"`
+	Benchmarks []string  `json:"benchmarks"`
 }
 
 // Machine describes where the numbers were taken.
@@ -43,15 +59,30 @@ type Measure struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "time" {
+		os.Exit(timeMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	out := flag.String("o", "bench/results.json", "the results file")
 	cmd := flag.String("cmd", "make bench", "the command that produced the input, recorded with the numbers")
+	merge := flag.Bool("merge", false, "merge into the results file: replace the benchmarks read, keep the others")
 	flag.Parse()
 	res, err := parse(os.Stdin)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "record:", err)
 		os.Exit(1)
 	}
-	res.Command, res.Recorded, res.Machine = *cmd, time.Now().UTC(), machine()
+	if len(res.Benchmarks) == 0 {
+		fmt.Fprintln(os.Stderr, "record: no benchmark lines in the input")
+		os.Exit(1)
+	}
+	now := time.Now().UTC()
+	res.Command, res.Recorded, res.Machine = *cmd, now, machine()
+	if *merge {
+		if res, err = mergeInto(*out, res); err != nil {
+			fmt.Fprintln(os.Stderr, "record:", err)
+			os.Exit(1)
+		}
+	}
 	b, _ := json.MarshalIndent(res, "", "  ")
 	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "record:", err)
@@ -62,6 +93,33 @@ func main() {
 			fmt.Printf("%-40s %14.2f %s (median of %d)\n", name, m.Median, unit, len(m.Runs))
 		}
 	}
+}
+
+// mergeInto reads the results file at path and puts add's benchmarks into it, replacing those of the
+// same name; the file's own command, time and machine stay, and add is listed under Merged.
+func mergeInto(path string, add Result) (Result, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return add, fmt.Errorf("merge into %s: %w", path, err)
+	}
+	var old Result
+	if err := json.Unmarshal(raw, &old); err != nil {
+		return add, fmt.Errorf("merge into %s: %w", path, err)
+	}
+	if old.V != add.V {
+		return add, fmt.Errorf("merge into %s: version %d, this benchrecord writes %d", path, old.V, add.V)
+	}
+	if old.Benchmarks == nil {
+		old.Benchmarks = map[string]map[string]Measure{}
+	}
+	m := Merge{Recorded: add.Recorded, Command: add.Command}
+	for name, ms := range add.Benchmarks {
+		old.Benchmarks[name] = ms
+		m.Benchmarks = append(m.Benchmarks, name)
+	}
+	slices.Sort(m.Benchmarks)
+	old.Merged = append(old.Merged, m)
+	return old, nil
 }
 
 // parse reads benchmark lines: "BenchmarkX-2  N  123 ns/op  4.5 unit ...".

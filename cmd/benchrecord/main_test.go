@@ -1,8 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/trapline/trapline/reports"
 )
 
 func TestParseMedians(t *testing.T) {
@@ -24,5 +30,67 @@ PASS`
 	}
 	if _, err := parse(strings.NewReader("BenchmarkX-2 1 abc ns/op")); err == nil {
 		t.Fatal("a garbled value must be an error")
+	}
+}
+
+func TestTimeLineIsRecordedWithArms(t *testing.T) {
+	dir := t.TempDir()
+	sum := filepath.Join(dir, "summary.json")
+	s := reports.Summary{Entries: []reports.Entry{
+		{Trap: "a", Arm: "guarded", Verdict: reports.VerdictPass},
+		{Trap: "a", Arm: "control", Verdict: reports.VerdictFail},
+	}}
+	s.Finish(time.Now())
+	if err := reports.WriteJSON(sum, s); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	// The command burns a little CPU, then fails: its code is passed on and the line still printed.
+	code := timeMain([]string{"-name", "Suite/x", "-summary", sum, "--", "sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; exit 3"}, &out, &errOut)
+	if code != 3 {
+		t.Fatalf("exit %d, want the command's 3 (stderr %q)", code, errOut.String())
+	}
+	res, err := parse(strings.NewReader(out.String()))
+	if err != nil {
+		t.Fatalf("parse %q: %v", out.String(), err)
+	}
+	m := res.Benchmarks["BenchmarkSuite/x"]
+	if m["arms"].Median != 2 || m["failed-arms"].Median != 1 || m["exit"].Median != 3 {
+		t.Fatalf("line %q: arms %v failed %v exit %v", out.String(), m["arms"], m["failed-arms"], m["exit"])
+	}
+	if m["ns/op"].Median <= 0 || m["s/arm"].Median <= 0 {
+		t.Fatalf("line %q: no wall time", out.String())
+	}
+	if _, ok := m["cpu-busy-%"]; !ok {
+		t.Fatalf("line %q: no machine CPU share", out.String())
+	}
+	if code := timeMain([]string{"-name", "has space", "--", "true"}, &out, &errOut); code != 2 {
+		t.Fatalf("a name with a space: exit %d, want 2", code)
+	}
+}
+
+func TestMergeKeepsOtherBenchmarks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.json")
+	first, _ := parse(strings.NewReader("BenchmarkA-2 1 5 ns/op\nBenchmarkB-2 1 7 ns/op\n"))
+	first.Command = "make bench"
+	raw, _ := json.Marshal(first)
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	add, _ := parse(strings.NewReader("ginkgo says hello\nBenchmarkB-2 1 9 ns/op\nBenchmarkCIRun/specs 1 3 ns/op 683.0 s\n"))
+	add.Command = ".ci/run"
+	got, err := mergeInto(path, add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Command != "make bench" || got.Benchmarks["BenchmarkA"]["ns/op"].Median != 5 || got.Benchmarks["BenchmarkB"]["ns/op"].Median != 9 ||
+		got.Benchmarks["BenchmarkCIRun/specs"]["s"].Median != 683 {
+		t.Fatalf("merged: %+v", got)
+	}
+	if len(got.Merged) != 1 || got.Merged[0].Command != ".ci/run" || len(got.Merged[0].Benchmarks) != 2 {
+		t.Fatalf("merged list: %+v", got.Merged)
+	}
+	if _, err := mergeInto(filepath.Join(t.TempDir(), "none.json"), add); err == nil {
+		t.Fatal("merging into a missing file must be an error")
 	}
 }

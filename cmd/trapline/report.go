@@ -18,7 +18,7 @@ const reportUsage = `usage:
 --github adds the job summary ($GITHUB_STEP_SUMMARY) and ::error annotations (docs/ci.md).
 SUMMARY.json defaults to reports/out/summary.json; flags go before the files.
 exit: 0 ok; 1 a trap arm failed its verdict with no baseline verdict to compare (or --flake: a verdict
-changed between runs); 2 usage; 3 a run broke (fixture or environment; or --flake: an arm is missing
+changed between runs, or a control arm did not fire in a run); 2 usage; 3 a run broke (fixture or environment; or --flake: an arm is missing
 from some runs); 4 a regression against the
 baseline (held before, fails now). When several apply: 4, then 3, then 1.`
 
@@ -173,6 +173,9 @@ func reportFlake(files []string, stdout io.Writer) error {
 	}
 	if len(flakes) > 0 {
 		return withCode(exitVerdict, fmt.Errorf("%d trap arm(s) changed verdict across %d runs", len(flakes), len(runs)))
+	}
+	if len(c.Silent) > 0 {
+		return withCode(exitVerdict, fmt.Errorf("%d of %d control arm(s) did not fire in every run: their traps proved nothing there", len(c.Silent), c.Controls))
 	}
 	return nil
 }

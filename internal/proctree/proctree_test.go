@@ -1,0 +1,42 @@
+package proctree
+
+import (
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// A child that burns CPU and exits between two samples' worth of time is still counted, as Go (it is
+// neither node nor below node).
+func TestTrackerCountsAChildThatExits(t *testing.T) {
+	tr := Track(0, 20*time.Millisecond)
+	cmd := exec.Command("sh", "-c", "end=$(( $(date +%s) + 1 )); while [ $(date +%s) -lt $end ]; do :; done")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	got := tr.Sample()
+	if got.Go == 0 || got.Driver != 0 || got.Chromium != 0 {
+		t.Fatalf("CPU %+v: want Go ticks only, more than 0", got)
+	}
+	m := SampleMachine()
+	if m.total == 0 {
+		t.Fatal("no /proc/stat")
+	}
+	if LoadAvg() < 0 {
+		t.Fatal("negative load")
+	}
+}
+
+func TestMemoryOfThisTree(t *testing.T) {
+	m, err := Memory(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.PSS <= 0 || m.RSS < m.PSS || m.GoPSS != m.PSS || m.Processes < 1 {
+		t.Fatalf("memory %+v", m)
+	}
+	if _, err := Memory(1 << 30); err == nil {
+		t.Fatal("a process that does not exist must be an error")
+	}
+}
