@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,44 +129,4 @@ func benchArms(b *testing.B, variants []armVariant) {
 	}
 	b.ReportMetric(cpu.share(), "cpu-busy-%")
 	b.ReportMetric(load, "loadavg1")
-}
-
-// loadAvg is the machine's 1-minute load average (0 when unknown).
-func loadAvg() float64 {
-	raw, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f, _ := strconv.ParseFloat(strings.Fields(string(raw))[0], 64)
-	return f
-}
-
-// cpuSample is the machine-wide CPU counters of /proc/stat: Chromium, the driver and every other
-// process included (getrusage of this process would miss Chromium).
-type cpuSample struct{ busy, total uint64 }
-
-func startCPU() cpuSample {
-	raw, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return cpuSample{}
-	}
-	line, _, _ := strings.Cut(string(raw), "\n")
-	var s cpuSample
-	for i, f := range strings.Fields(line)[1:] {
-		n, _ := strconv.ParseUint(f, 10, 64)
-		s.total += n
-		if i != 3 && i != 4 { // idle and iowait
-			s.busy += n
-		}
-	}
-	return s
-}
-
-// share is the percentage of the machine's CPU time that was busy since s.
-func (s cpuSample) share() float64 {
-	now := startCPU()
-	if now.total <= s.total {
-		return 0
-	}
-	return 100 * float64(now.busy-s.busy) / float64(now.total-s.total)
 }

@@ -1,13 +1,8 @@
 package bench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,87 +10,18 @@ import (
 
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/proctree"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/traps/scenario"
 )
 
-// treeMemory sums the memory of this process and all its descendants (the Playwright driver, Chromium
-// and its renderers): the resident set sizes, which count shared pages once per process, and the
-// proportional set sizes (smaps_rollup), which split shared pages between the processes sharing them
-// and so add up to what the tree really holds.
-func treeMemory() (rssKB, pssKB int, err error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, 0, fmt.Errorf("read /proc: %w", err)
-	}
-	parent := map[int]int{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue // the process ended
-		}
-		// The command name is in parentheses and may hold spaces: the fields after the last ')' are
-		// state, then ppid.
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) > 1 {
-			parent[pid], _ = strconv.Atoi(f[1])
-		}
-	}
-	self := os.Getpid()
-	inTree := func(pid int) bool {
-		for i := 0; pid > 1 && i < 64; i++ {
-			if pid == self {
-				return true
-			}
-			pid = parent[pid]
-		}
-		return false
-	}
-	for pid := range parent {
-		if !inTree(pid) {
-			continue
-		}
-		r, p := smapsRollup(pid)
-		rssKB += r
-		pssKB += p
-	}
-	return rssKB, pssKB, nil
-}
-
-func smapsRollup(pid int) (rssKB, pssKB int) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-	if err != nil {
-		return 0, 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) < 2 {
-			continue
-		}
-		v, _ := strconv.Atoi(fs[1])
-		switch fs[0] {
-		case "Rss:":
-			rssKB = v
-		case "Pss:":
-			pssKB = v
-		}
-	}
-	return rssKB, pssKB
-}
-
-// peakSampler samples treeMemory every 20 ms until stopped and keeps the peaks.
+// peakSampler samples the memory of this process's tree (proctree.Memory: Go, the Playwright driver,
+// Chromium and its renderers) every 20 ms until stopped and keeps each figure's peak.
 type peakSampler struct {
 	stop chan struct{}
 	done sync.WaitGroup
 	mu   sync.Mutex
-	rss  int
-	pss  int
+	peak proctree.Mem
 }
 
 func startSampler() *peakSampler {
@@ -106,9 +32,9 @@ func startSampler() *peakSampler {
 		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
 		for {
-			if r, p, err := treeMemory(); err == nil {
+			if m, err := proctree.Memory(0); err == nil {
 				s.mu.Lock()
-				s.rss, s.pss = max(s.rss, r), max(s.pss, p)
+				s.peak = s.peak.Max(m)
 				s.mu.Unlock()
 			}
 			select {
@@ -121,21 +47,39 @@ func startSampler() *peakSampler {
 	return s
 }
 
-func (s *peakSampler) Stop() (rssKB, pssKB int) {
+// Stop ends the sampling and returns the peaks (each figure's own: the driver's peak and Chromium's
+// need not fall on the same sample as the total's).
+func (s *peakSampler) Stop() proctree.Mem {
 	close(s.stop)
 	s.done.Wait()
-	return s.rss, s.pss
+	return s.peak
 }
 
 // BenchmarkAgentRunMemory measures the peak memory of one agent run, browser included: Chromium's
 // launch, one guarded run of a trap through the harness (world, proxy, browser context, tracing, the
 // agent loop), and the browser's close, sampled every 20 ms over the whole process tree. Each iteration
-// is a fresh browser. Reported in MB: the peak proportional set size (the honest total) and the peak
-// sum of resident set sizes (which counts shared pages in every process).
+// is a fresh browser. Reported in MB: the peak proportional set size (the honest total), its peak per
+// kind (Go, the Node.js driver, Chromium with its renderers) and the peak sum of resident set sizes
+// (which counts shared pages in every process); and the tree's CPU seconds per run, so a lever that
+// saves memory shows what it costs. The memory levers (memLevers) run decoy-delete again, in the same
+// run, with the driver's V8 heap tuned through NODE_OPTIONS.
 func BenchmarkAgentRunMemory(b *testing.B) {
 	for _, id := range []string{"decoy-delete", "update-20-pratiche"} {
 		b.Run(id, func(b *testing.B) { benchMemory(b, id) })
 	}
+	for _, l := range memLevers {
+		b.Run("decoy-delete/"+l.name, func(b *testing.B) {
+			b.Setenv("NODE_OPTIONS", strings.TrimSpace(os.Getenv("NODE_OPTIONS")+" "+l.nodeOptions))
+			benchMemory(b, "decoy-delete")
+		})
+	}
+}
+
+// memLevers are cheap settings that might cut the driver's memory without changing what it does: V8
+// flags of the Playwright driver's Node.js (it inherits this process's environment).
+var memLevers = []struct{ name, nodeOptions string }{
+	{"driver-semi-space-1MB", "--max-semi-space-size=1"},
+	{"driver-optimize-for-size", "--optimize-for-size"},
 }
 
 func benchMemory(b *testing.B, id string) {
@@ -144,7 +88,11 @@ func benchMemory(b *testing.B, id string) {
 	if !ok {
 		b.Fatalf("no trap %q in the catalog or the scenario", id)
 	}
-	var peakRSS, peakPSS int
+	var peak proctree.Mem
+	load, cpu := loadAvg(), startCPU()
+	tr := startTracker()
+	defer tr.close()
+	c0 := tr.sample()
 	for b.Loop() {
 		s := startSampler()
 		br, err := browser.Launch(browser.Options{})
@@ -154,17 +102,27 @@ func benchMemory(b *testing.B, id string) {
 		}
 		res, err := harness.Run(context.Background(), harness.Options{Browser: br, Guarded: ref, Control: perm, OutDir: b.TempDir(), Trace: true}, trap, harness.Guarded)
 		closeErr := br.Close()
-		rss, pss := s.Stop()
+		m := s.Stop()
 		if err != nil || closeErr != nil {
 			b.Fatalf("run: %v; close: %v", err, closeErr)
 		}
 		if pass, why := res.Verdict(); !pass {
 			b.Fatalf("%s guarded arm failed, so the run is not representative: %s", id, why)
 		}
-		peakRSS, peakPSS = max(peakRSS, rss), max(peakPSS, pss)
+		peak = peak.Max(m)
 	}
-	b.ReportMetric(float64(peakPSS)/1024, "peak-pss-MB")
-	b.ReportMetric(float64(peakRSS)/1024, "peak-rss-sum-MB")
+	c1 := tr.sample()
+	ticks := (c1.goCPU + c1.driver + c1.chromium) - (c0.goCPU + c0.driver + c0.chromium)
+	b.ReportMetric(float64(ticks)/clockTicks/float64(b.N), "cpu-s/run")
+	mb := func(kb int) float64 { return float64(kb) / 1024 }
+	b.ReportMetric(mb(peak.PSS), "peak-pss-MB")
+	b.ReportMetric(mb(peak.RSS), "peak-rss-sum-MB")
+	b.ReportMetric(mb(peak.GoPSS), "go-peak-pss-MB")
+	b.ReportMetric(mb(peak.DriverPSS), "driver-peak-pss-MB")
+	b.ReportMetric(mb(peak.ChromePSS), "chromium-peak-pss-MB")
+	b.ReportMetric(float64(peak.ChromiumProcesses), "chromium-processes")
+	b.ReportMetric(cpu.share(), "cpu-busy-%")
+	b.ReportMetric(load, "loadavg1")
 }
 
 // findTrap returns a catalog trap or the scenario by id.

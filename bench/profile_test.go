@@ -3,11 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,120 +17,6 @@ import (
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/world"
 )
-
-// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times (100 on every Linux we run on).
-const clockTicks = 100
-
-// treeCPU is CPU time (user+system, in clock ticks) of this process's tree, split by who spent it: go
-// (this test binary), driver (Playwright's Node.js driver, the binary's child) and chromium (the
-// browser, the driver's child, and every process below it).
-type treeCPU struct{ goCPU, driver, chromium uint64 }
-
-// cpuTracker follows this process's tree through /proc/<pid>/task/<tid>/children and adds up each
-// process's CPU as it grows, so that processes which exit between two phase boundaries (renderers
-// closed with their context) still count: sampled every 100 ms in the background, a process loses at
-// most its last 100 ms. Reaped children's times (cutime) are not used: Chromium does not reap all of
-// its children in a way that counts there.
-type cpuTracker struct {
-	mu    sync.Mutex
-	last  map[int]uint64
-	kind  map[int]string
-	total treeCPU
-	stop  chan struct{}
-	done  chan struct{}
-}
-
-func startTracker() *cpuTracker {
-	t := &cpuTracker{last: map[int]uint64{}, kind: map[int]string{}, stop: make(chan struct{}), done: make(chan struct{})}
-	t.sample()
-	go func() {
-		defer close(t.done)
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-t.stop:
-				return
-			case <-tick.C:
-				t.sample()
-			}
-		}
-	}()
-	return t
-}
-
-func (t *cpuTracker) close() { close(t.stop); <-t.done }
-
-// children lists the pids whose parent is pid, from every thread's children file.
-func children(pid int) []int {
-	tasks, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
-	var out []int
-	for _, task := range tasks {
-		raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", task.Name(), "children"))
-		if err != nil {
-			continue
-		}
-		for _, f := range strings.Fields(string(raw)) {
-			if c, err := strconv.Atoi(f); err == nil {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
-}
-
-// cpuTicks is utime+stime of pid (fields 14 and 15 of /proc/<pid>/stat).
-func cpuTicks(pid int) (uint64, bool) {
-	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0, false
-	}
-	s := string(raw)
-	end := strings.LastIndexByte(s, ')')
-	if end < 0 {
-		return 0, false
-	}
-	f := strings.Fields(s[end+1:]) // f[0] is field 3, the state
-	if len(f) < 13 {
-		return 0, false
-	}
-	u, _ := strconv.ParseUint(f[11], 10, 64)
-	st, _ := strconv.ParseUint(f[12], 10, 64)
-	return u + st, true
-}
-
-// sample walks the tree once and adds every process's growth since the last sample.
-func (t *cpuTracker) sample() treeCPU {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var walk func(pid int, kind string)
-	walk = func(pid int, kind string) {
-		if k, ok := t.kind[pid]; ok {
-			kind = k
-		} else {
-			t.kind[pid] = kind
-		}
-		if cur, ok := cpuTicks(pid); ok {
-			if prev := t.last[pid]; cur > prev {
-				switch kind {
-				case "go":
-					t.total.goCPU += cur - prev
-				case "driver":
-					t.total.driver += cur - prev
-				default:
-					t.total.chromium += cur - prev
-				}
-			}
-			t.last[pid] = cur
-		}
-		next := map[string]string{"go": "driver", "driver": "chromium", "chromium": "chromium"}[kind]
-		for _, c := range children(pid) {
-			walk(c, next)
-		}
-	}
-	walk(os.Getpid(), "go")
-	return t.total
-}
 
 // phaseProfile accumulates wall time, this tree's CPU by kind and the machine's CPU per phase.
 type phaseProfile struct {

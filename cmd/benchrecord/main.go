@@ -34,6 +34,9 @@ type Result struct {
 	Benchmarks map[string]map[string]Measure `json:"benchmarks"` // name -> unit -> measure
 	// Merged lists the later inputs merged in with -merge: when, by which command, which benchmarks.
 	Merged []Merge `json:"merged,omitempty"`
+	// Targets are the promises (targets.go) judged on these medians; a target without its figure
+	// has no measured value and is not met.
+	Targets []Judged `json:"targets"`
 }
 
 // Merge is one input merged into an existing results file.
@@ -83,6 +86,7 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	res.Targets = judge(res.Benchmarks)
 	b, _ := json.MarshalIndent(res, "", "  ")
 	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "record:", err)
@@ -91,6 +95,16 @@ func main() {
 	for name, ms := range res.Benchmarks {
 		for unit, m := range ms {
 			fmt.Printf("%-40s %14.2f %s (median of %d)\n", name, m.Median, unit, len(m.Runs))
+		}
+	}
+	for _, t := range res.Targets {
+		switch {
+		case t.Measured == nil:
+			fmt.Printf("target %-60s not measured (%s %s)\n", t.What, t.Benchmark, t.Unit)
+		case *t.Met:
+			fmt.Printf("target %-60s met: %.4g %s <= %.4g\n", t.What, *t.Measured, t.Unit, t.Limit)
+		default:
+			fmt.Printf("target %-60s NOT met: %.4g %s > %.4g (%.2fx)\n", t.What, *t.Measured, t.Unit, t.Limit, *t.Over)
 		}
 	}
 }

@@ -94,3 +94,27 @@ func TestMergeKeepsOtherBenchmarks(t *testing.T) {
 		t.Fatal("merging into a missing file must be an error")
 	}
 }
+
+func TestTargetsAreJudgedOnTheMedians(t *testing.T) {
+	res, err := parse(strings.NewReader("BenchmarkAgentRunMemory/decoy-delete-2 1 5 ns/op 399.2 peak-pss-MB\n" +
+		"BenchmarkPerAction/rows=100-2 3 1 ns/op 1.9 ratio\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Judged{}
+	for _, j := range judge(res.Benchmarks) {
+		got[j.Benchmark] = j
+	}
+	if j := got["BenchmarkAgentRunMemory/decoy-delete"]; j.Met == nil || !*j.Met || *j.Measured != 399.2 {
+		t.Errorf("memory: %+v, want met at 399.2", j)
+	}
+	if j := got["BenchmarkPerAction/rows=100"]; j.Met == nil || *j.Met || *j.Over < 1.26 || *j.Over > 1.27 {
+		t.Errorf("per action: %+v, want not met, 1.27x", j)
+	}
+	if j := got["BenchmarkSuite/catalog/embedded/procs=2"]; j.Measured != nil || j.Met != nil {
+		t.Errorf("suite without a figure: %+v, want neither measured nor met", j)
+	}
+	if len(got) != len(targets) {
+		t.Errorf("%d targets judged, want %d", len(got), len(targets))
+	}
+}

@@ -119,12 +119,12 @@ func (t *Tracker) Sample() CPU {
 }
 
 // classify: below the driver everything is Chromium; a process named node is the driver; the rest is
-// Go (and the shells between, which spend next to nothing).
+// Go (and the shells between, which spend next to nothing). node covers nodejs too.
 func classify(pid int, parent kind) kind {
 	if parent != kindGo {
 		return kindChromium
 	}
-	if comm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm")); err == nil && strings.TrimSpace(string(comm)) == "node" {
+	if comm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm")); err == nil && strings.HasPrefix(strings.TrimSpace(string(comm)), "node") {
 		return kindDriver
 	}
 	return kindGo
@@ -170,8 +170,8 @@ func cpuTicks(pid int) (uint64, bool) {
 }
 
 // Machine is a sample of the machine-wide CPU counters of /proc/stat (every process on the machine,
-// ours and everyone else's).
-type Machine struct{ busy, total uint64 }
+// ours and everyone else's), in clock ticks summed over the cores: Busy is all but idle and iowait.
+type Machine struct{ Busy, Total uint64 }
 
 // SampleMachine reads /proc/stat's cpu line; the zero Machine when it cannot be read.
 func SampleMachine() Machine {
@@ -183,9 +183,9 @@ func SampleMachine() Machine {
 	var s Machine
 	for i, f := range strings.Fields(line)[1:] {
 		n, _ := strconv.ParseUint(f, 10, 64)
-		s.total += n
+		s.Total += n
 		if i != 3 && i != 4 { // idle and iowait
-			s.busy += n
+			s.Busy += n
 		}
 	}
 	return s
@@ -194,14 +194,14 @@ func SampleMachine() Machine {
 // Share is the percentage of the machine's CPU time that was busy since m.
 func (m Machine) Share() float64 {
 	now := SampleMachine()
-	if now.total <= m.total {
+	if now.Total <= m.Total {
 		return 0
 	}
-	return 100 * float64(now.busy-m.busy) / float64(now.total-m.total)
+	return 100 * float64(now.Busy-m.Busy) / float64(now.Total-m.Total)
 }
 
 // BusySeconds is the machine's busy CPU time since m, in CPU-seconds over all cores.
-func (m Machine) BusySeconds() float64 { return Seconds(SampleMachine().busy - m.busy) }
+func (m Machine) BusySeconds() float64 { return Seconds(SampleMachine().Busy - m.Busy) }
 
 // LoadAvg is the machine's 1-minute load average (0 when unknown).
 func LoadAvg() float64 {

@@ -20,7 +20,7 @@ func TestTrackerCountsAChildThatExits(t *testing.T) {
 		t.Fatalf("CPU %+v: want Go ticks only, more than 0", got)
 	}
 	m := SampleMachine()
-	if m.total == 0 {
+	if m.Total == 0 {
 		t.Fatal("no /proc/stat")
 	}
 	if LoadAvg() < 0 {
