@@ -68,7 +68,7 @@ func BenchmarkAgentRunMemory(b *testing.B) {
 		b.Run(id, func(b *testing.B) { benchMemory(b, id) })
 	}
 	for _, l := range memLevers {
-		b.Run("decoy-delete/"+l.name, func(b *testing.B) {
+		b.Run("decoy-delete+"+l.name, func(b *testing.B) {
 			b.Setenv("NODE_OPTIONS", strings.TrimSpace(os.Getenv("NODE_OPTIONS")+" "+l.nodeOptions))
 			benchMemory(b, "decoy-delete")
 		})
@@ -117,6 +117,7 @@ func benchMemory(b *testing.B, id string) {
 	mb := func(kb int) float64 { return float64(kb) / 1024 }
 	b.ReportMetric(mb(peak.PSS), "peak-pss-MB")
 	b.ReportMetric(mb(peak.RSS), "peak-rss-sum-MB")
+	b.ReportMetric(mb(peak.USS), "peak-uss-MB")
 	b.ReportMetric(mb(peak.GoPSS), "go-peak-pss-MB")
 	b.ReportMetric(mb(peak.DriverPSS), "driver-peak-pss-MB")
 	b.ReportMetric(mb(peak.ChromePSS), "chromium-peak-pss-MB")

@@ -10,9 +10,12 @@ import (
 
 // Mem is the memory of a process tree in kB, split by kind as CPU is. PSS (proportional set size,
 // smaps_rollup) splits shared pages between the processes sharing them, so it adds up to what the
-// tree really holds; RSS counts shared pages once per process.
+// tree really holds; RSS counts shared pages once per process; USS (private pages only) is what the
+// tree holds that nobody else maps. PSS also splits pages with processes outside the tree (another
+// Chromium or Node.js mapping the same binary), so on a machine where others run the same programs it
+// reads lower than alone: USS is then the floor, PSS measured alone the figure, the RSS sum the ceiling.
 type Mem struct {
-	PSS, RSS                     int // the whole tree
+	PSS, RSS, USS                int // the whole tree
 	GoPSS, DriverPSS, ChromePSS  int // PSS by kind
 	Processes, ChromiumProcesses int
 }
@@ -29,9 +32,10 @@ func Memory(root int) (Mem, error) {
 	var walk func(pid int, parent kind)
 	walk = func(pid int, parent kind) {
 		k := classify(pid, parent)
-		rss, pss := smapsRollup(pid)
+		rss, pss, uss := smapsRollup(pid)
 		m.RSS += rss
 		m.PSS += pss
+		m.USS += uss
 		m.Processes++
 		switch k {
 		case kindGo:
@@ -52,15 +56,15 @@ func Memory(root int) (Mem, error) {
 
 // Max keeps the larger of each field (peaks of a series of samples; each field peaks on its own).
 func (m Mem) Max(o Mem) Mem {
-	return Mem{PSS: max(m.PSS, o.PSS), RSS: max(m.RSS, o.RSS), GoPSS: max(m.GoPSS, o.GoPSS),
+	return Mem{PSS: max(m.PSS, o.PSS), RSS: max(m.RSS, o.RSS), USS: max(m.USS, o.USS), GoPSS: max(m.GoPSS, o.GoPSS),
 		DriverPSS: max(m.DriverPSS, o.DriverPSS), ChromePSS: max(m.ChromePSS, o.ChromePSS),
 		Processes: max(m.Processes, o.Processes), ChromiumProcesses: max(m.ChromiumProcesses, o.ChromiumProcesses)}
 }
 
-func smapsRollup(pid int) (rssKB, pssKB int) {
+func smapsRollup(pid int) (rssKB, pssKB, ussKB int) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
 	if err != nil {
-		return 0, 0 // the process ended
+		return 0, 0, 0 // the process ended
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -75,7 +79,9 @@ func smapsRollup(pid int) (rssKB, pssKB int) {
 			rssKB = v
 		case "Pss:":
 			pssKB = v
+		case "Private_Clean:", "Private_Dirty:":
+			ussKB += v
 		}
 	}
-	return rssKB, pssKB
+	return rssKB, pssKB, ussKB
 }

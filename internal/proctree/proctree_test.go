@@ -33,7 +33,7 @@ func TestMemoryOfThisTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.PSS <= 0 || m.RSS < m.PSS || m.GoPSS != m.PSS || m.Processes < 1 {
+	if m.PSS <= 0 || m.RSS < m.PSS || m.USS <= 0 || m.USS > m.PSS || m.GoPSS != m.PSS || m.Processes < 1 {
 		t.Fatalf("memory %+v", m)
 	}
 	if _, err := Memory(1 << 30); err == nil {
