@@ -76,10 +76,11 @@ func BenchmarkAgentRunMemory(b *testing.B) {
 }
 
 // memLevers are cheap settings that might cut the driver's memory without changing what it does: V8
-// flags of the Playwright driver's Node.js (it inherits this process's environment).
+// flags of the Playwright driver's Node.js (it inherits this process's environment). NODE_OPTIONS takes
+// only the flags in process.allowedNodeEnvironmentFlags: --optimize-for-size and --lite-mode are
+// refused there (node exits, and the launch fails).
 var memLevers = []struct{ name, nodeOptions string }{
 	{"driver-semi-space-1MB", "--max-semi-space-size=1"},
-	{"driver-optimize-for-size", "--optimize-for-size"},
 }
 
 func benchMemory(b *testing.B, id string) {
