@@ -170,6 +170,7 @@ func BenchmarkArmProfile(b *testing.B) {
 			ms(c.goCPU, name), ms(c.driver, name), ms(c.chromium, name), share)
 		key := strings.ReplaceAll(strings.TrimSpace(strings.SplitN(name, "(", 2)[0]), " ", "-")
 		b.ReportMetric(share, key+"-cpu-%")
+		b.ReportMetric(ms(sum, name), key+"-cpu-ms/arm")
 	}
 	var g, d, c uint64
 	for _, x := range p.cpu {
