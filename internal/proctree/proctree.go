@@ -24,11 +24,6 @@ type CPU struct{ Go, Driver, Chromium uint64 }
 // Total is the sum of the three kinds.
 func (c CPU) Total() uint64 { return c.Go + c.Driver + c.Chromium }
 
-// Sub is c minus an earlier sample.
-func (c CPU) Sub(earlier CPU) CPU {
-	return CPU{Go: c.Go - earlier.Go, Driver: c.Driver - earlier.Driver, Chromium: c.Chromium - earlier.Chromium}
-}
-
 // Seconds converts clock ticks to seconds.
 func Seconds(ticks uint64) float64 { return float64(ticks) / ClockTicks }
 
@@ -199,9 +194,6 @@ func (m Machine) Share() float64 {
 	}
 	return 100 * float64(now.Busy-m.Busy) / float64(now.Total-m.Total)
 }
-
-// BusySeconds is the machine's busy CPU time since m, in CPU-seconds over all cores.
-func (m Machine) BusySeconds() float64 { return Seconds(SampleMachine().Busy - m.Busy) }
 
 // LoadAvg is the machine's 1-minute load average (0 when unknown).
 func LoadAvg() float64 {
