@@ -1,7 +1,10 @@
 package proctree
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -38,5 +41,42 @@ func TestMemoryOfThisTree(t *testing.T) {
 	}
 	if _, err := Memory(1 << 30); err == nil {
 		t.Fatal("a process that does not exist must be an error")
+	}
+}
+
+// A process named node is the driver and everything below it Chromium: a copy of sh named node,
+// with a sleep below it, stands in for the Playwright driver and its browser.
+func TestKindsFollowTheDriver(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	raw, err := os.ReadFile(sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := filepath.Join(t.TempDir(), "node")
+	if err := os.WriteFile(node, raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "-c", "sleep 30 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, so the sleep ends with it
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		m, err := Memory(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.DriverPSS > 0 && m.ChromiumProcesses == 1 && m.ChromePSS > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("memory %+v: want the node process as the driver and its sleep as Chromium", m)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
