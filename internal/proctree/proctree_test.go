@@ -80,3 +80,22 @@ func TestKindsFollowTheDriver(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Alone is at least the tree's USS (private pages count in full) and at most its summed RSS, give or
+// take what this process allocates between the two reads.
+func TestAloneLiesBetweenUSSAndRSS(t *testing.T) {
+	a, err := Alone(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Memory(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a < m.USS-m.USS/10 || a > m.RSS+m.RSS/10 {
+		t.Fatalf("alone %d kB; want between USS %d and RSS %d", a, m.USS, m.RSS)
+	}
+	if _, err := Alone(1 << 30); err == nil {
+		t.Fatal("a process that does not exist must be an error")
+	}
+}
