@@ -144,8 +144,10 @@ gate-demo: setup
 ## run). The suite (bench/suite.sh: the catalog, CATALOG_LABELS) runs SUITE_RUNS times with each of
 ## SUITE_PROCS process counts (default: make test's PROCS); SUITE_CONTAINER=on adds container mode.
 ## BENCH_SCALE=1 adds BenchmarkCatalogScale (the catalog three times over; the suite's s/arm already
-## shows growth); BENCH_ARMS=1 the side-by-side arm comparisons that chose the default browser and
-## trace (BenchmarkArmBrowser, BenchmarkArmTrace). The whole run's time is BenchmarkMakeBench/total.
+## shows growth); BENCH_AB=1 the A/B comparisons behind issue 21's decisions (the default browser,
+## trace and renderer wrapper, the pre-dispatch recheck and its counter reads: ArmBrowser, ArmTrace,
+## ArmCost, ArmRendererWrapper, PerActionRecheck, PerActionCounterReads). The whole run's time is
+## BenchmarkMakeBench/total.
 SUITE_RUNS ?= 3
 SUITE_PROCS ?= $(PROCS)
 SUITE_CONTAINER ?= off
@@ -157,14 +159,14 @@ bench: setup benchrecord
 	  $(GO) test -run '^$$' -bench 'ProxyOverhead' -benchtime 3000x -count $(BENCH_COUNT) ./proxy; \
 	  $(GO) test -run '^$$' -bench 'WorldStart' -benchtime 5x -count $(BENCH_COUNT) ./bench; \
 	  $(GO) test -run '^$$' -bench 'ObservationCost' -benchtime 1x -count 1 ./bench; \
-	  $(GO) test -run '^$$' -bench 'PerAction' -benchtime 3x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
+	  $(GO) test -run '^$$' -bench 'PerAction$$' -benchtime 3x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
 	  $(GO) test -run '^$$' -bench 'AgentRunMemory' -benchtime 1x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
 	  $(GO) test -run '^$$' -bench 'ArmProfile' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m -v ./bench; \
-	  $(if $(BENCH_ARMS),$(GO) test -run '^$$' -bench 'ArmBrowser|ArmTrace' -benchtime 3x -count 1 -timeout 60m ./bench;) \
+	  $(if $(BENCH_AB),$(GO) test -run '^$$' -bench 'PerActionRecheck|PerActionCounterReads|ArmBrowser|ArmTrace|ArmCost|ArmRendererWrapper' -benchtime 3x -count 1 -timeout 120m ./bench;) \
 	  $(if $(BENCH_SCALE),$(GO) test -run '^$$' -bench 'CatalogScale' -benchtime 1x -count 1 -timeout 120m ./bench;) \
 	  $(if $(BENCH_QUICK),,CATALOG_LABELS='$(CATALOG_LABELS)' SUITE_RUNS=$(SUITE_RUNS) SUITE_PROCS='$(SUITE_PROCS)' SUITE_CONTAINER=$(SUITE_CONTAINER) bash bench/suite.sh;) \
 	  ns=$$(( $$(date +%s%N) - start )); printf 'BenchmarkMakeBench/total\t1\t%d ns/op\t%d s\n' $$ns $$((ns / 1000000000)); } > bench/out.txt
-	$(BENCHRECORD) -o bench/results.json -cmd "make bench$(if $(BENCH_QUICK), BENCH_QUICK=1, SUITE_RUNS=$(SUITE_RUNS) SUITE_PROCS=$(SUITE_PROCS))$(if $(BENCH_SCALE), BENCH_SCALE=1)$(if $(BENCH_ARMS), BENCH_ARMS=1)" < bench/out.txt
+	$(BENCHRECORD) -o bench/results.json -cmd "make bench$(if $(BENCH_QUICK), BENCH_QUICK=1, SUITE_RUNS=$(SUITE_RUNS) SUITE_PROCS=$(SUITE_PROCS))$(if $(BENCH_SCALE), BENCH_SCALE=1)$(if $(BENCH_AB), BENCH_AB=1)" < bench/out.txt
 
 ## mutate: mutation testing (docs/mutation.md): weaken policies/reference.yml and the agent's guards one
 ## at a time, run the catalog's guarded arms against each mutant, print the kill rate and the survivors
