@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"sync/atomic"
 	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
@@ -12,6 +13,11 @@ import (
 // absent. Unknown is not Absent.
 const networkSettle = 2 * time.Second
 
+// downloadSettle bounds how long Close waits for downloads the session is saving (an allowed
+// download's SaveAs): a download still running when the context closes is cancelled, and the world
+// never sees its body delivered, so a control arm's effect would look absent.
+const downloadSettle = 20 * time.Second
+
 // trackInflight counts the context's requests that have started and not yet finished or failed.
 func (s *Session) trackInflight(ctx playwright.BrowserContext) {
 	ctx.OnRequest(func(playwright.Request) { s.inflight.Add(1) })
@@ -19,14 +25,21 @@ func (s *Session) trackInflight(ctx playwright.BrowserContext) {
 	ctx.OnRequestFailed(func(playwright.Request) { s.inflight.Add(-1) })
 }
 
-// settleNetwork waits, at most networkSettle, until no request of the context is in flight. It is a
+// settleNetwork waits, at most networkSettle, until no request of the context is in flight, then, at
+// most downloadSettle, until no allowed download is still being saved. Each is a
 // wait on a condition (the count the context's events keep), not a fixed pause: a quiet page returns
 // at once.
 func (s *Session) settleNetwork() {
-	deadline := time.Now().Add(networkSettle)
+	waitZero(&s.inflight, networkSettle)
+	waitZero(&s.downloading, downloadSettle)
+}
+
+// waitZero waits, at most limit, until n is zero, polling every 20 ms.
+func waitZero(n *atomic.Int64, limit time.Duration) {
+	deadline := time.Now().Add(limit)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	for s.inflight.Load() > 0 && time.Now().Before(deadline) {
+	for n.Load() > 0 && time.Now().Before(deadline) {
 		<-tick.C
 	}
 }

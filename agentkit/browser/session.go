@@ -95,6 +95,8 @@ type Session struct {
 	navs  atomic.Int64 // the page's own navigations (navcount.go)
 	// inflight counts the context's requests not yet finished or failed (inflight.go).
 	inflight atomic.Int64
+	// downloading counts the allowed downloads still being saved; Close waits for them (inflight.go).
+	downloading atomic.Int64
 	// unseenReports holds the ids of the unseen-channel guard's reports already recorded (unseen.go).
 	unseenReports sync.Map
 }
@@ -236,6 +238,8 @@ func (s *Session) onDialog(d playwright.Dialog) {
 
 func (s *Session) onDownload(d playwright.Download) {
 	if s.opts.Policy.Downloads == policy.Allow {
+		s.downloading.Add(1)
+		defer s.downloading.Add(-1)
 		dir := s.opts.Recorder.Path("downloads")
 		if err := os.MkdirAll(dir, 0o755); err == nil {
 			_ = d.SaveAs(filepath.Join(dir, filepath.Base(d.SuggestedFilename())))
