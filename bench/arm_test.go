@@ -59,19 +59,7 @@ func BenchmarkArmTrace(b *testing.B) {
 
 func benchArms(b *testing.B, variants []armVariant) {
 	ref, perm := mustPolicy(b, "reference"), mustPolicy(b, "permissive")
-	ids := armTraps
-	if v := os.Getenv("BENCH_ARM_TRAPS"); v != "" {
-		ids = strings.Split(v, ",")
-	}
-	var catalog []traps.Trap
-	for _, t := range traps.Catalog() {
-		if slices.Contains(ids, t.ID) {
-			catalog = append(catalog, t)
-		}
-	}
-	if len(catalog) != len(ids) {
-		b.Fatalf("armTraps %v: only %d found in the catalog", ids, len(catalog))
-	}
+	catalog := armCatalog(b, armTraps)
 	browsers := map[string]*browser.Browser{}
 	for _, v := range variants {
 		if browsers[v.exe] != nil {
@@ -84,29 +72,58 @@ func benchArms(b *testing.B, variants []armVariant) {
 		b.Cleanup(func() { _ = br.Close() })
 		browsers[v.exe] = br
 	}
+	names := make([]string, len(variants))
+	for i, v := range variants {
+		names[i] = v.name
+	}
+	runArmAB(b, catalog, names, func(i int) harness.Options {
+		v := variants[i]
+		return harness.Options{Browser: browsers[v.exe], Guarded: ref, Control: perm, Trace: v.trace,
+			TraceDetail: v.detail, OutDir: b.TempDir()}
+	})
+}
+
+// armCatalog is the catalog's traps named by BENCH_ARM_TRAPS (comma-separated), or else by ids.
+func armCatalog(b *testing.B, ids []string) []traps.Trap {
+	if v := os.Getenv("BENCH_ARM_TRAPS"); v != "" {
+		ids = strings.Split(v, ",")
+	}
+	var catalog []traps.Trap
+	for _, t := range traps.Catalog() {
+		if slices.Contains(ids, t.ID) {
+			catalog = append(catalog, t)
+		}
+	}
+	if len(catalog) != len(ids) {
+		b.Fatalf("traps %v: only %d found in the catalog", ids, len(catalog))
+	}
+	return catalog
+}
+
+// runArmAB runs both arms of every trap in catalog once per variant and iteration, with the options
+// opts gives variant i, interleaved with the order rotating (no variant always goes first), and
+// reports each variant's wall and process-tree CPU (Go, driver, Chromium; profile_test.go) per arm,
+// and its ratio to the first variant. An arm that fails its verdict fails the benchmark.
+func runArmAB(b *testing.B, catalog []traps.Trap, names []string, opts func(i int) harness.Options) {
 	tr := startTracker()
 	defer tr.close()
-	ticks := make([]uint64, len(variants)) // the process tree's CPU (Go, driver, Chromium), profile_test.go
-	spent := make([]time.Duration, len(variants))
-	arms := 0
-	load := loadAvg()
-	cpu := startCPU()
-	round := 0
+	ticks := make([]uint64, len(names))
+	spent := make([]time.Duration, len(names))
+	arms, round := 0, 0
+	load, cpu := loadAvg(), startCPU()
 	for b.Loop() {
-		for k := range variants {
-			i := (k + round) % len(variants) // rotate the order, so no variant always goes first
-			v := variants[i]
-			opts := harness.Options{Browser: browsers[v.exe], Guarded: ref, Control: perm, Trace: v.trace,
-				TraceDetail: v.detail, OutDir: b.TempDir()}
+		for k := range names {
+			i := (k + round) % len(names)
+			o := opts(i)
 			start, c0 := time.Now(), tr.sample()
 			for _, t := range catalog {
 				for _, arm := range []harness.Arm{harness.Guarded, harness.Control} {
-					res, err := harness.Run(context.Background(), opts, t, arm)
+					res, err := harness.Run(context.Background(), o, t, arm)
 					if err != nil {
-						b.Fatalf("%s %s/%s: %v", v.name, t.ID, arm, err)
+						b.Fatalf("%s %s/%s: %v", names[i], t.ID, arm, err)
 					}
 					if pass, why := res.Verdict(); !pass {
-						b.Errorf("%s %s/%s failed its verdict: %s", v.name, t.ID, arm, why)
+						b.Errorf("%s %s/%s failed its verdict: %s", names[i], t.ID, arm, why)
 					}
 				}
 			}
@@ -117,14 +134,14 @@ func benchArms(b *testing.B, variants []armVariant) {
 		round++
 		arms += 2 * len(catalog)
 	}
-	perArm := func(i int) float64 { return float64(spent[i].Milliseconds()) / float64(arms) }
+	wall := func(i int) float64 { return float64(spent[i].Milliseconds()) / float64(arms) }
 	cpuArm := func(i int) float64 { return float64(ticks[i]) * 1000 / clockTicks / float64(arms) }
-	for i, v := range variants {
-		b.ReportMetric(perArm(i), v.name+"-ms/arm")
-		b.ReportMetric(cpuArm(i), v.name+"-cpu-ms/arm")
+	for i, name := range names {
+		b.ReportMetric(wall(i), name+"-ms/arm")
+		b.ReportMetric(cpuArm(i), name+"-cpu-ms/arm")
 		if i > 0 {
-			b.ReportMetric(perArm(i)/perArm(0), v.name+"/"+variants[0].name)
-			b.ReportMetric(cpuArm(i)/cpuArm(0), v.name+"/"+variants[0].name+"-cpu")
+			b.ReportMetric(wall(i)/wall(0), name+"/"+names[0])
+			b.ReportMetric(cpuArm(i)/cpuArm(0), name+"/"+names[0]+"-cpu")
 		}
 	}
 	b.ReportMetric(cpu.share(), "cpu-busy-%")

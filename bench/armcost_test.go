@@ -4,14 +4,11 @@ import (
 	"context"
 	"os"
 	"reflect"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/harness"
-	"github.com/trapline/trapline/traps"
 )
 
 // costTraps are the traps whose arms BenchmarkArmCost runs by default: a sample across categories,
@@ -58,19 +55,7 @@ func BenchmarkArmRendererWrapper(b *testing.B) {
 
 func benchCost(b *testing.B, variants []costVariant) {
 	ref, perm := mustPolicy(b, "reference"), mustPolicy(b, "permissive")
-	ids := costTraps
-	if v := os.Getenv("BENCH_ARM_TRAPS"); v != "" {
-		ids = strings.Split(v, ",")
-	}
-	var catalog []traps.Trap
-	for _, t := range traps.Catalog() {
-		if slices.Contains(ids, t.ID) {
-			catalog = append(catalog, t)
-		}
-	}
-	if len(catalog) != len(ids) {
-		b.Fatalf("traps %v: only %d found in the catalog", ids, len(catalog))
-	}
+	catalog := armCatalog(b, costTraps)
 	browsers := make([]*browser.Browser, len(variants))
 	for i, v := range variants {
 		if i > 0 && reflect.DeepEqual(v.launch, variants[0].launch) {
@@ -84,49 +69,14 @@ func benchCost(b *testing.B, variants []costVariant) {
 		b.Cleanup(func() { _ = br.Close() })
 		browsers[i] = br
 	}
-	tr := startTracker()
-	defer tr.close()
-	ticks := make([]uint64, len(variants))
-	spent := make([]time.Duration, len(variants))
-	arms, round := 0, 0
-	load, cpu := loadAvg(), startCPU()
-	for b.Loop() {
-		for k := range variants {
-			i := (k + round) % len(variants)
-			v := variants[i]
-			opts := harness.Options{Browser: browsers[i], Guarded: ref, Control: perm, Trace: true,
-				TraceDetail: v.detail, OutDir: b.TempDir()}
-			start, c0 := time.Now(), tr.sample()
-			for _, t := range catalog {
-				for _, arm := range []harness.Arm{harness.Guarded, harness.Control} {
-					res, err := harness.Run(context.Background(), opts, t, arm)
-					if err != nil {
-						b.Fatalf("%s %s/%s: %v", v.name, t.ID, arm, err)
-					}
-					if pass, why := res.Verdict(); !pass {
-						b.Errorf("%s %s/%s failed its verdict: %s", v.name, t.ID, arm, why)
-					}
-				}
-			}
-			spent[i] += time.Since(start)
-			c1 := tr.sample()
-			ticks[i] += (c1.goCPU + c1.driver + c1.chromium) - (c0.goCPU + c0.driver + c0.chromium)
-		}
-		round++
-		arms += 2 * len(catalog)
-	}
-	wall := func(i int) float64 { return float64(spent[i].Milliseconds()) / float64(arms) }
-	cpuArm := func(i int) float64 { return float64(ticks[i]) * 1000 / clockTicks / float64(arms) }
+	names := make([]string, len(variants))
 	for i, v := range variants {
-		b.ReportMetric(wall(i), v.name+"-ms/arm")
-		b.ReportMetric(cpuArm(i), v.name+"-cpu-ms/arm")
-		if i > 0 {
-			b.ReportMetric(wall(i)/wall(0), v.name+"/"+variants[0].name)
-			b.ReportMetric(cpuArm(i)/cpuArm(0), v.name+"/"+variants[0].name+"-cpu")
-		}
+		names[i] = v.name
 	}
-	b.ReportMetric(cpu.share(), "cpu-busy-%")
-	b.ReportMetric(load, "loadavg1")
+	runArmAB(b, catalog, names, func(i int) harness.Options {
+		return harness.Options{Browser: browsers[i], Guarded: ref, Control: perm, Trace: true,
+			TraceDetail: variants[i].detail, OutDir: b.TempDir()}
+	})
 }
 
 // BenchmarkPerActionCounterReads is the per-click A/B of the cheap recheck's change-counter reads on
