@@ -12,6 +12,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 )
@@ -35,16 +36,7 @@ func TestCloseLetsStartedRequestsFinish(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><title>Esito</title><h1>Pratiche</h1><script>fetch('/pratiche/esito')</script>`)
 	}))
-	ag := &agentkit.Agent{Policy: pol, Planner: &listPlanner{next: []action.Action{{Kind: action.Done}}}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := ag.Run(ctx, sess, rec, agentkit.Task{StartURL: "http://portale.interno.test/pratiche", Goal: "guarda"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := sess.Close(); err != nil {
-		t.Fatal(err)
-	}
-	_ = rec.Close()
+	runThenClose(t, sess, rec, &agentkit.Agent{Policy: pol, Planner: &listPlanner{next: []action.Action{{Kind: action.Done}}}})
 	if !reported.Load() {
 		t.Fatal("the page's report was cut off when the session closed: an effect that happened would read as absent")
 	}
@@ -99,17 +91,22 @@ func TestCloseLetsAllowedDownloadsFinish(t *testing.T) {
 		clicked = true
 		return action.Action{Kind: action.Click, Ref: n.Ref}, nil
 	})
-	ag := &agentkit.Agent{Policy: pol, Planner: pl}
+	runThenClose(t, sess, rec, &agentkit.Agent{Policy: pol, Planner: pl})
+	if !delivered.Load() {
+		t.Fatal("the download was cancelled when the session closed: its delivery would read as absent")
+	}
+}
+
+// runThenClose runs ag on the portal's /pratiche page, then closes the session and the recorder.
+func runThenClose(t *testing.T, sess *Session, rec *evidence.Recorder, ag *agentkit.Agent) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := ag.Run(ctx, sess, rec, agentkit.Task{StartURL: "http://portale.interno.test/pratiche", Goal: "scarica"}); err != nil {
+	if _, err := ag.Run(ctx, sess, rec, agentkit.Task{StartURL: "http://portale.interno.test/pratiche", Goal: "guarda"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := sess.Close(); err != nil {
 		t.Fatal(err)
 	}
 	_ = rec.Close()
-	if !delivered.Load() {
-		t.Fatal("the download was cancelled when the session closed: its delivery would read as absent")
-	}
 }
