@@ -145,10 +145,7 @@ func parse(r io.Reader) (Result, error) {
 		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
 			continue
 		}
-		name := f[0]
-		if i := strings.LastIndexByte(name, '-'); i > 0 {
-			name = name[:i]
-		}
+		name := trimProcs(f[0])
 		if res.Benchmarks[name] == nil {
 			res.Benchmarks[name] = map[string]Measure{}
 		}
@@ -194,4 +191,19 @@ func machine() Machine {
 		}
 	}
 	return m
+}
+
+// trimProcs drops the -GOMAXPROCS suffix go test adds to a benchmark's name (BenchmarkDecide-2), and
+// only that: a name of our own with a dash in it (BenchmarkCIRun/bench-smoke) stays whole.
+func trimProcs(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 || i == len(name)-1 {
+		return name
+	}
+	for _, c := range name[i+1:] {
+		if c < '0' || c > '9' {
+			return name
+		}
+	}
+	return name[:i]
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ BenchmarkDecide-2   	 1000	       600 ns/op	      64 B/op	       2 allocs/op
 BenchmarkDecide-2   	 1000	       700 ns/op	      64 B/op	       2 allocs/op
 BenchmarkDecide-2   	 1000	       500 ns/op	      64 B/op	       2 allocs/op
 BenchmarkProxyOverhead-2 3000 184521 ns/op 52.00 added-p50-µs
+BenchmarkCIRun/bench-smoke	1	25755676709 ns/op	25.756 s
 PASS`
 	res, err := parse(strings.NewReader(in))
 	if err != nil {
@@ -27,6 +30,9 @@ PASS`
 	}
 	if m := res.Benchmarks["BenchmarkProxyOverhead"]["added-p50-µs"]; m.Median != 52 {
 		t.Fatalf("ProxyOverhead added = %+v", m)
+	}
+	if m := res.Benchmarks["BenchmarkCIRun/bench-smoke"]["s"]; m.Median != 25.756 {
+		t.Fatalf("a dash in our own name must stay: CIRun/bench-smoke s = %+v (names %v)", m, slices.Sorted(maps.Keys(res.Benchmarks)))
 	}
 	if _, err := parse(strings.NewReader("BenchmarkX-2 1 abc ns/op")); err == nil {
 		t.Fatal("a garbled value must be an error")
