@@ -25,10 +25,39 @@ async function act(tab) {
       },
     });
     said = r && r.result ? r.result : "";
+    if (said.startsWith("clicked")) {
+      await reloaded(tab.id, 5000);
+    }
   } catch (e) {
     said = "error: " + e.message;
   }
   await chrome.tabs.create({ url: "about:blank#trapline-extension-done:" + encodeURIComponent(said) });
+}
+
+// reloaded resolves once the tab has started loading a page and finished it (the click's form was
+// sent and answered), or after ms: saying "done" before the click's request left would let the run
+// end, and the browser close, with the request still in the tab.
+function reloaded(tabId, ms) {
+  return new Promise((resolve) => {
+    let loading = false;
+    const done = () => {
+      chrome.tabs.onUpdated.removeListener(listen);
+      clearTimeout(timer);
+      resolve();
+    };
+    const listen = (id, info) => {
+      if (id !== tabId) {
+        return;
+      }
+      if (info.status === "loading") {
+        loading = true;
+      } else if (info.status === "complete" && loading) {
+        done();
+      }
+    };
+    const timer = setTimeout(done, ms);
+    chrome.tabs.onUpdated.addListener(listen);
+  });
 }
 
 // An event may come before the worker listens, or be lost while it starts: besides onUpdated, look at
