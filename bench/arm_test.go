@@ -67,7 +67,7 @@ func benchArms(b *testing.B, variants []armVariant) {
 		}
 		br, err := browser.Launch(browser.Options{ExecutablePath: v.exe})
 		if err != nil {
-			b.Skipf("no browser %s: %v", v.exe, err)
+			launchFailed(b, v.exe, err)
 		}
 		b.Cleanup(func() { _ = br.Close() })
 		browsers[v.exe] = br

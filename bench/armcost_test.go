@@ -64,7 +64,7 @@ func benchCost(b *testing.B, variants []costVariant) {
 		}
 		br, err := browser.Launch(v.launch)
 		if err != nil {
-			b.Skipf("no browser: %v", err)
+			launchFailed(b, v.launch.ExecutablePath, err)
 		}
 		b.Cleanup(func() { _ = br.Close() })
 		browsers[i] = br

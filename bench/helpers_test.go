@@ -24,8 +24,19 @@ func launchBrowser(b *testing.B) *browser.Browser {
 	b.Helper()
 	br, err := browser.Launch(browser.Options{})
 	if err != nil {
-		b.Skipf("no browser: %v", err)
+		launchFailed(b, "", err)
 	}
 	b.Cleanup(func() { _ = br.Close() })
 	return br
+}
+
+// launchFailed ends a benchmark whose browser (exe; "" for the default) did not launch: skipped when
+// no such browser is installed (a missing prerequisite, make setup), failed otherwise. A browser that
+// is there but does not start is a broken set-up, and a skip would pass for a result.
+func launchFailed(b *testing.B, exe string, err error) {
+	b.Helper()
+	if _, missing := browser.Executable(exe); missing != nil {
+		b.Skipf("no browser (make setup): %v", missing)
+	}
+	b.Fatalf("launch the browser %s: %v", exe, err)
 }

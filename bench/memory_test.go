@@ -113,7 +113,7 @@ func benchMemory(b *testing.B, id string) {
 		br, err := browser.Launch(browser.Options{})
 		if err != nil {
 			s.Stop()
-			b.Skipf("no browser: %v", err)
+			launchFailed(b, "", err)
 		}
 		res, err := harness.Run(context.Background(), harness.Options{Browser: br, Guarded: ref, Control: perm, OutDir: b.TempDir(), Trace: true}, trap, harness.Guarded)
 		closeErr := br.Close()

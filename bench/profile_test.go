@@ -86,7 +86,7 @@ func BenchmarkArmProfile(b *testing.B) {
 	var err error
 	p.measure("browser launch (once)", func() { br, err = browser.Launch(browser.Options{}) })
 	if err != nil {
-		b.Skipf("no browser: %v", err)
+		launchFailed(b, "", err)
 	}
 	mount := rowsPage(100)
 	url := ""
