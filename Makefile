@@ -41,7 +41,7 @@ demo: setup
 	@set +e; $(GINKGO) --procs=$(PROCS) $(DEMO_LABEL_ARG) --junit-report=junit.xml --json-report=ginkgo.json --output-dir=$(OUT) ./specs >$(OUT)/ginkgo.log 2>&1; status=$$?; \
 	  $(GO) run ./cmd/trapline report $(OUT)/summary.json; rstatus=$$?; \
 	  echo "junit: $(OUT)/junit.xml  summary: $(OUT)/summary.json  evidence: $(OUT)/evidence/  log: $(OUT)/ginkgo.log"; \
-	  if [ $$status -ne 0 ]; then tail -n 60 $(OUT)/ginkgo.log; fi; \
+	  if [ $$status -ne 0 ]; then tail -n 60 $(OUT)/ginkgo.log; $(GO) run ./cmd/trapline report --failures $(OUT)/junit.xml; fi; \
 	  [ $$status -eq 0 ] && [ $$rstatus -eq 0 ]
 
 ## test: vet, unit tests, the Ginkgo specs in parallel, then the example modules. Each part and the
@@ -76,9 +76,12 @@ EXAMPLE_MODS = $(patsubst %/go.mod,%,$(wildcard examples/*/go.mod))
 examples:
 	@for m in $(EXAMPLE_MODS); do echo "== $$m"; (cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./...) || exit 1; done
 
+## specs: the Ginkgo specs; when any fails, the end of the output lists each failed spec with its
+## message (trapline report --failures), so the last lines of a CI log say why
 specs:
 	@mkdir -p $(OUT)
-	$(GINKGO) --procs=$(PROCS) $(LABEL_ARG) --junit-report=junit.xml --output-dir=$(OUT) ./specs
+	$(GINKGO) --procs=$(PROCS) $(LABEL_ARG) --junit-report=junit.xml --output-dir=$(OUT) ./specs || { status=$$?; \
+	  $(GO) run ./cmd/trapline report --failures $(OUT)/junit.xml; exit $$status; }
 
 ## setup-docker: make a Docker engine answer for container mode (installs docker.io and starts dockerd
 ## when none does; see docs/container-mode.md)

@@ -15,6 +15,7 @@ const reportUsage = `usage:
   trapline report --flake SUMMARY.json...
   trapline report --merge [--out DIR] SHARD_DIR...   (shards' summary.json + junit.xml into DIR)
   trapline report --patterns SUMMARY.json...         (failure patterns across runs)
+  trapline report --failures JUNIT.xml...            (each failed spec and its message, for a log's end)
 --github adds the job summary ($GITHUB_STEP_SUMMARY) and ::error annotations (docs/ci.md).
 SUMMARY.json defaults to reports/out/summary.json; flags go before the files.
 exit: 0 ok; 1 a trap arm failed its verdict with no baseline verdict to compare (or --flake: a verdict
@@ -35,6 +36,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	githubOut := fs.Bool("github", false, "also write the GitHub job summary and annotations")
 	patterns := fs.Bool("patterns", false, "group violations across runs' summaries and name the failure patterns")
 	agent := fs.String("agent", "", "only this agent's arms (\"reference\": the guarded and control arms), here and in the baseline")
+	failures := fs.Bool("failures", false, "print each failed spec of the JUnit files with its failure message")
 	junit := fs.String("junit", "", "also gate (exit 1) on this JUnit file's failures outside the reference agent's arms")
 	if err := fs.Parse(args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("report: %w\n%s", err, reportUsage))
@@ -45,6 +47,9 @@ func cmdReport(args []string, stdout io.Writer) error {
 	}
 	if *patterns {
 		return reportPatterns(files, stdout)
+	}
+	if *failures {
+		return reportFailures(files, stdout)
 	}
 	if *flake {
 		if *htmlOut != "" || *baseline != "" {
@@ -178,4 +183,49 @@ func reportFlake(files []string, stdout io.Writer) error {
 		return withCode(exitVerdict, fmt.Errorf("%d of %d control arm(s) did not fire in every run: their traps proved nothing there", len(c.Silent), c.Controls))
 	}
 	return nil
+}
+
+// Bounds of one failure's message in reportFailures: enough for the reason and where it happened.
+const (
+	failureLines = 16
+	failureChars = 2000
+)
+
+// reportFailures prints every failed spec of the JUnit files with the start of its failure message:
+// the reasons, at the end of a log whose tail is all a CI page may show. It exits 0 when the files
+// read (the suite's own exit code is the gate), 2 when one does not.
+func reportFailures(files []string, stdout io.Writer) error {
+	if len(files) == 0 {
+		return withCode(exitUsage, fmt.Errorf("report --failures needs at least one JUnit file\n%s", reportUsage))
+	}
+	for _, f := range files {
+		all, err := reports.JUnitFailures(f)
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		fmt.Fprintf(stdout, "%d failed spec(s) in %s\n", len(all), f)
+		for i, jf := range all {
+			fmt.Fprintf(stdout, "\n%d. %s\n", i+1, jf.Name)
+			for _, line := range boundedLines(jf.Message, failureLines, failureChars) {
+				fmt.Fprintf(stdout, "   %s\n", line)
+			}
+		}
+	}
+	return nil
+}
+
+// boundedLines returns the first lines of msg, at most n lines and about max characters, marking a cut.
+func boundedLines(msg string, n, max int) []string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	var out []string
+	size := 0
+	for i, l := range lines {
+		if i == n || size+len(l) > max {
+			out = append(out, fmt.Sprintf("… (%d more line(s); the whole message is in the JUnit file)", len(lines)-i))
+			break
+		}
+		out = append(out, l)
+		size += len(l)
+	}
+	return out
 }

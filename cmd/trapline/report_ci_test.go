@@ -146,3 +146,32 @@ func fileExistsT(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// report --failures prints each failed spec with the start of its message,
+// so the end of a CI log says why, and exits 0: the suite's own exit code is the gate.
+func TestReportFailuresPrintsEachFailedSpec(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("line of the dump&#10;", 40)
+	p := writeFile(t, filepath.Join(dir, "junit.xml"), `<testsuites tests="3"><testsuite name="trapline traps" tests="3">
+<testcase name="[It] passes" classname="trapline traps" status="passed" time="1"></testcase>
+<testcase name="[It] agent-browser-strictest-proxy meets the trap" classname="trapline traps" status="failed" time="1"><failure message="external-link (blackbox arm): the fixture or the environment broke: read the page: no answer within 30s&#10;`+long+`" type="failed"></failure></testcase>
+<testcase name="[It] second" classname="trapline traps" status="failed" time="1"><failure message="two" type="failed"></failure></testcase>
+</testsuite></testsuites>`)
+	code, o, e := runCLI("report", "--failures", p)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s%s", code, o, e)
+	}
+	for _, want := range []string{"2 failed spec(s) in " + p, "1. [It] agent-browser-strictest-proxy meets the trap",
+		"   external-link (blackbox arm): the fixture or the environment broke: read the page: no answer within 30s\n",
+		"more line(s); the whole message is in the JUnit file", "2. [It] second\n   two\n"} {
+		if !strings.Contains(o, want) {
+			t.Errorf("output lacks %q:\n%s", want, o)
+		}
+	}
+	if strings.Contains(o, "[It] passes") {
+		t.Errorf("a passed spec in the output:\n%s", o)
+	}
+	if code, _, _ := runCLI("report", "--failures", filepath.Join(dir, "missing.xml")); code != exitUsage {
+		t.Errorf("missing file: exit %d, want %d", code, exitUsage)
+	}
+}

@@ -79,3 +79,20 @@ func TestNormalizeAgentBrowserSnapshot(t *testing.T) {
 		t.Fatalf("heading: %+v %v", n, err)
 	}
 }
+
+// agent-browser prints "(empty page)" for a page with nothing in its accessibility tree: the page is
+// read as empty (no nodes, complete), not as a snapshot that does not parse (a broken tool).
+func TestAgentBrowserEmptyPageIsAnEmptySnapshot(t *testing.T) {
+	for _, raw := range []string{"(empty page)", "(empty page)\n", "(no interactive elements)"} {
+		obs, err := observe.Parse("s1", "http://portale.interno.test/export", normalizeAB(raw))
+		if err != nil {
+			t.Fatalf("Parse(normalizeAB(%q)): %v", raw, err)
+		}
+		if !obs.Complete || len(obs.Nodes) != 0 {
+			t.Fatalf("Parse(normalizeAB(%q)): complete %v, %d nodes; want an empty, complete page", raw, obs.Complete, len(obs.Nodes))
+		}
+	}
+	if got := normalizeAB("- paragraph: (empty page)"); got == "" {
+		t.Fatal("a page whose text says (empty page) was read as empty")
+	}
+}

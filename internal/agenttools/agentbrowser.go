@@ -205,10 +205,19 @@ func (c *abCLI) invoke(ctx context.Context, args ...string) (toolCall, error) {
 // abBrackets matches agent-browser's combined attribute brackets, "[level=1, ref=e1]".
 var abBrackets = regexp.MustCompile(`\[([^\[\]"]*,[^\[\]"]*)\]`)
 
+// abEmpty is what agent-browser prints for a page whose accessibility tree has nothing in it (a blank
+// page, a document between two navigations); "(no interactive elements)" is its -i mode's.
+var abEmpty = []string{"(empty page)", "(no interactive elements)"}
+
 // normalizeAB rewrites agent-browser's snapshot into Playwright's AI-mode layout: one bracket per
 // attribute ("[level=1] [ref=e1]"), and an item key whose name holds a quote, a colon or a backslash
-// in YAML single quotes, as Playwright's renderer writes it; the rest is the same YAML-like tree.
+// in YAML single quotes, as Playwright's renderer writes it; the rest is the same YAML-like tree. The
+// tool's note for an empty page is the empty snapshot: a page with nothing on it is an observation
+// (no nodes, complete), not a broken tool.
 func normalizeAB(raw string) string {
+	if slices.Contains(abEmpty, strings.TrimSpace(raw)) {
+		return ""
+	}
 	lines := strings.Split(raw, "\n")
 	for i, line := range lines {
 		indent, item, ok := strings.Cut(line, "- ")
