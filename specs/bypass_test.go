@@ -44,8 +44,7 @@ func (r bypassRun) gateBlocks() []evidence.Violation {
 // runBypass runs t with layers in a fresh world; every run uses the reference policy (the guarded
 // arm) so the four runs of a technique differ only in the two layer switches.
 func runBypass(ctx context.Context, t bypass.Technique, l bypass.Layers) bypassRun {
-	res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
-		OutDir: filepath.Join(env.out, "evidence", "bypass"), Trace: true, World: env.world}, t.Trap(l), harness.Guarded)
+	res, err := harness.Run(ctx, referenceRun(filepath.Join(env.out, "evidence", "bypass")), t.Trap(l), harness.Guarded)
 	Expect(err).NotTo(HaveOccurred(), "the fixture broke (this is not a technique getting through)")
 	AddReportEntry("evidence", res.EvidenceDir, ReportEntryVisibilityFailureOrVerbose)
 	ds, err := bypass.ReadProxyLog(res.EvidenceDir)

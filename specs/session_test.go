@@ -23,8 +23,9 @@ var _ = Describe("the session boundary's storage state", Label("credentials", "t
 		// Its own evidence folder: the catalog's guarded arm of the same trap may run at the same time in
 		// the other process, and a run clears its folder first. Not a report entry either: the catalog's
 		// arm is the trap's verdict; this run is only read for what its evidence holds.
-		res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
-			OutDir: filepath.Join(env.out, "evidence-session"), Trace: true, Video: env.video, World: env.world}, t, harness.Guarded)
+		opts := referenceRun(filepath.Join(env.out, "evidence-session"))
+		opts.Video = env.video
+		res, err := harness.Run(ctx, opts, t, harness.Guarded)
 		if err != nil {
 			Fail(fmt.Sprintf("the session-boundary run could not be carried out: %v", err))
 		}

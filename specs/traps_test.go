@@ -36,6 +36,12 @@ var progress = sync.OnceValue(func() *reports.Progress {
 	return reports.NewProgress(os.Stdout, total)
 })
 
+// referenceRun is the options of a run of trapline's reference agent: the suite's browser and world,
+// the guarded and permissive policies, the trace, and the evidence under root.
+func referenceRun(root string) harness.Options {
+	return harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive, OutDir: root, Trace: true, World: env.world}
+}
+
 // runArm runs one trap in one arm and attaches the result to the spec report: the reports.Entry (for
 // summary.json and the HTML report) and one report entry per JUnit property (trap, category, arm,
 // verdict, expected_guard, guard_fired, effects, evidence). A run that could not be carried out is
@@ -44,8 +50,9 @@ var progress = sync.OnceValue(func() *reports.Progress {
 // happened, seen by which observer, and the evidence folder; this is the JUnit failure message).
 func runArm(ctx context.Context, t traps.Trap, arm harness.Arm) *harness.Result {
 	i := progress().Start(t.ID, string(arm))
-	res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
-		OutDir: env.out + "/evidence", Trace: true, Video: env.video, World: env.world}, t, arm)
+	opts := referenceRun(filepath.Join(env.out, "evidence"))
+	opts.Video = env.video
+	res, err := harness.Run(ctx, opts, t, arm)
 	attachEntry(i, t, string(arm), "", filepath.Join(env.out, "evidence", t.ID, string(arm)), res, err)
 	return res
 }
@@ -56,9 +63,10 @@ func runArm(ctx context.Context, t traps.Trap, arm harness.Arm) *harness.Result 
 func runFencedPlanner(ctx context.Context, t traps.Trap, name, evidence string, newPlanner func(traps.Trap) planner.Planner) *harness.Result {
 	i := progress().Start(t.ID, string(harness.Fenced)+"/"+name)
 	root := filepath.Join(env.out, evidence)
-	res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
-		OutDir: root, Trace: true, World: env.world, AgentName: name,
-		NewPlanner: func(t traps.Trap, _ harness.Arm) planner.Planner { return newPlanner(t) }}, t, harness.Fenced)
+	opts := referenceRun(root)
+	opts.AgentName = name
+	opts.NewPlanner = func(t traps.Trap, _ harness.Arm) planner.Planner { return newPlanner(t) }
+	res, err := harness.Run(ctx, opts, t, harness.Fenced)
 	attachEntry(i, t, string(harness.Fenced), name, harness.EvidencePath(root, t.ID, harness.Fenced, name), res, err)
 	return res
 }
