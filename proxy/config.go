@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -34,8 +35,20 @@ type Config struct {
 	// or IP ("portale.interno.test") or a host:port ("portale.interno.test:8080"); a key without a
 	// port matches port 80, and also port 443 for CONNECT. A value must be a literal IP:port
 	// ("127.0.0.1:41234"): the proxy never resolves a name. A destination that is not mapped is
-	// refused with rule RuleUnmappedHost, whatever Rules says.
+	// refused with rule RuleUnmappedHost, whatever Rules says. A value "https://IP:PORT" is an
+	// upstream that speaks TLS (a user's HTTPS staging app): the proxy dials it with TLS, verifying
+	// its certificate for that IP against UpstreamRoots.
 	Hosts map[string]string
+
+	// CA signs the certificates the proxy shows inside a CONNECT tunnel, where it terminates TLS to
+	// judge every request as it judges plain HTTP (see mitm.go). Nil makes a fresh one
+	// (DefaultCALifetime); Proxy.CA returns it. Give the same CA to every world a browser serves,
+	// and make that browser trust it alone.
+	CA *CA
+
+	// UpstreamRoots verifies the https:// targets of Hosts; nil means the system roots. Put a
+	// self-signed staging app's own certificate (or its CA) here.
+	UpstreamRoots *x509.CertPool
 
 	// Listen is the TCP address to listen on. Empty means DefaultListen.
 	Listen string
@@ -67,6 +80,8 @@ type options struct {
 	log      io.Writer
 	errorLog *log.Logger
 	health   string
+	ca       *CA
+	roots    *x509.CertPool
 }
 
 // newOptions applies the defaults to cfg and validates it.
@@ -77,6 +92,8 @@ func newOptions(cfg Config) (options, error) {
 		log:      cfg.Log,
 		errorLog: cfg.ErrorLog,
 		health:   cfg.HealthPath,
+		ca:       cfg.CA,
+		roots:    cfg.UpstreamRoots,
 	}
 	if o.rules == nil {
 		o.rules = denyAll{}
@@ -92,6 +109,11 @@ func newOptions(cfg Config) (options, error) {
 		return options{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	o.hosts = hosts
+	if o.ca == nil {
+		if o.ca, err = NewCA(DefaultCALifetime); err != nil {
+			return options{}, err
+		}
+	}
 	return o, nil
 }
 

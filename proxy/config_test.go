@@ -84,7 +84,7 @@ func TestHostLookup(t *testing.T) {
 		if wantOK {
 			want = netip.MustParseAddrPort(tc.want)
 		}
-		if ok != wantOK || got != want {
+		if ok != wantOK || got.addr != want || got.tls {
 			t.Errorf("lookup(%q, connect=%v) = %v, %v; want %v, %v", tc.addr, tc.connect, got, ok, want, wantOK)
 		}
 	}

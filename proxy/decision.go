@@ -30,6 +30,13 @@ const (
 	RuleNotAProxyRequest = policy.RuleNotAProxyRequest
 	// RuleRulesPanic denies a request whose Rules method panicked: the proxy fails closed.
 	RuleRulesPanic = policy.RuleRulesPanic
+	// RuleTunnelUnjudged refuses an allowed CONNECT whose content the proxy cannot judge request by
+	// request: the client failed the TLS handshake with the proxy's CA, or spoke neither TLS nor
+	// HTTP in it (mitm.go).
+	RuleTunnelUnjudged = policy.RuleTunnelUnjudged
+	// RuleTunnelHost refuses a request inside a CONNECT tunnel that names another host or port than
+	// the tunnel's.
+	RuleTunnelHost = policy.RuleTunnelHost
 )
 
 // Decision is one allow/deny decision of the proxy: a versioned log record, written as one JSON
@@ -41,14 +48,16 @@ type Decision struct {
 	Time time.Time `json:"time"`
 	// Method is the request method; CONNECT for tunnels.
 	Method string `json:"method"`
-	// Scheme is http or https for plain requests (ws for a WebSocket upgrade sent as a plain
-	// request). For a CONNECT tunnel, whose content the proxy does not read, it is https when the
-	// port is 443 and tunnel otherwise (Chromium tunnels ws:// this way).
+	// Scheme is http or https for a request (ws or wss for a WebSocket upgrade), whether it came as
+	// a plain proxy request or from inside an intercepted CONNECT tunnel (https when the client spoke
+	// TLS there). For the CONNECT itself it is https when the port is 443 and tunnel otherwise
+	// (Chromium tunnels ws:// this way); a refused tunnel says what the client spoke (https or
+	// tunnel).
 	Scheme string `json:"scheme"`
 	// Host is the normalised destination host (lower case, no trailing dot), with its port if that
 	// is not the scheme's default.
 	Host string `json:"host"`
-	// Path is the URL path of a plain request; empty for a tunnel.
+	// Path is the URL path of a request; empty for a CONNECT.
 	Path string `json:"path"`
 	// Verdict is VerdictAllow or VerdictDeny.
 	Verdict string `json:"verdict"`

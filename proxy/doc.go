@@ -10,8 +10,11 @@
 //     to the host map. A denial is answered 403 with the body
 //     "trapline proxy: denied by rule <rule>: <reason>" and the X-Trapline-Rule header.
 //   - A CONNECT tunnel (HTTPS, and ws:// from Chromium) goes to Rules.DecideHost, then to the host
-//     map. A denial is answered 403; Chromium shows it as net::ERR_TUNNEL_CONNECTION_FAILED. The
-//     tunnel's content is not inspected (no MITM).
+//     map. A denial is answered 403; Chromium shows it as net::ERR_TUNNEL_CONNECTION_FAILED. An
+//     allowed tunnel is intercepted, never passed through blind: the proxy terminates TLS with a
+//     certificate signed by its CA (Config.CA, Proxy.CA) and judges every request inside it like a
+//     plain one. A tunnel it cannot judge (the client does not trust the CA, or speaks neither TLS
+//     nor HTTP) is refused with rule tunnel_unjudged (mitm.go).
 //   - A request addressed to the proxy itself is answered 400 (rule not_a_proxy_request).
 //
 // Every decision is kept in memory (Proxy.Decisions) and, if Config.Log is set, written to it as one

@@ -55,7 +55,7 @@ func (p *Proxy) onRequest(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, 
 	if d.Allow {
 		if hostErr != nil {
 			d = unmapped(r.URL.Host, hostErr.Error())
-		} else if _, ok := p.opts.hosts.lookup(host, port, false); !ok {
+		} else if _, ok := p.opts.hosts.lookup(host, port, scheme == "https"); !ok {
 			d = unmapped(joinKey(host, port), "not in the proxy host map")
 		}
 	}
@@ -67,8 +67,8 @@ func (p *Proxy) onRequest(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, 
 	return r, nil
 }
 
-// onConnect rules on a CONNECT tunnel: DecideHost first, then the host map. The tunnel's content
-// is not inspected.
+// onConnect rules on a CONNECT tunnel: DecideHost first, then the host map. An allowed tunnel is
+// intercepted (mitm.go): every request inside it is judged by onRequest like a plain one.
 func (p *Proxy) onConnect(target string, ctx *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
 	host, port, hostErr := splitHostPort(target, "443")
 	rec := Decision{Method: http.MethodConnect, Scheme: "tunnel", Host: strings.ToLower(target)}
@@ -92,7 +92,7 @@ func (p *Proxy) onConnect(target string, ctx *goproxy.ProxyCtx) (*goproxy.Connec
 		ctx.Resp = denyResponse(ctx.Req, d)
 		return goproxy.RejectConnect, target
 	}
-	return goproxy.OkConnect, target
+	return p.interceptAction(host, port), target
 }
 
 // nonProxy answers a request addressed to the proxy itself.

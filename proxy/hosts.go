@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -18,72 +20,118 @@ var errUnmappedHost = errors.New("destination not in the proxy host map")
 // dialTimeout bounds one dial to a mapped address (always a local or staging address).
 const dialTimeout = 10 * time.Second
 
+// target is where the proxy dials for a mapped destination: a literal IP:port, spoken to with TLS
+// when the Config.Hosts value was "https://IP:PORT".
+type target struct {
+	addr netip.AddrPort
+	tls  bool
+}
+
+func (t target) String() string {
+	if t.tls {
+		return "https://" + t.addr.String()
+	}
+	return t.addr.String()
+}
+
 // hostMap is the validated Config.Hosts: normalised keys ("name" or "name:port") to literal
 // IP:port targets.
-type hostMap map[string]netip.AddrPort
+type hostMap map[string]target
 
 // newHostMap validates and normalises Config.Hosts.
 func newHostMap(in map[string]string) (hostMap, error) {
 	m := make(hostMap, len(in))
-	for key, target := range in {
+	for key, value := range in {
 		host, port, err := splitHostPort(key, "")
 		if err != nil {
 			return nil, fmt.Errorf("hosts key %q: %w", key, err)
 		}
-		ap, err := netip.ParseAddrPort(strings.TrimSpace(target))
+		addr, useTLS := strings.CutPrefix(strings.TrimSpace(value), "https://")
+		ap, err := netip.ParseAddrPort(addr)
 		if err != nil {
-			return nil, fmt.Errorf("hosts[%q] = %q: target must be a literal IP:port: %w", key, target, err)
+			return nil, fmt.Errorf("hosts[%q] = %q: target must be a literal IP:port or https://IP:port: %w", key, value, err)
 		}
 		if ap.Port() == 0 {
-			return nil, fmt.Errorf("hosts[%q] = %q: target port must not be 0", key, target)
+			return nil, fmt.Errorf("hosts[%q] = %q: target port must not be 0", key, value)
 		}
 		k := joinKey(host, port)
 		if _, dup := m[k]; dup {
 			return nil, fmt.Errorf("hosts key %q: duplicate of another key after normalisation (%s)", key, k)
 		}
-		m[k] = ap
+		m[k] = target{addr: ap, tls: useTLS}
 	}
 	return m, nil
 }
 
-// lookup returns the address mapped to host:port. A key without port matches port 80, and port 443
-// when connect is true.
-func (m hostMap) lookup(host, port string, connect bool) (netip.AddrPort, bool) {
-	if ap, ok := m[joinKey(host, port)]; ok {
-		return ap, true
+// lookup returns the target mapped to host:port. A key without port matches port 80, and port 443
+// when secure is true (a CONNECT, or an https request judged inside one).
+func (m hostMap) lookup(host, port string, secure bool) (target, bool) {
+	if t, ok := m[joinKey(host, port)]; ok {
+		return t, true
 	}
-	if port == "80" || (connect && port == "443") {
-		ap, ok := m[joinKey(host, "")]
-		return ap, ok
+	if port == "80" || (secure && port == "443") {
+		t, ok := m[joinKey(host, "")]
+		return t, ok
 	}
-	return netip.AddrPort{}, false
+	return target{}, false
 }
 
-// dialer dials only mapped addresses. connect says whether it serves CONNECT tunnels (which may use
-// a port-less key for port 443). Every connection it returns is tracked so Close can cut it.
+// dialer dials only mapped addresses, for the proxy's transport: DialContext for http requests,
+// DialTLSContext for https requests (judged inside an intercepted CONNECT), which may use a
+// port-less key for port 443. The scheme the client spoke ends at the proxy: the upstream is spoken
+// to in plain HTTP, or with TLS verified against roots when its target is https://. Every
+// connection it returns is tracked so Close can cut it.
 type dialer struct {
-	hosts   hostMap
-	conns   *connSet
-	connect bool
+	hosts hostMap
+	conns *connSet
+	roots *x509.CertPool // nil: the system roots
 }
 
-// DialContext looks addr up in the host map and dials the mapped literal address; it never
-// resolves a name.
-func (d dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+// DialContext dials the target of an http request.
+func (d dialer) DialContext(ctx context.Context, _, addr string) (net.Conn, error) {
+	return d.dial(ctx, addr, false)
+}
+
+// DialTLSContext dials the target of an https request; net/http takes the connection as past any
+// TLS handshake, which is right for both kinds of target (see dialer).
+func (d dialer) DialTLSContext(ctx context.Context, _, addr string) (net.Conn, error) {
+	return d.dial(ctx, addr, true)
+}
+
+// dial looks addr up in the host map and dials the mapped literal address; it never resolves a
+// name.
+func (d dialer) dial(ctx context.Context, addr string, secure bool) (net.Conn, error) {
 	host, port, err := splitHostPort(addr, "")
 	if err != nil {
 		return nil, fmt.Errorf("trapline proxy: dial %s: %w", addr, err)
 	}
-	target, ok := d.hosts.lookup(host, port, d.connect)
+	t, ok := d.hosts.lookup(host, port, secure)
 	if !ok {
 		return nil, fmt.Errorf("trapline proxy: dial %s: %w", addr, errUnmappedHost)
 	}
 	nd := net.Dialer{Timeout: dialTimeout}
-	c, err := nd.DialContext(ctx, "tcp", target.String())
+	c, err := nd.DialContext(ctx, "tcp", t.addr.String())
 	if err != nil {
-		return nil, fmt.Errorf("trapline proxy: dial %s (mapped to %s): %w", addr, target, err)
+		return nil, fmt.Errorf("trapline proxy: dial %s (mapped to %s): %w", addr, t, err)
 	}
-	return d.conns.track(c), nil
+	c = d.conns.track(c)
+	if !t.tls {
+		return c, nil
+	}
+	// The name checked is the target's IP, as in the URL a user gives (--upstream https://IP:PORT).
+	tc := tls.Client(c, &tls.Config{
+		RootCAs:    d.roots,
+		ServerName: t.addr.Addr().String(),
+		NextProtos: []string{"http/1.1"},
+		MinVersion: tls.VersionTLS12,
+	})
+	hctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("trapline proxy: dial %s (mapped to %s): TLS: %w", addr, t, err)
+	}
+	return tc, nil
 }
 
 // splitHostPort normalises "host[:port]" with policy.NormalizeHost, so the proxy and the policy

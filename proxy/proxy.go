@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -17,13 +18,14 @@ const closeTimeout = 5 * time.Second
 
 // Proxy is a running egress proxy. Start one with Start and stop it with Close.
 type Proxy struct {
-	opts  options
-	rec   *recorder
-	conns *connSet
-	tr    *http.Transport
-	ln    net.Listener
-	srv   *http.Server
-	done  chan struct{} // closed when srv.Serve has returned
+	opts      options
+	rec       *recorder
+	tlsConfig func(host string, ctx *goproxy.ProxyCtx) (*tls.Config, error)
+	conns     *connSet
+	tr        *http.Transport
+	ln        net.Listener
+	srv       *http.Server
+	done      chan struct{} // closed when srv.Serve has returned
 
 	closeOnce sync.Once
 	closeErr  error
@@ -39,10 +41,13 @@ func Start(cfg Config) (*Proxy, error) {
 		return nil, fmt.Errorf("start proxy: %w", err)
 	}
 	p := &Proxy{opts: opts, rec: newRecorder(opts.log), conns: newConnSet(), done: make(chan struct{})}
+	p.tlsConfig = goproxy.TLSConfigFromCA(&opts.ca.cert)
 
+	d := dialer{hosts: opts.hosts, conns: p.conns, roots: opts.roots}
 	p.tr = &http.Transport{
 		Proxy:                 nil, // never chain out through HTTP_PROXY and friends
-		DialContext:           dialer{hosts: opts.hosts, conns: p.conns}.DialContext,
+		DialContext:           d.DialContext,
+		DialTLSContext:        d.DialTLSContext,
 		MaxIdleConnsPerHost:   16,
 		IdleConnTimeout:       30 * time.Second,
 		ResponseHeaderTimeout: time.Minute,
@@ -52,9 +57,11 @@ func Start(cfg Config) (*Proxy, error) {
 	px.Logger = opts.errorLog
 	px.Tr = p.tr
 	px.ConnectDial = nil // NewProxyHttpServer sets it from HTTPS_PROXY
-	px.ConnectDialWithReq = func(r *http.Request, network, addr string) (net.Conn, error) {
-		return dialer{hosts: opts.hosts, conns: p.conns, connect: true}.DialContext(r.Context(), network, addr)
+	px.ConnectDialWithReq = func(_ *http.Request, _, addr string) (net.Conn, error) {
+		// Every allowed CONNECT is intercepted (mitm.go); a blind tunnel is never dialled.
+		return nil, fmt.Errorf("trapline proxy: blind tunnel to %s refused", addr)
 	}
+	px.CertStore = &certCache{}
 	px.NonproxyHandler = http.HandlerFunc(p.nonProxy)
 	px.OnRequest().HandleConnectFunc(p.onConnect)
 	px.OnRequest().DoFunc(p.onRequest)
@@ -82,6 +89,10 @@ func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
 // URL returns the proxy URL to give clients, "http://127.0.0.1:PORT".
 func (p *Proxy) URL() string { return "http://" + p.Addr() }
+
+// CA returns the CA the proxy signs its interception certificates with (Config.CA, or the one Start
+// made).
+func (p *Proxy) CA() *CA { return p.opts.ca }
 
 // Decisions returns a copy of the decisions made so far, in the order they were made.
 func (p *Proxy) Decisions() []Decision { return p.rec.decisions() }

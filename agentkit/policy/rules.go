@@ -42,6 +42,8 @@ const (
 	RuleUnmappedHost     Rule = "unmapped_host"
 	RuleNotAProxyRequest Rule = "not_a_proxy_request"
 	RuleRulesPanic       Rule = "rules_panic"
+	RuleTunnelUnjudged   Rule = "tunnel_unjudged"
+	RuleTunnelHost       Rule = "tunnel_host_mismatch"
 )
 
 // registry is every rule trapline writes. Adding a rule is one line here (and its constant).
@@ -94,6 +96,8 @@ var registry = []RuleInfo{
 	{RuleUnmappedHost, LayerProxy, "proxy", "the destination is not mapped in the staging world"},
 	{RuleNotAProxyRequest, LayerProxy, "proxy", "a request addressed to the proxy itself"},
 	{RuleRulesPanic, LayerProxy, "proxy", "the proxy's rules panicked: it failed closed"},
+	{RuleTunnelUnjudged, LayerProxy, "proxy", "a CONNECT tunnel the proxy cannot judge request by request: the client failed the TLS handshake with the world's CA, or spoke neither TLS nor HTTP"},
+	{RuleTunnelHost, LayerProxy, "proxy", "a request inside a CONNECT tunnel names another host or port than the tunnel's"},
 }
 
 // Registry returns every registered rule, RuleAllowed first, in a new slice.
