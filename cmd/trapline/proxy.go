@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,19 +19,26 @@ import (
 	"github.com/trapline/trapline/world"
 )
 
-const proxyUsage = `usage: trapline proxy (--policy NAME|FILE | --no-rules) [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE] [--health PATH]
+const proxyUsage = `usage: trapline proxy (--policy NAME|FILE | --no-rules) [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE] [--health PATH] [--ca-out FILE] [--upstream-ca FILE]
 
 Runs the egress proxy with the policy's network rules (DecideRequest for plain HTTP, DecideHost for
 CONNECT tunnels) until SIGINT or SIGTERM. The proxy dials only the --map targets: an unmapped
 destination is refused (unmapped_host) whatever the policy says. The first line printed is the
 proxy URL.
 
+HTTPS is judged like HTTP: every allowed CONNECT is intercepted with a CA made at start (ECDSA P-256,
+valid 24 h, kept in memory; --ca-out writes its certificate), so a client must trust that CA alone
+(curl --cacert FILE, a browser's SPKI pin). A tunnel it cannot judge is refused (tunnel_unjudged).
+
   --policy NAME|FILE  an embedded policy (reference, permissive) or a policy file (required)
   --listen ADDR    address to listen on (default 127.0.0.1:0, a free port)
-  --map HOST=ADDR  map a host (or host:port) to a literal IP:port; repeatable
+  --map HOST=ADDR  map a host (or host:port) to a literal IP:port, or https://IP:PORT for an upstream
+                   that speaks TLS (checked for that IP against --upstream-ca); repeatable
   --log FILE       append one JSON decision per line to FILE
   --no-rules       allow every mapped host (the defense-in-depth control arm); instead of --policy
-  --health PATH    answer a direct GET of PATH with 200, logging nothing (a container's readiness check)`
+  --health PATH    answer a direct GET of PATH with 200, logging nothing (a container's readiness check)
+  --ca-out FILE    write the interception CA's certificate (PEM, no key) to FILE before serving
+  --upstream-ca FILE  PEM certificates to trust for https:// --map targets (default: the system roots)`
 
 // cmdProxy runs the egress proxy as its own process until SIGINT or SIGTERM.
 func cmdProxy(args []string, stdout io.Writer) error {
@@ -72,6 +80,8 @@ type proxyFlags struct {
 	// noRules runs the proxy with world.AllowAll; health is proxy.Config.HealthPath.
 	noRules bool
 	health  string
+	// caOut receives the interception CA's certificate; upstreamCA verifies https:// targets.
+	caOut, upstreamCA string
 }
 
 func parseProxyFlags(args []string) (proxyFlags, error) {
@@ -83,6 +93,8 @@ func parseProxyFlags(args []string) (proxyFlags, error) {
 	fs.StringVar(&f.log, "log", "", "decision log file")
 	fs.BoolVar(&f.noRules, "no-rules", false, "allow every mapped host")
 	fs.StringVar(&f.health, "health", "", "readiness path")
+	fs.StringVar(&f.caOut, "ca-out", "", "file for the interception CA certificate")
+	fs.StringVar(&f.upstreamCA, "upstream-ca", "", "PEM file of CAs for https:// targets")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return f, withCode(exitUsage, errors.New(proxyUsage))
@@ -134,12 +146,22 @@ func runProxy(ctx context.Context, args []string, stdout io.Writer) (err error) 
 		}()
 		logw = lf
 	}
-	p, err := proxy.Start(proxy.Config{Rules: rules, Hosts: f.hosts, Listen: f.listen, Log: logw, HealthPath: f.health})
+	roots, err := readUpstreamCA(f.upstreamCA)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	p, err := proxy.Start(proxy.Config{Rules: rules, Hosts: f.hosts, Listen: f.listen, Log: logw, HealthPath: f.health, UpstreamRoots: roots})
 	if errors.Is(err, proxy.ErrConfig) {
 		return withCode(exitUsage, fmt.Errorf("proxy: %w", err))
 	}
 	if err != nil {
 		return withCode(exitBroken, err) // the address is taken or not ours: the environment
+	}
+	if f.caOut != "" {
+		if err := os.WriteFile(f.caOut, p.CA().PEM(), 0o644); err != nil {
+			_ = p.Close()
+			return withCode(exitUsage, fmt.Errorf("proxy: --ca-out: %w", err))
+		}
 	}
 	fmt.Fprintln(stdout, p.URL())
 	if len(f.hosts) == 0 {
@@ -152,4 +174,31 @@ func runProxy(ctx context.Context, args []string, stdout io.Writer) (err error) 
 		return withCode(exitBroken, err)
 	}
 	return nil
+}
+
+// maxUpstreamCA bounds the --upstream-ca file: a few certificates, not a trust store dump.
+const maxUpstreamCA = 1 << 20
+
+// readUpstreamCA reads the --upstream-ca file into a pool; "" means the system roots (nil).
+func readUpstreamCA(path string) (*x509.CertPool, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: --upstream-ca: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxUpstreamCA+1))
+	if err != nil {
+		return nil, fmt.Errorf("proxy: --upstream-ca %s: %w", path, err)
+	}
+	if len(data) > maxUpstreamCA {
+		return nil, fmt.Errorf("proxy: --upstream-ca %s: larger than the limit of %d bytes", path, maxUpstreamCA)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(data) {
+		return nil, fmt.Errorf("proxy: --upstream-ca %s: no PEM certificate in the file", path)
+	}
+	return pool, nil
 }

@@ -92,13 +92,13 @@ type proxyCommand struct {
 
 // startProxyCommand runs trapline proxy on 127.0.0.1:0 with each host of hosts mapped to its
 // address, and returns once the proxy has printed its URL, with a client that goes through it.
-func startProxyCommand(t *testing.T, hosts map[string]string) *proxyCommand {
+func startProxyCommand(t *testing.T, hosts map[string]string, extra ...string) *proxyCommand {
 	t.Helper()
 	pc := &proxyCommand{logPath: filepath.Join(t.TempDir(), "decisions.jsonl"), done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(t.Context())
 	pc.cancel = cancel
 	t.Cleanup(cancel)
-	args := []string{"--policy", referencePolicy, "--listen", "127.0.0.1:0", "--log", pc.logPath}
+	args := append([]string{"--policy", referencePolicy, "--listen", "127.0.0.1:0", "--log", pc.logPath}, extra...)
 	for _, host := range slices.Sorted(maps.Keys(hosts)) {
 		args = append(args, "--map", host+"="+hosts[host])
 	}
