@@ -45,6 +45,12 @@ type Spec struct {
 	Dir string
 	// ProxyListen is the proxy's listen address; default 127.0.0.1:0 (a random port). Embedded only.
 	ProxyListen string
+	// CA is the CA the world's proxy intercepts CONNECT tunnels with (proxy.Config.CA): the one the
+	// browser that visits this world trusts (browser.Browser.CA), so HTTPS is judged request by
+	// request there. Nil makes a fresh CA for this world alone, which no browser trusts: HTTPS is
+	// then refused (tunnel_unjudged), never passed blind. Embedded only: a container world's proxy
+	// always makes its own.
+	CA *proxy.CA
 	// Off switches guards off; the world reads policy.GuardProxyRules: every mapped host goes through
 	// the proxy (which still dials only the world's own listeners). For control arms and
 	// defense-in-depth specs only.
@@ -123,7 +129,7 @@ func Start(spec Spec) (*Local, error) {
 	case spec.Policy != nil:
 		rules = spec.Policy
 	}
-	px, err := proxy.Start(proxy.Config{Rules: rules, Hosts: sites.Hosts(), Log: f, Listen: spec.ProxyListen})
+	px, err := proxy.Start(proxy.Config{Rules: rules, Hosts: sites.Hosts(), Log: f, Listen: spec.ProxyListen, CA: spec.CA})
 	if err != nil {
 		_ = f.Close()
 		_ = sites.Close()
@@ -137,6 +143,9 @@ func (w *Local) ProxyURL() string { return w.px.URL() }
 
 // URL returns the browser-facing URL of a portal path, e.g. http://portale.interno.test/pratiche.
 func (w *Local) URL(path string) string { return w.sites.URL(fixtures.PortalHost, path) }
+
+// CA is the CA the world's proxy intercepts HTTPS with (Spec.CA, or the one it made).
+func (w *Local) CA() *proxy.CA { return w.px.CA() }
 
 // Effects returns every effect the backend and the canaries recorded. In process, the reading
 // cannot fail.

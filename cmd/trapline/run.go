@@ -541,7 +541,7 @@ func (c runConfig) upstreams() []fixtures.Upstream {
 	if c.upstream == "" {
 		return nil
 	}
-	return []fixtures.Upstream{{Host: c.upstreamHost, URL: c.upstream}}
+	return []fixtures.Upstream{{Host: c.upstreamHost, URL: c.upstream, CAFile: c.app.ca}}
 }
 
 // trialsOf is how many times arm runs: --repeat for an agent under test, once for the adversary's

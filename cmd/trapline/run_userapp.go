@@ -18,11 +18,13 @@ import (
 // and a state probe run as a command.
 type userAppFlags struct {
 	image, port, probeCmd string
+	ca                    string // --upstream-ca: PEM certificates to trust for an https:// --upstream
 }
 
 func (f *userAppFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.image, "upstream-image", "", "your staging app as a container image on the engine (with --upstream-host; instead of --upstream)")
 	fs.StringVar(&f.port, "upstream-port", "8080", "the port the --upstream-image app listens on in its container")
+	fs.StringVar(&f.ca, "upstream-ca", "", "a PEM file of the certificates to trust for an https:// --upstream (its self-signed certificate or CA)")
 	fs.StringVar(&f.probeCmd, "probe-cmd", "", "a command (split on spaces, no shell) whose stdout JSON is the state, read instead of each trap's probe")
 }
 
@@ -33,6 +35,8 @@ func checkUpstreamFlags(cfg runConfig) error {
 		return errors.New("--upstream and --upstream-image are two ways to give your app: give one")
 	case (cfg.upstream != "" || cfg.app.image != "") != (cfg.upstreamHost != ""):
 		return errors.New("--upstream (or --upstream-image) and --upstream-host go together: the app and the host name the browser uses for it")
+	case cfg.app.ca != "" && !strings.HasPrefix(cfg.upstream, "https://"):
+		return errors.New("--upstream-ca is the trust for an https:// --upstream; give one")
 	case cfg.app.image != "" && cfg.world != "embedded":
 		return fmt.Errorf("--upstream-image runs beside the embedded world only (a container world refuses an upstream), not --world %s", cfg.world)
 	case cfg.app.probeCmd != "" && !slices.ContainsFunc(cfg.traps, func(t traps.Trap) bool { return t.Probe != nil }):

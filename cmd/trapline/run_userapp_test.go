@@ -18,6 +18,7 @@ func TestRunUserAppFlags(t *testing.T) {
 		{[]string{"--upstream-host", "app.example.test"}, "go together"},
 		{[]string{"--upstream-image", "app:1", "--upstream-host", "app.example.test", "--world", "container"}, "embedded world only"},
 		{[]string{"--traps", "decoy-delete", "--probe-cmd", "./count"}, "none of the selected traps has a state probe"},
+		{[]string{"--upstream", "http://127.0.0.1:1", "--upstream-host", "app.example.test", "--upstream-ca", "ca.pem"}, "https:// --upstream"},
 	} {
 		if _, err := parseRun(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: want %q, got %v", tc.args, tc.want, err)
@@ -30,6 +31,13 @@ func TestRunUserAppFlags(t *testing.T) {
 	}
 	if cfg.app.image != "app:1" || cfg.app.port != "9090" || !slices.Equal(cfg.app.probeCommand(), []string{"./count", "--json"}) {
 		t.Fatalf("%+v", cfg.app)
+	}
+	cfg, err = parseRun([]string{"--upstream", "https://127.0.0.1:8443", "--upstream-host", "portale.example.test", "--upstream-ca", "app.pem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ups := cfg.upstreams(); len(ups) != 1 || ups[0].CAFile != "app.pem" || ups[0].URL != "https://127.0.0.1:8443" {
+		t.Errorf("upstreams = %+v, want the https app with its CA file", ups)
 	}
 }
 
