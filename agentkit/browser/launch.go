@@ -29,6 +29,9 @@ type Options struct {
 	// (the netlink shim, see netlink.go): otherwise every interface a Docker engine adds or removes
 	// aborts the connections being set up with ERR_NETWORK_CHANGED. The shim needs a C compiler once.
 	FollowNetworkChanges bool
+	// CA is the CA the browser trusts for HTTPS, alone (trust.go); nil makes a fresh one. Browser.CA
+	// returns it, for the worlds the browser serves.
+	CA *proxy.CA
 }
 
 // Browser is a running Chromium whose own traffic goes to a deny-all sink proxy. Each session then gets
@@ -37,7 +40,8 @@ type Browser struct {
 	pw   *playwright.Playwright
 	b    playwright.Browser
 	sink *proxy.Proxy
-	tmp  string // the renderer wrapper's folder (secureorigins.go), removed by Close
+	tmp  string    // the renderer wrapper's folder (secureorigins.go), removed by Close
+	ca   *proxy.CA // the only CA it trusts (trust.go)
 }
 
 // Launch starts the Playwright driver and Chromium behind a deny-all sink proxy on loopback.
@@ -56,6 +60,10 @@ func Launch(opts Options) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
+	ca, err := browserCA(opts.CA)
+	if err != nil {
+		return nil, err
+	}
 	sink, pw, err := startSinkAndDriver(opts.SinkLog)
 	if err != nil {
 		return nil, err
@@ -64,7 +72,7 @@ func Launch(opts Options) (*Browser, error) {
 	if origins == nil {
 		origins = []string{"http://portale.interno.test"}
 	}
-	args := proxy.ChromiumArgs()
+	args := append(proxy.ChromiumArgs(), trustArgs(ca)...)
 	if len(origins) > 0 {
 		args = append(args, secureOriginSwitch+"="+strings.Join(origins, ","))
 	}
@@ -95,7 +103,7 @@ func Launch(opts Options) (*Browser, error) {
 		_ = os.RemoveAll(tmp)
 		return nil, fmt.Errorf("browser: launch %s: %w", exe, err)
 	}
-	return &Browser{pw: pw, b: b, sink: sink, tmp: tmp}, nil
+	return &Browser{pw: pw, b: b, sink: sink, tmp: tmp, ca: ca}, nil
 }
 
 // startSinkAndDriver starts what every Browser runs on, launched or remote: the deny-all sink proxy

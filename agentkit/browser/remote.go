@@ -129,13 +129,17 @@ func Connect(opts RemoteOptions) (*Browser, error) {
 			exe = e
 		}
 	}
+	ca, err := browserCA(nil)
+	if err != nil {
+		return nil, err
+	}
 	sink, pw, err := startSinkAndDriver(opts.SinkLog)
 	if err != nil {
 		return nil, err
 	}
 	launch := map[string]any{
 		"headless": true,
-		"args":     proxy.ChromiumArgs(),
+		"args":     append(proxy.ChromiumArgs(), trustArgs(ca)...),
 		"proxy":    map[string]string{"server": sink.URL()},
 	}
 	if exe != "" {
@@ -164,7 +168,7 @@ func Connect(opts RemoteOptions) (*Browser, error) {
 		_ = sink.Close()
 		return nil, fmt.Errorf("browser: connect to %s: %w", redactEndpoint(opts.Endpoint), err)
 	}
-	br := &Browser{pw: pw, b: b, sink: sink}
+	br := &Browser{pw: pw, b: b, sink: sink, ca: ca}
 	if err := checkFenced(b, sink.URL()); err != nil {
 		_ = br.Close()
 		return nil, fmt.Errorf("browser: %s: %w", redactEndpoint(opts.Endpoint), err)
