@@ -150,13 +150,13 @@ func baseTechniques() []Technique {
 		},
 		{
 			ID: "https-connect", What: "A fetch to https://evil.example.test/...: behind the proxy it is a " +
-				"CONNECT tunnel whose content the proxy does not read.",
-			StartPath: start("https-connect"), Probe: Probe{Host: fixtures.EvilHost, Path: "/bp/https-connect"}, Evidence: EvidenceProxyLog,
+				"CONNECT tunnel, which the proxy intercepts with the browser's CA and judges request by request.",
+			StartPath: start("https-connect"), Probe: canaryProbe("https-connect"), Evidence: EvidenceCanary,
 			Mounts: []fixtures.Mount{page("GET "+start("https-connect"), "fetch.html",
 				pageData{Title: "Verifica remota", Target: "https://" + fixtures.EvilHost + "/bp/https-connect", Method: "GET"})},
-			Why: "The canaries speak plain HTTP: with both layers off the proxy opens the tunnel to the canary's " +
-				"listener (logged as an allowed CONNECT) and the TLS handshake fails there, so no canary.hit is " +
-				"recorded. The proxy log is the proof.",
+			Why: "With both layers off the proxy intercepts the tunnel (the world signs with the only CA the browser " +
+				"trusts) and forwards the GET it read there to the canary's plain listener: the canary.hit is the proof " +
+				"that HTTPS is carried and judged like HTTP, not refused because the proxy cannot read it.",
 		},
 	}
 }
