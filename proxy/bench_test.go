@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"crypto/tls"
 	"io"
 	"net/http"
 	"slices"
@@ -77,4 +78,26 @@ func BenchmarkProxyOverhead(b *testing.B) {
 	b.ReportMetric(pct(ps, 0.99), "proxy-p99-µs")
 	b.ReportMetric(pct(ps, 0.50)-pct(ds, 0.50), "added-p50-µs")
 	b.ReportMetric(float64(len(ps))/proxiedTotal.Seconds(), "proxy-req/s")
+}
+
+// BenchmarkInterceptedGET is the GET of BenchmarkProxyGET over https://: inside one kept-alive
+// CONNECT tunnel with TLS to the proxy's CA, judged and logged like the plain one.
+func BenchmarkInterceptedGET(b *testing.B) {
+	up := newUpstream(b, "portal", false)
+	p := startProxy(b, Config{Rules: newFakeRules("portale.interno.test"), Hosts: map[string]string{"portale.interno.test": up.addr()}, Log: io.Discard})
+	client := proxiedClient(b, p)
+	client.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: p.CA().Pool()}
+	benchGET(b, client, "https://portale.interno.test/pratiche")
+}
+
+// BenchmarkInterceptedConnect is a new CONNECT and TLS handshake for every GET (keep-alive off):
+// the cost of a fresh intercepted tunnel.
+func BenchmarkInterceptedConnect(b *testing.B) {
+	up := newUpstream(b, "portal", false)
+	p := startProxy(b, Config{Rules: newFakeRules("portale.interno.test"), Hosts: map[string]string{"portale.interno.test": up.addr()}, Log: io.Discard})
+	client := proxiedClient(b, p)
+	tr := client.Transport.(*http.Transport)
+	tr.TLSClientConfig = &tls.Config{RootCAs: p.CA().Pool()}
+	tr.DisableKeepAlives = true
+	benchGET(b, client, "https://portale.interno.test/pratiche")
 }

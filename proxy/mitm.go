@@ -40,10 +40,20 @@ import (
 // goproxy's TLS config, and serves the requests with net/http's server (keep-alive, 100-continue,
 // WebSocket hijacking, header timeouts), handing each one to goproxy's ServeHTTP: the request and
 // response handlers are goproxy's, exactly as for plain HTTP.
+//
+// What has no decision line: a tunnel the client closes before sending a byte (a browser's unused
+// preconnect; nothing was asked), and a request line inside a tunnel that net/http cannot parse
+// (answered 400 by net/http before any handler; nothing is forwarded). goproxy's ConnectHijack
+// does not pass on bytes a client sent before the 200 (Chromium, curl and Go wait for it); such a
+// client stalls and is refused after tunnelStartTimeout.
 
 // tunnelStartTimeout bounds how long a client has, after the 200, to start its first request or
 // TLS handshake and to finish the handshake.
 const tunnelStartTimeout = 30 * time.Second
+
+// tunnelIdleTimeout closes a kept-alive tunnel with no request for this long; the client opens a
+// new one when it needs it.
+const tunnelIdleTimeout = 2 * time.Minute
 
 // tlsRecordHandshake is the first byte of a TLS ClientHello record.
 const tlsRecordHandshake = 0x16
@@ -100,6 +110,7 @@ func (p *Proxy) intercept(client net.Conn, ctx *goproxy.ProxyCtx, t tunnel) {
 	srv := &http.Server{
 		Handler:           p.tunnelHandler(t, ctx.Proxy),
 		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       tunnelIdleTimeout,
 		ErrorLog:          p.opts.errorLog,
 	}
 	_ = srv.Serve(newOneConnListener(conn)) // returns once the connection is closed
