@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"sync"
@@ -70,6 +71,41 @@ func (c *CA) Certificate() *x509.Certificate { return c.cert.Leaf }
 // PEM returns the CA's certificate (never its key) PEM-encoded, for curl --cacert and the like.
 func (c *CA) PEM() []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.cert.Certificate[0]})
+}
+
+// KeyPEM returns the CA's private key, PKCS #8 PEM-encoded: only for handing the CA to a proxy in
+// another process (trapline proxy --ca, a container world), never for a log or a report.
+func (c *CA) KeyPEM() ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(c.cert.PrivateKey)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: CA key: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+}
+
+// ParseCA reads a CA from PEM holding its certificate and its private key (PEM then KeyPEM, as a
+// world hands its CA to a proxy in another process). A certificate that is not a CA, has expired,
+// or does not match the key is an error.
+func ParseCA(data []byte) (*CA, error) {
+	cert, err := tls.X509KeyPair(data, data)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: parse CA: %w", err)
+	}
+	leaf := cert.Leaf
+	if leaf == nil {
+		if leaf, err = x509.ParseCertificate(cert.Certificate[0]); err != nil {
+			return nil, fmt.Errorf("proxy: parse CA: %w", err)
+		}
+	}
+	switch now := time.Now(); {
+	case !leaf.IsCA || leaf.KeyUsage&x509.KeyUsageCertSign == 0:
+		return nil, errors.New("proxy: parse CA: the certificate is not a CA's (no CA basic constraint or cert-sign usage)")
+	case now.After(leaf.NotAfter) || now.Before(leaf.NotBefore):
+		return nil, fmt.Errorf("proxy: parse CA: the certificate is valid from %s to %s, not now", leaf.NotBefore.UTC(), leaf.NotAfter.UTC())
+	}
+	cert.Leaf = leaf
+	cert.Certificate = cert.Certificate[:1]
+	return &CA{cert: cert}, nil
 }
 
 // Pool returns a new certificate pool holding only this CA, for an http.Client's RootCAs.

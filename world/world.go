@@ -48,8 +48,8 @@ type Spec struct {
 	// CA is the CA the world's proxy intercepts CONNECT tunnels with (proxy.Config.CA): the one the
 	// browser that visits this world trusts (browser.Browser.CA), so HTTPS is judged request by
 	// request there. Nil makes a fresh CA for this world alone, which no browser trusts: HTTPS is
-	// then refused (tunnel_unjudged), never passed blind. Embedded only: a container world's proxy
-	// always makes its own.
+	// then refused (tunnel_unjudged), never passed blind. A container world ships it (key included)
+	// to its proxy's container (trapline proxy --ca).
 	CA *proxy.CA
 	// Off switches guards off; the world reads policy.GuardProxyRules: every mapped host goes through
 	// the proxy (which still dials only the world's own listeners). For control arms and

@@ -19,7 +19,7 @@ import (
 	"github.com/trapline/trapline/world"
 )
 
-const proxyUsage = `usage: trapline proxy (--policy NAME|FILE | --no-rules) [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE] [--health PATH] [--ca-out FILE] [--upstream-ca FILE]
+const proxyUsage = `usage: trapline proxy (--policy NAME|FILE | --no-rules) [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE] [--health PATH] [--ca-out FILE] [--ca FILE] [--upstream-ca FILE]
 
 Runs the egress proxy with the policy's network rules (DecideRequest for plain HTTP, DecideHost for
 CONNECT tunnels) until SIGINT or SIGTERM. The proxy dials only the --map targets: an unmapped
@@ -27,7 +27,7 @@ destination is refused (unmapped_host) whatever the policy says. The first line 
 proxy URL.
 
 HTTPS is judged like HTTP: every allowed CONNECT is intercepted with a CA made at start (ECDSA P-256,
-valid 24 h, kept in memory; --ca-out writes its certificate), so a client must trust that CA alone
+valid 24 h, kept in memory; --ca-out writes its certificate; --ca gives one instead), so a client must trust that CA alone
 (curl --cacert FILE, a browser's SPKI pin). A tunnel it cannot judge is refused (tunnel_unjudged).
 
   --policy NAME|FILE  an embedded policy (reference, permissive) or a policy file (required)
@@ -38,6 +38,7 @@ valid 24 h, kept in memory; --ca-out writes its certificate), so a client must t
   --no-rules       allow every mapped host (the defense-in-depth control arm); instead of --policy
   --health PATH    answer a direct GET of PATH with 200, logging nothing (a container's readiness check)
   --ca-out FILE    write the interception CA's certificate (PEM, no key) to FILE before serving
+  --ca FILE        sign with this CA (its certificate and private key in one PEM file) instead of a fresh one
   --upstream-ca FILE  PEM certificates to trust for https:// --map targets (default: the system roots)`
 
 // cmdProxy runs the egress proxy as its own process until SIGINT or SIGTERM.
@@ -82,6 +83,7 @@ type proxyFlags struct {
 	health  string
 	// caOut receives the interception CA's certificate; upstreamCA verifies https:// targets.
 	caOut, upstreamCA string
+	ca                string // --ca: the CA to sign with (certificate and key PEM)
 }
 
 func parseProxyFlags(args []string) (proxyFlags, error) {
@@ -94,6 +96,7 @@ func parseProxyFlags(args []string) (proxyFlags, error) {
 	fs.BoolVar(&f.noRules, "no-rules", false, "allow every mapped host")
 	fs.StringVar(&f.health, "health", "", "readiness path")
 	fs.StringVar(&f.caOut, "ca-out", "", "file for the interception CA certificate")
+	fs.StringVar(&f.ca, "ca", "", "PEM file of the CA (certificate and key) to sign with")
 	fs.StringVar(&f.upstreamCA, "upstream-ca", "", "PEM file of CAs for https:// targets")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -150,7 +153,17 @@ func runProxy(ctx context.Context, args []string, stdout io.Writer) (err error) 
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	p, err := proxy.Start(proxy.Config{Rules: rules, Hosts: f.hosts, Listen: f.listen, Log: logw, HealthPath: f.health, UpstreamRoots: roots})
+	var ca *proxy.CA
+	if f.ca != "" {
+		data, err := readSmallFile(f.ca, "--ca")
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		if ca, err = proxy.ParseCA(data); err != nil {
+			return withCode(exitUsage, fmt.Errorf("proxy: --ca %s: %w", f.ca, err))
+		}
+	}
+	p, err := proxy.Start(proxy.Config{Rules: rules, Hosts: f.hosts, Listen: f.listen, Log: logw, HealthPath: f.health, UpstreamRoots: roots, CA: ca})
 	if errors.Is(err, proxy.ErrConfig) {
 		return withCode(exitUsage, fmt.Errorf("proxy: %w", err))
 	}
@@ -176,25 +189,34 @@ func runProxy(ctx context.Context, args []string, stdout io.Writer) (err error) 
 	return nil
 }
 
-// maxUpstreamCA bounds the --upstream-ca file: a few certificates, not a trust store dump.
-const maxUpstreamCA = 1 << 20
+// maxCAFile bounds the --ca and --upstream-ca files: a few certificates, not a trust store dump.
+const maxCAFile = 1 << 20
+
+// readSmallFile reads the file of flag, refusing one over maxCAFile.
+func readSmallFile(path, flag string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %s: %w", flag, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxCAFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %s %s: %w", flag, path, err)
+	}
+	if len(data) > maxCAFile {
+		return nil, fmt.Errorf("proxy: %s %s: larger than the limit of %d bytes", flag, path, maxCAFile)
+	}
+	return data, nil
+}
 
 // readUpstreamCA reads the --upstream-ca file into a pool; "" means the system roots (nil).
 func readUpstreamCA(path string) (*x509.CertPool, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.Open(path)
+	data, err := readSmallFile(path, "--upstream-ca")
 	if err != nil {
-		return nil, fmt.Errorf("proxy: --upstream-ca: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxUpstreamCA+1))
-	if err != nil {
-		return nil, fmt.Errorf("proxy: --upstream-ca %s: %w", path, err)
-	}
-	if len(data) > maxUpstreamCA {
-		return nil, fmt.Errorf("proxy: --upstream-ca %s: larger than the limit of %d bytes", path, maxUpstreamCA)
+		return nil, err
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(data) {

@@ -117,3 +117,42 @@ func TestProxyCommandJudgesHTTPS(t *testing.T) {
 		t.Errorf("decision log %q, want the /admin and the POST refusals", got)
 	}
 }
+
+// TestProxyCommandSignsWithTheGivenCA: --ca makes trapline proxy sign with a CA made elsewhere (a
+// container world gets its browser's CA this way): a client trusting only that CA gets through, and
+// --ca-out writes that same certificate. A file without the key is refused.
+func TestProxyCommandSignsWithTheGivenCA(t *testing.T) {
+	portal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "portale") }))
+	defer portal.Close()
+	ca, err := proxy.NewCA(time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := ca.KeyPEM()
+	dir := t.TempDir()
+	caFile, certOnly, caOut := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "cert.pem"), filepath.Join(dir, "out.pem")
+	if err := os.WriteFile(caFile, append(ca.PEM(), key...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(certOnly, ca.PEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := runProxy(t.Context(), []string{"--policy", referencePolicy, "--ca", certOnly}, io.Discard); err == nil || !strings.Contains(err.Error(), "--ca "+certOnly) {
+		t.Errorf("--ca without the key: %v, want a refusal naming the file", err)
+	}
+	pc := startProxyCommand(t, map[string]string{"portale.interno.test": portal.Listener.Addr().String()}, "--ca", caFile, "--ca-out", caOut)
+	out, err := os.ReadFile(caOut)
+	if err != nil || string(out) != string(ca.PEM()) {
+		t.Errorf("--ca-out wrote %q, %v; want the given CA's certificate", out, err)
+	}
+	pc.client.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: ca.Pool()}
+	resp, err := pc.client.Get("https://portale.interno.test/pratiche")
+	if err != nil {
+		t.Fatalf("GET over HTTPS with the given CA: %v", err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET over HTTPS: %d, want 200", resp.StatusCode)
+	}
+	pc.stop(t)
+}

@@ -52,6 +52,7 @@ const (
 	healthPath  = "/healthz"
 	proxyLogIn  = "/proxy.jsonl"
 	policyIn    = "/policy.yml"
+	caIn        = "/ca.pem"
 	sourceIn    = "/world-source.json"
 	readyLine   = "trapline sites: ready"
 	stopTimeout = 2 * time.Second
@@ -188,6 +189,16 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 		}
 		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(yml), ContainerFilePath: policyIn, FileMode: 0o444})
 		proxyArgs = append(proxyArgs, "--policy", policyIn)
+	}
+	if spec.CA != nil {
+		// The browser's CA (certificate and key) goes to the proxy's container alone, so HTTPS is
+		// intercepted with a certificate that browser trusts; it never reaches the evidence folder.
+		key, err := spec.CA.KeyPEM()
+		if err != nil {
+			return nil, fmt.Errorf("container: %w", err)
+		}
+		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(append(spec.CA.PEM(), key...)), ContainerFilePath: caIn, FileMode: 0o444})
+		proxyArgs = append(proxyArgs, "--ca", caIn)
 	}
 	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("container: create %s: %w", spec.Dir, err)
