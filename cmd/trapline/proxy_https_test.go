@@ -23,7 +23,8 @@ import (
 // TestProxyCommandJudgesHTTPS is issue 28 item 2 through trapline proxy --policy reference: the
 // portal is a user's HTTPS staging app (--map host=https://IP:PORT, its self-signed certificate in
 // --upstream-ca), and a client trusting only the CA written by --ca-out gets every request judged
-// over HTTPS: /pratiche reaches the app, /admin is 403 deny_path, and a POST to
+// over HTTPS: /pratiche reaches the app, /admin is 403 deny_path, an .exe attachment the app answers
+// is cut (403 response_download), and a POST to
 // /pratiche/1/elimina written in plain HTTP inside CONNECT portale.interno.test:443 is 403 naming a
 // rule. Behind the old blind tunnel the last two reached the app.
 func TestProxyCommandJudgesHTTPS(t *testing.T) {
@@ -35,6 +36,9 @@ func TestProxyCommandJudgesHTTPS(t *testing.T) {
 		mu.Lock()
 		hits = append(hits, r.Method+" "+r.Host+r.URL.Path)
 		mu.Unlock()
+		if r.URL.Path == "/pratiche/modulo" {
+			w.Header().Set("Content-Disposition", `attachment; filename="setup.exe"`)
+		}
 		_, _ = io.WriteString(w, "app")
 	}))
 	defer app.Close()
@@ -64,6 +68,7 @@ func TestProxyCommandJudgesHTTPS(t *testing.T) {
 	}{
 		{"/pratiche", http.StatusOK, ""},
 		{"/admin", http.StatusForbidden, policy.RuleDenyPath},
+		{"/pratiche/modulo", http.StatusForbidden, policy.RuleResponseDownload}, // the response is judged too
 	} {
 		req, _ := http.NewRequest("GET", "https://portale.interno.test"+c.path, nil)
 		req.Header.Set("Accept", "text/html")
@@ -105,8 +110,8 @@ func TestProxyCommandJudgesHTTPS(t *testing.T) {
 	}
 
 	mu.Lock()
-	if strings.Join(hits, ";") != "GET portale.interno.test/pratiche" {
-		t.Errorf("the app saw %q, want only GET /pratiche", hits)
+	if strings.Join(hits, ";") != "GET portale.interno.test/pratiche;GET portale.interno.test/pratiche/modulo" {
+		t.Errorf("the app saw %q, want only the GETs of /pratiche and /pratiche/modulo", hits)
 	}
 	mu.Unlock()
 	var got []string
