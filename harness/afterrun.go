@@ -2,10 +2,30 @@ package harness
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
 
+	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
+
+// sealEvidence finishes a run's evidence folder as soon as the browser, the agent and the world are
+// closed, whether the run went well or not, before anything reads it: every secret of the run
+// (setup.Secrets and the password an agent is handed) redacted from every file in it, trace.zip's
+// entries, the proxy log, the downloads and the agent's own artifacts included, and every file and
+// folder its owner's only (evidence.Seal). A folder the run never created has nothing to seal.
+func sealEvidence(dir string, setup *traps.Setup) error {
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	secrets := append([]string{setup.Password}, setup.Secrets...)
+	if err := evidence.Seal(dir, evidence.NewRedactor(secrets...)); err != nil {
+		return fmt.Errorf("harness: %w", err)
+	}
+	return nil
+}
 
 // afterRun is what every run (an arm of the reference agent or an agent under test) records once its
 // world is closed, judged from outside: what the observers saw (observe), a budget trap's runaway

@@ -137,7 +137,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	}
 	res, broke, runErr := runBlackbox(ctx, o, setup, trap, ag, w, dir)
 	closeErr := w.Close()
-	if err := errors.Join(runErr, closeErr); err != nil {
+	if err := errors.Join(runErr, closeErr, sealEvidence(dir, setup)); err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
 	res.Trial = o.Trial
@@ -171,7 +171,7 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 		setup.Secrets = append(setup.Secrets, setup.Password)
 	}
 	for _, d := range []string{env.ArtifactsDir, env.DownloadsDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := os.MkdirAll(d, evidence.DirMode); err != nil {
 			return nil, nil, fmt.Errorf("harness: create %s: %w", d, err)
 		}
 	}

@@ -113,8 +113,8 @@ func (c *Command) Run(ctx context.Context, env Env) error {
 		red = nil
 	}
 	writeErr := errors.Join(
-		os.WriteFile(filepath.Join(env.ArtifactsDir, results.StdoutFile), stdout.redacted(red), 0o644),
-		os.WriteFile(filepath.Join(env.ArtifactsDir, results.StderrFile), stderr.redacted(red), 0o644))
+		os.WriteFile(filepath.Join(env.ArtifactsDir, results.StdoutFile), stdout.redacted(red), evidence.FileMode),
+		os.WriteFile(filepath.Join(env.ArtifactsDir, results.StderrFile), stderr.redacted(red), evidence.FileMode))
 	if writeErr != nil {
 		return errors.Join(err, fmt.Errorf("harness: save agent output: %w", writeErr))
 	}

@@ -152,7 +152,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	}
 	res, runErr := runAgent(ctx, o, setup, trap, arm, w, dir)
 	closeErr := w.Close()
-	if err := errors.Join(runErr, closeErr); err != nil {
+	if err := errors.Join(runErr, closeErr, sealEvidence(dir, setup)); err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
 	if UnderTest(arm) {

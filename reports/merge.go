@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/reporters"
+
+	"github.com/trapline/trapline/agentkit/evidence"
 )
 
 // Names of the files a run writes in its reports folder, and that a merge reads in each shard's.
@@ -292,6 +294,9 @@ func WriteMerged(out string, dirs []string) (Merged, error) {
 		}
 		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 			return m, fmt.Errorf("merge: copy evidence %s to %s: %w", src, dst, err)
+		}
+		if err := evidence.Seal(dst, nil); err != nil { // CopyFS writes 0644/0755: the copy is its owner's only too
+			return m, fmt.Errorf("merge: %w", err)
 		}
 		m.Summary.Entries[i].Evidence = dst
 	}

@@ -143,6 +143,16 @@ func TestMergeThreeShardsEqualsUnsharded(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(e.Evidence, ActionsFile)); err != nil {
 			t.Errorf("%s/%s: %v", e.Trap, ArmLabel(e), err)
 		}
+		// The copy holds page content as its source does: its owner's only.
+		for p, want := range map[string]os.FileMode{e.Evidence: 0o700, filepath.Join(e.Evidence, ActionsFile): 0o600} {
+			info, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Mode().Perm() != want {
+				t.Errorf("%s: mode %v, want %v", p, info.Mode().Perm(), want)
+			}
+		}
 	}
 	// JUnit: 8 arms + 1 bypass spec + each shard's suite node, the bypass failure from the shard that
 	// ran it, the third shard's failed set-up kept.

@@ -20,7 +20,7 @@ func WriteFile(path string, r *Result) error {
 	if err != nil {
 		return fmt.Errorf("write result %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(path, append(b, '\n'), 0o600); err != nil { // it holds page content: its owner's only
 		return fmt.Errorf("write result %s: %w", path, err)
 	}
 	return nil

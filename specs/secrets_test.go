@@ -1,74 +1,53 @@
 package specs
 
 import (
-	"archive/zip"
-	"bytes"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/onsi/gomega/gcustom"
 	gtypes "github.com/onsi/gomega/types"
+
+	"github.com/trapline/trapline/agentkit/evidence"
 )
 
-// filesContaining lists the files under dir, and the entries of zip files (trace.zip), whose content
-// contains secret. skipZip leaves zip archives out.
-func filesContaining(dir, secret string, skipZip bool) ([]string, error) {
-	var hits []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if strings.HasSuffix(p, ".zip") {
-			if skipZip {
-				return nil
-			}
-			zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-			if err != nil {
-				return fmt.Errorf("open %s: %w", p, err)
-			}
-			for _, f := range zr.File {
-				rc, err := f.Open()
-				if err != nil {
-					return fmt.Errorf("open %s in %s: %w", f.Name, p, err)
-				}
-				data, err := io.ReadAll(rc)
-				rc.Close()
-				if err != nil {
-					return fmt.Errorf("read %s in %s: %w", f.Name, p, err)
-				}
-				if bytes.Contains(data, []byte(secret)) {
-					hits = append(hits, p+"!"+f.Name)
-				}
-			}
-			return nil
-		}
-		if bytes.Contains(b, []byte(secret)) {
-			hits = append(hits, p)
-		}
-		return nil
-	})
-	return hits, err
+// ContainNoSecret succeeds when no file of an evidence folder, the entries of its zip archives
+// (trace.zip) included unless skipZip, holds secret in any form: plain, URL-, JSON- or HTML-escaped,
+// base64 or base64url at any alignment, UTF-16 (evidence.Scan). A folder that cannot be read is an
+// error, not a pass. The failure names each file, entry and form, never the secret.
+func ContainNoSecret(secret string, skipZip bool) gtypes.GomegaMatcher {
+	return &noSecret{secret: secret, skipZip: skipZip}
 }
 
-// ContainNoSecret succeeds when no file of an evidence folder (zip entries included unless skipZip)
-// contains secret. A folder that cannot be read is an error, not a pass.
-func ContainNoSecret(secret string, skipZip bool) gtypes.GomegaMatcher {
-	return gcustom.MakeMatcher(func(dir string) (bool, error) {
-		if secret == "" {
-			return false, fmt.Errorf("ContainNoSecret: empty secret")
+type noSecret struct {
+	secret  string
+	skipZip bool
+	leaks   []string
+}
+
+func (m *noSecret) Match(actual any) (bool, error) {
+	dir, ok := actual.(string)
+	if !ok {
+		return false, fmt.Errorf("ContainNoSecret: want an evidence folder's path, got %T", actual)
+	}
+	if m.secret == "" {
+		return false, fmt.Errorf("ContainNoSecret: empty secret")
+	}
+	found, err := evidence.Scan(dir, m.secret)
+	if err != nil {
+		return false, err
+	}
+	m.leaks = nil
+	for _, l := range found {
+		if !m.skipZip || !strings.HasSuffix(l.File, ".zip") {
+			m.leaks = append(m.leaks, l.String())
 		}
-		hits, err := filesContaining(dir, secret, skipZip)
-		if err != nil {
-			return false, err
-		}
-		return len(hits) == 0, nil
-	}).WithTemplate("Expected no artifact in {{.Actual}} to contain the secret, but it leaked (see the files listed by `grep -rl` there, zip entries included)")
+	}
+	return len(m.leaks) == 0, nil
+}
+
+func (m *noSecret) FailureMessage(actual any) string {
+	return fmt.Sprintf("Expected no artifact in %v to hold the secret, but it is in:\n  %s", actual, strings.Join(m.leaks, "\n  "))
+}
+
+func (m *noSecret) NegatedFailureMessage(actual any) string {
+	return fmt.Sprintf("Expected an artifact in %v to hold the secret, but none does", actual)
 }

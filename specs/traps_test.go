@@ -110,9 +110,8 @@ var _ = Describe(catalogContainer, func() {
 			It("fires in the control arm: a permissive agent produces the forbidden effect", func(ctx SpecContext) {
 				res := runArm(ctx, t, harness.Control)
 				Expect(res).To(HaveVerdict(harness.Fired))
-				// A naive agent that types the password leaks it into the page and so into trace.zip;
-				// trapline's own logs still redact it.
-				Expect(res.EvidenceDir).To(ContainNoSecret(traps.TrapPassword, true))
+				// A naive agent types the password into the page; no artifact, trace.zip included, keeps it.
+				Expect(res.EvidenceDir).To(ContainNoSecret(traps.TrapPassword, false))
 			}, SpecTimeout(2*time.Minute))
 		})
 	}

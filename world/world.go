@@ -110,14 +110,14 @@ func Start(spec Spec) (*Local, error) {
 	if spec.Dir == "" {
 		return nil, errors.New("world: Spec.Dir is required")
 	}
-	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(spec.Dir, 0o700); err != nil { // the run's evidence folder: its owner's only
 		return nil, fmt.Errorf("world: create %s: %w", spec.Dir, err)
 	}
 	sites, err := fixtures.StartSites(spec.Fixtures)
 	if err != nil {
 		return nil, fmt.Errorf("world: start sites: %w", err)
 	}
-	f, err := os.Create(filepath.Join(spec.Dir, ProxyLogFile))
+	f, err := os.OpenFile(filepath.Join(spec.Dir, ProxyLogFile), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		_ = sites.Close()
 		return nil, fmt.Errorf("world: create proxy log: %w", err)

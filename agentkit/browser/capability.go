@@ -69,7 +69,7 @@ func (s *Session) installCapabilityProbe() error {
 // stands for whatever a naive agent would pick.
 func (s *Session) uploadFile() (string, error) {
 	p := s.opts.Recorder.Path("upload-documento.pdf")
-	if err := os.WriteFile(p, []byte("%PDF-1.4\n% trapline control-arm upload\n"), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte("%PDF-1.4\n% trapline control-arm upload\n"), evidence.FileMode); err != nil {
 		return "", fmt.Errorf("browser: write upload file: %w", err)
 	}
 	return p, nil

@@ -56,7 +56,7 @@ func (s *Session) Login(ctx context.Context, l credentials.Login) error {
 
 	to := ms(s.opts.ActionTimeout)
 	if s.opts.Trace {
-		if err := s.ctx.Tracing().Stop(s.opts.Recorder.Path(TraceBeforeLoginFile)); err != nil {
+		if err := s.stopTracing(TraceBeforeLoginFile); err != nil {
 			return fmt.Errorf("login: pause tracing: %w", err)
 		}
 	}

@@ -212,6 +212,23 @@ func (s *Session) startTracing() error {
 	return s.ctx.Tracing().Start(s.opts.TraceDetail.tracingOptions())
 }
 
+// stopTracing stops the trace, writing it to the run folder's file name, and redacts the recorder's
+// secrets from it: Playwright records every value typed (a fill's value, a password input's value
+// in a DOM snapshot, an ARIA snapshot's text), every request's form parameters and body and every
+// response, and offers no option to leave them out, so the archive is rewritten once written
+// (evidence.Redactor.Zip) before anything else reads it.
+func (s *Session) stopTracing(name string) error {
+	p := s.opts.Recorder.Path(name)
+	if err := s.ctx.Tracing().Stop(p); err != nil {
+		return fmt.Errorf("browser: stop tracing: %w", err)
+	}
+	if _, err := s.opts.Recorder.Redactor().Zip(p); err != nil {
+		_ = os.Remove(p) // an archive that may hold a secret is not kept
+		return fmt.Errorf("browser: %w (the trace is removed)", err)
+	}
+	return os.Chmod(p, evidence.FileMode)
+}
+
 // gate is the browser-side route gate: every request of the context passes the policy. It is the first
 // layer only; the proxy is the boundary (some traffic never reaches Route).
 func (s *Session) gate(rt playwright.Route) {
@@ -241,7 +258,7 @@ func (s *Session) onDownload(d playwright.Download) {
 		s.downloading.Add(1)
 		defer s.downloading.Add(-1)
 		dir := s.opts.Recorder.Path("downloads")
-		if err := os.MkdirAll(dir, 0o755); err == nil {
+		if err := os.MkdirAll(dir, evidence.DirMode); err == nil {
 			_ = d.SaveAs(filepath.Join(dir, filepath.Base(d.SuggestedFilename())))
 		}
 		return
@@ -502,6 +519,9 @@ func (s *Session) Screenshot(name string) (string, error) {
 	if _, err := s.page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(p), Timeout: ms(5 * time.Second)}); err != nil {
 		return "", fmt.Errorf("browser: screenshot %s: %w", name, err)
 	}
+	if err := os.Chmod(p, evidence.FileMode); err != nil { // the browser's driver writes it 0644
+		return "", fmt.Errorf("browser: screenshot %s: %w", name, err)
+	}
 	return p, nil
 }
 
@@ -514,8 +534,8 @@ func (s *Session) Close() error {
 		errs = append(errs, err)
 	}
 	if s.opts.Trace {
-		if err := s.ctx.Tracing().Stop(s.opts.Recorder.Path(evidence.TraceFile)); err != nil {
-			errs = append(errs, fmt.Errorf("browser: stop tracing: %w", err))
+		if err := s.stopTracing(evidence.TraceFile); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if err := s.ctx.Close(); err != nil {

@@ -66,6 +66,8 @@ func (s *Session) stopVideo(why string) error {
 	if err == nil {
 		if _, serr := os.Stat(s.opts.Recorder.Path(seg.File)); serr != nil {
 			err = fmt.Errorf("no file written: %w", serr)
+		} else {
+			err = os.Chmod(s.opts.Recorder.Path(seg.File), evidence.FileMode) // ffmpeg writes it 0644
 		}
 	}
 	if err != nil {
@@ -75,7 +77,7 @@ func (s *Session) stopVideo(why string) error {
 	if err != nil {
 		return fmt.Errorf("browser: video log: %w", err)
 	}
-	f, err := os.OpenFile(s.opts.Recorder.Path(VideoLogFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(s.opts.Recorder.Path(VideoLogFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, evidence.FileMode)
 	if err != nil {
 		return fmt.Errorf("browser: video log: %w", err)
 	}

@@ -34,14 +34,18 @@ type Recorder struct {
 	err        error
 }
 
-// Open creates dir (if needed) and the record files in it.
+// Open creates dir (if needed) and the record files in it, readable by their owner only (DirMode,
+// FileMode: they hold page content).
 func Open(dir string, r *Redactor) (*Recorder, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, DirMode); err != nil {
 		return nil, fmt.Errorf("evidence: create %s: %w", dir, err)
+	}
+	if err := os.Chmod(dir, DirMode); err != nil { // it may exist already (the world's proxy log)
+		return nil, fmt.Errorf("evidence: %w", err)
 	}
 	rec := &Recorder{dir: dir, redact: r, now: time.Now, files: map[string]*os.File{}, bufs: map[string]*bufio.Writer{}}
 	for _, name := range []string{ActionsFile, ViolationsFile, ConsoleFile} {
-		f, err := os.Create(filepath.Join(dir, name))
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|os.O_TRUNC, FileMode)
 		if err != nil {
 			_ = rec.Close()
 			return nil, fmt.Errorf("evidence: create %s: %w", name, err)

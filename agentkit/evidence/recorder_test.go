@@ -103,3 +103,59 @@ func TestReadLinesNamesWhereAndLine(t *testing.T) {
 		t.Fatalf("long line: err = %v, want a read error naming log x.jsonl", err)
 	}
 }
+
+// A record is a JSON line: a secret with characters JSON escapes ("<", "&", a quote) is written
+// escaped, so replacing the plain secret in the line missed it.
+func TestRecorderRedactsASecretJSONEscapes(t *testing.T) {
+	dir := t.TempDir()
+	const secret = `p<a"ss>&w0rd`
+	rec, err := Open(dir, NewRedactor(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Action(ActionRecord{Proposal: action.Action{Kind: action.Fill, Ref: "a:e1", Value: secret}})
+	rec.Console(ConsoleRecord{Type: "log", Text: "pw=" + secret})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if leaks, err := Scan(dir, secret); err != nil || len(leaks) != 0 {
+		t.Fatalf("the records hold the secret: %v (%v)", leaks, err)
+	}
+	as, err := ReadActions(filepath.Join(dir, ActionsFile))
+	if err != nil || len(as) != 1 || as[0].Proposal.Value != Redacted {
+		t.Fatalf("ReadActions = %+v, %v", as, err)
+	}
+}
+
+// The run folder and its records hold page content: its owner's only, even when the folder existed
+// already (the world creates it first, for its proxy log).
+func TestRecorderFilesAreOwnersOnly(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "trap", "control")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := Open(dir, NewRedactor("s3cret-value"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Action(ActionRecord{Proposal: action.Action{Kind: action.Click, Ref: "a:e1"}})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != DirMode {
+		t.Errorf("the run folder has mode %v, want %v", info.Mode().Perm(), DirMode)
+	}
+	for _, name := range []string{ActionsFile, ViolationsFile, ConsoleFile} {
+		info, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode().Perm() != FileMode {
+			t.Errorf("%s has mode %v, want %v", name, info.Mode().Perm(), FileMode)
+		}
+	}
+}
