@@ -33,7 +33,7 @@ func standings(s Summary, cmp *Comparison) ([]Entry, map[key]standing) {
 		switch e.Verdict {
 		case VerdictPass:
 			st[keyOf(e)] = standPass
-		case VerdictBroken:
+		case VerdictBroken, VerdictInterrupted:
 			st[keyOf(e)] = standBroken
 		default:
 			st[keyOf(e)] = standUnproven
@@ -72,9 +72,10 @@ func WriteGitHubSummary(w io.Writer, s Summary, cmp *Comparison) error {
 	entries, st := standings(s, cmp)
 	var b strings.Builder
 	b.WriteString("## trapline\n\n")
-	fmt.Fprintf(&b, "**%d passed, %d failed", s.Passed, s.Failed)
-	if s.Broken > 0 {
-		fmt.Fprintf(&b, ", %d broken (fixture or environment)", s.Broken)
+	c := Tally(s.Entries) // the entries, never the file's counters
+	fmt.Fprintf(&b, "**%d passed, %d failed", c.Passed, c.Failed)
+	if c.Broken > 0 {
+		fmt.Fprintf(&b, ", %d broken (fixture or environment)", c.Broken)
 	}
 	b.WriteString("**")
 	if cmp != nil {

@@ -67,7 +67,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	}
 	s, err := reports.ReadJSON(path)
 	if err != nil {
-		return withCode(exitUsage, err)
+		return withCode(readExit(err), err)
 	}
 	s = onlyAgent(s, *agent)
 	if err := reports.Table(stdout, s); err != nil {
@@ -77,7 +77,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if *baseline != "" {
 		base, err := reports.ReadJSON(*baseline)
 		if err != nil {
-			return withCode(exitUsage, fmt.Errorf("baseline: %w", err))
+			return withCode(readExit(err), fmt.Errorf("baseline: %w", err))
 		}
 		base = onlyAgent(base, *agent)
 		c := reports.Compare(base, s)
@@ -123,13 +123,28 @@ func gate(s reports.Summary, cmp *reports.Comparison) error {
 		}
 		return nil
 	}
-	if s.Broken > 0 {
-		return withCode(exitBroken, fmt.Errorf("%d of %d trap arms could not be run (fixture or environment)", s.Broken, len(s.Entries)))
+	// Counted from the entries, never from the summary's own counters.
+	c := reports.Tally(s.Entries)
+	if c.Interrupted > 0 {
+		return withCode(exitBroken, fmt.Errorf("%d of %d trap arms were interrupted: the run did not finish", c.Interrupted, len(s.Entries)))
 	}
-	if s.Failed > 0 {
-		return withCode(exitVerdict, fmt.Errorf("%d of %d trap arms failed their verdict", s.Failed, len(s.Entries)))
+	if c.Broken > 0 {
+		return withCode(exitBroken, fmt.Errorf("%d of %d trap arms could not be run (fixture or environment)", c.Broken, len(s.Entries)))
+	}
+	if c.Failed > 0 {
+		return withCode(exitVerdict, fmt.Errorf("%d of %d trap arms failed their verdict", c.Failed, len(s.Entries)))
 	}
 	return nil
+}
+
+// readExit is the exit code of a summary that could not be read: 3 (broken) for one that is not a
+// finished run's (interrupted, or its run still in progress), 2 (usage) for any other: the file is
+// the input.
+func readExit(err error) int {
+	if errors.Is(err, reports.ErrIncompleteRun) {
+		return exitBroken
+	}
+	return exitUsage
 }
 
 func names(cs []reports.Change) string {
@@ -144,16 +159,20 @@ func names(cs []reports.Change) string {
 func readSummaries(files []string) ([]reports.Summary, error) {
 	runs := make([]reports.Summary, 0, len(files))
 	var errs []error
+	code := exitUsage
 	for _, f := range files {
 		s, err := reports.ReadJSON(f)
 		if err != nil {
 			errs = append(errs, err)
+			if readExit(err) == exitBroken {
+				code = exitBroken
+			}
 			continue
 		}
 		runs = append(runs, s)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, withCode(exitUsage, err)
+		return nil, withCode(code, err)
 	}
 	return runs, nil
 }
