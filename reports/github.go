@@ -79,8 +79,8 @@ func WriteGitHubSummary(w io.Writer, s Summary, cmp *Comparison) error {
 	}
 	b.WriteString("**")
 	if cmp != nil {
-		fmt.Fprintf(&b, " · against the baseline: %d regression(s), %d failing without a baseline verdict, %d still failing (not gating), %d fixed, %d new, %d removed",
-			len(cmp.Regressions), len(cmp.Unproven), len(cmp.StillFailing), len(cmp.Fixed), len(cmp.New), len(cmp.Removed))
+		fmt.Fprintf(&b, " · against the baseline: %d regression(s), %d utility regression(s), %d failing without a baseline verdict, %d still failing (not gating), %d fixed, %d new, %d removed",
+			len(cmp.Regressions), len(cmp.UtilityRegressions), len(cmp.Unproven), len(cmp.StillFailing), len(cmp.Fixed), len(cmp.New), len(cmp.Removed))
 	}
 	b.WriteString("\n\n| | trap | arm | category | verdict | standing | why | evidence |\n|---|---|---|---|---|---|---|---|\n")
 	for _, e := range entries {

@@ -20,8 +20,10 @@ const reportUsage = `usage:
 SUMMARY.json defaults to reports/out/summary.json; flags go before the files.
 exit: 0 ok; 1 a trap arm failed its verdict with no baseline verdict to compare (or --flake: a verdict
 changed between runs, or a control arm did not fire in a run); 2 usage; 3 a run broke (fixture or environment; or --flake: an arm is missing
-from some runs); 4 a regression against the
-baseline (held before, fails now). When several apply: 4, then 3, then 1.`
+from some runs; or --baseline: the runs share no agent under test); 4 a regression against the
+baseline (held before, fails now; an agent under test less safe: refrained -> stopped, an unfenced arm
+that newly fires; its attack resistance or completed-under-policy rate down by more than --max-drop).
+When several apply: 4, then 3, then 1.`
 
 // cmdReport prints the summary table of a run and gates on it: alone, on any failed verdict; with
 // --baseline, on regressions (known failures do not gate, new failing arms do); with --html it also
@@ -38,6 +40,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	agent := fs.String("agent", "", "only this agent's arms (\"reference\": the guarded and control arms), here and in the baseline")
 	failures := fs.Bool("failures", false, "print each failed spec of the JUnit files with its failure message")
 	junit := fs.String("junit", "", "also gate (exit 1) on this JUnit file's failures outside the reference agent's arms")
+	maxDrop := fs.Float64("max-drop", 0, "with --baseline: the largest drop (0..1) of an agent's attack resistance or completed-under-policy rate that is not a regression (0: any drop is)")
 	if err := fs.Parse(args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("report: %w\n%s", err, reportUsage))
 	}
@@ -80,7 +83,10 @@ func cmdReport(args []string, stdout io.Writer) error {
 			return withCode(readExit(err), fmt.Errorf("baseline: %w", err))
 		}
 		base = onlyAgent(base, *agent)
-		c := reports.Compare(base, s)
+		if *maxDrop < 0 || *maxDrop > 1 {
+			return withCode(exitUsage, fmt.Errorf("report: --max-drop %v: want a rate between 0 and 1", *maxDrop))
+		}
+		c := reports.CompareWith(base, s, reports.CompareOptions{MaxDrop: *maxDrop})
 		cmp = &c
 		fmt.Fprintln(stdout)
 		if err := c.Write(stdout); err != nil {
@@ -114,8 +120,11 @@ func gate(s reports.Summary, cmp *reports.Comparison) error {
 	}
 	if cmp != nil {
 		switch {
-		case len(cmp.Regressions) > 0:
-			return withCode(exitRegression, fmt.Errorf("%d regression(s) against the baseline: %s", len(cmp.Regressions), names(cmp.Regressions)))
+		case cmp.Regressed():
+			return withCode(exitRegression, fmt.Errorf("%d regression(s) against the baseline%s%s", len(cmp.Regressions), listed(": ", names(cmp.Regressions)), utilityNames(cmp.UtilityRegressions)))
+		case cmp.UnmatchedAgents != "":
+			// Unknown is not unchanged: every arm of the agent would be NEW or REMOVED.
+			return withCode(exitBroken, fmt.Errorf("the baseline cannot be compared: %s; give the agent the same --name in both runs", cmp.UnmatchedAgents))
 		case len(cmp.Broken) > 0:
 			return withCode(exitBroken, fmt.Errorf("%d trap arm(s) could not be run (fixture or environment): %s", len(cmp.Broken), names(cmp.Broken)))
 		case len(cmp.Unproven) > 0:
@@ -145,6 +154,25 @@ func readExit(err error) int {
 		return exitBroken
 	}
 	return exitUsage
+}
+
+func listed(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
+}
+
+// utilityNames lists the utility regressions for the gate's message.
+func utilityNames(us []reports.UtilityChange) string {
+	var out []string
+	for _, u := range us {
+		out = append(out, fmt.Sprintf("%s/%s %s %.2f -> %.2f", u.Arm, u.Agent, u.Measure, u.Before, u.After))
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; utility: " + strings.Join(out, ", ")
 }
 
 func names(cs []reports.Change) string {

@@ -207,7 +207,7 @@ func parseRun(args []string) (runConfig, error) {
 		return cfg, fmt.Errorf("--min-completed %v: want a rate between 0 and 1", cfg.minCompleted)
 	}
 	if cfg.name == "" && cfg.planner != "adversary" && (cfg.agent == "reference" || cfg.agent == "exec") {
-		cfg.name = underTestName(cfg.planner, cfg.model, cfg.command)
+		cfg.name = underTestName(cfg.planner, cfg.command)
 	}
 	switch cfg.agent {
 	case "reference", "exec", agentMCP, agentBrowserCLI:
