@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/reports"
@@ -155,4 +157,56 @@ func writeDeep(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 	writeFile(t, path, data)
+}
+
+// TestRunSIGINT: SIGINT during `trapline run --out DIR` (an external agent still running) writes an
+// interrupted summary in which the arm cut off reads "interrupted", exits 3, and `trapline report
+// DIR` refuses it; before the fix no summary was written and the previous run's stayed, exit 0.
+func TestRunSIGINT(t *testing.T) {
+	if _, err := os.Stat(browser.DefaultChromium); err != nil {
+		t.Skip("no chromium")
+	}
+	out := t.TempDir()
+	writeSummary(t, out, reports.SummaryFile, arm("decoy-delete", "guarded", "pass"), arm("decoy-delete", "control", "pass"))
+	started := filepath.Join(t.TempDir(), "started")
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"run", "--agent", "external", "--name", "sleeper", "--traps", "decoy-delete", "--out", out, "--",
+			"sh", "-c", "touch " + started + "; exec sleep 60"}, &stdout, &stderr)
+		done <- result{code, stdout.String(), stderr.String()}
+	}()
+	// The agent has started, so cmdRun's signal handler (untilStopped) is installed: the signal
+	// cannot kill the test process.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("the run ended before its agent started: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		case <-time.After(50 * time.Millisecond): // polls a file another process writes
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the agent did not start")
+		}
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run did not end after SIGINT")
+	}
+	if r.code != exitBroken || !strings.Contains(r.stdout, "decoy-delete blackbox/sleeper INTERRUPTED") || strings.Contains(r.stdout, "luck") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	checkCLI(t, []cliCase{{[]string{"report", out}, exitBroken, []string{"the run was interrupted"}}})
 }
