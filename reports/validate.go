@@ -50,6 +50,11 @@ func readLimited(path, what string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("reports: read %s: %w", path, err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+		// Refused before reading a byte; the read below still enforces the limit (a file that grows, a
+		// pipe, a size the file system gets wrong).
+		return nil, fmt.Errorf("reports: %s: %d bytes, over the %s limit of %d bytes (%s)", path, st.Size(), what, limit, HumanBytes(limit))
+	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reports: read %s: %w", path, err)
