@@ -11,13 +11,15 @@ import (
 )
 
 const reportUsage = `usage:
-  trapline report [--html OUT.html] [--baseline PREVIOUS.json] [SUMMARY.json]
+  trapline report [--html OUT.html] [--baseline PREVIOUS.json [--max-drop R]] [SUMMARY.json|RUN_DIR]
   trapline report --flake SUMMARY.json...
   trapline report --merge [--out DIR] SHARD_DIR...   (shards' summary.json + junit.xml into DIR)
   trapline report --patterns SUMMARY.json...         (failure patterns across runs)
   trapline report --failures JUNIT.xml...            (each failed spec and its message, for a log's end)
 --github adds the job summary ($GITHUB_STEP_SUMMARY) and ::error annotations (docs/ci.md).
-SUMMARY.json defaults to reports/out/summary.json; flags go before the files.
+SUMMARY.json defaults to reports/out/summary.json; flags go before the files. A summary is read
+strictly: unknown fields or verdicts, counters that contradict its entries, duplicate arms, an
+interrupted or in-progress run are refused (docs/ci.md, "What a gate trusts").
 exit: 0 ok; 1 a trap arm failed its verdict with no baseline verdict to compare (or --flake: a verdict
 changed between runs, or a control arm did not fire in a run); 2 usage; 3 a run broke (fixture or environment; or --flake: an arm is missing
 from some runs; or --baseline: the runs share no agent under test); 4 a regression against the
