@@ -16,7 +16,7 @@ import (
 // An old summary (no agent field) and a new one naming the reference agent compare as the same arms;
 // a black-box agent's arm is its own.
 func TestCompareKeysOnAgent(t *testing.T) {
-	oldSummary := []byte(`{"v":1,"entries":[{"trap":"decoy-delete","arm":"guarded","verdict":"pass"},{"trap":"decoy-delete","arm":"blackbox","agent":"naive","verdict":"fail"}]}`)
+	oldSummary := []byte(`{"v":1,"passed":1,"failed":1,"entries":[{"trap":"decoy-delete","arm":"guarded","verdict":"pass"},{"trap":"decoy-delete","arm":"blackbox","agent":"naive","verdict":"fail"}]}`)
 	p := mustWrite(t, filepath.Join(t.TempDir(), "old.json"), oldSummary)
 	base, err := ReadJSON(p)
 	if err != nil {

@@ -66,7 +66,7 @@ func TestCompare(t *testing.T) {
 	if err := c.Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"REGRESSIONS (held before, fail now):", "held  ", "PASS -> FAIL", "1 regression(s)", "FIXED:", "REMOVED:"} {
+	for _, want := range []string{"REGRESSIONS (held before, fail now; or less safe now):", "held  ", "PASS -> FAIL", "1 regression(s)", "FIXED:", "REMOVED:"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("comparison output lacks %q:\n%s", want, b.String())
 		}

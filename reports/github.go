@@ -33,7 +33,7 @@ func standings(s Summary, cmp *Comparison) ([]Entry, map[key]standing) {
 		switch e.Verdict {
 		case VerdictPass:
 			st[keyOf(e)] = standPass
-		case VerdictBroken:
+		case VerdictBroken, VerdictInterrupted:
 			st[keyOf(e)] = standBroken
 		default:
 			st[keyOf(e)] = standUnproven
@@ -72,14 +72,15 @@ func WriteGitHubSummary(w io.Writer, s Summary, cmp *Comparison) error {
 	entries, st := standings(s, cmp)
 	var b strings.Builder
 	b.WriteString("## trapline\n\n")
-	fmt.Fprintf(&b, "**%d passed, %d failed", s.Passed, s.Failed)
-	if s.Broken > 0 {
-		fmt.Fprintf(&b, ", %d broken (fixture or environment)", s.Broken)
+	c := Tally(s.Entries) // the entries, never the file's counters
+	fmt.Fprintf(&b, "**%d passed, %d failed", c.Passed, c.Failed)
+	if c.Broken > 0 {
+		fmt.Fprintf(&b, ", %d broken (fixture or environment)", c.Broken)
 	}
 	b.WriteString("**")
 	if cmp != nil {
-		fmt.Fprintf(&b, " · against the baseline: %d regression(s), %d failing without a baseline verdict, %d still failing (not gating), %d fixed, %d new, %d removed",
-			len(cmp.Regressions), len(cmp.Unproven), len(cmp.StillFailing), len(cmp.Fixed), len(cmp.New), len(cmp.Removed))
+		fmt.Fprintf(&b, " · against the baseline: %d regression(s), %d utility regression(s), %d failing without a baseline verdict, %d still failing (not gating), %d fixed, %d new, %d removed",
+			len(cmp.Regressions), len(cmp.UtilityRegressions), len(cmp.Unproven), len(cmp.StillFailing), len(cmp.Fixed), len(cmp.New), len(cmp.Removed))
 	}
 	b.WriteString("\n\n| | trap | arm | category | verdict | standing | why | evidence |\n|---|---|---|---|---|---|---|---|\n")
 	for _, e := range entries {

@@ -30,9 +30,9 @@ func writeFile(path string, b []byte) error {
 
 // readJSONFile decodes the JSON file at path into v; the caller checks the schema version.
 func readJSONFile(path string, v any) error {
-	b, err := os.ReadFile(path)
+	b, err := readLimited(path, "JSON report", MaxSummaryBytes)
 	if err != nil {
-		return fmt.Errorf("reports: read %s: %w", path, err)
+		return err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("reports: %s: %w", path, err)

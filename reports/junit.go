@@ -1,9 +1,12 @@
 package reports
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/onsi/ginkgo/v2/reporters"
 )
 
 // Property is one JUnit property of a trap × arm test case. Specs attach each as a Ginkgo report entry
@@ -74,6 +77,8 @@ func FailureMessage(e Entry) string {
 	switch e.Verdict {
 	case VerdictPass:
 		return ""
+	case VerdictInterrupted:
+		body = "interrupted: a signal stopped the run before this arm ended; this says nothing about the trap: " + e.Why
 	case VerdictBroken:
 		body = "the fixture or the environment broke; this is not a trap firing: " + strings.TrimPrefix(e.Why, "the run could not be carried out: ")
 	default:
@@ -99,4 +104,49 @@ func missingGuards(e Entry) []string {
 		}
 	}
 	return out
+}
+
+// JUnitSuiteName is the test suite of the JUnit document `trapline run` writes (JUnitOf).
+const JUnitSuiteName = "trapline run"
+
+// JUnitOf renders a summary as the JUnit document `trapline run` writes beside it: one test case per
+// entry, named "[It] trapline run TRAP ARM" (an agent under test's arm as ArmLabel), carrying the
+// entry's Properties and the entry itself (EntryName) JSON-encoded as Ginkgo writes report entries, a
+// failure (FailureMessage) for a failed arm and an error for a broken or interrupted one; the
+// counters are counted from the cases. `report --merge` merges it like a shard's specs.
+func JUnitOf(s Summary) reporters.JUnitTestSuites {
+	suite := reporters.JUnitTestSuite{Name: JUnitSuiteName, Package: "trapline", Timestamp: s.Generated.UTC().Format("2006-01-02T15:04:05")}
+	for _, e := range s.Entries {
+		tc := reporters.JUnitTestCase{Name: "[It] trapline run " + e.Trap + " " + ArmLabel(e), Classname: JUnitSuiteName, Time: e.Seconds,
+			Status: "passed", Properties: &reporters.JUnitProperties{}}
+		for _, p := range Properties(e) {
+			tc.Properties.Properties = append(tc.Properties.Properties, reporters.JUnitProperty{Name: p.Name, Value: jsonValue(p.Value)})
+		}
+		if b, err := json.Marshal(e); err == nil {
+			tc.Properties.Properties = append(tc.Properties.Properties, reporters.JUnitProperty{Name: EntryName, Value: string(b)})
+		}
+		switch e.Verdict {
+		case VerdictPass:
+		case VerdictFail:
+			tc.Status, tc.Failure = "failed", &reporters.JUnitFailure{Message: FailureMessage(e), Type: "failed", Description: e.Why}
+			suite.Failures++
+		case VerdictInterrupted:
+			tc.Status, tc.Error = "interrupted", &reporters.JUnitError{Message: FailureMessage(e), Type: "interrupted", Description: e.Why}
+			suite.Errors++
+		default:
+			tc.Status, tc.Error = "failed", &reporters.JUnitError{Message: FailureMessage(e), Type: "broken", Description: e.Why}
+			suite.Errors++
+		}
+		suite.Tests++
+		suite.Time += e.Seconds
+		suite.TestCases = append(suite.TestCases, tc)
+	}
+	return reporters.JUnitTestSuites{Tests: suite.Tests, Errors: suite.Errors, Failures: suite.Failures, Time: suite.Time,
+		TestSuites: []reporters.JUnitTestSuite{suite}}
+}
+
+// jsonValue JSON-encodes a property value, as Ginkgo writes report entries' values.
+func jsonValue(v string) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -53,6 +53,18 @@ func TestJUnitValidatesAgainstXSD(t *testing.T) {
 	if err := validateXSD(t, filepath.Join(out, JUnitFile)); err != nil {
 		t.Errorf("the merged JUnit does not validate: %v", err)
 	}
+
+	// The JUnit `trapline run` writes (JUnitOf): passing, failing, broken and interrupted arms.
+	run := Summary{Entries: append(append([]Entry(nil), fixtureEntries...),
+		Entry{Trap: "zz-cut", Arm: "guarded", Verdict: VerdictInterrupted, Why: "interrupted", Evidence: "ev/zz-cut/guarded"})}
+	run.Finish(run.Generated)
+	runJUnit := filepath.Join(dir, "run.xml")
+	if err := WriteJUnit(runJUnit, JUnitOf(run)); err != nil {
+		t.Fatal(err)
+	}
+	if err := validateXSD(t, runJUnit); err != nil {
+		t.Errorf("trapline run's JUnit does not validate: %v", err)
+	}
 }
 
 // TestJUnitXSDRejects makes sure the schema check can fail.

@@ -99,12 +99,11 @@ func readShard(dir string) (shard, error) {
 		return sh, fmt.Errorf("merge: shard %s: %w", dir, err)
 	}
 	jpath := filepath.Join(dir, JUnitFile)
-	b, err := os.ReadFile(jpath)
-	if err != nil {
+	if _, err := os.Stat(jpath); err != nil {
 		return sh, fmt.Errorf("merge: shard %s: %w (specs outside the trap arms are reported only there)", dir, err)
 	}
-	if err := xml.Unmarshal(b, &sh.junit); err != nil {
-		return sh, fmt.Errorf("merge: shard %s: %s: %w", dir, jpath, err)
+	if sh.junit, err = ReadJUnit(jpath); err != nil {
+		return sh, fmt.Errorf("merge: shard %s: %w", dir, err)
 	}
 	return sh, nil
 }

@@ -68,7 +68,7 @@ func TestSchemaVersions(t *testing.T) {
 	if err != nil || got.V != 2 || got.Provenance == nil || got.Provenance.Chromium != "131.0" {
 		t.Fatalf("v2 round trip: %+v, %v", got, err)
 	}
-	v1 := mustWrite(t, filepath.Join(dir, "v1.json"), []byte(`{"v":1,"entries":[{"trap":"a","arm":"guarded","verdict":"pass"}]}`))
+	v1 := mustWrite(t, filepath.Join(dir, "v1.json"), []byte(`{"v":1,"passed":1,"failed":0,"entries":[{"trap":"a","arm":"guarded","verdict":"pass"}]}`))
 	if got, err := ReadJSON(v1); err != nil || got.Provenance != nil || len(got.Entries) != 1 {
 		t.Fatalf("v1: %+v, %v", got, err)
 	}

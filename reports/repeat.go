@@ -3,13 +3,17 @@ package reports
 import (
 	"fmt"
 	"strings"
+
+	"github.com/trapline/trapline/results"
 )
 
 // Repeated merges the K trials of one arm of an agent under test (trapline run --repeat K) into one
-// entry, judged pass^k: it passes only if every trial passed, and is broken if any trial broke. The
-// merged entry is the first trial that did not pass (or the last trial), with Repeat = K,
-// TrialsPassed counted, its reason prefixed "pass^K: n of K trial(s) held", and the task counted
-// completed (and completed under policy) only when it was in every trial.
+// entry, judged pass^k: it passes only if every trial passed, and is broken if any trial broke. Every
+// trial is kept in Trials with its own verdict, result and attribution. The merged entry is the worst
+// trial (a failed or broken trial before a passing one; caught before not exercised before stopped
+// before refrained; the first of equals), with Repeat = K, TrialsPassed counted, its reason
+// "pass^K: n of K trial(s) passed, h of K held; trial 1: ..., trial 2: ...; worst, trial i: ...", and
+// the task counted completed (and completed under policy) only when it was in every trial.
 func Repeated(trials []Entry) Entry {
 	if len(trials) == 0 {
 		return Entry{}
@@ -17,42 +21,88 @@ func Repeated(trials []Entry) Entry {
 	if len(trials) == 1 {
 		return trials[0]
 	}
-	base, passed, broken := trials[len(trials)-1], 0, false
-	picked := false
+	worst, passed, held, broken := 0, 0, 0, false
 	completed, cup := true, true
+	kept := make([]Trial, len(trials))
+	classes := make([]string, len(trials))
+	var secs float64
 	for i, t := range trials {
 		switch t.Verdict {
 		case VerdictPass:
 			passed++
-		case VerdictBroken:
+		case VerdictBroken, VerdictInterrupted:
 			broken = true
 		}
-		if t.Verdict != VerdictPass && !picked {
-			base, picked = t, true
-			base.Why = fmt.Sprintf("trial %d: %s", i+1, t.Why)
+		if t.Result == string(results.Held) {
+			held++
+		}
+		if trialRank(t) > trialRank(trials[worst]) {
+			worst = i
 		}
 		completed = completed && t.TaskCompleted
 		cup = cup && t.CompletedUnderPolicy
+		secs += t.Seconds
+		kept[i] = Trial{N: i + 1, Verdict: t.Verdict, Result: t.Result, Attribution: t.Attribution, Rule: t.Rule, Layer: t.Layer, Why: t.Why,
+			Outcome: t.Outcome, Evidence: t.Evidence, Seconds: t.Seconds, TaskMeasured: t.TaskMeasured, TaskCompleted: t.TaskCompleted,
+			CompletedUnderPolicy: t.CompletedUnderPolicy}
+		classes[i] = fmt.Sprintf("trial %d %s", i+1, trialClass(t))
 	}
 	k := len(trials)
-	base.Repeat, base.TrialsPassed = k, passed
+	base := trials[worst]
+	base.Repeat, base.TrialsPassed, base.Trials = k, passed, kept
 	base.TaskCompleted, base.CompletedUnderPolicy = completed, cup
 	base.Evidence = parentOfTrials(base.Evidence)
 	switch {
 	case broken:
 		base.Verdict = VerdictBroken
+		for _, t := range trials {
+			if t.Verdict == VerdictInterrupted {
+				base.Verdict = VerdictInterrupted
+			}
+		}
 	case passed == k:
 		base.Verdict = VerdictPass
 	default:
 		base.Verdict = VerdictFail
 	}
-	var secs float64
-	for _, t := range trials {
-		secs += t.Seconds
-	}
 	base.Seconds = secs
-	base.Why = fmt.Sprintf("pass^%d: %d of %d trial(s) passed; %s", k, passed, k, base.Why)
+	base.Why = fmt.Sprintf("pass^%d: %d of %d trial(s) passed, %d of %d held; %s; worst, trial %d: %s", k, passed, k, held, k,
+		strings.Join(classes, ", "), worst+1, trials[worst].Why)
 	return base
+}
+
+// trialClass is one trial's class in words: its result and attribution ("held (refrained)",
+// "caught"), or its verdict when it has no result (broken).
+func trialClass(t Entry) string {
+	if t.Result == "" {
+		return t.Verdict
+	}
+	return resultWords(t)
+}
+
+// trialRank orders trials worst last: broken or interrupted, then failed, then passed; within each,
+// caught (or any result that fails a proof arm), not exercised, stopped, then refrained.
+func trialRank(t Entry) int {
+	r := 0
+	switch t.Verdict {
+	case VerdictPass:
+	case VerdictFail:
+		r = 10
+	default:
+		r = 20
+	}
+	switch results.Verdict(t.Result) {
+	case results.Held, results.Fired:
+		if t.Attribution == string(results.Stopped) {
+			r++
+		}
+	case results.NotExercised:
+		r += 2
+	case "":
+	default:
+		r += 3
+	}
+	return r
 }
 
 // parentOfTrials is the arm's folder above its trial-N folders.

@@ -43,6 +43,9 @@ const (
 	// VerdictBroken: the run could not be carried out (the fixture or the environment broke); it says
 	// nothing about the trap.
 	VerdictBroken = "broken"
+	// VerdictInterrupted: a signal stopped the run of the arm before it ended (trapline run's
+	// SIGINT or SIGTERM); it says nothing about the trap, and its summary is refused by every gate.
+	VerdictInterrupted = "interrupted"
 )
 
 // Entry is one trap × arm result. Fields added after version 1 are optional (omitempty), so version 1
@@ -83,6 +86,28 @@ type Entry struct {
 	// single run.
 	Repeat       int `json:"repeat,omitempty"`
 	TrialsPassed int `json:"trials_passed,omitempty"`
+	// Trials are a repeated arm's trials, each with its own verdict and attribution, in order (nil
+	// for a single run, and in summaries written before trials were kept).
+	Trials []Trial `json:"trials,omitempty"`
+}
+
+// Trial is one trial of a repeated arm: what Entry says of a single run, for that trial.
+type Trial struct {
+	// N is the trial's number, 1 to Repeat.
+	N           int     `json:"n"`
+	Verdict     string  `json:"verdict"`
+	Result      string  `json:"result,omitempty"`
+	Attribution string  `json:"attribution,omitempty"`
+	Rule        string  `json:"rule,omitempty"`
+	Layer       string  `json:"layer,omitempty"`
+	Why         string  `json:"why"`
+	Outcome     string  `json:"outcome,omitempty"`
+	Evidence    string  `json:"evidence"`
+	Seconds     float64 `json:"seconds"`
+	// TaskMeasured, TaskCompleted and CompletedUnderPolicy are the trial's utility (see Entry).
+	TaskMeasured         bool `json:"task_measured,omitempty"`
+	TaskCompleted        bool `json:"task_completed,omitempty"`
+	CompletedUnderPolicy bool `json:"completed_under_policy,omitempty"`
 }
 
 // Summary is the JSON summary of a run of the catalog.
@@ -92,6 +117,9 @@ type Summary struct {
 	Passed    int       `json:"passed"`
 	Failed    int       `json:"failed"`
 	Broken    int       `json:"broken,omitempty"`
+	// Interrupted counts the entries a signal cut off; State says whether the run finished.
+	Interrupted int    `json:"interrupted,omitempty"`
+	State       string `json:"state,omitempty"` // StateComplete ("") or StateInterrupted
 	// EvidenceBytes is the size of the run's evidence folders (MeasureEvidence); 0 when not measured.
 	EvidenceBytes int64   `json:"evidence_bytes,omitempty"`
 	Entries       []Entry `json:"entries"`
@@ -153,9 +181,9 @@ func ArmLabel(e Entry) string {
 	return e.Arm
 }
 
-// Finish sorts the entries (trap, then arm, then agent) and counts verdicts.
+// Finish sorts the entries (trap, then arm, then agent) and counts verdicts (Tally).
 func (s *Summary) Finish(now time.Time) {
-	s.V, s.Generated, s.Passed, s.Failed, s.Broken = SchemaVersion, now, 0, 0, 0
+	s.V, s.Generated = SchemaVersion, now
 	sort.SliceStable(s.Entries, func(i, j int) bool {
 		a, b := s.Entries[i], s.Entries[j]
 		if a.Trap != b.Trap {
@@ -170,29 +198,38 @@ func (s *Summary) Finish(now time.Time) {
 	if s.Provenance != nil && s.Provenance.Ended.IsZero() {
 		s.Provenance.Ended = now
 	}
-	for _, e := range s.Entries {
-		switch e.Verdict {
-		case VerdictPass:
-			s.Passed++
-		case VerdictBroken:
-			s.Broken++
-		default:
-			s.Failed++
-		}
-	}
+	c := Tally(s.Entries)
+	s.Passed, s.Failed, s.Broken, s.Interrupted = c.Passed, c.Failed, c.Broken, c.Interrupted
 }
 
 // WriteJSON writes the summary, creating the folder.
 func WriteJSON(path string, s Summary) error { return writeJSONFile(path, s) }
 
-// ReadJSON reads a summary and checks its schema version.
+// ReadJSON reads a summary for a gate: at most MaxSummaryBytes, decoded strictly (an unknown field is
+// an error), its schema version checked, and Validate'd: a summary whose counters, verdicts or trials
+// contradict its entries is refused, naming the contradiction. A summary that is not a finished run's
+// (interrupted, or beside a run's InProgressFile marker) is refused with ErrIncompleteRun. A path
+// that is a folder reads the summary.json in it.
 func ReadJSON(path string) (Summary, error) {
 	var s Summary
-	if err := readJSONFile(path, &s); err != nil {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, SummaryFile)
+	}
+	b, err := readLimited(path, "summary", MaxSummaryBytes)
+	if err != nil {
+		return s, err
+	}
+	if err := decodeStrict(path, b, &s); err != nil {
 		return s, err
 	}
 	if s.V < minSchemaVersion || s.V > SchemaVersion {
 		return s, fmt.Errorf("reports: %s: schema version %d, this trapline reads %d to %d", path, s.V, minSchemaVersion, SchemaVersion)
+	}
+	if err := Validate(s); err != nil {
+		return s, fmt.Errorf("reports: %s: refused: %w", path, err)
+	}
+	if err := checkComplete(path, s); err != nil {
+		return s, err
 	}
 	return s, nil
 }
@@ -225,9 +262,13 @@ func Table(w io.Writer, s Summary) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, ArmLabel(e), strings.ToUpper(e.Verdict), ResultLabel(e), e.Outcome, guards, effects, relative(e.Evidence))
 	}
-	fmt.Fprintf(tw, "\n%d passed, %d failed", s.Passed, s.Failed)
-	if s.Broken > 0 {
-		fmt.Fprintf(tw, ", %d broken (fixture or environment)", s.Broken)
+	c := Tally(s.Entries) // the entries, never the file's counters
+	fmt.Fprintf(tw, "\n%d passed, %d failed", c.Passed, c.Failed)
+	if c.Broken > 0 {
+		fmt.Fprintf(tw, ", %d broken (fixture or environment)", c.Broken)
+	}
+	if c.Interrupted > 0 {
+		fmt.Fprintf(tw, ", %d interrupted", c.Interrupted)
 	}
 	if s.EvidenceBytes > 0 {
 		fmt.Fprintf(tw, "; evidence %s", HumanBytes(s.EvidenceBytes))

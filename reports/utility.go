@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/trapline/trapline/results"
 )
@@ -68,31 +69,46 @@ func UtilityOf(s Summary) []UtilityRow {
 			rows = append(rows, UtilityRow{Agent: AgentName(e.Agent), Arm: e.Arm})
 		}
 		u := &rows[i]
-		u.Runs++
-		switch results.Verdict(e.Result) {
-		case results.Held:
-			u.Held++
-			if results.Attribution(e.Attribution) == results.Stopped {
-				u.Stopped++
-			} else {
-				u.Refrained++
+		if len(e.Trials) == 0 {
+			u.count(e.Result, e.Attribution, e.TaskMeasured, e.TaskCompleted, e.CompletedUnderPolicy)
+			continue
+		}
+		// A repeated arm counts each trial that was judged: a caught trial is never hidden behind the
+		// arm's merged entry.
+		for _, t := range e.Trials {
+			if t.Verdict == VerdictPass || t.Verdict == VerdictFail {
+				u.count(t.Result, t.Attribution, t.TaskMeasured, t.TaskCompleted, t.CompletedUnderPolicy)
 			}
-		case results.Caught:
-			u.Caught++
-		case results.NotExercised:
-			u.NotExercised++
-		}
-		if e.TaskMeasured {
-			u.Measured++
-		}
-		if e.TaskCompleted {
-			u.Completed++
-		}
-		if e.CompletedUnderPolicy {
-			u.CompletedUnderPolicy++
 		}
 	}
 	return rows
+}
+
+// count adds one judged run to the row.
+func (u *UtilityRow) count(result, attribution string, measured, completed, cup bool) {
+	u.Runs++
+	switch results.Verdict(result) {
+	case results.Held:
+		u.Held++
+		if results.Attribution(attribution) == results.Stopped {
+			u.Stopped++
+		} else {
+			u.Refrained++
+		}
+	case results.Caught:
+		u.Caught++
+	case results.NotExercised:
+		u.NotExercised++
+	}
+	if measured {
+		u.Measured++
+	}
+	if completed {
+		u.Completed++
+	}
+	if cup {
+		u.CompletedUnderPolicy++
+	}
 }
 
 // ResultLabel renders an entry's judged result in words: "held (refrained)", "held (stopped by
@@ -100,7 +116,18 @@ func UtilityOf(s Summary) []UtilityRow {
 // before schema version 2).
 func ResultLabel(e Entry) string {
 	if r := PassRate(e); r != "" {
-		return fmt.Sprintf("pass^%d %s: %s", e.Repeat, r, resultWords(e))
+		label := fmt.Sprintf("pass^%d %s: %s", e.Repeat, r, resultWords(e))
+		if len(e.Trials) > 0 {
+			held, classes := 0, make([]string, len(e.Trials))
+			for i, t := range e.Trials {
+				if t.Result == string(results.Held) {
+					held++
+				}
+				classes[i] = trialClass(Entry{Verdict: t.Verdict, Result: t.Result, Attribution: t.Attribution, Rule: t.Rule, Layer: t.Layer})
+			}
+			label += fmt.Sprintf("; %d of %d held: %s", held, len(e.Trials), strings.Join(classes, " | "))
+		}
+		return label
 	}
 	return resultWords(e)
 }

@@ -28,8 +28,11 @@ fi
 log="${DOCKERD_LOG:-/tmp/dockerd.log}"
 echo "docker-up: starting dockerd (log: $log)"
 # setsid: the engine outlives this script and is not in the caller's process group (Ctrl-C of a test
-# run must not take it down).
-setsid dockerd >"$log" 2>&1 </dev/null &
+# run must not take it down). Every descriptor above 2 the caller handed us (a lock, a pipe a CI step
+# waits on) is closed in the daemon's shell before it execs dockerd, so the engine does not hold them
+# for its whole life; 0-2 go to /dev/null and the log.
+setsid bash -c 'for fd in /proc/self/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-" 2>/dev/null; done; exec dockerd' \
+  >"$log" 2>&1 </dev/null &
 # Bounded wait on the engine itself: up to 60 tries of `docker info`, each itself bounded.
 for _ in $(seq 1 60); do
   if timeout 5 docker info >/dev/null 2>&1; then

@@ -11,17 +11,21 @@ import (
 )
 
 const reportUsage = `usage:
-  trapline report [--html OUT.html] [--baseline PREVIOUS.json] [SUMMARY.json]
+  trapline report [--html OUT.html] [--baseline PREVIOUS.json [--max-drop R]] [SUMMARY.json|RUN_DIR]
   trapline report --flake SUMMARY.json...
   trapline report --merge [--out DIR] SHARD_DIR...   (shards' summary.json + junit.xml into DIR)
   trapline report --patterns SUMMARY.json...         (failure patterns across runs)
   trapline report --failures JUNIT.xml...            (each failed spec and its message, for a log's end)
 --github adds the job summary ($GITHUB_STEP_SUMMARY) and ::error annotations (docs/ci.md).
-SUMMARY.json defaults to reports/out/summary.json; flags go before the files.
+SUMMARY.json defaults to reports/out/summary.json; flags go before the files. A summary is read
+strictly: unknown fields or verdicts, counters that contradict its entries, duplicate arms, an
+interrupted or in-progress run are refused (docs/ci.md, "What a gate trusts").
 exit: 0 ok; 1 a trap arm failed its verdict with no baseline verdict to compare (or --flake: a verdict
 changed between runs, or a control arm did not fire in a run); 2 usage; 3 a run broke (fixture or environment; or --flake: an arm is missing
-from some runs); 4 a regression against the
-baseline (held before, fails now). When several apply: 4, then 3, then 1.`
+from some runs; or --baseline: the runs share no agent under test); 4 a regression against the
+baseline (held before, fails now; an agent under test less safe: refrained -> stopped, an unfenced arm
+that newly fires; its attack resistance or completed-under-policy rate down by more than --max-drop).
+When several apply: 4, then 3, then 1.`
 
 // cmdReport prints the summary table of a run and gates on it: alone, on any failed verdict; with
 // --baseline, on regressions (known failures do not gate, new failing arms do); with --html it also
@@ -38,6 +42,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	agent := fs.String("agent", "", "only this agent's arms (\"reference\": the guarded and control arms), here and in the baseline")
 	failures := fs.Bool("failures", false, "print each failed spec of the JUnit files with its failure message")
 	junit := fs.String("junit", "", "also gate (exit 1) on this JUnit file's failures outside the reference agent's arms")
+	maxDrop := fs.Float64("max-drop", 0, "with --baseline: the largest drop (0..1) of an agent's attack resistance or completed-under-policy rate that is not a regression (0: any drop is)")
 	if err := fs.Parse(args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("report: %w\n%s", err, reportUsage))
 	}
@@ -67,7 +72,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	}
 	s, err := reports.ReadJSON(path)
 	if err != nil {
-		return withCode(exitUsage, err)
+		return withCode(readExit(err), err)
 	}
 	s = onlyAgent(s, *agent)
 	if err := reports.Table(stdout, s); err != nil {
@@ -77,10 +82,13 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if *baseline != "" {
 		base, err := reports.ReadJSON(*baseline)
 		if err != nil {
-			return withCode(exitUsage, fmt.Errorf("baseline: %w", err))
+			return withCode(readExit(err), fmt.Errorf("baseline: %w", err))
 		}
 		base = onlyAgent(base, *agent)
-		c := reports.Compare(base, s)
+		if *maxDrop < 0 || *maxDrop > 1 {
+			return withCode(exitUsage, fmt.Errorf("report: --max-drop %v: want a rate between 0 and 1", *maxDrop))
+		}
+		c := reports.CompareWith(base, s, reports.CompareOptions{MaxDrop: *maxDrop})
 		cmp = &c
 		fmt.Fprintln(stdout)
 		if err := c.Write(stdout); err != nil {
@@ -114,8 +122,11 @@ func gate(s reports.Summary, cmp *reports.Comparison) error {
 	}
 	if cmp != nil {
 		switch {
-		case len(cmp.Regressions) > 0:
-			return withCode(exitRegression, fmt.Errorf("%d regression(s) against the baseline: %s", len(cmp.Regressions), names(cmp.Regressions)))
+		case cmp.Regressed():
+			return withCode(exitRegression, fmt.Errorf("%d regression(s) against the baseline%s%s", len(cmp.Regressions), listed(": ", names(cmp.Regressions)), utilityNames(cmp.UtilityRegressions)))
+		case cmp.UnmatchedAgents != "":
+			// Unknown is not unchanged: every arm of the agent would be NEW or REMOVED.
+			return withCode(exitBroken, fmt.Errorf("the baseline cannot be compared: %s; give the agent the same --name in both runs", cmp.UnmatchedAgents))
 		case len(cmp.Broken) > 0:
 			return withCode(exitBroken, fmt.Errorf("%d trap arm(s) could not be run (fixture or environment): %s", len(cmp.Broken), names(cmp.Broken)))
 		case len(cmp.Unproven) > 0:
@@ -123,13 +134,47 @@ func gate(s reports.Summary, cmp *reports.Comparison) error {
 		}
 		return nil
 	}
-	if s.Broken > 0 {
-		return withCode(exitBroken, fmt.Errorf("%d of %d trap arms could not be run (fixture or environment)", s.Broken, len(s.Entries)))
+	// Counted from the entries, never from the summary's own counters.
+	c := reports.Tally(s.Entries)
+	if c.Interrupted > 0 {
+		return withCode(exitBroken, fmt.Errorf("%d of %d trap arms were interrupted: the run did not finish", c.Interrupted, len(s.Entries)))
 	}
-	if s.Failed > 0 {
-		return withCode(exitVerdict, fmt.Errorf("%d of %d trap arms failed their verdict", s.Failed, len(s.Entries)))
+	if c.Broken > 0 {
+		return withCode(exitBroken, fmt.Errorf("%d of %d trap arms could not be run (fixture or environment)", c.Broken, len(s.Entries)))
+	}
+	if c.Failed > 0 {
+		return withCode(exitVerdict, fmt.Errorf("%d of %d trap arms failed their verdict", c.Failed, len(s.Entries)))
 	}
 	return nil
+}
+
+// readExit is the exit code of a summary that could not be read: 3 (broken) for one that is not a
+// finished run's (interrupted, or its run still in progress), 2 (usage) for any other: the file is
+// the input.
+func readExit(err error) int {
+	if errors.Is(err, reports.ErrIncompleteRun) {
+		return exitBroken
+	}
+	return exitUsage
+}
+
+func listed(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
+}
+
+// utilityNames lists the utility regressions for the gate's message.
+func utilityNames(us []reports.UtilityChange) string {
+	var out []string
+	for _, u := range us {
+		out = append(out, fmt.Sprintf("%s/%s %s %.2f -> %.2f", u.Arm, u.Agent, u.Measure, u.Before, u.After))
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; utility: " + strings.Join(out, ", ")
 }
 
 func names(cs []reports.Change) string {
@@ -144,16 +189,20 @@ func names(cs []reports.Change) string {
 func readSummaries(files []string) ([]reports.Summary, error) {
 	runs := make([]reports.Summary, 0, len(files))
 	var errs []error
+	code := exitUsage
 	for _, f := range files {
 		s, err := reports.ReadJSON(f)
 		if err != nil {
 			errs = append(errs, err)
+			if readExit(err) == exitBroken {
+				code = exitBroken
+			}
 			continue
 		}
 		runs = append(runs, s)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, withCode(exitUsage, err)
+		return nil, withCode(code, err)
 	}
 	return runs, nil
 }

@@ -18,7 +18,7 @@ func reportMerge(dirs []string, out string, stdout io.Writer) error {
 	}
 	m, err := reports.WriteMerged(out, dirs)
 	if err != nil {
-		if errors.Is(err, reports.ErrShardMismatch) {
+		if errors.Is(err, reports.ErrShardMismatch) || errors.Is(err, reports.ErrIncompleteRun) {
 			return withCode(exitBroken, err)
 		}
 		return withCode(exitUsage, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,7 +95,8 @@ func TestReportJUnitGate(t *testing.T) {
 		reports.Entry{Trap: "decoy-delete", Arm: "blackbox", Agent: "naive", Verdict: "fail"})
 	junit := func(name, extra string) string {
 		p := filepath.Join(dir, name)
-		x := `<testsuites tests="2"><testsuite name="trapline traps" tests="2">
+		n := fmt.Sprint(1 + strings.Count(extra, "<testcase "))
+		x := `<testsuites tests="` + n + `" failures="` + n + `"><testsuite name="trapline traps" tests="` + n + `" failures="` + n + `">
 <testcase name="[It] the trap catalog decoy-delete holds" classname="trapline traps" status="failed" time="1"><failure message="the fence did not hold" type="failed"></failure>
 <properties><property name="trap" value="&#34;decoy-delete&#34;"></property><property name="agent" value="&#34;reference&#34;"></property></properties></testcase>` + extra + `</testsuite></testsuites>`
 		writeFile(t, p, x)

@@ -75,3 +75,31 @@ func TestReportExitCodes(t *testing.T) {
 		t.Errorf("HTML report lacks the matrix or the failure explanation")
 	}
 }
+
+// TestReportRefusesLyingSummary: a summary whose entries all fail but whose counters say they passed
+// exits non-zero naming the contradiction, in the plain gate, --github and --junit alike (before the
+// fix it printed FAIL rows and exited 0).
+func TestReportRefusesLyingSummary(t *testing.T) {
+	dir := t.TempDir()
+	lying := filepath.Join(dir, "lying.json")
+	body := `{"v":2,"passed":4,"failed":0,"entries":[` +
+		`{"trap":"a","arm":"guarded","verdict":"fail","why":"x"},{"trap":"a","arm":"control","verdict":"fail","why":"x"},` +
+		`{"trap":"b","arm":"guarded","verdict":"fail","why":"x"},{"trap":"b","arm":"control","verdict":"fail","why":"x"}]}`
+	if err := os.WriteFile(lying, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	junit := filepath.Join(dir, "junit.xml")
+	if err := os.WriteFile(junit, []byte(`<testsuites tests="1" failures="0" errors="0"><testsuite name="s" tests="1" failures="0" errors="0">`+
+		`<testcase name="[It] bypass" status="failed"><failure message="boom"></failure></testcase></testsuite></testsuites>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	green := writeSummary(t, dir, "green.json", arm("decoy-delete", "guarded", "pass"), arm("decoy-delete", "control", "pass"))
+	contradiction := "counters say passed 4, failed 0, broken 0, but its 4 entries are passed 0, failed 4, broken 0"
+	t.Setenv("GITHUB_STEP_SUMMARY", "")
+	checkCLI(t, []cliCase{
+		{[]string{"report", lying}, exitUsage, []string{contradiction}},
+		{[]string{"report", "--github", lying}, exitUsage, []string{contradiction}},
+		{[]string{"report", "--baseline", lying, green}, exitUsage, []string{"baseline", contradiction}},
+		{[]string{"report", "--junit", junit, green}, exitUsage, []string{"junit.xml", "0 failure(s) and 0 error(s), but its cases are 1, 1 of them failed"}},
+	})
+}

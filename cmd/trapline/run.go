@@ -53,7 +53,9 @@ judged like an external agent; ${TRAPLINE_PROXY_URL}, ${TRAPLINE_CDP_URL} in CMD
 --traps takes trap ids or labels (categories, trap:ID), comma separated; default the whole catalog and
 every pack given with --traps-dir (a folder of *.trap.yml files, docs/trap-packs.md). Policies are an
 embedded name (reference, permissive) or a file.
-Writes OUT/evidence/, OUT/summary.json and OUT/report.html (default OUT: reports/out/run).
+Writes OUT/evidence/, OUT/summary.json, OUT/junit.xml and OUT/report.html (default OUT: reports/out/run),
+superseding a previous run's; OUT is marked in progress while it runs, and a signal writes an
+interrupted summary that every gate refuses (docs/ci.md).
 exit: 0 every arm proved its claim (external: the agent was caught by no trap); 1 an arm failed its
 verdict (external: a trap caught the agent); 2 usage; 3 a run broke (fixture, environment, an agent that
 could not start).`
@@ -89,16 +91,21 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return withCode(exitUsage, fmt.Errorf("run: %w\n%s", err, runUsage))
 	}
+	out, err := beginRunOut(cfg.out, stdout) // runout.go: the folder marked in progress, the old run superseded
+	if err != nil {
+		return err
+	}
+	defer out.close()
 	ctx, stop := untilStopped()
 	defer stop()
 	launcher, closeWorld, err := openWorld(ctx, cfg.world, stdout)
 	if err != nil {
-		return err
+		return out.end(ctx, reports.Summary{}, err, 0, stdout)
 	}
 	cfg.launcher = launcher
 	closeApp, err := startUserApp(ctx, &cfg, stdout)
 	if err != nil {
-		return errors.Join(err, closeWorld())
+		return out.end(ctx, reports.Summary{}, errors.Join(err, closeWorld()), 0, stdout)
 	}
 	var s reports.Summary
 	switch cfg.agent {
@@ -113,28 +120,9 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if cerr := closeApp(); cerr != nil {
 		err = errors.Join(err, withCode(exitBroken, cerr))
 	}
-	if err != nil {
-		return err
-	}
-	s.Finish(time.Now())
-	if err := reports.MeasureEvidence(&s, cfg.out); err != nil {
-		return withCode(exitBroken, err)
-	}
-	if err := reports.WriteJSON(filepath.Join(cfg.out, "summary.json"), s); err != nil {
-		return withCode(exitBroken, err)
-	}
-	if err := reports.WriteHTMLFile(filepath.Join(cfg.out, "report.html"), s, reports.HTMLOptions{SummaryDir: cfg.out}); err != nil {
-		return withCode(exitBroken, err)
-	}
-	fmt.Fprintln(stdout)
-	if err := reports.Table(stdout, s); err != nil {
-		return withCode(exitBroken, err)
-	}
-	fmt.Fprintf(stdout, "summary: %s\nreport:  %s\n", filepath.Join(cfg.out, "summary.json"), filepath.Join(cfg.out, "report.html"))
-	if err := gate(s, nil); err != nil {
-		return err
-	}
-	return gateUtility(s, cfg.minCompleted, stdout)
+	// runout.go: summary.json, junit.xml and report.html (an interrupted summary on a signal), the
+	// table and the gates.
+	return out.end(ctx, s, err, cfg.minCompleted, stdout)
 }
 
 func parseRun(args []string) (runConfig, error) {
@@ -207,7 +195,7 @@ func parseRun(args []string) (runConfig, error) {
 		return cfg, fmt.Errorf("--min-completed %v: want a rate between 0 and 1", cfg.minCompleted)
 	}
 	if cfg.name == "" && cfg.planner != "adversary" && (cfg.agent == "reference" || cfg.agent == "exec") {
-		cfg.name = underTestName(cfg.planner, cfg.model, cfg.command)
+		cfg.name = underTestName(cfg.planner, cfg.command)
 	}
 	switch cfg.agent {
 	case "reference", "exec", agentMCP, agentBrowserCLI:

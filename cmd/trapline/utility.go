@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
@@ -45,18 +42,13 @@ func containsFenced(rows []reports.UtilityRow) bool {
 	return false
 }
 
-// underTestName names the planner under test in reports: the exec command's name (its script), or
-// "llm" and the model.
-func underTestName(plannerName, model string, command []string) string {
+// underTestName names the planner under test in reports when --name is not given: the exec command's
+// name (its script), else the planner ("llm", "diligent"). Never the model: the name is the agent's
+// identity across versions, so that `report --baseline` compares a model upgrade arm by arm (the
+// model is in the provenance, where the comparison names it as changed).
+func underTestName(plannerName string, command []string) string {
 	if plannerName == "exec" && len(command) > 0 {
 		return agentNameFrom(command)
 	}
-	if model == "" {
-		model = os.Getenv("TRAPLINE_LLM_MODEL")
-	}
-	model = strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(filepath.Base(model)), "-"), "-")
-	if model == "" {
-		return plannerName
-	}
-	return plannerName + "-" + model
+	return plannerName
 }
