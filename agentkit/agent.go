@@ -56,6 +56,7 @@ type run struct {
 	navBase        int // the driver's navigation count once the start page was open (NavigationCounter)
 	feedback       string
 	next           *observe.Observation // the snapshot that verified the last action, if any
+	failure        string               // why the planner could not act, when that ended the run
 }
 
 // Run drives one task to an outcome. It returns an error only when the run could not be carried out at
@@ -80,7 +81,7 @@ func (a *Agent) Run(ctx context.Context, drv Driver, rec *evidence.Recorder, tas
 	}
 	r := &run{a: a, drv: drv, rec: rec, task: task, start: now()}
 	out, reason := r.loop(ctx, now)
-	return Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Violations: rec.Violations(), Duration: now().Sub(r.start)}, nil
+	return Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Violations: rec.Violations(), Duration: now().Sub(r.start), PlannerFailure: r.failure}, nil
 }
 
 func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) {
@@ -132,20 +133,19 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 		if errors.As(err, &rej) {
 			// The planner's source produced garbage: a rejected proposal, not a broken run.
 			if r.reject(obs, prop, planMs, rej.Reason, rej.Output) {
-				return Inconclusive, fmt.Sprintf("%d invalid proposals in a row", r.rejected)
+				return r.fail(fmt.Sprintf("%d invalid proposals in a row", r.rejected))
 			}
 			continue
 		}
 		if err != nil {
-			return Inconclusive, "planner: " + err.Error()
+			return r.fail("planner: " + err.Error())
 		}
 		if err := prop.Validate(); err != nil {
 			if r.reject(obs, prop, planMs, err.Error(), "") {
-				return Inconclusive, fmt.Sprintf("%d invalid proposals in a row", r.rejected)
+				return r.fail(fmt.Sprintf("%d invalid proposals in a row", r.rejected))
 			}
 			continue
 		}
-		r.rejected = 0
 		if prop.Kind == action.Done {
 			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
 				Decision: policy.Decision{Allow: true, Rule: policy.RuleAllowed, Reason: "done"}, PlanMillis: planMs})
@@ -170,6 +170,12 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 			return out, reason
 		}
 	}
+}
+
+// fail ends the run Inconclusive because the planner could not act (Result.PlannerFailure).
+func (r *run) fail(reason string) (Outcome, string) {
+	r.failure = reason
+	return Inconclusive, reason
 }
 
 // reject logs an unusable proposal (rule invalid_proposal), feeds reason back to the planner and
@@ -236,12 +242,16 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 			r.feedback = "rejected: " + reason
 			r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + string(policy.RuleTargetUnknown)})
 			if r.rejected++; r.rejected >= maxRejectedInARow {
-				return Inconclusive, fmt.Sprintf("%d unusable proposals in a row", r.rejected), true
+				out, reason := r.fail(fmt.Sprintf("%d unusable proposals in a row", r.rejected))
+				return out, reason, true
 			}
 			return "", "", false
 		}
 		ptgt.Facts = facts
 	}
+	// A usable proposal: the rejections in a row end here (a valid-looking proposal whose ref does not
+	// resolve, returned above, is one more of them: docs/exec-protocol.md's three in a row).
+	r.rejected = 0
 	key := proposalKey(prop, node)
 	if key == r.lastKey {
 		r.usage.SameActionRepeats++
@@ -276,7 +286,8 @@ func (r *run) unresolved(obs *observe.Observation, prop action.Action, planMs in
 	r.feedback = fmt.Sprintf("rejected: %s; take the ref from the latest observation", err)
 	r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + string(rule)})
 	if r.rejected++; r.rejected >= maxRejectedInARow {
-		return Inconclusive, fmt.Sprintf("%d unusable proposals in a row", r.rejected), true
+		out, reason := r.fail(fmt.Sprintf("%d unusable proposals in a row", r.rejected))
+		return out, reason, true
 	}
 	return "", "", false
 }

@@ -413,3 +413,44 @@ func TestRunNamesWhatIsMissing(t *testing.T) {
 		t.Fatalf("err = %v, want every missing field named", err)
 	}
 }
+
+// TestForeignRefsForeverEndAfterThree: a planner that keeps proposing a well-formed click on a ref of
+// another snapshot is rejected (STALE_REF) three times in a row and the run ends, as
+// docs/exec-protocol.md says; before, each well-formed proposal reset the count and the run went on to
+// the time budget (issue 27.2). The end is a planner failure: the agent could not act.
+func TestForeignRefsForeverEndAfterThree(t *testing.T) {
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}
+	calls := 0
+	pl := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
+		calls++
+		if calls > 10 {
+			return action.Action{Kind: action.Done}, nil
+		}
+		return action.Action{Kind: action.Click, Ref: "zzzzzz:e4"}, nil
+	})
+	res, vs := run(t, agenttest.ReferencePolicy(t, nil), pl, d)
+	if res.Outcome != agentkit.Inconclusive || len(vs) != 3 || calls != 3 || !strings.Contains(res.Reason, "3 unusable proposals in a row") {
+		t.Fatalf("outcome = %s (%s), %d violations after %d proposals; want Inconclusive after 3", res.Outcome, res.Reason, len(vs), calls)
+	}
+	if res.PlannerFailure != res.Reason {
+		t.Fatalf("PlannerFailure = %q, want the reason %q", res.PlannerFailure, res.Reason)
+	}
+}
+
+// TestPlannerFailureIsRecorded: a planner error (an endpoint that answers 500, a process that is gone)
+// ends the run with Result.PlannerFailure set; a run the planner finished has none.
+func TestPlannerFailureIsRecorded(t *testing.T) {
+	broken := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
+		return action.Action{}, errors.New("llm: HTTP 500 from the endpoint")
+	})
+	res, _ := run(t, agenttest.ReferencePolicy(t, nil), broken, &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}})
+	if res.PlannerFailure != "planner: llm: HTTP 500 from the endpoint" {
+		t.Fatalf("PlannerFailure = %q, want the planner's error", res.PlannerFailure)
+	}
+	done := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
+		return action.Action{Kind: action.Done}, nil
+	})
+	if res, _ := run(t, agenttest.ReferencePolicy(t, nil), done, &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}); res.PlannerFailure != "" {
+		t.Fatalf("a finished run: PlannerFailure = %q", res.PlannerFailure)
+	}
+}

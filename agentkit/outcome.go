@@ -39,4 +39,9 @@ type Result struct {
 	Actions    int                  `json:"actions"`
 	Violations []evidence.Violation `json:"violations"`
 	Duration   time.Duration        `json:"duration"`
+	// PlannerFailure says the run ended because the planner could not act: its error (a model endpoint
+	// that answered 500, a planner process that crashed, hung or does not exist) or its proposals
+	// rejected maxRejectedInARow times in a row (garbage, refs of another snapshot). "" when the run
+	// ended any other way. An agent under test that could not act is broken, never held.
+	PlannerFailure string `json:"planner_failure,omitempty"`
 }

@@ -141,7 +141,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
 	res.Trial = o.Trial
-	if err := afterRun(ctx, o, trap, Blackbox, res, w, dir, limit, before); err != nil {
+	if err := afterRun(ctx, o, trap, Blackbox, res, w, dir, limit, before, false); err != nil {
 		return nil, err
 	}
 	if broke != nil {

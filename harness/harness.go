@@ -150,7 +150,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
-	res, runErr := runAgent(ctx, o, setup, trap, arm, w, dir)
+	res, looped, runErr := runAgent(ctx, o, setup, trap, arm, w, dir)
 	closeErr := w.Close()
 	if err := errors.Join(runErr, closeErr, sealEvidence(dir, setup)); err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
@@ -159,7 +159,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 		res.Agent = o.AgentName
 	}
 	res.Trial = o.Trial
-	if err := afterRun(ctx, o, trap, arm, res, w, dir, limit, before); err != nil {
+	if err := afterRun(ctx, o, trap, arm, res, w, dir, limit, before, looped); err != nil {
 		return nil, err
 	}
 	if err := keepVideo(o.Video, res, dir); err != nil {
@@ -167,6 +167,11 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	}
 	if err := results.WriteFile(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
+	}
+	if j := Judge(res); j.Verdict == results.Broken {
+		// An agent under test that could not act tested nothing: the run is broken, never held (its
+		// result.json stays, for the evidence).
+		return nil, fmt.Errorf("harness: %s/%s: %w: %s", trap.ID, arm, ErrAgentBroken, j.Reason)
 	}
 	return res, nil
 }
@@ -244,7 +249,7 @@ func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 			if slices.Contains(worldHosts, host) {
 				res.ProxyGuards = append(res.ProxyGuards, string(d.Rule))
 				res.ProxyStops = append(res.ProxyStops, results.Stop{Rule: string(d.Rule), Layer: results.LayerProxy,
-					Target: Attempt{Method: d.Method, Host: d.Host, Path: d.Path}})
+					Target: Attempt{Method: d.Method, Host: d.Host, Path: d.Path}, At: d.Time})
 				if !slices.Contains(res.GuardsFired, string(d.Rule)) {
 					res.GuardsFired = append(res.GuardsFired, string(d.Rule))
 				}
@@ -272,37 +277,39 @@ func armPolicy(o Options, arm Arm) *policy.Policy {
 	return o.Control.Clone() // control, unfenced
 }
 
-func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, arm Arm, w world.World, dir string) (*Result, error) {
+// runAgent runs the arm's agent (the loop, or the trap's own page agent) in a session behind w's proxy;
+// looped says it was the loop, whose action log the evidence holds.
+func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, arm Arm, w world.World, dir string) (res *Result, looped bool, err error) {
 	drv, err := resolveDriver(trap, arm, setup)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if setup.Login != nil {
 		setup.Secrets = append(setup.Secrets, setup.Login.Password)
 	}
 	state, cleanState, err := storageStateFile(setup)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer cleanState()
 	rec, err := evidence.Open(dir, evidence.NewRedactor(setup.Secrets...))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	sess, err := o.Browser.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: setup.Policy, Recorder: rec,
 		Trace: o.Trace, TraceDetail: o.TraceDetail, Video: recordsVideo(o.Video), Off: setup.Off, StorageStatePath: state, KeepStorageOrigins: setup.KeepStorageOrigins})
 	cleanState()
 	if err != nil {
-		return nil, errors.Join(err, rec.Close())
+		return nil, false, errors.Join(err, rec.Close())
 	}
 	if setup.Login != nil {
 		if err := sess.Login(ctx, *setup.Login); err != nil {
-			return nil, errors.Join(fmt.Errorf("harness: login: %w", err), sess.Close(), rec.Close())
+			return nil, false, errors.Join(fmt.Errorf("harness: login: %w", err), sess.Close(), rec.Close())
 		}
 	}
 	if drv.hook != nil {
 		if err := drv.hook(sess); err != nil {
-			return nil, errors.Join(fmt.Errorf("harness: %s: prepare the session: %w", trap.ID, err), sess.Close(), rec.Close())
+			return nil, false, errors.Join(fmt.Errorf("harness: %s: prepare the session: %w", trap.ID, err), sess.Close(), rec.Close())
 		}
 	}
 	task := agentkit.Task{StartURL: StartURL(w, trap), Goal: trap.Task}
@@ -319,10 +326,10 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	}
 	err = errors.Join(runErr, sess.Close(), rec.Close())
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	res := &Result{Trap: trap.ID, Category: string(trap.Category), Arm: arm, Outcome: out.Outcome, Reason: out.Reason,
-		Violations: out.Violations, EvidenceDir: dir, Duration: out.Duration}
+	res = &Result{Trap: trap.ID, Category: string(trap.Category), Arm: arm, Outcome: out.Outcome, Reason: out.Reason,
+		Violations: out.Violations, EvidenceDir: dir, Duration: out.Duration, PlannerFailure: out.PlannerFailure}
 	if out.Outcome == agentkit.Completed {
 		_, res.Answer, _ = strings.Cut(out.Reason, ": ") // "planner said done: <the answer>"
 	}
@@ -334,7 +341,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 			res.GuardsFired = append(res.GuardsFired, v.Rule)
 		}
 	}
-	return res, nil
+	return res, drv.agent == nil, nil
 }
 
 // diskEffects lists the files a run left in its download folder: each is a fact on disk.

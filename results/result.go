@@ -83,6 +83,14 @@ type Result struct {
 	// from its action log); in any other arm, the control arm's, given in Options.FiredBy, to which
 	// the verdict ties the fence's refusals (Judge).
 	FiredBy []Attempt `json:"fired_by,omitempty"`
+	// PlannerFailure says the run ended because the agent's planner could not act (its error, or its
+	// proposals rejected three times in a row: agentkit.Result.PlannerFailure); "" otherwise. An
+	// agent under test that could not act is broken (Judge), never held.
+	PlannerFailure string `json:"planner_failure,omitempty"`
+	// Causes tie each refusal that names no action (a dialog, download, upload, capability, popup or
+	// route refusal) to the agent's action that led to it, or to none: the page's own (Cause). The
+	// harness records them from the loop's action log; nil when there is none (a black-box agent).
+	Causes []Cause `json:"causes,omitempty"`
 	// RunawayLimit is a budget trap's last step the fence's budget may let through (traps.Runaway),
 	// derived from the arm's fence; 0 for other traps.
 	RunawayLimit int `json:"runaway_limit,omitempty"`

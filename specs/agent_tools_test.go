@@ -73,10 +73,8 @@ func runAgentTool(ctx context.Context, t traps.Trap, c agenttools.Config, agent 
 		Expect(err).NotTo(HaveOccurred())
 		opts.BlackboxPolicy = p
 	}
-	i := progress().Start(t.ID, string(harness.Blackbox)+"/"+agent.Name())
-	res, runErr := harness.RunAgent(ctx, opts, t, agent)
-	attachEntry(i, t, string(harness.Blackbox), agent.Name(), harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, agent.Name()), res, runErr)
-	return res, agenttools.Classify(res, runErr)
+	run := runWith(ctx, suiteRunner(harness.Options{}, opts, agent), t, harness.Blackbox)
+	return run.Result, agenttools.Classify(run.Result, run.Err)
 }
 
 // cellClass is a matrix cell's safety class: "held" for every held:<attribution>, else the cell.

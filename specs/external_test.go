@@ -42,11 +42,8 @@ func naiveAgent(t traps.Trap) *harness.Command {
 // like runArm does (the entry for summary.json and report.html, one report entry per JUnit property).
 // A run that could not be carried out is recorded as broken and fails the spec.
 func runExternal(ctx context.Context, t traps.Trap, agent harness.Agent) *harness.Result {
-	i := progress().Start(t.ID, string(harness.Blackbox)+"/"+agent.Name())
-	evidenceRoot := filepath.Join(env.out, "evidence")
-	res, err := harness.RunAgent(ctx, harness.Options{OutDir: evidenceRoot, AgentTimeout: 90 * time.Second, World: env.world}, t, agent)
-	attachEntry(i, t, string(harness.Blackbox), agent.Name(), harness.EvidencePath(evidenceRoot, t.ID, harness.Blackbox, agent.Name()), res, err)
-	return res
+	opts := harness.Options{OutDir: filepath.Join(env.out, "evidence"), AgentTimeout: 90 * time.Second, World: env.world}
+	return runWith(ctx, suiteRunner(harness.Options{}, opts, agent), t, harness.Blackbox).Result
 }
 
 var _ = Describe("an external agent, judged from outside", Label("external"), func() {

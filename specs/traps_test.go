@@ -42,41 +42,61 @@ func referenceRun(root string) harness.Options {
 	return harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive, OutDir: root, Trace: true, World: env.world}
 }
 
-// runArm runs one trap in one arm and attaches the result to the spec report: the reports.Entry (for
-// summary.json and the HTML report) and one report entry per JUnit property (trap, category, arm,
-// verdict, expected_guard, guard_fired, effects, evidence). A run that could not be carried out is
-// recorded as broken (the fixture, not the trap) and fails the spec. The verdict is the spec's to
+// suiteRunner is the suite's arm runner: harness.ArmRunner, the one trapline run uses, so the specs
+// and the CLI judge every arm alike (the control arm's attempts handed to the trap's later arms). Each
+// run gets a live progress line and its report entry attached to the running spec (attach).
+func suiteRunner(proof, underTest harness.Options, agent harness.Agent) *harness.ArmRunner {
+	var i int // runs of one runner are serial: one spec, or one Ordered container
+	return &harness.ArmRunner{Proof: proof, UnderTest: underTest, Agent: agent,
+		Start: func(run harness.ArmRun) {
+			label := string(run.Arm)
+			if run.Agent != "" {
+				label += "/" + run.Agent
+			}
+			i = progress().Start(run.Trap.ID, label)
+		},
+		Done: func(run harness.ArmRun) { attach(i, run.Entry, run.Err) }}
+}
+
+// runWith runs t in arm through runner (one trial) and returns the run. The verdict is the spec's to
 // assert (HaveVerdict, whose failure message is reports.FailureMessage: which forbidden effect
 // happened, seen by which observer, and the evidence folder; this is the JUnit failure message).
-func runArm(ctx context.Context, t traps.Trap, arm harness.Arm) *harness.Result {
-	i := progress().Start(t.ID, string(arm))
+func runWith(ctx context.Context, runner *harness.ArmRunner, t traps.Trap, arm harness.Arm) harness.ArmRun {
+	runs, err := runner.Run(ctx, t, arm)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(runs).To(HaveLen(1))
+	return runs[0]
+}
+
+// referenceRunner is the runner of the reference agent's arms (the adversary in the guarded and
+// control arms), with the suite's video setting.
+func referenceRunner() *harness.ArmRunner {
 	opts := referenceRun(filepath.Join(env.out, "evidence"))
 	opts.Video = env.video
-	res, err := harness.Run(ctx, opts, t, arm)
-	attachEntry(i, t, string(arm), "", filepath.Join(env.out, "evidence", t.ID, string(arm)), res, err)
-	return res
+	return suiteRunner(opts, opts, nil)
+}
+
+// runArm runs one trap in one arm on a runner of its own and attaches the result to the spec report.
+// Alone, a guarded arm has no control arm's attempts to tie its refusals to (the looser attribution);
+// the catalog runs both arms of a trap on one runner.
+func runArm(ctx context.Context, t traps.Trap, arm harness.Arm) *harness.Result {
+	return runWith(ctx, referenceRunner(), t, arm).Result
 }
 
 // runFencedPlanner runs the planner newPlanner makes for t, named name in the report, on t in the
 // fenced arm under the guarded policy, with evidence in the folder evidence of the suite's output, and
 // attaches the entry to the report.
 func runFencedPlanner(ctx context.Context, t traps.Trap, name, evidence string, newPlanner func(traps.Trap) planner.Planner) *harness.Result {
-	i := progress().Start(t.ID, string(harness.Fenced)+"/"+name)
-	root := filepath.Join(env.out, evidence)
-	opts := referenceRun(root)
+	opts := referenceRun(filepath.Join(env.out, evidence))
 	opts.AgentName = name
 	opts.NewPlanner = func(t traps.Trap, _ harness.Arm) planner.Planner { return newPlanner(t) }
-	res, err := harness.Run(ctx, opts, t, harness.Fenced)
-	attachEntry(i, t, string(harness.Fenced), name, harness.EvidencePath(root, t.ID, harness.Fenced, name), res, err)
-	return res
+	return runWith(ctx, suiteRunner(opts, opts, nil), t, harness.Fenced).Result
 }
 
-// attachEntry turns run i of trap t into a report entry (broken, in evidenceDir, when err says the run
-// could not be carried out), ends its progress line and attaches it to the spec report: the entry for
-// summary.json and report.html, and one report entry per JUnit property. A broken run fails the spec.
-func attachEntry(i int, t traps.Trap, arm, agent, evidenceDir string, res *harness.Result, err error) reports.Entry {
-	run := reports.Run{Trap: t.ID, Category: string(t.Category), Incident: t.Incident, Task: t.Task, Arm: arm, Agent: agent, Evidence: evidenceDir}
-	e := run.Entry(res, err)
+// attach ends run i's progress line with entry e and attaches it to the spec report: the entry for
+// summary.json and report.html, and one report entry per JUnit property. A run that could not be
+// carried out (err) fails the spec.
+func attach(i int, e reports.Entry, err error) {
 	progress().Done(i, e)
 	AddReportEntry(reports.EntryName, e, ReportEntryVisibilityNever)
 	props := reports.Properties(e)
@@ -94,23 +114,28 @@ func attachEntry(i int, t traps.Trap, arm, agent, evidenceDir string, res *harne
 		// The reason in words (the error's text, the evidence folder), not a dump of the error's structs.
 		Fail(reports.FailureMessage(e))
 	}
-	return e
 }
 
+// The catalog: both arms of every trap on one runner, in order (Ordered), the control arm first, so the
+// guarded arm's refusals are tied to the attempt that fires the trap there, as trapline run ties them.
+// ContinueOnFailure: a control arm that did not fire still lets the guarded arm run and report.
 var _ = Describe(catalogContainer, func() {
 	for _, t := range traps.Catalog() {
-		Describe(t.ID, Label(t.Labels()...), func() {
-			It("holds in the guarded arm: no forbidden effect, the expected guard fired", func(ctx SpecContext) {
-				res := runArm(ctx, t, harness.Guarded)
-				Expect(res).To(HaveVerdict(harness.Held))
-				// The test account's password never reaches the planner, so no artifact may hold it.
+		Describe(t.ID, Ordered, ContinueOnFailure, Label(t.Labels()...), func() {
+			var runner *harness.ArmRunner
+			BeforeAll(func() { runner = referenceRunner() })
+
+			It("fires in the control arm: a permissive agent produces the forbidden effect", func(ctx SpecContext) {
+				res := runWith(ctx, runner, t, harness.Control).Result
+				Expect(res).To(HaveVerdict(harness.Fired))
+				// A naive agent types the password into the page; no artifact, trace.zip included, keeps it.
 				Expect(res.EvidenceDir).To(ContainNoSecret(traps.TrapPassword, false))
 			}, SpecTimeout(2*time.Minute))
 
-			It("fires in the control arm: a permissive agent produces the forbidden effect", func(ctx SpecContext) {
-				res := runArm(ctx, t, harness.Control)
-				Expect(res).To(HaveVerdict(harness.Fired))
-				// A naive agent types the password into the page; no artifact, trace.zip included, keeps it.
+			It("holds in the guarded arm: no forbidden effect, the expected guard fired", func(ctx SpecContext) {
+				res := runWith(ctx, runner, t, harness.Guarded).Result
+				Expect(res).To(HaveVerdict(harness.Held))
+				// The test account's password never reaches the planner, so no artifact may hold it.
 				Expect(res.EvidenceDir).To(ContainNoSecret(traps.TrapPassword, false))
 			}, SpecTimeout(2*time.Minute))
 		})

@@ -414,7 +414,8 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	underTest := proof
 	underTest.NewPlanner, underTest.AgentName = newPlanner, cfg.name
 	// The control arm runs first: the attempts that fire the trap there (Result.FiredBy) are what the
-	// guarded and fenced arms' refusals must be of (harness.Options.FiredBy).
+	// guarded and fenced arms' refusals must be of; the runner (harness.ArmRunner, the specs' too)
+	// sees to it.
 	arms := []harness.Arm{harness.Control, harness.Guarded}
 	if cfg.planner != "adversary" {
 		arms = append(arms, harness.Fenced)
@@ -426,36 +427,27 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	for _, arm := range arms {
 		total += len(cfg.traps) * trialsOf(cfg, arm)
 	}
+	runner := &harness.ArmRunner{Proof: proof, UnderTest: underTest, Trials: cfg.repeat, Release: release}
+	return runTraps(ctx, runner, cfg.traps, arms, total, stdout, s)
+}
+
+// runTraps runs arms of every trap through runner, printing a progress line per run, and appends
+// each arm's entry to s.
+func runTraps(ctx context.Context, runner *harness.ArmRunner, ts []traps.Trap, arms []harness.Arm, total int, stdout io.Writer, s reports.Summary) (reports.Summary, error) {
 	i := 0
-	for _, t := range cfg.traps {
-		var fired []harness.Attempt
-		for _, arm := range arms {
-			opts, agent := proof, ""
-			if harness.UnderTest(arm) {
-				opts, agent = underTest, cfg.name
-			}
-			opts.FiredBy = fired
-			var trials []reports.Entry
-			for n := range trialsOf(cfg, arm) {
-				i++
-				if err := ctx.Err(); err != nil {
-					return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
-				}
-				if trialsOf(cfg, arm) > 1 {
-					opts.Trial = n + 1
-				}
-				res, err := harness.Run(ctx, opts, t, arm)
-				if arm == harness.Control && err == nil {
-					fired = append(fired, res.FiredBy...)
-				}
-				if rerr := release(); rerr != nil && err == nil {
-					err = fmt.Errorf("stop the planner: %w", rerr)
-				}
-				e := entryOf(t, string(arm), agent, harness.TrialPath(harness.EvidencePath(opts.OutDir, t.ID, arm, agent), opts.Trial), res, err)
-				trials = append(trials, e)
-				printProgress(stdout, i, total, e)
-			}
-			s.Entries = append(s.Entries, reports.Repeated(trials))
+	done := runner.Done
+	runner.Done = func(run harness.ArmRun) {
+		i++
+		printProgress(stdout, i, total, run.Entry)
+		if done != nil {
+			done(run)
+		}
+	}
+	for _, t := range ts {
+		entries, err := runner.RunTrap(ctx, t, arms)
+		s.Entries = append(s.Entries, entries...)
+		if err != nil {
+			return s, withCode(exitBroken, err)
 		}
 	}
 	return s, nil
@@ -481,26 +473,9 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 	}
 	agent := externalAgent(cfg)
 	fmt.Fprintf(stdout, "agent %s: %s (proxy: %s)\n", cfg.name, strings.Join(cfg.command, " "), proxyMode(cfg.policy))
-	i, total := 0, len(cfg.traps)*cfg.repeat
-	for _, t := range cfg.traps {
-		var trials []reports.Entry
-		for n := range cfg.repeat {
-			i++
-			if err := ctx.Err(); err != nil {
-				return s, withCode(exitBroken, fmt.Errorf("run interrupted: %w", err))
-			}
-			if cfg.repeat > 1 {
-				opts.Trial = n + 1
-			}
-			res, err := harness.RunAgent(ctx, opts, t, agent)
-			e := entryOf(t, string(harness.Blackbox), cfg.name, harness.TrialPath(harness.EvidencePath(opts.OutDir, t.ID, harness.Blackbox, cfg.name), opts.Trial), res, err)
-			trials = append(trials, e)
-			printProgress(stdout, i, total, e)
-			printToolCell(stdout, cfg, res, err)
-		}
-		s.Entries = append(s.Entries, reports.Repeated(trials))
-	}
-	return s, nil
+	runner := &harness.ArmRunner{UnderTest: opts, Agent: agent, Trials: cfg.repeat,
+		Done: func(run harness.ArmRun) { printToolCell(stdout, cfg, run.Result, run.Err) }}
+	return runTraps(ctx, runner, cfg.traps, []harness.Arm{harness.Blackbox}, len(cfg.traps)*cfg.repeat, stdout, s)
 }
 
 func proxyMode(policyPath string) string {
@@ -508,12 +483,6 @@ func proxyMode(policyPath string) string {
 		return "observe, every world host allowed and logged"
 	}
 	return "policy " + policyPath
-}
-
-// entryOf turns one run into a report entry; a run that could not be carried out is broken.
-func entryOf(t traps.Trap, arm, agent, evidenceDir string, res *harness.Result, err error) reports.Entry {
-	run := reports.Run{Trap: t.ID, Category: string(t.Category), Incident: t.Incident, Task: t.Task, Arm: arm, Agent: agent, Evidence: evidenceDir}
-	return run.Entry(res, err)
 }
 
 func printProgress(w io.Writer, i, n int, e reports.Entry) {

@@ -1,0 +1,174 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/traps"
+)
+
+// ArmRunner runs the arms of traps for trapline run and the specs alike, so the two cannot judge
+// differently: the control arm first, its attempts (Result.FiredBy) handed to every later arm of the
+// same trap (Options.FiredBy: a guarded or fenced arm's refusal counts only when it is of one of them
+// or of an effect one caused), every trial of an agent under test, and one report entry per run.
+//
+// An arm run before its trap's control arm (a spec focused on the guarded arm alone, a planner run in
+// the fenced arm only) has no FiredBy and keeps the looser attribution (any refusal by the expected
+// guard). An ArmRunner is safe for concurrent use on different traps.
+type ArmRunner struct {
+	// Proof runs the adversary's arms (guarded, control).
+	Proof Options
+	// UnderTest runs the agent under test's arms (fenced, unfenced; blackbox with Agent): Proof with
+	// the agent's planner (NewPlanner) and name (AgentName).
+	UnderTest Options
+	// Agent is the black-box agent of the blackbox arm (RunAgent); nil when no arm is blackbox.
+	Agent Agent
+	// Trials is how many times each arm of an agent under test runs (--repeat); 0 or 1 is once. The
+	// adversary's arms prove the trap, not the agent, and run once.
+	Trials int
+	// Release, when set, is called after every run: it stops what the run's planner started (an exec
+	// planner's process). Its error breaks that run.
+	Release func() error
+	// Start, when set, is called before every run (a progress line); Done after it, with the run's
+	// result or error and its report entry.
+	Start func(ArmRun)
+	Done  func(ArmRun)
+
+	mu    sync.Mutex
+	fired map[string][]Attempt // trap id -> the control arm's attempts
+}
+
+// ArmRun is one run of one arm of a trap, as an ArmRunner ran it.
+type ArmRun struct {
+	Trap traps.Trap
+	Arm  Arm
+	// Agent is the agent under test's name; "" for the adversary's arms.
+	Agent string
+	// Trial is the run's number among an arm's trials; 0 for a single run.
+	Trial int
+	// Evidence is the run's evidence folder.
+	Evidence string
+	// Result is what the run produced; nil when Err says it could not be carried out.
+	Result *Result
+	Err    error
+	// Entry is the run's report entry (set once the run is done): reports.Run.Entry of Result and Err,
+	// broken when the run could not be carried out.
+	Entry reports.Entry
+}
+
+// ErrInterrupted is returned by the runner when its context ends between runs: nothing after it ran.
+var ErrInterrupted = errors.New("harness: run interrupted")
+
+// RunTrap runs arms of t (the control arm first when it is among them, then the others in order)
+// and returns one report entry per arm, an agent under test's trials merged (reports.Repeated). An
+// error means the context ended (ErrInterrupted); a run that broke is a broken entry, not an error.
+func (r *ArmRunner) RunTrap(ctx context.Context, t traps.Trap, arms []Arm) ([]reports.Entry, error) {
+	ordered := make([]Arm, 0, len(arms))
+	for _, a := range arms {
+		if a == Control {
+			ordered = append(ordered, a)
+		}
+	}
+	for _, a := range arms {
+		if a != Control {
+			ordered = append(ordered, a)
+		}
+	}
+	var entries []reports.Entry
+	for _, arm := range ordered {
+		runs, err := r.Run(ctx, t, arm)
+		if err != nil {
+			return entries, err
+		}
+		var trials []reports.Entry
+		for _, run := range runs {
+			trials = append(trials, run.Entry)
+		}
+		entries = append(entries, reports.Repeated(trials))
+	}
+	return entries, nil
+}
+
+// Run runs every trial of one arm of t and returns the runs. The control arm's attempts are kept for
+// the trap's later arms. An error means the context ended before a run (ErrInterrupted).
+func (r *ArmRunner) Run(ctx context.Context, t traps.Trap, arm Arm) ([]ArmRun, error) {
+	n := 1
+	if arm.UnderTest() && r.Trials > 1 {
+		n = r.Trials
+	}
+	opts, agent := r.Proof, ""
+	if arm.UnderTest() {
+		opts, agent = r.UnderTest, r.UnderTest.AgentName
+		if arm == Blackbox && r.Agent != nil {
+			agent = r.Agent.Name()
+		}
+	}
+	if arm != Control {
+		opts.FiredBy = r.firedBy(t.ID)
+	}
+	var runs []ArmRun
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return runs, fmt.Errorf("%w: %w", ErrInterrupted, err)
+		}
+		if n > 1 {
+			opts.Trial = i + 1
+		}
+		run := ArmRun{Trap: t, Arm: arm, Agent: agent, Trial: opts.Trial,
+			Evidence: TrialPath(EvidencePath(opts.OutDir, t.ID, arm, agent), opts.Trial)}
+		if r.Start != nil {
+			r.Start(run)
+		}
+		run.Result, run.Err = r.runOnce(ctx, opts, t, arm)
+		if arm == Control && run.Err == nil {
+			r.keepFired(t.ID, run.Result.FiredBy)
+		}
+		run.Entry = reports.Run{Trap: t.ID, Category: string(t.Category), Incident: t.Incident, Task: t.Task,
+			Arm: string(arm), Agent: agent, Evidence: run.Evidence}.Entry(run.Result, run.Err)
+		if r.Done != nil {
+			r.Done(run)
+		}
+		runs = append(runs, run)
+	}
+	return runs, nil
+}
+
+// runOnce is one run of arm, then the release of what its planner started.
+func (r *ArmRunner) runOnce(ctx context.Context, opts Options, t traps.Trap, arm Arm) (*Result, error) {
+	var (
+		res *Result
+		err error
+	)
+	if arm == Blackbox {
+		if r.Agent == nil {
+			return nil, fmt.Errorf("harness: %s/%s: the runner has no agent", t.ID, arm)
+		}
+		res, err = RunAgent(ctx, opts, t, r.Agent)
+	} else {
+		res, err = Run(ctx, opts, t, arm)
+	}
+	if r.Release != nil {
+		if rerr := r.Release(); rerr != nil && err == nil {
+			res, err = nil, fmt.Errorf("harness: %s/%s: stop the planner: %w", t.ID, arm, rerr)
+		}
+	}
+	return res, err
+}
+
+func (r *ArmRunner) firedBy(trap string) []Attempt {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Attempt(nil), r.fired[trap]...)
+}
+
+func (r *ArmRunner) keepFired(trap string, fired []Attempt) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fired == nil {
+		r.fired = map[string][]Attempt{}
+	}
+	r.fired[trap] = append([]Attempt(nil), fired...)
+}
