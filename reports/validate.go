@@ -136,7 +136,7 @@ func (c Counts) String() string {
 // knownResults are the verdict words results.Judge gives; "" is an entry without one (broken, or
 // written before schema version 2).
 var knownResults = []results.Verdict{"", results.Held, results.Breached, results.Unguarded, results.Fired, results.Silent,
-	results.Caught, results.NotExercised}
+	results.Caught, results.NotExercised, results.Broken}
 
 // passingResults are, per arm, the judged results that pass it (results.Judge): what a pass entry
 // may say it was; an unfenced arm passes whatever it was (measured, never gated).
