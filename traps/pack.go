@@ -22,10 +22,25 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/internal/userfile"
 )
 
 // PackSuffix ends the name of every trap file of a pack.
 const PackSuffix = ".trap.yml"
+
+// The size limits of a pack (docs/trap-packs.md, "Limits"): each is checked before the file is
+// parsed, so that loading a pack costs memory bounded by a small multiple of them.
+const (
+	// MaxTrapFileBytes bounds one *.trap.yml file (the built-in ones are under 4 KiB).
+	MaxTrapFileBytes = 256 << 10
+	// MaxPageFileBytes bounds one page file a trap names.
+	MaxPageFileBytes = 1 << 20
+	// MaxPackBytes bounds the trap file and page files of one trap together (its PackSource).
+	MaxPackBytes = 8 << 20
+	// MaxPackEntries bounds the files and folders of a pack, its subfolders included: the number
+	// LoadPack looks at for symlinks that leave it.
+	MaxPackEntries = 10000
+)
 
 // maxRouteDelay bounds a route's response delay: a pack models a slow server, not a hung one.
 const maxRouteDelay = 30 * time.Second
@@ -42,8 +57,10 @@ type PackSource struct {
 	Origin string `json:"origin,omitempty"`
 }
 
-// LoadPack loads every *.trap.yml file in dir (not its subfolders) and the pages they name. Loading is
-// strict: unknown keys, missing fields, bad regular expressions, unknown rules, observers or
+// LoadPack loads every *.trap.yml file in dir (not its subfolders) and the pages they name. Every file
+// is opened through an os.Root on dir, so no path, symlink included, can read outside the pack; and a
+// symlink anywhere in the pack that leads out of it is refused even when no trap names it, with the
+// link and its target (a symlink that stays inside is allowed). Loading is strict: unknown keys, missing fields, bad regular expressions, unknown rules, observers or
 // categories, page files that do not exist, an incident or task still saying TODO are each refused as
 // a PackError naming file, line and field; all of them come back together as PackErrors, and nothing
 // is loaded when there is one.
@@ -55,7 +72,62 @@ func LoadPack(dir string) ([]Trap, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("load trap pack %s: not a folder", dir)
 	}
-	return LoadPackFS(os.DirFS(dir), dir)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load trap pack %s: %w", dir, err)
+	}
+	defer root.Close()
+	if errs := escapingLinks(root, dir); len(errs) > 0 {
+		return nil, errs
+	}
+	return LoadPackFS(root.FS(), dir)
+}
+
+// escapingLinks walks the pack (without following symlinks) and reports every symlink that does not
+// resolve inside it: one that leaves it (an absolute target, ../, or through another link) or leads
+// nowhere. A pack of more than MaxPackEntries files and folders is refused.
+func escapingLinks(root *os.Root, origin string) PackErrors {
+	var errs PackErrors
+	entries := 0
+	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			errs = append(errs, &PackError{File: path.Join(origin, p), Reason: fmt.Sprintf("read: %v", errors.Unwrap(err))})
+			return nil
+		}
+		if entries++; entries > MaxPackEntries {
+			errs = append(errs, &PackError{File: origin, Reason: fmt.Sprintf("more than %d files and folders: a pack is a folder of trap files and their pages", MaxPackEntries)})
+			return fs.SkipAll
+		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		target, lerr := root.Readlink(p)
+		if lerr != nil {
+			target = "?"
+		}
+		if _, serr := root.Stat(p); serr != nil {
+			reason := fmt.Sprintf("a symlink to %s, which leaves the pack: every file of a pack stays inside its folder", target)
+			if inside(p, target) && errors.Is(serr, fs.ErrNotExist) {
+				reason = fmt.Sprintf("a symlink to %s, which does not exist", target)
+			}
+			errs = append(errs, &PackError{File: path.Join(origin, p), Reason: reason})
+		}
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, &PackError{File: origin, Reason: fmt.Sprintf("read: %v", err)})
+	}
+	return errs
+}
+
+// inside reports whether a symlink at p (a path in the pack) to target stays in the pack by its
+// spelling alone; os.Root decides for real (through other links too).
+func inside(p, target string) bool {
+	if path.IsAbs(target) || strings.HasPrefix(target, `\`) {
+		return false
+	}
+	j := path.Join(path.Dir(p), target)
+	return j != ".." && !strings.HasPrefix(j, "../")
 }
 
 // LoadPackFS is LoadPack on any file system; origin names it in errors (a folder path).
@@ -105,6 +177,50 @@ type loader struct {
 	dir    string // the trap file's folder inside fsys
 	errs   PackErrors
 	source PackSource
+	used   int64 // bytes of source.Files, against MaxPackBytes
+}
+
+// read reads one file of the trap (name inside fsys) within limit and within what is left of
+// MaxPackBytes, and keeps it in the trap's PackSource. A read refused by the pack's os.Root (a
+// symlink that leaves it) or over a limit says so; the caller's message names the file.
+func (l *loader) read(name, kind string, limit int64) ([]byte, error) {
+	if b, ok := l.source.Files[name]; ok {
+		return []byte(b), nil
+	}
+	left := int64(MaxPackBytes) - l.used
+	b, err := userfile.ReadFS(l.fsys, name, kind, path.Join(l.source.Origin, name), min(limit, left))
+	var (
+		tl *userfile.TooLargeError
+		pe *fs.PathError
+	)
+	switch {
+	case errors.As(err, &tl) && left < limit:
+		return nil, &causeError{fmt.Sprintf("%d bytes, over the %d bytes left of the %s all the files of a trap may hold (MaxPackBytes)", tl.Size, left, userfile.Human(MaxPackBytes)), err}
+	case errors.As(err, &tl):
+		return nil, &causeError{tl.Sizes(), err}
+	case errors.As(err, &pe):
+		return nil, &causeError{pe.Err.Error(), err} // the loader's message names the file already
+	case err != nil:
+		return nil, err
+	}
+	l.source.Files[name] = string(b)
+	l.used += int64(len(b))
+	return b, nil
+}
+
+// causeError is a message of its own over the error it wraps.
+type causeError struct {
+	msg string
+	err error
+}
+
+func (e *causeError) Error() string { return e.msg }
+func (e *causeError) Unwrap() error { return e.err }
+
+// failErr is fail with the cause kept (PackError.Err) for errors.Is.
+func (l *loader) failErr(n *yaml.Node, field string, err error, format string, args ...any) {
+	l.fail(n, field, format, args...)
+	l.errs[len(l.errs)-1].Err = err
 }
 
 func (l *loader) fail(n *yaml.Node, field, format string, args ...any) {
@@ -125,12 +241,11 @@ var packKeys = map[string]bool{
 func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 	l := &loader{fsys: fsys, file: path.Join(origin, name), dir: path.Dir(name),
 		source: PackSource{File: name, Files: map[string]string{}, Origin: origin}}
-	data, err := fs.ReadFile(fsys, name)
+	data, err := l.read(name, "trap file", MaxTrapFileBytes)
 	if err != nil {
-		l.fail(nil, "", "read: %v", err)
+		l.failErr(nil, "", err, "%v", err)
 		return Trap{}, l.errs
 	}
-	l.source.Files[name] = string(data)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := 0
@@ -363,12 +478,11 @@ func (l *loader) pages(n *yaml.Node) []fixtures.Mount {
 				l.fail(v, field, "page file %q must be inside the pack", file)
 				continue
 			}
-			b, err := fs.ReadFile(l.fsys, p)
+			b, err := l.read(p, "page file", MaxPageFileBytes)
 			if err != nil {
-				l.fail(v, field, "page file %q: %v", file, errors.Unwrap(err))
+				l.failErr(v, field, err, "page file %q: %v", file, err)
 				continue
 			}
-			l.source.Files[p] = string(b)
 			src = string(b)
 		}
 		tmpl, err := parsePackPage(k.Value, src)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/internal/userfile"
 )
 
 // ErrPack is matched (errors.Is) by every PackError.
@@ -22,6 +23,8 @@ type PackError struct {
 	Field string
 	// Reason says what is wrong and, where it can, what is expected.
 	Reason string
+	// Err is the cause, when there is one to match (errors.Is(err, policy.ErrTooLarge)); nil otherwise.
+	Err error
 }
 
 // Error renders file:line: field: reason.
@@ -38,6 +41,13 @@ func (e *PackError) Error() string {
 
 // Is makes errors.Is(err, ErrPack) true.
 func (e *PackError) Is(target error) bool { return target == ErrPack }
+
+// Unwrap returns the cause (Err), if any.
+func (e *PackError) Unwrap() error { return e.Err }
+
+// ErrTooLarge is matched (errors.Is) by a pack file over its limit (MaxTrapFileBytes, MaxPageFileBytes,
+// MaxPackBytes).
+var ErrTooLarge = userfile.ErrTooLarge
 
 // PackErrors is every problem LoadPack found, in file and line order. Nothing of a pack with
 // problems is loaded.
