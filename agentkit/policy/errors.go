@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/trapline/trapline/internal/userfile"
 )
 
 // Code is agentkit's one error-code type: it classifies a policy validation error here, a ref lookup
@@ -29,7 +31,12 @@ const (
 	CodeInvalidValue Code = "invalid value"       // e.g. a budget of zero, a malformed method
 	CodeUnknownValue Code = "unknown value"       // an enum value outside its set
 	CodeVersion      Code = "unsupported version" // version not 1 (an omitted version means 1)
+	CodeTooLarge     Code = "too large"           // the file over MaxFileBytes, a list over MaxListItems
 )
+
+// ErrTooLarge is matched (errors.Is) by a policy file over MaxFileBytes, as by every file trapline
+// reads over its limit (traps.ErrTooLarge is the same error).
+var ErrTooLarge = userfile.ErrTooLarge
 
 // ErrInvalidPath is wrapped by NormalizePath errors.
 var ErrInvalidPath = errors.New("invalid path")
@@ -47,6 +54,8 @@ type Error struct {
 	Field  string // field path such as navigation.allow[0].paths[1]; "" for the whole document
 	Code   Code
 	Reason string // a sentence naming the offending value
+	// Err is the cause when there is one to match besides Code (a *userfile.TooLargeError); nil otherwise.
+	Err error
 }
 
 // Error formats the problem as file:line: field: reason.
@@ -65,8 +74,13 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the error's Code.
-func (e *Error) Unwrap() error { return e.Code }
+// Unwrap returns the error's Code, and its cause Err when there is one.
+func (e *Error) Unwrap() []error {
+	if e.Err != nil {
+		return []error{e.Code, e.Err}
+	}
+	return []error{e.Code}
+}
 
 // Errors is every problem found in one policy file, in document order. Parse and Load return it
 // (never an empty one) when the policy is invalid.
