@@ -10,6 +10,10 @@
 //	submit: Accedi
 //	username: operatore
 //	password_env: PORTALE_PASSWORD   # or password_file: /run/secrets/portale
+//
+// A login file is at most 64 KiB (MaxFileBytes) and a password_file at most 4 KiB
+// (MaxPasswordFileBytes); a larger one is refused before it is read, naming the file, its size and
+// the limit.
 package credentials
 
 import (
@@ -21,6 +25,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/trapline/trapline/internal/userfile"
 )
 
 // Login describes one login form and the account to use on it.
@@ -73,10 +79,27 @@ type file struct {
 	PasswordFile  string `yaml:"password_file"`
 }
 
+// The size limits of a login file and of the password file it may name, checked on the opened
+// file before it is read: over one, Load's error names the file, its size and the limit
+// (errors.Is(err, ErrTooLarge)).
+const (
+	// MaxFileBytes bounds a login file (a few lines of YAML).
+	MaxFileBytes = 64 << 10
+	// MaxPasswordFileBytes bounds a password_file.
+	MaxPasswordFileBytes = 4 << 10
+)
+
+// ErrTooLarge is matched (errors.Is) by a login or password file over its limit; it is
+// policy.ErrTooLarge and traps.ErrTooLarge too.
+var ErrTooLarge = userfile.ErrTooLarge
+
 // Load reads a login file. The password comes from exactly one of password, password_env or
 // password_file. Errors name the file and the field, never the password.
 func Load(path string) (Login, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.ReadFile("login file", path, MaxFileBytes)
+	if errors.Is(err, ErrTooLarge) {
+		return Login{}, fmt.Errorf("credentials: %w", err)
+	}
 	if err != nil {
 		return Login{}, fmt.Errorf("credentials: read %s: %w", path, err)
 	}
@@ -103,7 +126,7 @@ func Load(path string) (Login, error) {
 			return Login{}, fmt.Errorf("credentials: %s: password_env: $%s is empty or unset", path, f.PasswordEnv)
 		}
 	case f.PasswordFile != "":
-		b, err := os.ReadFile(f.PasswordFile)
+		b, err := userfile.ReadFile("password_file", f.PasswordFile, MaxPasswordFileBytes)
 		if err != nil {
 			return Login{}, fmt.Errorf("credentials: %s: password_file: %w", path, err)
 		}
