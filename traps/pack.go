@@ -91,11 +91,11 @@ func escapingLinks(root *os.Root, origin string) PackErrors {
 	entries := 0
 	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			errs = append(errs, &PackError{File: path.Join(origin, p), Reason: fmt.Sprintf("read: %v", errors.Unwrap(err))})
+			errs = append(errs, &PackError{Family: ErrPack, File: path.Join(origin, p), Reason: fmt.Sprintf("read: %v", errors.Unwrap(err))})
 			return nil
 		}
 		if entries++; entries > MaxPackEntries {
-			errs = append(errs, &PackError{File: origin, Reason: fmt.Sprintf("more than %d files and folders: a pack is a folder of trap files and their pages", MaxPackEntries)})
+			errs = append(errs, &PackError{Family: ErrPack, File: origin, Reason: fmt.Sprintf("more than %d files and folders: a pack is a folder of trap files and their pages", MaxPackEntries)})
 			return fs.SkipAll
 		}
 		if d.Type()&fs.ModeSymlink == 0 {
@@ -110,12 +110,12 @@ func escapingLinks(root *os.Root, origin string) PackErrors {
 			if inside(p, target) && errors.Is(serr, fs.ErrNotExist) {
 				reason = fmt.Sprintf("a symlink to %s, which does not exist", target)
 			}
-			errs = append(errs, &PackError{File: path.Join(origin, p), Reason: reason})
+			errs = append(errs, &PackError{Family: ErrPack, File: path.Join(origin, p), Reason: reason})
 		}
 		return nil
 	})
 	if err != nil {
-		errs = append(errs, &PackError{File: origin, Reason: fmt.Sprintf("read: %v", err)})
+		errs = append(errs, &PackError{Family: ErrPack, File: origin, Reason: fmt.Sprintf("read: %v", err)})
 	}
 	return errs
 }
@@ -152,19 +152,14 @@ func LoadPackFS(fsys fs.FS, origin string) ([]Trap, error) {
 			continue
 		}
 		if prev, dup := seen[t.ID]; dup {
-			errs = append(errs, &PackError{File: path.Join(origin, name), Line: 1, Field: "id", Reason: fmt.Sprintf("id %q is also the id of %s", t.ID, prev)})
+			errs = append(errs, &PackError{Family: ErrPack, File: path.Join(origin, name), Line: 1, Field: "id", Reason: fmt.Sprintf("id %q is also the id of %s", t.ID, prev)})
 			continue
 		}
 		seen[t.ID] = name
 		out = append(out, t)
 	}
 	if len(errs) > 0 {
-		sort.SliceStable(errs, func(i, j int) bool {
-			if errs[i].File != errs[j].File {
-				return errs[i].File < errs[j].File
-			}
-			return errs[i].Line < errs[j].Line
-		})
+		errs.Sort()
 		return nil, errs
 	}
 	return out, nil
@@ -228,7 +223,7 @@ func (l *loader) fail(n *yaml.Node, field, format string, args ...any) {
 	if n != nil {
 		line = n.Line
 	}
-	l.errs = append(l.errs, &PackError{File: l.file, Line: line, Field: field, Reason: fmt.Sprintf(format, args...)})
+	l.errs = append(l.errs, &PackError{Family: ErrPack, File: l.file, Line: line, Field: field, Reason: fmt.Sprintf(format, args...)})
 }
 
 // packKeys are the keys a trap file may have; required ones are marked.
@@ -246,20 +241,17 @@ func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 		l.failErr(nil, "", err, "%v", err)
 		return Trap{}, l.errs
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line := 0
-		if m := regexp.MustCompile(`line (\d+):`).FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-		}
-		l.errs = append(l.errs, &PackError{File: l.file, Line: line, Reason: "YAML: " + err.Error()})
+	root, derr := userfile.Document(l.file, data) // the one strict reader: one document, syntax at its line
+	if derr != nil {
+		derr.Family = ErrPack
+		l.errs = append(l.errs, derr)
 		return Trap{}, l.errs
 	}
-	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		l.fail(&doc, "", "a trap file is one YAML mapping (id, category, incident, ...)")
+	if root.Kind != yaml.MappingNode {
+		l.fail(root, "", "a trap file is one YAML mapping (id, category, incident, ...)")
 		return Trap{}, l.errs
 	}
-	fields := l.mapping(doc.Content[0], "", packKeys)
+	fields := l.mapping(root, "", packKeys)
 	t := Trap{Pack: &l.source}
 	t.ID = l.str(fields, "id")
 	if n := fields["id"]; n != nil && !regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`).MatchString(t.ID) {
@@ -294,52 +286,21 @@ func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 		return Trap{}, l.errs
 	}
 	if err := t.Validate(); err != nil { // the same rules as a Go trap; the checks above name the lines
-		l.fail(doc.Content[0], "", "%v", err)
+		l.fail(root, "", "%v", err)
 		return Trap{}, l.errs
 	}
 	return t, nil
 }
 
 // mapping checks n is a mapping with only the keys in allowed (and every required one), and returns
-// its values by key.
+// its values by key (userfile.Keys, the check every user file's mappings go through).
 func (l *loader) mapping(n *yaml.Node, field string, allowed map[string]bool) map[string]*yaml.Node {
-	out := map[string]*yaml.Node{}
-	if n.Kind != yaml.MappingNode {
-		l.fail(n, field, "want a mapping with keys %s", keyList(allowed))
-		return out
+	out, errs := userfile.Keys(l.file, n, field, allowed)
+	for _, e := range errs {
+		e.Family = ErrPack
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if _, ok := allowed[k.Value]; !ok {
-			l.fail(k, join(field, k.Value), "unknown key (want one of %s)", keyList(allowed))
-			continue
-		}
-		if _, dup := out[k.Value]; dup {
-			l.fail(k, join(field, k.Value), "given twice")
-			continue
-		}
-		out[k.Value] = v
-	}
-	var missing []string
-	for k, req := range allowed {
-		if req && out[k] == nil {
-			missing = append(missing, k)
-		}
-	}
-	sort.Strings(missing)
-	for _, k := range missing {
-		l.fail(n, join(field, k), "required field is missing")
-	}
+	l.errs = append(l.errs, errs...)
 	return out
-}
-
-func keyList(m map[string]bool) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ", ")
 }
 
 func join(parent, field string) string {

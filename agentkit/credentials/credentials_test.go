@@ -37,7 +37,7 @@ func TestLoad(t *testing.T) {
 		{"unset env", head + "password_env: NOPE_NOT_SET\n", "", "$NOPE_NOT_SET"},
 		{"unknown key", head + "password: a\nsubmitt: x\n", "", "submitt"},
 		{"relative url", strings.Replace(head, "http://portale.interno.test/login", "/login", 1) + "password: a\n", "", "absolute"},
-		{"missing field", strings.Replace(head, "submit: Accedi\n", "", 1) + "password: a\n", "", "missing submit"},
+		{"missing field", strings.Replace(head, "submit: Accedi\n", "", 1) + "password: a\n", "", "submit: required field is missing"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -79,7 +79,7 @@ func TestLoadRefusesFilesOverTheirLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Load(big)
-	want := fmt.Sprintf("credentials: login file %s: %d bytes, over the limit of 65536 bytes (64 KiB)", big, len(padded))
+	want := fmt.Sprintf("%s: %d bytes, over the limit of 65536 bytes (64 KiB)", big, len(padded))
 	if err == nil || err.Error() != want || !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("err = %v, want %q", err, want)
 	}

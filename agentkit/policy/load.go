@@ -1,12 +1,9 @@
 package policy
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"regexp"
-	"strconv"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -105,43 +102,19 @@ func defaultPolicy(source string) *Policy {
 	}
 }
 
-// yamlLine extracts the line from a yaml.v3 syntax error ("yaml: line 3: ...").
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// document parses data into its single YAML document, reporting syntax errors with their line.
+// document parses data into its single YAML document (userfile.Document, the one strict reader of
+// the files users write), reporting syntax errors with their line.
 func (d *decoder) document(data []byte) *yaml.Node {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			d.fail(nil, "", CodeEmpty, "the policy is empty")
-		} else {
-			d.syntaxError(err)
+	root, err := userfile.Document(d.file, data)
+	if err != nil {
+		switch err.Code {
+		case CodeEmpty:
+			err.Reason = "the policy is empty"
+		case CodeSyntax:
+			err.Reason = strings.Replace(err.Reason, "the file is one document", "a policy is one document", 1)
 		}
+		d.errs = append(d.errs, err)
 		return nil
 	}
-	var extra yaml.Node
-	switch err := dec.Decode(&extra); {
-	case errors.Is(err, io.EOF):
-	case err != nil:
-		d.syntaxError(err)
-		return nil
-	default:
-		d.fail(&extra, "", CodeSyntax, "more than one YAML document; a policy is one document")
-		return nil
-	}
-	if len(doc.Content) != 1 {
-		d.fail(&doc, "", CodeEmpty, "the policy is empty")
-		return nil
-	}
-	return doc.Content[0]
-}
-
-func (d *decoder) syntaxError(err error) {
-	e := &Error{File: d.file, Code: CodeSyntax, Reason: err.Error()}
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		e.Line, _ = strconv.Atoi(m[1])
-		e.Reason = m[2]
-	}
-	d.errs = append(d.errs, e)
+	return root
 }
