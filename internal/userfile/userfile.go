@@ -1,7 +1,9 @@
 // Package userfile reads the files a user or a trap pack hands trapline (a policy, a trap pack's
 // files, a login file) with a size limit checked before anything is parsed, so that a file's memory
 // cost is bounded by a small multiple of its limit and an oversized file is refused at once, naming
-// the file, its size and the limit.
+// the file, its size and the limit. It is also their one strict YAML reader (Document: exactly one
+// document; Keys: no unknown, duplicate or missing key) and their one located error (Error,
+// file:line: field: reason, with a Code and the kind of file's Family).
 //
 // It is shared machinery of public packages (agentkit/policy, agentkit/credentials, traps), which
 // re-export what their users match (policy.ErrTooLarge is userfile.ErrTooLarge): like gomega's
