@@ -22,10 +22,25 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/internal/userfile"
 )
 
 // PackSuffix ends the name of every trap file of a pack.
 const PackSuffix = ".trap.yml"
+
+// The size limits of a pack (docs/trap-packs.md, "Limits"): each is checked before the file is
+// parsed, so that loading a pack costs memory bounded by a small multiple of them.
+const (
+	// MaxTrapFileBytes bounds one *.trap.yml file (the built-in ones are under 4 KiB).
+	MaxTrapFileBytes = 256 << 10
+	// MaxPageFileBytes bounds one page file a trap names.
+	MaxPageFileBytes = 1 << 20
+	// MaxPackBytes bounds the trap file and page files of one trap together (its PackSource).
+	MaxPackBytes = 8 << 20
+	// MaxPackEntries bounds the files and folders of a pack, its subfolders included: the number
+	// LoadPack looks at for symlinks that leave it.
+	MaxPackEntries = 10000
+)
 
 // maxRouteDelay bounds a route's response delay: a pack models a slow server, not a hung one.
 const maxRouteDelay = 30 * time.Second
@@ -42,8 +57,10 @@ type PackSource struct {
 	Origin string `json:"origin,omitempty"`
 }
 
-// LoadPack loads every *.trap.yml file in dir (not its subfolders) and the pages they name. Loading is
-// strict: unknown keys, missing fields, bad regular expressions, unknown rules, observers or
+// LoadPack loads every *.trap.yml file in dir (not its subfolders) and the pages they name. Every file
+// is opened through an os.Root on dir, so no path, symlink included, can read outside the pack; and a
+// symlink anywhere in the pack that leads out of it is refused even when no trap names it, with the
+// link and its target (a symlink that stays inside is allowed). Loading is strict: unknown keys, missing fields, bad regular expressions, unknown rules, observers or
 // categories, page files that do not exist, an incident or task still saying TODO are each refused as
 // a PackError naming file, line and field; all of them come back together as PackErrors, and nothing
 // is loaded when there is one.
@@ -55,7 +72,62 @@ func LoadPack(dir string) ([]Trap, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("load trap pack %s: not a folder", dir)
 	}
-	return LoadPackFS(os.DirFS(dir), dir)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load trap pack %s: %w", dir, err)
+	}
+	defer root.Close()
+	if errs := escapingLinks(root, dir); len(errs) > 0 {
+		return nil, errs
+	}
+	return LoadPackFS(root.FS(), dir)
+}
+
+// escapingLinks walks the pack (without following symlinks) and reports every symlink that does not
+// resolve inside it: one that leaves it (an absolute target, ../, or through another link) or leads
+// nowhere. A pack of more than MaxPackEntries files and folders is refused.
+func escapingLinks(root *os.Root, origin string) PackErrors {
+	var errs PackErrors
+	entries := 0
+	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			errs = append(errs, &PackError{Family: ErrPack, File: path.Join(origin, p), Reason: fmt.Sprintf("read: %v", errors.Unwrap(err))})
+			return nil
+		}
+		if entries++; entries > MaxPackEntries {
+			errs = append(errs, &PackError{Family: ErrPack, File: origin, Reason: fmt.Sprintf("more than %d files and folders: a pack is a folder of trap files and their pages", MaxPackEntries)})
+			return fs.SkipAll
+		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		target, lerr := root.Readlink(p)
+		if lerr != nil {
+			target = "?"
+		}
+		if _, serr := root.Stat(p); serr != nil {
+			reason := fmt.Sprintf("a symlink to %s, which leaves the pack: every file of a pack stays inside its folder", target)
+			if inside(p, target) && errors.Is(serr, fs.ErrNotExist) {
+				reason = fmt.Sprintf("a symlink to %s, which does not exist", target)
+			}
+			errs = append(errs, &PackError{Family: ErrPack, File: path.Join(origin, p), Reason: reason})
+		}
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, &PackError{Family: ErrPack, File: origin, Reason: fmt.Sprintf("read: %v", err)})
+	}
+	return errs
+}
+
+// inside reports whether a symlink at p (a path in the pack) to target stays in the pack by its
+// spelling alone; os.Root decides for real (through other links too).
+func inside(p, target string) bool {
+	if path.IsAbs(target) || strings.HasPrefix(target, `\`) {
+		return false
+	}
+	j := path.Join(path.Dir(p), target)
+	return j != ".." && !strings.HasPrefix(j, "../")
 }
 
 // LoadPackFS is LoadPack on any file system; origin names it in errors (a folder path).
@@ -80,19 +152,14 @@ func LoadPackFS(fsys fs.FS, origin string) ([]Trap, error) {
 			continue
 		}
 		if prev, dup := seen[t.ID]; dup {
-			errs = append(errs, &PackError{File: path.Join(origin, name), Line: 1, Field: "id", Reason: fmt.Sprintf("id %q is also the id of %s", t.ID, prev)})
+			errs = append(errs, &PackError{Family: ErrPack, File: path.Join(origin, name), Line: 1, Field: "id", Reason: fmt.Sprintf("id %q is also the id of %s", t.ID, prev)})
 			continue
 		}
 		seen[t.ID] = name
 		out = append(out, t)
 	}
 	if len(errs) > 0 {
-		sort.SliceStable(errs, func(i, j int) bool {
-			if errs[i].File != errs[j].File {
-				return errs[i].File < errs[j].File
-			}
-			return errs[i].Line < errs[j].Line
-		})
+		errs.Sort()
 		return nil, errs
 	}
 	return out, nil
@@ -105,6 +172,50 @@ type loader struct {
 	dir    string // the trap file's folder inside fsys
 	errs   PackErrors
 	source PackSource
+	used   int64 // bytes of source.Files, against MaxPackBytes
+}
+
+// read reads one file of the trap (name inside fsys) within limit and within what is left of
+// MaxPackBytes, and keeps it in the trap's PackSource. A read refused by the pack's os.Root (a
+// symlink that leaves it) or over a limit says so; the caller's message names the file.
+func (l *loader) read(name, kind string, limit int64) ([]byte, error) {
+	if b, ok := l.source.Files[name]; ok {
+		return []byte(b), nil
+	}
+	left := int64(MaxPackBytes) - l.used
+	b, err := userfile.ReadFS(l.fsys, name, kind, path.Join(l.source.Origin, name), min(limit, left))
+	var (
+		tl *userfile.TooLargeError
+		pe *fs.PathError
+	)
+	switch {
+	case errors.As(err, &tl) && left < limit:
+		return nil, &causeError{fmt.Sprintf("%d bytes, over the %d bytes left of the %s all the files of a trap may hold (MaxPackBytes)", tl.Size, left, userfile.Human(MaxPackBytes)), err}
+	case errors.As(err, &tl):
+		return nil, &causeError{tl.Sizes(), err}
+	case errors.As(err, &pe):
+		return nil, &causeError{pe.Err.Error(), err} // the loader's message names the file already
+	case err != nil:
+		return nil, err
+	}
+	l.source.Files[name] = string(b)
+	l.used += int64(len(b))
+	return b, nil
+}
+
+// causeError is a message of its own over the error it wraps.
+type causeError struct {
+	msg string
+	err error
+}
+
+func (e *causeError) Error() string { return e.msg }
+func (e *causeError) Unwrap() error { return e.err }
+
+// failErr is fail with the cause kept (PackError.Err) for errors.Is.
+func (l *loader) failErr(n *yaml.Node, field string, err error, format string, args ...any) {
+	l.fail(n, field, format, args...)
+	l.errs[len(l.errs)-1].Err = err
 }
 
 func (l *loader) fail(n *yaml.Node, field, format string, args ...any) {
@@ -112,7 +223,7 @@ func (l *loader) fail(n *yaml.Node, field, format string, args ...any) {
 	if n != nil {
 		line = n.Line
 	}
-	l.errs = append(l.errs, &PackError{File: l.file, Line: line, Field: field, Reason: fmt.Sprintf(format, args...)})
+	l.errs = append(l.errs, &PackError{Family: ErrPack, File: l.file, Line: line, Field: field, Reason: fmt.Sprintf(format, args...)})
 }
 
 // packKeys are the keys a trap file may have; required ones are marked.
@@ -125,26 +236,22 @@ var packKeys = map[string]bool{
 func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 	l := &loader{fsys: fsys, file: path.Join(origin, name), dir: path.Dir(name),
 		source: PackSource{File: name, Files: map[string]string{}, Origin: origin}}
-	data, err := fs.ReadFile(fsys, name)
+	data, err := l.read(name, "trap file", MaxTrapFileBytes)
 	if err != nil {
-		l.fail(nil, "", "read: %v", err)
+		l.failErr(nil, "", err, "%v", err)
 		return Trap{}, l.errs
 	}
-	l.source.Files[name] = string(data)
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line := 0
-		if m := regexp.MustCompile(`line (\d+):`).FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-		}
-		l.errs = append(l.errs, &PackError{File: l.file, Line: line, Reason: "YAML: " + err.Error()})
+	root, derr := userfile.Document(l.file, data) // the one strict reader: one document, syntax at its line
+	if derr != nil {
+		derr.Family = ErrPack
+		l.errs = append(l.errs, derr)
 		return Trap{}, l.errs
 	}
-	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		l.fail(&doc, "", "a trap file is one YAML mapping (id, category, incident, ...)")
+	if root.Kind != yaml.MappingNode {
+		l.fail(root, "", "a trap file is one YAML mapping (id, category, incident, ...)")
 		return Trap{}, l.errs
 	}
-	fields := l.mapping(doc.Content[0], "", packKeys)
+	fields := l.mapping(root, "", packKeys)
 	t := Trap{Pack: &l.source}
 	t.ID = l.str(fields, "id")
 	if n := fields["id"]; n != nil && !regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`).MatchString(t.ID) {
@@ -179,52 +286,21 @@ func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 		return Trap{}, l.errs
 	}
 	if err := t.Validate(); err != nil { // the same rules as a Go trap; the checks above name the lines
-		l.fail(doc.Content[0], "", "%v", err)
+		l.fail(root, "", "%v", err)
 		return Trap{}, l.errs
 	}
 	return t, nil
 }
 
 // mapping checks n is a mapping with only the keys in allowed (and every required one), and returns
-// its values by key.
+// its values by key (userfile.Keys, the check every user file's mappings go through).
 func (l *loader) mapping(n *yaml.Node, field string, allowed map[string]bool) map[string]*yaml.Node {
-	out := map[string]*yaml.Node{}
-	if n.Kind != yaml.MappingNode {
-		l.fail(n, field, "want a mapping with keys %s", keyList(allowed))
-		return out
+	out, errs := userfile.Keys(l.file, n, field, allowed)
+	for _, e := range errs {
+		e.Family = ErrPack
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if _, ok := allowed[k.Value]; !ok {
-			l.fail(k, join(field, k.Value), "unknown key (want one of %s)", keyList(allowed))
-			continue
-		}
-		if _, dup := out[k.Value]; dup {
-			l.fail(k, join(field, k.Value), "given twice")
-			continue
-		}
-		out[k.Value] = v
-	}
-	var missing []string
-	for k, req := range allowed {
-		if req && out[k] == nil {
-			missing = append(missing, k)
-		}
-	}
-	sort.Strings(missing)
-	for _, k := range missing {
-		l.fail(n, join(field, k), "required field is missing")
-	}
+	l.errs = append(l.errs, errs...)
 	return out
-}
-
-func keyList(m map[string]bool) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ", ")
 }
 
 func join(parent, field string) string {
@@ -363,12 +439,11 @@ func (l *loader) pages(n *yaml.Node) []fixtures.Mount {
 				l.fail(v, field, "page file %q must be inside the pack", file)
 				continue
 			}
-			b, err := fs.ReadFile(l.fsys, p)
+			b, err := l.read(p, "page file", MaxPageFileBytes)
 			if err != nil {
-				l.fail(v, field, "page file %q: %v", file, errors.Unwrap(err))
+				l.failErr(v, field, err, "page file %q: %v", file, err)
 				continue
 			}
-			l.source.Files[p] = string(b)
 			src = string(b)
 		}
 		tmpl, err := parsePackPage(k.Value, src)

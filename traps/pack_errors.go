@@ -2,64 +2,28 @@ package traps
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/internal/userfile"
 )
 
 // ErrPack is matched (errors.Is) by every PackError.
 var ErrPack = errors.New("bad trap pack")
 
-// PackError is one problem in a trap pack file, with the file, the line and the field it is about.
-type PackError struct {
-	// File is the pack file's path as given to LoadPack (the folder joined with its name).
-	File string
-	// Line is the 1-based line of the offending node; 0 when the problem is the file as a whole.
-	Line int
-	// Field is the dotted path of the field, e.g. "forbidden[0].path"; "" for the whole file.
-	Field string
-	// Reason says what is wrong and, where it can, what is expected.
-	Reason string
-}
-
-// Error renders file:line: field: reason.
-func (e *PackError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
-	}
-	if e.Field == "" {
-		return loc + ": " + e.Reason
-	}
-	return loc + ": " + e.Field + ": " + e.Reason
-}
-
-// Is makes errors.Is(err, ErrPack) true.
-func (e *PackError) Is(target error) bool { return target == ErrPack }
+// PackError is one problem in a trap pack file, with the file, the line and the field it is about
+// (Error() is file:line: field: reason), and ErrPack as its Family. It is userfile.Error, the one
+// located-error type of every file a user writes: a policy's (policy.Error) and a login file's
+// (credentials.Error) problems are the same type.
+type PackError = userfile.Error
 
 // PackErrors is every problem LoadPack found, in file and line order. Nothing of a pack with
 // problems is loaded.
-type PackErrors []*PackError
+type PackErrors = userfile.Errors
 
-// Error renders one problem per line.
-func (es PackErrors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Unwrap gives errors.Is and errors.As each problem.
-func (es PackErrors) Unwrap() []error {
-	out := make([]error, len(es))
-	for i, e := range es {
-		out[i] = e
-	}
-	return out
-}
+// ErrTooLarge is matched (errors.Is) by a pack file over its limit (MaxTrapFileBytes, MaxPageFileBytes,
+// MaxPackBytes).
+var ErrTooLarge = userfile.ErrTooLarge
 
 // KnownRule reports whether id names a rule some layer of the fence can fire, by the rule registry
 // (policy.CheckRule): the one check a trap's expected guard goes through.

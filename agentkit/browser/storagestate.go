@@ -2,14 +2,15 @@ package browser
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	playwright "github.com/mxschmitt/playwright-go"
 
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/internal/userfile"
 )
 
 // RuleStorageStateStripped is logged for each part of a storage-state file a run does not start with:
@@ -18,11 +19,18 @@ import (
 // account's state.
 const RuleStorageStateStripped = policy.RuleStorageStateStripped
 
+// MaxStorageStateBytes bounds a storage-state file: a login's cookies and local storage, not a
+// browser profile. A larger one is refused before it is read, naming the file, its size and the limit.
+const MaxStorageStateBytes = 4 << 20
+
 // ReadStorageState reads a Playwright storage-state file (cookies and origins' local storage, as
 // SaveStorageState or `playwright codegen --save-storage` write it). Errors name the file. The file is a
 // secret: nothing of it is ever logged.
 func ReadStorageState(path string) (*playwright.OptionalStorageState, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.ReadFile("storage state", path, MaxStorageStateBytes)
+	if errors.Is(err, userfile.ErrTooLarge) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("storage state %s: %w", path, err)
 	}

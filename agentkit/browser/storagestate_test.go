@@ -50,3 +50,17 @@ func TestBoundStorageState(t *testing.T) {
 		}
 	}
 }
+
+// TestStorageStateOverItsLimitIsRefused: issue 28.5. A storage-state file over MaxStorageStateBytes is
+// refused from its size, naming file, size and limit, and nothing of its content.
+func TestStorageStateOverItsLimitIsRefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "state.json")
+	big := stateFile[:len(stateFile)-1] + `,"pad":"` + strings.Repeat("x", MaxStorageStateBytes) + `"}`
+	if err := os.WriteFile(p, []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadStorageState(p)
+	if err == nil || !strings.Contains(err.Error(), p+": ") || !strings.Contains(err.Error(), "over the limit of 4194304 bytes (4 MiB)") || strings.Contains(err.Error(), "sso-session") {
+		t.Fatalf("err = %v", err)
+	}
+}

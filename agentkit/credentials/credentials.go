@@ -10,10 +10,13 @@
 //	submit: Accedi
 //	username: operatore
 //	password_env: PORTALE_PASSWORD   # or password_file: /run/secrets/portale
+//
+// A login file is at most 64 KiB (MaxFileBytes) and a password_file at most 4 KiB
+// (MaxPasswordFileBytes); a larger one is refused before it is read, naming the file, its size and
+// the limit.
 package credentials
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -21,6 +24,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/trapline/trapline/internal/userfile"
 )
 
 // Login describes one login form and the account to use on it.
@@ -61,56 +66,111 @@ func (l Login) Validate() error {
 	return nil
 }
 
-// file is the YAML form of a login file.
-type file struct {
-	URL           string `yaml:"url"`
-	UserField     string `yaml:"user_field"`
-	PasswordField string `yaml:"password_field"`
-	Submit        string `yaml:"submit"`
-	Username      string `yaml:"username"`
-	Password      string `yaml:"password"`
-	PasswordEnv   string `yaml:"password_env"`
-	PasswordFile  string `yaml:"password_file"`
-}
+// ErrTooLarge is matched (errors.Is) by a login or password file over its limit; it is
+// policy.ErrTooLarge and traps.ErrTooLarge too.
+var ErrTooLarge = userfile.ErrTooLarge
+
+// ErrLoginFile is matched (errors.Is) by every problem Load finds in a login file (an *Error).
+var ErrLoginFile = errors.New("bad login file")
+
+// Error is one problem in a login file, located as file:line: field: reason, ErrLoginFile its
+// Family; it never quotes the password. It is userfile.Error, the one located-error type of every
+// file a user writes (policy.Error, traps.PackError).
+type Error = userfile.Error
+
+// Errors is every problem Load found in a login file.
+type Errors = userfile.Errors
+
+// The size limits of a login file and of the password file it may name, checked on the opened
+// file before it is read: over one, Load's error names the file, its size and the limit
+// (errors.Is(err, ErrTooLarge)).
+const (
+	// MaxFileBytes bounds a login file (a few lines of YAML).
+	MaxFileBytes = 64 << 10
+	// MaxPasswordFileBytes bounds a password_file.
+	MaxPasswordFileBytes = 4 << 10
+)
+
+// loginKeys are a login file's keys; true marks a required one.
+var loginKeys = map[string]bool{"url": true, "user_field": true, "password_field": true, "submit": true, "username": true,
+	"password": false, "password_env": false, "password_file": false}
 
 // Load reads a login file. The password comes from exactly one of password, password_env or
-// password_file. Errors name the file and the field, never the password.
+// password_file. Every problem is an *Error (file:line: field: reason) and all come back together
+// as Errors; none names the password.
 func Load(path string) (Login, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	data, err := userfile.ReadFile("login file", path, MaxFileBytes)
+	var tl *userfile.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return Login{}, Errors{{File: path, Code: userfile.CodeTooLarge, Reason: tl.Sizes(), Err: tl, Family: ErrLoginFile}}
+	case err != nil:
 		return Login{}, fmt.Errorf("credentials: read %s: %w", path, err)
 	}
-	var f file
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		return Login{}, fmt.Errorf("credentials: %s: %w", path, err)
+	root, derr := userfile.Document(path, data)
+	if derr != nil {
+		derr.Family = ErrLoginFile
+		return Login{}, Errors{derr}
 	}
-	sources := 0
-	for _, s := range []string{f.Password, f.PasswordEnv, f.PasswordFile} {
-		if s != "" {
-			sources++
+	fields, errs := userfile.Keys(path, root, "", loginKeys)
+	fail := func(n *yaml.Node, field string, code userfile.Code, format string, args ...any) {
+		errs = append(errs, &Error{File: path, Line: n.Line, Field: field, Code: code, Reason: fmt.Sprintf(format, args...)})
+	}
+	str := func(key string) string { // never quotes the value: it may be the password
+		n := fields[key]
+		switch {
+		case n == nil:
+			return ""
+		case n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null":
+			fail(n, key, userfile.CodeWrongType, "want a single value")
+			return ""
+		case strings.TrimSpace(n.Value) == "":
+			fail(n, key, userfile.CodeEmpty, "is empty")
+		}
+		return n.Value
+	}
+	l := Login{URL: str("url"), UserField: str("user_field"), PasswordField: str("password_field"), Submit: str("submit"), Username: str("username")}
+	inline, env, file := str("password"), str("password_env"), str("password_file")
+	var given []string
+	for _, k := range []string{"password", "password_env", "password_file"} {
+		if fields[k] != nil {
+			given = append(given, k)
 		}
 	}
-	if sources != 1 {
-		return Login{}, fmt.Errorf("credentials: %s: give exactly one of password, password_env, password_file (got %d)", path, sources)
+	if len(given) != 1 && root.Kind == yaml.MappingNode {
+		fail(root, "password", userfile.CodeMissing, "give exactly one of password, password_env, password_file (got %d)", len(given))
 	}
-	pass := f.Password
+	if n := fields["url"]; n != nil && l.URL != "" {
+		if u, err := url.Parse(l.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			fail(n, "url", userfile.CodeInvalidValue, "%q: want an absolute http(s) URL", l.URL)
+		}
+	}
 	switch {
-	case f.PasswordEnv != "":
-		pass = os.Getenv(f.PasswordEnv)
-		if pass == "" {
-			return Login{}, fmt.Errorf("credentials: %s: password_env: $%s is empty or unset", path, f.PasswordEnv)
+	case len(given) != 1:
+	case fields["password"] != nil:
+		l.Password = inline
+	case env != "":
+		if l.Password = os.Getenv(env); l.Password == "" {
+			fail(fields["password_env"], "password_env", userfile.CodeEmpty, "$%s is empty or unset", env)
 		}
-	case f.PasswordFile != "":
-		b, err := os.ReadFile(f.PasswordFile)
-		if err != nil {
-			return Login{}, fmt.Errorf("credentials: %s: password_file: %w", path, err)
+	case file != "":
+		b, err := userfile.ReadFile("password_file", file, MaxPasswordFileBytes)
+		switch {
+		case errors.As(err, &tl):
+			errs = append(errs, &Error{File: path, Line: fields["password_file"].Line, Field: "password_file", Code: userfile.CodeTooLarge, Reason: tl.Error(), Err: tl})
+		case err != nil:
+			fail(fields["password_file"], "password_file", userfile.CodeInvalidValue, "%v", err)
 		}
-		pass = strings.TrimRight(string(b), "\r\n")
+		l.Password = strings.TrimRight(string(b), "\r\n")
 	}
-	l := Login{URL: f.URL, UserField: f.UserField, PasswordField: f.PasswordField, Submit: f.Submit, Username: f.Username, Password: pass}
-	if err := l.Validate(); err != nil {
+	if len(errs) > 0 {
+		for _, e := range errs {
+			e.Family = ErrLoginFile
+		}
+		errs.Sort()
+		return Login{}, errs
+	}
+	if err := l.Validate(); err != nil { // what the checks above missed, if anything
 		return Login{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return l, nil

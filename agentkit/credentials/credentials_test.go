@@ -37,7 +37,7 @@ func TestLoad(t *testing.T) {
 		{"unset env", head + "password_env: NOPE_NOT_SET\n", "", "$NOPE_NOT_SET"},
 		{"unknown key", head + "password: a\nsubmitt: x\n", "", "submitt"},
 		{"relative url", strings.Replace(head, "http://portale.interno.test/login", "/login", 1) + "password: a\n", "", "absolute"},
-		{"missing field", strings.Replace(head, "submit: Accedi\n", "", 1) + "password: a\n", "", "missing submit"},
+		{"missing field", strings.Replace(head, "submit: Accedi\n", "", 1) + "password: a\n", "", "submit: required field is missing"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,5 +65,36 @@ func TestLoginNeverPrintsThePassword(t *testing.T) {
 	}
 	if !errors.Is(fmt.Errorf("x: %w", ErrRefused), ErrRefused) {
 		t.Fatal("ErrRefused must wrap")
+	}
+}
+
+// TestLoadRefusesFilesOverTheirLimit: issue 28.5. A login file or a password_file over its limit is
+// refused from its size, naming file, size and limit, and never the content.
+func TestLoadRefusesFilesOverTheirLimit(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "login.yml")
+	body := "url: http://portale.interno.test/login\nuser_field: Utente\npassword_field: Password\nsubmit: Accedi\nusername: operatore\npassword: s3cret-pw\n"
+	padded := body + strings.Repeat("# padding\n", MaxFileBytes/10)
+	if err := os.WriteFile(big, []byte(padded), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(big)
+	want := fmt.Sprintf("%s: %d bytes, over the limit of 65536 bytes (64 KiB)", big, len(padded))
+	if err == nil || err.Error() != want || !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+
+	pw := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pw, []byte(strings.Repeat("s3cret-pw", MaxPasswordFileBytes)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	small := filepath.Join(dir, "small.yml")
+	withFile := strings.Replace(body, "password: s3cret-pw", "password_file: "+pw, 1)
+	if err := os.WriteFile(small, []byte(withFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(small)
+	if err == nil || !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "over the limit of 4096 bytes") || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("err = %v", err)
 	}
 }

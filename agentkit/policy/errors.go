@@ -2,34 +2,39 @@ package policy
 
 import (
 	"errors"
-	"fmt"
-	"strings"
+
+	"github.com/trapline/trapline/internal/userfile"
 )
 
-// Code is agentkit's one error-code type: it classifies a policy validation error here, a ref lookup
+// Code is agentkit's one error-code type: it classifies a policy validation error here (and a trap
+// pack's or a login file's: it is userfile.Code, the type of every located file error), a ref lookup
 // or parse error in observe (observe.Code is this type) and a resolution or dispatch failure in act
 // (act.Code is this type too). A Code is itself an error and every coded error unwraps to its Code, so
 // errors.Is(err, CodeInvalidRegex) or errors.Is(err, observe.ErrStaleRef) works on anything those
 // packages return.
-type Code string
+type Code = userfile.Code
 
-// Error returns the code's text.
-func (c Code) Error() string { return string(c) }
-
-// Validation error codes.
+// Validation error codes. The first ones are every user file's (a trap pack's and a login file's
+// problems carry them too).
 const (
-	CodeSyntax       Code = "yaml syntax error"   // the file is not valid YAML
-	CodeUnknownKey   Code = "unknown key"         // a key the schema does not know
-	CodeDuplicateKey Code = "duplicate key"       // a key given twice in one mapping
-	CodeWrongType    Code = "wrong type"          // e.g. a string where a list is expected
-	CodeMissing      Code = "missing field"       // a required field is absent
-	CodeEmpty        Code = "empty"               // a list or string that must not be empty
+	CodeSyntax       = userfile.CodeSyntax       // the file is not valid YAML
+	CodeUnknownKey   = userfile.CodeUnknownKey   // a key the schema does not know
+	CodeDuplicateKey = userfile.CodeDuplicateKey // a key given twice in one mapping
+	CodeWrongType    = userfile.CodeWrongType    // e.g. a string where a list is expected
+	CodeMissing      = userfile.CodeMissing      // a required field is absent
+	CodeEmpty        = userfile.CodeEmpty        // a list or string that must not be empty
+	CodeInvalidValue = userfile.CodeInvalidValue // e.g. a budget of zero, a malformed method
+	// CodeTooLarge is the file over MaxFileBytes, a list over MaxListItems, a regex over MaxPatternInsts.
+	CodeTooLarge          = userfile.CodeTooLarge
 	CodeInvalidRegex Code = "invalid regex"       // a pattern that does not compile
 	CodeInvalidHost  Code = "invalid host"        // a host name that does not normalise
-	CodeInvalidValue Code = "invalid value"       // e.g. a budget of zero, a malformed method
 	CodeUnknownValue Code = "unknown value"       // an enum value outside its set
 	CodeVersion      Code = "unsupported version" // version not 1 (an omitted version means 1)
 )
+
+// ErrTooLarge is matched (errors.Is) by a policy file over MaxFileBytes, as by every file trapline
+// reads over its limit (traps.ErrTooLarge is the same error).
+var ErrTooLarge = userfile.ErrTooLarge
 
 // ErrInvalidPath is wrapped by NormalizePath errors.
 var ErrInvalidPath = errors.New("invalid path")
@@ -40,52 +45,12 @@ var ErrInvalidURL = errors.New("invalid URL")
 // ErrInvalidHost is wrapped by NormalizeHost errors.
 var ErrInvalidHost = errors.New("invalid host")
 
-// Error is one problem found in a policy file, located by file, line and field path.
-type Error struct {
-	File   string // the name given to Parse (the path given to Load)
-	Line   int    // 1-based; 0 when unknown
-	Field  string // field path such as navigation.allow[0].paths[1]; "" for the whole document
-	Code   Code
-	Reason string // a sentence naming the offending value
-}
-
-// Error formats the problem as file:line: field: reason.
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	b.WriteString(": ")
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Reason)
-	return b.String()
-}
-
-// Unwrap returns the error's Code.
-func (e *Error) Unwrap() error { return e.Code }
+// Error is one problem found in a policy file, located by file, line and field path (Field such as
+// navigation.allow[0].paths[1]) and classified by Code; Error() is file:line: field: reason. It is
+// userfile.Error, the one located-error type of every file a user writes: a trap pack's
+// (traps.PackError) and a login file's (credentials.Error) are the same type.
+type Error = userfile.Error
 
 // Errors is every problem found in one policy file, in document order. Parse and Load return it
 // (never an empty one) when the policy is invalid.
-type Errors []*Error
-
-// Error returns one line per problem.
-func (es Errors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Unwrap exposes each *Error to errors.Is and errors.As.
-func (es Errors) Unwrap() []error {
-	out := make([]error, len(es))
-	for i, e := range es {
-		out[i] = e
-	}
-	return out
-}
+type Errors = userfile.Errors

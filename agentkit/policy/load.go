@@ -1,26 +1,52 @@
 package policy
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"regexp"
-	"strconv"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/trapline/trapline/internal/userfile"
+)
+
+// The limits of a policy file (docs/request-rules.md, "Limits"). The reference policy is 3.4 KiB with
+// 30 items in its longest list; the limits leave room for a hand-written policy many times its size
+// while keeping what parsing costs (the YAML tree, a compiled regex per pattern) to tens of MB.
+const (
+	// MaxFileBytes bounds a policy file; Load checks it on the opened file, before reading it, and
+	// Parse before parsing.
+	MaxFileBytes = 1 << 20
+	// MaxListItems bounds the items of any one list (deny_paths, allow, deny_words.<category>, ...).
+	MaxListItems = 1000
+	// MaxTotalItems bounds the items of all the lists together, every use of a YAML alias counted
+	// again: an alias repeated in a list cannot multiply the work.
+	MaxTotalItems = 5000
+	// MaxPatternInsts bounds one regular expression's compiled program (a path pattern of the
+	// reference policy compiles to under 60 instructions; "a{1000}" to 1000): a short pattern cannot
+	// stand for megabytes.
+	MaxPatternInsts = 5000
+	// MaxTotalPatternInsts bounds the compiled programs of all the policy's patterns together.
+	MaxTotalPatternInsts = 250000
 )
 
 // Load reads and parses the policy file at path. I/O errors are wrapped as "load policy <path>: ...";
-// validation problems come back as Errors, each naming path, line and field.
+// a file over MaxFileBytes is refused before it is read (an Error with CodeTooLarge, matching
+// ErrTooLarge); validation problems come back as Errors, each naming path, line and field.
 func Load(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.ReadFile("policy", path, MaxFileBytes)
+	if tl := (*userfile.TooLargeError)(nil); errors.As(err, &tl) {
+		return nil, Errors{tooLarge(path, tl)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load policy %s: %w", path, err)
 	}
 	return Parse(path, data)
+}
+
+func tooLarge(name string, tl *userfile.TooLargeError) *Error {
+	return &Error{File: name, Code: CodeTooLarge, Reason: tl.Sizes(), Err: tl}
 }
 
 // Parse validates a policy document; name is used in error messages and as Policy.Source.
@@ -29,6 +55,9 @@ func Load(path string) (*Policy, error) {
 // safe defaults: version 1, mode act, on_violation abort_and_log, actions.unnamed deny, no deny words, no
 // writes, the DefaultBudget values, and every capability setting at its restrictive value.
 func Parse(name string, data []byte) (*Policy, error) {
+	if len(data) > MaxFileBytes {
+		return nil, Errors{tooLarge(name, &userfile.TooLargeError{Kind: "policy", File: name, Size: int64(len(data)), Limit: MaxFileBytes})}
+	}
 	d := &decoder{file: name}
 	root := d.document(data)
 	if len(d.errs) > 0 {
@@ -73,43 +102,19 @@ func defaultPolicy(source string) *Policy {
 	}
 }
 
-// yamlLine extracts the line from a yaml.v3 syntax error ("yaml: line 3: ...").
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// document parses data into its single YAML document, reporting syntax errors with their line.
+// document parses data into its single YAML document (userfile.Document, the one strict reader of
+// the files users write), reporting syntax errors with their line.
 func (d *decoder) document(data []byte) *yaml.Node {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			d.fail(nil, "", CodeEmpty, "the policy is empty")
-		} else {
-			d.syntaxError(err)
+	root, err := userfile.Document(d.file, data)
+	if err != nil {
+		switch err.Code {
+		case CodeEmpty:
+			err.Reason = "the policy is empty"
+		case CodeSyntax:
+			err.Reason = strings.Replace(err.Reason, "the file is one document", "a policy is one document", 1)
 		}
+		d.errs = append(d.errs, err)
 		return nil
 	}
-	var extra yaml.Node
-	switch err := dec.Decode(&extra); {
-	case errors.Is(err, io.EOF):
-	case err != nil:
-		d.syntaxError(err)
-		return nil
-	default:
-		d.fail(&extra, "", CodeSyntax, "more than one YAML document; a policy is one document")
-		return nil
-	}
-	if len(doc.Content) != 1 {
-		d.fail(&doc, "", CodeEmpty, "the policy is empty")
-		return nil
-	}
-	return doc.Content[0]
-}
-
-func (d *decoder) syntaxError(err error) {
-	e := &Error{File: d.file, Code: CodeSyntax, Reason: err.Error()}
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		e.Line, _ = strconv.Atoi(m[1])
-		e.Reason = m[2]
-	}
-	d.errs = append(d.errs, e)
+	return root
 }

@@ -102,11 +102,10 @@ func (d *decoder) hostRule(n *yaml.Node, field string) (HostRule, bool) {
 			valid = valid && ok
 		},
 		"paths": func(v *yaml.Node, f string) {
-			items, ok := d.sequence(v, f)
-			if ok && len(items) == 0 {
+			if n := deref(v); n.Kind == yaml.SequenceNode && len(n.Content) == 0 || isNull(n) {
 				d.fail(v, f, CodeEmpty, "must list at least one path regex")
 			}
-			r.Paths = d.patterns(v, f)
+			r.Paths = d.patterns(v, f) // once: each decoding counts against MaxTotalItems
 		},
 	})
 	if seen == nil {

@@ -13,8 +13,11 @@ import (
 
 // decoder walks a yaml.Node tree and collects every problem as an *Error.
 type decoder struct {
-	file string
-	errs Errors
+	file  string
+	errs  Errors
+	items int  // list items decoded so far, against MaxTotalItems
+	full  bool // MaxTotalItems was passed (reported once)
+	insts int  // compiled pattern instructions so far, against MaxTotalPatternInsts
 }
 
 // handlers maps the keys a mapping accepts to the function decoding each value.
@@ -118,6 +121,17 @@ func (d *decoder) sequence(n *yaml.Node, field string) (items []*yaml.Node, ok b
 		d.fail(n, field, CodeWrongType, "expected a list, got %s", kindName(n))
 		return nil, false
 	}
+	if len(n.Content) > MaxListItems {
+		d.fail(n, field, CodeTooLarge, "%d items, over the limit of %d items in one list (policy.MaxListItems)", len(n.Content), MaxListItems)
+		return nil, false
+	}
+	if d.items += len(n.Content); d.items > MaxTotalItems {
+		if !d.full {
+			d.fail(n, field, CodeTooLarge, "the policy's lists hold more than %d items together (policy.MaxTotalItems; an alias counts each time it is used)", MaxTotalItems)
+		}
+		d.full = true
+		return nil, false
+	}
 	items = make([]*yaml.Node, len(n.Content))
 	for i, c := range n.Content {
 		items[i] = deref(c)
@@ -205,6 +219,16 @@ func (d *decoder) pattern(n *yaml.Node, field string) (*Pattern, bool) {
 	if !ok {
 		return nil, false
 	}
+	if insts, ok := progSize(s); ok {
+		if insts > MaxPatternInsts {
+			d.fail(n, field, CodeTooLarge, "regex %q compiles to %d instructions, over the limit of %d (policy.MaxPatternInsts)", excerpt(s), insts, MaxPatternInsts)
+			return nil, false
+		}
+		if d.insts += insts; d.insts > MaxTotalPatternInsts {
+			d.fail(n, field, CodeTooLarge, "the policy's regexes compile to more than %d instructions together (policy.MaxTotalPatternInsts)", MaxTotalPatternInsts)
+			return nil, false
+		}
+	}
 	re, err := regexp.Compile(s)
 	if err != nil {
 		reason := err.Error()
@@ -216,6 +240,28 @@ func (d *decoder) pattern(n *yaml.Node, field string) (*Pattern, bool) {
 		return nil, false
 	}
 	return &Pattern{Source: s, re: re}, true
+}
+
+// progSize is the number of instructions s compiles to, as regexp.Compile would (Perl syntax,
+// simplified); ok is false when s does not parse (regexp.Compile then says why).
+func progSize(s string) (int, bool) {
+	re, err := syntax.Parse(s, syntax.Perl)
+	if err != nil {
+		return 0, false
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 0, false
+	}
+	return len(prog.Inst), true
+}
+
+// excerpt shortens a long value for a message.
+func excerpt(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	return s[:77] + "..."
 }
 
 // patterns decodes a list of regexes.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/internal/mutate"
+	"github.com/trapline/trapline/internal/userfile"
 	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
@@ -211,7 +212,7 @@ func splitList(s string) []string {
 // policyBytes reads a policy given by embedded name or path (a file that exists wins, as in
 // policies.Resolve).
 func policyBytes(nameOrPath string) ([]byte, error) {
-	if b, err := os.ReadFile(nameOrPath); err == nil || strings.ContainsAny(nameOrPath, `/\`) || strings.HasSuffix(nameOrPath, ".yml") {
+	if b, err := userfile.ReadFile("policy", nameOrPath, policy.MaxFileBytes); err == nil || strings.ContainsAny(nameOrPath, `/\`) || strings.HasSuffix(nameOrPath, ".yml") {
 		return b, err
 	}
 	return policies.Bytes(nameOrPath)

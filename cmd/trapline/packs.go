@@ -156,7 +156,7 @@ func cmdTrapsNew(args []string, stdout io.Writer) error {
 		tmpl *template.Template
 	}{{filepath.Join(*dir, id+traps.PackSuffix), packTrapFile}, {filepath.Join(*dir, id+".html"), packPageFile}}
 	for _, f := range files {
-		if _, err := os.Stat(f.path); err == nil {
+		if _, err := os.Lstat(f.path); err == nil { // a symlink, even one to nothing, exists too
 			return withCode(exitUsage, fmt.Errorf("traps new: %s already exists", f.path))
 		}
 	}
@@ -166,7 +166,7 @@ func cmdTrapsNew(args []string, stdout io.Writer) error {
 		if err := f.tmpl.Execute(&b, data); err != nil {
 			return withCode(exitBroken, fmt.Errorf("traps new: render %s: %w", f.path, err))
 		}
-		if err := os.WriteFile(f.path, []byte(b.String()), 0o644); err != nil {
+		if err := writeNew(f.path, b.String()); err != nil {
 			for _, w := range written {
 				_ = os.Remove(w)
 			}
@@ -181,4 +181,18 @@ func cmdTrapsNew(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "created %s and %s\nnext: fill in the TODOs until `trapline traps lint %s` passes, then `%s` (the control arm must fire, the guarded arm must hold)\n",
 		files[0].path, files[1].path, *dir, run)
 	return nil
+}
+
+// writeNew creates path with content, refusing a path that exists (O_EXCL: a symlink put there since
+// the check is not followed).
+func writeNew(path, content string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -124,3 +124,50 @@ func TestBundleFixturesMatchTheLauncherFingerprint(t *testing.T) {
 		t.Fatalf("%d mounts, want %d", len(cfg.Mounts), len(tr.Mounts))
 	}
 }
+
+// TestTrapsLintRefusesASymlinkOutOfThePack: issue 28.3. A page that is a symlink out of the pack
+// (note.html -> a file outside, as /etc/passwd) fails lint, naming the link and its target.
+func TestTrapsLintRefusesASymlinkOutOfThePack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pack")
+	var out, errOut bytes.Buffer
+	if code := run([]string{"traps", "new", "--pack", dir, "my-incident"}, &out, &errOut); code != exitOK {
+		t.Fatalf("new: exit %d: %s", code, errOut.String())
+	}
+	file := filepath.Join(dir, "my-incident.trap.yml")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	filled := strings.Replace(string(b), "incident: TODO what happened in production", "incident: An agent deleted a record from a notes page.", 1)
+	filled = strings.Replace(filled, "task: TODO what the agent is asked to do", "task: Leggi le note.", 1)
+	filled = strings.Replace(filled, "why: TODO which behaviour of the naive agent makes it so", "why: it presses every button", 1)
+	writeFile(t, file, filled)
+	secret := filepath.Join(t.TempDir(), "passwd")
+	writeFile(t, secret, "root:x:0:0")
+	page := filepath.Join(dir, "my-incident.html")
+	if err := os.Remove(page); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, page); err != nil {
+		t.Skipf("symlinks: %v", err)
+	}
+	errOut.Reset()
+	if code := run([]string{"traps", "lint", dir}, &out, &errOut); code != exitUsage {
+		t.Fatalf("lint passed a pack whose page is a symlink out of it (exit %d): %s", code, out.String())
+	}
+	if want := page + ": a symlink to " + secret + ", which leaves the pack"; !strings.Contains(errOut.String(), want) {
+		t.Fatalf("lint says %q, want %q", errOut.String(), want)
+	}
+	// traps new never writes through a symlink (here one to a file that does not exist yet).
+	link := filepath.Join(dir, "other.trap.yml")
+	target := filepath.Join(t.TempDir(), "written-outside")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if code := run([]string{"traps", "new", "--pack", dir, "other"}, &out, &errOut); code == exitOK {
+		t.Fatal("traps new wrote over a symlink")
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Fatalf("traps new wrote %s through the symlink %s", target, link)
+	}
+}

@@ -13,7 +13,9 @@ import (
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/bypass"
+	"github.com/trapline/trapline/internal/userfile"
 	"github.com/trapline/trapline/policies"
+	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
 
@@ -115,7 +117,7 @@ func runSites(ctx context.Context, args []string, stdout io.Writer, ready chan<-
 	}
 	src := world.Source{ID: *id}
 	if *sourceFile != "" {
-		b, err := os.ReadFile(*sourceFile)
+		b, err := userfile.ReadFile("world source", *sourceFile, maxSourceBytes)
 		if err != nil {
 			return withCode(exitUsage, fmt.Errorf("sites: %w", err))
 		}
@@ -187,3 +189,7 @@ func cmdAudit(args []string, stdout io.Writer) error {
 	}
 	return json.NewEncoder(stdout).Encode(v)
 }
+
+// maxSourceBytes bounds a --source file: one trap's bundle (at most traps.MaxPackBytes of files),
+// JSON-escaped (up to 6 bytes a byte for \u00XX), and its envelope.
+const maxSourceBytes = 6*traps.MaxPackBytes + 64<<10

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -121,7 +122,7 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 		// The server needs a moment to listen: refused connections are retried until the start
 		// deadline, unless the server's command failed.
 		transport = &mcp.StreamableClientTransport{Endpoint: endpoint[0], MaxRetries: -1, DisableStandaloneSSE: true,
-			HTTPClient: &http.Client{Transport: &http.Transport{Proxy: nil}}}
+			MaxEventSize: MaxReplyBytes, HTTPClient: &http.Client{Transport: limitBodies{&http.Transport{Proxy: nil}, MaxReplyBytes}}}
 	} else {
 		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	}
@@ -287,3 +288,48 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args map[
 	c.Answer, c.Refused = b.String(), res.IsError
 	return c, nil
 }
+
+// MaxReplyBytes bounds one MCP reply from a tool under test: over stdio it is the SDK's own frame limit
+// (mcp.DefaultMaxLineLength, which CommandTransport applies); over HTTP an event stream's event
+// (MaxEventSize) and a JSON body (limitBodies) alike. A longer reply breaks the session with an error.
+const MaxReplyBytes = 16 << 20
+
+// limitBodies makes every response body fail once more than limit bytes are read of it: the SDK
+// reads a JSON reply with io.ReadAll.
+type limitBodies struct {
+	rt    http.RoundTripper
+	limit int64
+}
+
+func (l limitBodies) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := l.rt.RoundTrip(r)
+	if err == nil {
+		resp.Body = &limitedBody{rc: resp.Body, left: l.limit, limit: l.limit}
+	}
+	return resp, err
+}
+
+type limitedBody struct {
+	rc          io.ReadCloser
+	left, limit int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, b.tooLarge()
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1] // one byte past the limit shows the body goes on
+	}
+	n, err := b.rc.Read(p)
+	if b.left -= int64(n); b.left < 0 {
+		return 0, b.tooLarge()
+	}
+	return n, err
+}
+
+func (b *limitedBody) tooLarge() error {
+	return fmt.Errorf("an MCP reply is over the limit of %d bytes (MaxReplyBytes)", b.limit)
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }

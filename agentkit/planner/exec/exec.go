@@ -33,8 +33,9 @@ type Config struct {
 	// MaxRejections is how many unusable lines in a row are rejected proposals before ErrGaveUp;
 	// default 3.
 	MaxRejections int
-	// MaxLineBytes bounds an answer line; default 64 KiB. A longer line is an error (the stream
-	// cannot be trusted after it).
+	// MaxLineBytes bounds an answer line; default DefaultMaxLineBytes (64 KiB), at most
+	// MaxMaxLineBytes. A longer line is an error naming the limit (the stream cannot be trusted
+	// after it), and the process is stopped: memory stays bounded by the limit.
 	MaxLineBytes int
 	// MaxElements and MaxTextRunes shape the observation text (observe.CompactOptions); 0 means no cap
 	// and a 300-rune cap respectively; a negative MaxTextRunes means no limit.
@@ -58,6 +59,14 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("exec planner: config %s: %s", e.Field, e.Reason)
 }
 
+// The bounds of an answer line (Config.MaxLineBytes).
+const (
+	// DefaultMaxLineBytes is an answer line's limit when Config.MaxLineBytes is 0.
+	DefaultMaxLineBytes = 64 << 10
+	// MaxMaxLineBytes is the largest Config.MaxLineBytes accepted.
+	MaxMaxLineBytes = 16 << 20
+)
+
 func (c Config) withDefaults() (Config, error) {
 	if len(c.Command) == 0 || c.Command[0] == "" {
 		return c, &ConfigError{Field: "Command", Reason: "missing: the program to run and its arguments"}
@@ -76,8 +85,11 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxRejections == 0 {
 		c.MaxRejections = 3
 	}
+	if c.MaxLineBytes > MaxMaxLineBytes {
+		return c, &ConfigError{Field: "MaxLineBytes", Reason: fmt.Sprintf("%d is over the limit of %d bytes (MaxMaxLineBytes)", c.MaxLineBytes, MaxMaxLineBytes)}
+	}
 	if c.MaxLineBytes == 0 {
-		c.MaxLineBytes = 64 << 10
+		c.MaxLineBytes = DefaultMaxLineBytes
 	}
 	switch {
 	case c.MaxTextRunes == 0:
@@ -163,6 +175,7 @@ func (p *Planner) read(stdout io.Reader) {
 	}
 	p.readErr = sc.Err()
 	if errors.Is(p.readErr, bufio.ErrTooLong) {
+		p.readErr = fmt.Errorf("an answer line is over the limit of %d bytes (MaxLineBytes): %w", p.cfg.MaxLineBytes, p.readErr)
 		_ = killGroup(p.cmd) // the stream cannot be resynchronised
 	}
 	close(p.lines)

@@ -79,6 +79,8 @@ func helper(mode string) int {
 		case "chatty":
 			fmt.Println(`{"action":"read"}`)
 			fmt.Println(`{"action":"done"}`)
+		case "huge": // a 1 MiB answer line
+			fmt.Println(`{"action":"done","reason":"` + strings.Repeat("x", 1<<20) + `"}`)
 		case "long":
 			fmt.Println(`{"action":"done","reason":"` + strings.Repeat("x", 200) + `"}`)
 		case "record":
@@ -327,4 +329,25 @@ func TestOverlongLineIsAnError(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 	assertReaped(t, p.PID())
+}
+
+// TestAOneMebibyteLineIsRefusedAtTheDefaultLimit: issue 28.5. With the default config a 1 MiB answer
+// line breaks the stream with an error naming the limit, and the process is stopped; a config over
+// MaxMaxLineBytes is refused.
+func TestAOneMebibyteLineIsRefusedAtTheDefaultLimit(t *testing.T) {
+	p := start(t, "huge", nil)
+	_, err := p.Next(context.Background(), planner.Input{Goal: "Salva.", Observation: obs(t)})
+	if err == nil || !strings.Contains(err.Error(), "an answer line is over the limit of 65536 bytes (MaxLineBytes)") {
+		t.Fatalf("err = %v, want the line refused at the default limit", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	assertReaped(t, p.PID())
+	self, _ := os.Executable()
+	_, err = Start(context.Background(), Config{Command: []string{self}, MaxLineBytes: MaxMaxLineBytes + 1})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Field != "MaxLineBytes" {
+		t.Fatalf("Start with MaxLineBytes over MaxMaxLineBytes: %v", err)
+	}
 }

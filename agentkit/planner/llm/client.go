@@ -15,8 +15,9 @@ import (
 	"time"
 )
 
-// maxResponseBytes bounds what is read of an answer.
-const maxResponseBytes = 8 << 20
+// MaxResponseBytes bounds what is read of a server's answer: a longer one is a TransportError
+// naming the limit, and at most this much is ever held.
+const MaxResponseBytes = 8 << 20
 
 type message struct {
 	Role    string `json:"role"`
@@ -141,12 +142,12 @@ func (c *client) once(ctx context.Context, body []byte) (*chatResponse, []byte, 
 		return fail(connected.Load() || !dialFailure(err), 0, "%v", err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
 	if err != nil {
 		return fail(true, resp.StatusCode, "read the answer: %v", err)
 	}
-	if len(raw) > maxResponseBytes {
-		return fail(true, resp.StatusCode, "answer larger than %d bytes", maxResponseBytes)
+	if len(raw) > MaxResponseBytes {
+		return fail(true, resp.StatusCode, "the answer is over the limit of %d bytes (MaxResponseBytes)", MaxResponseBytes)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fail(true, resp.StatusCode, "server answered %s: %s", resp.Status, excerpt(string(raw), 300))

@@ -566,3 +566,27 @@ func TestPromptListsEveryKind(t *testing.T) {
 		t.Errorf("the prompt has %d action examples, action.Kinds() %d", n, len(action.Kinds()))
 	}
 }
+
+// TestAnAnswerOverTheLimitIsRefused: issue 28.5. A server answering more than MaxResponseBytes is a
+// TransportError naming the limit; the answer is never read past it.
+func TestAnAnswerOverTheLimitIsRefused(t *testing.T) {
+	f := newFakeServer(t, recording{}, "")
+	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		chunk := []byte(strings.Repeat(" ", 1<<20))
+		for range MaxResponseBytes>>20 + 2 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	p, err := New(Config{BaseURL: f.srv.URL + "/v1", Model: "m", APIKey: Key(testKey)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Next(context.Background(), planner.Input{Goal: "Salva.", Observation: parse(t, "s1", detail)})
+	var te *TransportError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "over the limit of 8388608 bytes (MaxResponseBytes)") {
+		t.Fatalf("err = %v, want the answer refused at its limit", err)
+	}
+}
