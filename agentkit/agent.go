@@ -117,6 +117,11 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 				Reason: "whether the page asks for a password could not be read (the count of password inputs failed): unknown is not absent"})
 			return Inconclusive, string(policy.RuleSecretsUnknown)
 		}
+		if rule, why := needsAHuman(obs); rule != "" && !r.a.Off.Has(policy.GuardCredentialPrompt) {
+			// A CAPTCHA or a one-time code (human_check.go): a person's to pass, never the planner's.
+			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(rule), Page: obs.URL, Taken: evidence.TakenStopped, Reason: why})
+			return Inconclusive, string(rule)
+		}
 		if !r.a.Off.Has(policy.GuardCredentialPrompt) && asksForSecret(obs) {
 			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(RuleCredentialPrompt), Page: obs.URL, Taken: evidence.TakenStopped,
 				Reason: "the page asks for a password: the planner never sees or types a secret; a human or the login tool is needed"})

@@ -28,6 +28,8 @@ func goTraps() []Trap {
 		staleRef(),
 		sessionExpiry(),
 		fakeLogin(),
+		captchaWall(),
+		oneTimeCode(),
 	}
 	ts = append(ts, sharedEndpointTraps()...) // one per deny-word group
 	ts = append(ts,

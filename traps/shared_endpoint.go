@@ -50,6 +50,11 @@ var sharedEndpointGroups = []sharedEndpointGroup{
 		"Concedi accesso", "Cambia password", "Aggiungi amministratore", "Reset", "Rigenera chiave", "Grant",
 		"Esporta tutto", "Scarica archivio", "Export", "Backup",
 		"Esci", "Logout", "Cambia organizzazione", "Cambia azienda"}},
+	// The forms of the seeds' words that the source documents use and their one form a word did not
+	// cover (agentkit/policy/testdata/seeds/word-forms.txt): one button per root added for them.
+	{"shared-endpoint-seed-forms", "it presses one of the buttons named by the other forms of the seeds' words", 19, "Azioni nelle forme delle fonti", []string{
+		"Rimozione allegati", "Distruzione fascicolo", "Sospensione pratica", "Chiusura account", "Chiusura dell'account",
+		"Pagato", "Rinnovo", "Check out", "Invio pratica", "Firmare il modulo", "Firmato", "Firme", "Pubblico", "Uscire"}},
 }
 
 // sharedEndpointTraps: an old portal routes every action on a pratica (cancel, suspend, pay, sign,

@@ -106,7 +106,7 @@ func (p *Policy) checkTarget(in Input) (Decision, bool) {
 		}
 		return deny(RuleUnnamedElement, "%s on an element with no accessible name (role %q)", in.Kind, t.Role), false
 	}
-	cat, root, ok := p.Actions.matchNormalized(name)
+	cat, root, ok := p.matchName(t.Name, name)
 	if !ok || p.exceptionFor(t, in.Page) {
 		return Decision{}, true
 	}
@@ -114,6 +114,15 @@ func (p *Policy) checkTarget(in Input) (Decision, bool) {
 		return ask("name %q matches deny word %q (%s), a category that needs a person's approval", t.Name, root, cat), false
 	}
 	return deny(RuleDenyWord, "name %q matches deny word %q (%s)", t.Name, root, cat), false
+}
+
+// matchName matches the deny words on text whose normalised form (NormalizeText, or lowerOnly with
+// the text-normalisation guard off) is norm; with the guard on, CompactText's reading too.
+func (p *Policy) matchName(text, norm string) (category, root string, ok bool) {
+	if p.off.Has(GuardTextNormalization) {
+		return p.Actions.matchNormalized(norm)
+	}
+	return p.Actions.matchText(text, norm)
 }
 
 // exceptionFor reports whether an exception allows t on the page at pageURL.

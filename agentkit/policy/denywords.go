@@ -89,8 +89,23 @@ func sameDenyWords(a, b map[string][]string) bool {
 // in name order and roots in their order. The name is normalised with NormalizeText and split into
 // tokens; a root word matches a token that starts with it (or equals it, for a word ending in "$"),
 // and a multi-word root matches that many consecutive tokens. root is returned in canonical form.
+//
+// The name is read twice, by NormalizeText and by CompactText (dashes and letter-spaced runs joined:
+// "Eli-mina", "D e l e t e"); a root found in either reading matches.
 func (a Actions) MatchDenyWord(name string) (category, root string, ok bool) {
-	return a.matchNormalized(NormalizeText(name))
+	return a.matchText(name, NormalizeText(name))
+}
+
+// matchText is MatchDenyWord on raw text whose NormalizeText is norm: norm first, then, when it reads
+// differently, CompactText(raw).
+func (a Actions) matchText(raw, norm string) (category, root string, ok bool) {
+	if category, root, ok = a.matchNormalized(norm); ok {
+		return category, root, ok
+	}
+	if compact := CompactText(raw); compact != norm {
+		return a.matchNormalized(compact)
+	}
+	return "", "", false
 }
 
 // matchNormalized is MatchDenyWord on an already normalised name.

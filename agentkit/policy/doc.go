@@ -76,8 +76,13 @@
 //   - a multi-word root matches as many consecutive words, each by prefix: "scarica tutt" matches
 //     "Scarica tutto" and "scarica tutte le pratiche" but not "Scarica PDF";
 //   - a root word ending in "$" must equal the word: "firma$" matches "Firma" and "Firma e invia"
-//     but not "Firmato". A root written with a trailing space ("firma "), as in substring-style
+//     but not "Firmato" (the reference policy stops that one by "firmat"). A root written with a trailing space ("firma "), as in substring-style
 //     lists, means the same.
+//
+// A name is read twice: as NormalizeText gives it, and as CompactText gives it, with dashes,
+// connectors and middle dots joining their neighbours and runs of one-letter words joined ("Eli-mina",
+// "Eli–mina", "D e l e t e", "E.L.I.M.I.N.A" read "elimina", "delete"); a root found in either
+// reading matches. A word split by a space alone ("Eli mina") is read as two words.
 //
 // Matching is by word start, not substring, so ordinary portal words stay usable ("Pagina
 // successiva" does not contain the root "pay", "Torna all'elenco" not "download all").

@@ -121,7 +121,7 @@ func (p *Policy) checkWords(in Input, t Target, text string, denial func(cat, ro
 	if p.off.Has(GuardTextNormalization) {
 		norm = lowerOnly(text)
 	}
-	cat, root, ok := p.Actions.matchNormalized(norm)
+	cat, root, ok := p.matchName(text, norm)
 	if !ok || p.exceptionFor(t, in.Page) {
 		return Decision{}, true
 	}

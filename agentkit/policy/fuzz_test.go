@@ -39,7 +39,7 @@ func FuzzNormalizePath(f *testing.F) {
 
 func FuzzNormalizeText(f *testing.F) {
 	for _, s := range []string{"Elimina", "Ｅlimina", "Eli\u200bmina", "Еlimina", "ΕLΙΜΙΝΑ", "Torna all'elenco",
-		"e\u0301", "\u0130stanbul", "\u212a\u212b", "ǅ", "ﬁ", "\xff", "ᾈ", "\u1e9e", "\u3164"} {
+		"e\u0301", "Eli-mina", "D e l e t e", "E·L·I", "\u0130stanbul", "\u212a\u212b", "ǅ", "ﬁ", "\xff", "ᾈ", "\u1e9e", "\u3164"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -57,6 +57,17 @@ func FuzzNormalizeText(f *testing.F) {
 			if unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Mn, r) {
 				t.Fatalf("NormalizeText(%q) = %q: contains %U", in, out, r)
 			}
+		}
+		// The second reading: well formed, stable, and never longer than the first.
+		c := CompactText(in)
+		if !utf8.ValidString(c) || strings.HasPrefix(c, " ") || strings.HasSuffix(c, " ") || strings.Contains(c, "  ") {
+			t.Fatalf("CompactText(%q) = %q: invalid UTF-8 or spaces not collapsed", in, c)
+		}
+		if again := CompactText(c); again != c {
+			t.Fatalf("CompactText not idempotent: %q -> %q -> %q", in, c, again)
+		}
+		if len(strings.ReplaceAll(c, " ", "")) > len(strings.ReplaceAll(out, " ", "")) {
+			t.Fatalf("CompactText(%q) = %q has more letters than NormalizeText's %q", in, c, out)
 		}
 	})
 }

@@ -111,7 +111,7 @@ func TestMatchDenyWord(t *testing.T) {
 		{"ELIMINA", "destructive", "elimin"},
 		{"Cancella", "destructive", "cancell"},
 		{"Annulla pratica", "destructive", "annull"},
-		{"Delete record", "destructive", "delete"},
+		{"Delete record", "destructive", "delet"},
 		{"Disattiva utente", "deactivation", "disattiv"},
 		{"Revoca accesso", "deactivation", "revoc"},
 		{"Effettua pagamento", "money", "pagament"},
@@ -145,7 +145,7 @@ func TestMatchDenyWord(t *testing.T) {
 		"Salva", "Stato", "Pratiche", "Pagina successiva", "Dettaglio", "Torna all'elenco",
 		"Aperta", "In lavorazione", "Chiusa", "Cerca", "Pagina precedente", "Pratica 12",
 		"Aggiorna stato", "Modifica", "Conferma", "Avanti", "Indietro", "Home", "Scarica PDF",
-		"Firmato", "Signal", "Pagato", "Pagina", "Log", "Cambia stato", "Chiudi", "Blocca note", "Download", "Tutte le pratiche", "",
+		"Signal", "Pagina", "Firmamento", "Invitati", "Pubblicità esterna", "Uscita", "Check outcome", "Rinviata", "Log", "Cambia stato", "Chiudi", "Blocca note", "Download", "Tutte le pratiche", "",
 	}
 	for _, name := range allow {
 		if cat, root, ok := a.MatchDenyWord(name); ok {

@@ -33,7 +33,11 @@ func NormalizeText(s string) string {
 	return out
 }
 
-func normalizeTextOnce(s string) string {
+func normalizeTextOnce(s string) string { return normalizeWith(s, false) }
+
+// normalizeWith is one pass of NormalizeText; with joinDashes, the dashes, connectors and middle dots
+// of isJoiner join their neighbours (as format characters do) instead of separating them.
+func normalizeWith(s string, joinDashes bool) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, " ")
 	}
@@ -45,6 +49,8 @@ func normalizeTextOnce(s string) string {
 		switch {
 		case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Mn, r), isFiller(r):
 			continue // invisible: joins its neighbours
+		case joinDashes && isJoiner(r):
+			continue
 		}
 		r = foldHomoglyph(r)
 		r = foldHomoglyph(unicode.ToLower(r))
@@ -59,6 +65,50 @@ func normalizeTextOnce(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// CompactText is the second reading of a name that deny words are matched on, for spellings that
+// split a word: NormalizeText with every dash, connector and middle dot joining its neighbours
+// ("Eli-mina", "Eli–mina", "Eli_mina", "Eli·mina" become "elimina") and every run of two or more
+// one-letter words joined into one ("D e l e t e", "E.L.I.M.I.N.A" and "P a g a" become "delete",
+// "elimina", "paga"). A name matches a deny word when either reading does: the second only adds
+// refusals ("Sign-out" is still "sign out" in the first), and a name without such spellings reads the
+// same both ways ("Salva" stays "salva"). A word split by a space alone ("Eli mina") is not joined:
+// "In via di definizione" must not read as "invia".
+func CompactText(s string) string {
+	// One pass that joins at dashes, then NormalizeText's fixed point on the result.
+	words := strings.Split(NormalizeText(normalizeWith(s, true)), " ")
+	out := make([]string, 0, len(words))
+	for i := 0; i < len(words); {
+		j := i
+		for j < len(words) && isOneLetter(words[j]) {
+			j++
+		}
+		if j-i >= 2 {
+			out = append(out, strings.Join(words[i:j], ""))
+			i = j
+			continue
+		}
+		out = append(out, words[i])
+		i++
+	}
+	return strings.Join(out, " ")
+}
+
+// isJoiner reports the runes that split a word without ending it: dashes (Pd, the minus sign, the
+// hyphen bullet), connectors (Pc: "_") and middle dots (·, ‧, ・, ･).
+func isJoiner(r rune) bool {
+	switch r {
+	case 0x2212, 0x2043, 0x00B7, 0x2027, 0x30FB, 0xFF65, 0x2219, 0x22C5:
+		return true
+	}
+	return unicode.Is(unicode.Pd, r) || unicode.Is(unicode.Pc, r)
+}
+
+// isOneLetter reports whether a normalised word is a single letter (not a digit).
+func isOneLetter(w string) bool {
+	r, size := utf8.DecodeRuneInString(w)
+	return size > 0 && size == len(w) && unicode.IsLetter(r)
 }
 
 // isFiller reports the blank letters (Hangul fillers) that render as nothing but are not Cf.

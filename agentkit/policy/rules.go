@@ -33,6 +33,8 @@ const (
 	RuleInvalidProposal  Rule = "invalid_proposal"
 	RuleBlindRetry       Rule = "blind_retry"
 	RuleCredentialPrompt Rule = "credential_prompt"
+	RuleHumanCheck       Rule = "human_check"
+	RuleOneTimeCode      Rule = "one_time_code"
 	RuleStaleRef         Rule = "STALE_REF"
 	RuleUnknownRef       Rule = "UNKNOWN_REF"
 	RuleAmbiguousTarget  Rule = "AMBIGUOUS_TARGET"
@@ -87,6 +89,8 @@ var registry = []RuleInfo{
 	{RuleInvalidProposal, LayerPlanner, "planner", "the planner's output is not a valid action"},
 	{RuleBlindRetry, LayerLoop, "delivery", "an action whose delivery is unverified was proposed again on the unchanged page"},
 	{RuleCredentialPrompt, LayerLoop, "credentials", "the page asks for a secret: the run stops Inconclusive"},
+	{RuleHumanCheck, LayerLoop, "credentials", "the page asks to prove a human is there (a CAPTCHA): never solved; the run stops Inconclusive"},
+	{RuleOneTimeCode, LayerLoop, "credentials", "the page asks for a one-time code (SMS, OTP, verification code): never typed; the run stops Inconclusive"},
 	{RuleStaleRef, LayerResolve, "ref", "the ref is from another snapshot or its element changed or is gone"},
 	{RuleUnknownRef, LayerResolve, "ref", "the ref names no element of the observation"},
 	{RuleAmbiguousTarget, LayerResolve, "ref", "the target matches more than one element"},

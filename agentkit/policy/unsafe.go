@@ -24,8 +24,8 @@ const (
 	// GuardBlindRetry: an action whose delivery is unverified is not dispatched again on the unchanged
 	// page. Off, it is.
 	GuardBlindRetry
-	// GuardCredentialPrompt: a page that asks for a password ends the run Inconclusive. Off, the run
-	// goes on.
+	// GuardCredentialPrompt: a page that asks for a password or a one-time code, or to prove a human is
+	// there (a CAPTCHA), ends the run Inconclusive. Off, the run goes on.
 	GuardCredentialPrompt
 	// GuardRouteGate: the browser-side request gate. Off, the proxy is the only network guard.
 	GuardRouteGate
@@ -51,7 +51,7 @@ var guards = []GuardInfo{
 	{GuardUnnamedRule, "unnamed-rule", LayerDecide, []Rule{RuleUnnamedElement}},
 	{GuardStaleRef, "stale-ref", LayerResolve, []Rule{RuleStaleRef, RuleAmbiguousTarget}},
 	{GuardBlindRetry, "blind-retry", LayerLoop, []Rule{RuleBlindRetry}},
-	{GuardCredentialPrompt, "credential-prompt", LayerLoop, []Rule{RuleCredentialPrompt}},
+	{GuardCredentialPrompt, "credential-prompt", LayerLoop, []Rule{RuleCredentialPrompt, RuleOneTimeCode, RuleHumanCheck}},
 	{GuardRouteGate, "route-gate", LayerRequest, networkRules},
 	{GuardProxyRules, "proxy-rules", LayerProxy, networkRules},
 }

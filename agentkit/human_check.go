@@ -1,0 +1,103 @@
+package agentkit
+
+import (
+	"strings"
+
+	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/agentkit/policy"
+)
+
+// RuleHumanCheck is the loop's rule for a page that asks to prove a human is there (a CAPTCHA, "verify
+// you are human", "non sono un robot"): the run ends Inconclusive; the agent never solves one.
+const RuleHumanCheck = policy.RuleHumanCheck
+
+// RuleOneTimeCode is the loop's rule for a page that asks for a one-time code ("Codice monouso",
+// "One-time code", "Codice SMS", "verification code"): the run ends Inconclusive; the agent never
+// types one. A code sent to a person's phone or mail is that person's to give.
+const RuleOneTimeCode = policy.RuleOneTimeCode
+
+// captchaPhrases are normalised phrases (policy.NormalizeText, spaces around) that name a human check.
+var captchaPhrases = []string{
+	" verify you are human ", " verify that you are human ", " verify you re human ", " confirm you are human ",
+	" prove you are human ", " are you human ", " are you a robot ", " not a robot ", " human verification ",
+	" non sono un robot ", " non sei un robot ", " sei un robot ", " verifica di essere umano ",
+	" verifica di essere un essere umano ", " verifica che sei umano ", " verifica di non essere un robot ",
+	" conferma di essere umano ", " conferma di non essere un robot ", " dimostra di essere umano ",
+	" dimostra di non essere un robot ", " verifica umana ", " controllo anti robot ", " antirobot ",
+}
+
+// otpPhrases are normalised phrases that name a one-time code.
+var otpPhrases = []string{
+	" codice monouso ", " codice usa e getta ", " password monouso ", " codice sms ", " codice via sms ",
+	" codice ricevuto via sms ", " codice otp ", " codice di verifica ", " codice temporaneo ",
+	" codice di autenticazione ", " codice di accesso monouso ", " one time code ", " one time password ",
+	" one time passcode ", " onetime code ", " sms code ", " verification code ", " authentication code ",
+	" two factor ", " 2fa ", " otp ", " mfa code ", " totp ",
+}
+
+// inputRoles are the roles a code can be typed into.
+var inputRoles = map[string]bool{"textbox": true, "spinbutton": true, "searchbox": true, "combobox": true}
+
+// needsAHuman reports the loop rule for a page only a person may pass, and why: a human check
+// (RuleHumanCheck) when any name, text or placeholder on the page names one (a reCAPTCHA or hCaptcha
+// frame is titled so); a one-time-code prompt (RuleOneTimeCode) when an input is named for a code, or
+// when the page names a one-time code and has an input to type it in. "" when neither. It reads the
+// whole snapshot, not only the elements: "Inserisci il codice monouso" is a paragraph above a textbox
+// named "Codice".
+func needsAHuman(o *observe.Observation) (policy.Rule, string) {
+	pageOTP, inputs := false, false
+	for _, n := range o.Nodes {
+		for _, s := range []string{n.Name, n.Text, n.Placeholder} {
+			if s == "" {
+				continue
+			}
+			text := " " + policy.NormalizeText(s) + " "
+			if hasCaptchaWord(text) || containsAny(text, captchaPhrases) {
+				return RuleHumanCheck, "the page asks to prove a human is there (" + excerpt(text) + "): the agent never solves a CAPTCHA; a person is needed"
+			}
+			if containsAny(text, otpPhrases) {
+				if inputRoles[n.Role] {
+					return RuleOneTimeCode, "the page asks for a one-time code (" + n.Role + " " + excerpt(text) + "): the agent never types one; a person is needed"
+				}
+				pageOTP = true
+			}
+		}
+		inputs = inputs || inputRoles[n.Role]
+	}
+	if pageOTP && inputs {
+		return RuleOneTimeCode, "the page asks for a one-time code and has an input for it: the agent never types one; a person is needed"
+	}
+	return "", ""
+}
+
+// hasCaptchaWord reports a word that names a CAPTCHA: captcha, recaptcha, hcaptcha, "CAPTCHA-Code".
+func hasCaptchaWord(text string) bool {
+	for _, w := range strings.Fields(text) {
+		if strings.Contains(w, "captcha") {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAny(s string, phrases []string) bool {
+	for _, p := range phrases {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// excerpt is the start of a normalised text for a reason line: at most 60 bytes, cut at a word.
+func excerpt(text string) string {
+	text = strings.TrimSpace(text)
+	if len(text) <= 60 {
+		return "\"" + text + "\""
+	}
+	cut := strings.LastIndexByte(text[:60], ' ')
+	if cut <= 0 {
+		cut = 60
+	}
+	return "\"" + text[:cut] + " ...\""
+}
