@@ -30,6 +30,9 @@ const (
 	RuleNotAProxyRequest = policy.RuleNotAProxyRequest
 	// RuleRulesPanic denies a request whose Rules method panicked: the proxy fails closed.
 	RuleRulesPanic = policy.RuleRulesPanic
+	// RuleForgedInternalHeader refuses an upstream response that carried an X-Trapline-* header,
+	// which only the proxy writes.
+	RuleForgedInternalHeader = policy.RuleForgedInternalHeader
 )
 
 // Decision is one allow/deny decision of the proxy: a versioned log record, written as one JSON

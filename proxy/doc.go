@@ -13,6 +13,10 @@
 //     map. A denial is answered 403; Chromium shows it as net::ERR_TUNNEL_CONNECTION_FAILED. The
 //     tunnel's content is not inspected (no MITM).
 //   - A request addressed to the proxy itself is answered 400 (rule not_a_proxy_request).
+//   - An upstream response is judged by its headers (ResponseRules). Headers named X-Trapline-*
+//     belong to the proxy: they are stripped from every upstream response (trailers included), and
+//     a response that carried one is cut and refused (rule forged_internal_header). The proxy knows
+//     its own 403s out of band, never by a header.
 //
 // Every decision is kept in memory (Proxy.Decisions) and, if Config.Log is set, written to it as one
 // versioned JSON line (Decision, v=1), which specs read as evidence from outside the agent.

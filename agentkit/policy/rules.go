@@ -42,6 +42,9 @@ const (
 	RuleUnmappedHost     Rule = "unmapped_host"
 	RuleNotAProxyRequest Rule = "not_a_proxy_request"
 	RuleRulesPanic       Rule = "rules_panic"
+	// RuleForgedInternalHeader: an upstream response carried a header the proxy keeps for itself
+	// (X-Trapline-*), as if the proxy had refused it.
+	RuleForgedInternalHeader Rule = "forged_internal_header"
 )
 
 // registry is every rule trapline writes. Adding a rule is one line here (and its constant).
@@ -94,6 +97,7 @@ var registry = []RuleInfo{
 	{RuleUnmappedHost, LayerProxy, "proxy", "the destination is not mapped in the staging world"},
 	{RuleNotAProxyRequest, LayerProxy, "proxy", "a request addressed to the proxy itself"},
 	{RuleRulesPanic, LayerProxy, "proxy", "the proxy's rules panicked: it failed closed"},
+	{RuleForgedInternalHeader, LayerProxy, "proxy", "an upstream response carried the proxy's own X-Trapline-* header: cut, never forwarded"},
 }
 
 // Registry returns every registered rule, RuleAllowed first, in a new slice.
