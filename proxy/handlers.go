@@ -138,14 +138,15 @@ func unmapped(dest, why string) policy.Decision {
 	return policy.Decision{Rule: RuleUnmappedHost, Reason: fmt.Sprintf("%s: %s", dest, why)}
 }
 
-// withVerdict fills rec's verdict, rule and reason from d.
+// withVerdict fills rec's verdict, rule and reason from d. The reason is logged, so a URL's user
+// information in it is redacted whoever wrote it.
 func withVerdict(rec Decision, d policy.Decision) Decision {
 	rec.Verdict = VerdictDeny
 	if d.Allow {
 		rec.Verdict = VerdictAllow
 	}
 	rec.Rule = d.Rule
-	rec.Reason = d.Reason
+	rec.Reason = policy.RedactUserinfo(d.Reason)
 	return rec
 }
 

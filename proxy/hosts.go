@@ -28,7 +28,7 @@ func newHostMap(in map[string]string) (hostMap, error) {
 	for key, target := range in {
 		host, port, err := splitHostPort(key, "")
 		if err != nil {
-			return nil, fmt.Errorf("hosts key %q: %w", key, err)
+			return nil, fmt.Errorf("hosts key %q: %w", policy.RedactUserinfo(key), err)
 		}
 		ap, err := netip.ParseAddrPort(strings.TrimSpace(target))
 		if err != nil {
