@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
+	"net/netip"
+	"strings"
 
 	"github.com/trapline/trapline/agentkit/policy"
 )
@@ -37,8 +40,14 @@ type Config struct {
 	// refused with rule RuleUnmappedHost, whatever Rules says.
 	Hosts map[string]string
 
-	// Listen is the TCP address to listen on. Empty means DefaultListen.
+	// Listen is the TCP address to listen on. Empty means DefaultListen. It must be a loopback
+	// address (127.0.0.0/8, ::1 or "localhost") unless AllowNonLoopback is set: a proxy on every
+	// interface is an open proxy into the staging world for anyone who reaches the port.
 	Listen string
+
+	// AllowNonLoopback lets Listen be any address (":8080", "0.0.0.0:8080"): a proxy in a
+	// container, whose port the engine publishes, needs it. Say so on purpose.
+	AllowNonLoopback bool
 
 	// Log, if set, receives one JSON line (a Decision) per decision, in the order they were made.
 	// A write error does not stop the proxy; Close reports the first one.
@@ -84,6 +93,11 @@ func newOptions(cfg Config) (options, error) {
 	if o.listen == "" {
 		o.listen = DefaultListen
 	}
+	if !cfg.AllowNonLoopback {
+		if err := checkLoopback(o.listen); err != nil {
+			return options{}, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
 	if o.errorLog == nil {
 		o.errorLog = log.New(io.Discard, "", 0)
 	}
@@ -93,6 +107,22 @@ func newOptions(cfg Config) (options, error) {
 	}
 	o.hosts = hosts
 	return o, nil
+}
+
+// checkLoopback refuses a listen address whose host is not a loopback IP or "localhost".
+func checkLoopback(listen string) error {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("listen %q: %w", listen, err)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.Unmap().IsLoopback() || strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	what := fmt.Sprintf("%q is not a loopback address", host)
+	if host == "" {
+		what = "an empty host listens on every interface"
+	}
+	return fmt.Errorf("listen %q: %s: the proxy would be open to every host that can reach it; allow that on purpose (trapline proxy --allow-non-loopback; proxy.Config.AllowNonLoopback)", listen, what)
 }
 
 // denyAll is the Rules used when Config.Rules is nil.

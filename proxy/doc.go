@@ -18,6 +18,9 @@
 //     a response that carried one is cut and refused (rule forged_internal_header). The proxy knows
 //     its own 403s out of band, never by a header.
 //
+// The proxy listens on loopback only (Config.Listen); any other address, every interface included,
+// needs Config.AllowNonLoopback, as a container's proxy does.
+//
 // Every decision is kept in memory (Proxy.Decisions) and, if Config.Log is set, written to it as one
 // versioned JSON line (Decision, v=1), which specs read as evidence from outside the agent.
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -64,6 +65,13 @@ func Start(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start proxy: listen %s: %w", opts.listen, err)
 	}
+	if !cfg.AllowNonLoopback {
+		// "localhost" is resolved by Listen: check what was bound, not what was asked.
+		if ap, err := netip.ParseAddrPort(ln.Addr().String()); err != nil || !ap.Addr().Unmap().IsLoopback() {
+			_ = ln.Close()
+			return nil, fmt.Errorf("start proxy: %w: listen %s bound %s, not a loopback address", ErrConfig, opts.listen, ln.Addr())
+		}
+	}
 	p.ln = ln
 	p.srv = &http.Server{
 		Handler:           px,
@@ -80,8 +88,39 @@ func Start(cfg Config) (*Proxy, error) {
 // Addr returns the host:port the proxy listens on.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-// URL returns the proxy URL to give clients, "http://127.0.0.1:PORT".
-func (p *Proxy) URL() string { return "http://" + p.Addr() }
+// URL returns the proxy URL to give clients, "http://127.0.0.1:PORT". For a proxy listening on
+// every interface (AllowNonLoopback with ":PORT", "0.0.0.0" or "::"; Go listens on both families
+// then), whose address no client can dial, it names 127.0.0.1; ClientURLs lists the others.
+func (p *Proxy) URL() string {
+	ap, err := netip.ParseAddrPort(p.Addr())
+	if err != nil || !ap.Addr().IsUnspecified() {
+		return "http://" + p.Addr()
+	}
+	return "http://" + netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), ap.Port()).String()
+}
+
+// ClientURLs returns URL first, then, for a proxy listening on every interface, one proxy URL per
+// address of this machine's interfaces (loopback and link-local left out), which other hosts may
+// dial.
+func (p *Proxy) ClientURLs() []string {
+	out := []string{p.URL()}
+	ap, err := netip.ParseAddrPort(p.Addr())
+	if err != nil || !ap.Addr().IsUnspecified() {
+		return out
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return out
+	}
+	for _, a := range addrs {
+		pfx, err := netip.ParsePrefix(a.String())
+		if err != nil || pfx.Addr().IsLoopback() || pfx.Addr().IsLinkLocalUnicast() {
+			continue
+		}
+		out = append(out, "http://"+netip.AddrPortFrom(pfx.Addr(), ap.Port()).String())
+	}
+	return out
+}
 
 // Decisions returns a copy of the decisions made so far, in the order they were made.
 func (p *Proxy) Decisions() []Decision { return p.rec.decisions() }

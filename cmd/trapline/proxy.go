@@ -18,19 +18,22 @@ import (
 	"github.com/trapline/trapline/world"
 )
 
-const proxyUsage = `usage: trapline proxy (--policy NAME|FILE | --no-rules) [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE] [--health PATH]
+const proxyUsage = `usage: trapline proxy (--policy NAME|FILE | --no-rules) [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE] [--health PATH] [--allow-non-loopback]
 
 Runs the egress proxy with the policy's network rules (DecideRequest for plain HTTP, DecideHost for
 CONNECT tunnels) until SIGINT or SIGTERM. The proxy dials only the --map targets: an unmapped
 destination is refused (unmapped_host) whatever the policy says. The first line printed is the
-proxy URL.
+proxy URL a client on this machine can use.
 
   --policy NAME|FILE  an embedded policy (reference, permissive) or a policy file (required)
-  --listen ADDR    address to listen on (default 127.0.0.1:0, a free port)
+  --listen ADDR    address to listen on (default 127.0.0.1:0, a free port); a loopback address
+                   unless --allow-non-loopback
   --map HOST=ADDR  map a host (or host:port) to a literal IP:port; repeatable
   --log FILE       append one JSON decision per line to FILE
   --no-rules       allow every mapped host (the defense-in-depth control arm); instead of --policy
-  --health PATH    answer a direct GET of PATH with 200, logging nothing (a container's readiness check)`
+  --health PATH    answer a direct GET of PATH with 200, logging nothing (a container's readiness check)
+  --allow-non-loopback  let --listen be any address (":8080", "0.0.0.0:8080"): an open proxy for
+                   every host that reaches the port; a container's proxy needs it`
 
 // cmdProxy runs the egress proxy as its own process until SIGINT or SIGTERM.
 func cmdProxy(args []string, stdout io.Writer) error {
@@ -72,6 +75,8 @@ type proxyFlags struct {
 	// noRules runs the proxy with world.AllowAll; health is proxy.Config.HealthPath.
 	noRules bool
 	health  string
+	// nonLoopback is proxy.Config.AllowNonLoopback.
+	nonLoopback bool
 }
 
 func parseProxyFlags(args []string) (proxyFlags, error) {
@@ -83,6 +88,7 @@ func parseProxyFlags(args []string) (proxyFlags, error) {
 	fs.StringVar(&f.log, "log", "", "decision log file")
 	fs.BoolVar(&f.noRules, "no-rules", false, "allow every mapped host")
 	fs.StringVar(&f.health, "health", "", "readiness path")
+	fs.BoolVar(&f.nonLoopback, "allow-non-loopback", false, "let --listen be any address")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return f, withCode(exitUsage, errors.New(proxyUsage))
@@ -134,14 +140,21 @@ func runProxy(ctx context.Context, args []string, stdout io.Writer) (err error) 
 		}()
 		logw = lf
 	}
-	p, err := proxy.Start(proxy.Config{Rules: rules, Hosts: f.hosts, Listen: f.listen, Log: logw, HealthPath: f.health})
+	p, err := proxy.Start(proxy.Config{Rules: rules, Hosts: f.hosts, Listen: f.listen, Log: logw, HealthPath: f.health, AllowNonLoopback: f.nonLoopback})
 	if errors.Is(err, proxy.ErrConfig) {
 		return withCode(exitUsage, fmt.Errorf("proxy: %w", err))
 	}
 	if err != nil {
 		return withCode(exitBroken, err) // the address is taken or not ours: the environment
 	}
-	fmt.Fprintln(stdout, p.URL())
+	urls := p.ClientURLs()
+	fmt.Fprintln(stdout, urls[0])
+	if _, port, err := net.SplitHostPort(p.Addr()); err == nil && "http://"+p.Addr() != urls[0] {
+		fmt.Fprintf(stdout, "listening on every interface (%s, --allow-non-loopback): any host that reaches port %s can use this proxy\n", p.Addr(), port)
+		for _, u := range urls[1:] {
+			fmt.Fprintf(stdout, "also reachable as %s\n", u)
+		}
+	}
 	if len(f.hosts) == 0 {
 		fmt.Fprintln(stdout, "no --map given: every destination is refused as unmapped_host")
 	} else {
