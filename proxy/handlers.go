@@ -48,6 +48,7 @@ func (p *Proxy) onRequest(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, 
 		ContentType:   r.Header.Get("Content-Type"),
 		Body:          body,
 		BodyTruncated: truncated,
+		Header:        r.Header, // the method-override headers: a request is judged as every method it says it is
 	})
 	if bodyErr != nil {
 		d = policy.Decision{Rule: policy.RuleBodyUnreadable, Reason: bodyErr.Error()}
