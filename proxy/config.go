@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/trapline/trapline/agentkit/policy"
 )
@@ -25,6 +26,14 @@ var _ Rules = (*policy.Policy)(nil)
 
 // DefaultListen is the address the proxy listens on when Config.Listen is empty.
 const DefaultListen = "127.0.0.1:0"
+
+// Defaults of Config's resource bounds.
+const (
+	// DefaultKeepDecisions is Config.KeepDecisions' default: about 4 MB of decisions.
+	DefaultKeepDecisions = 10000
+	// DefaultBodyTimeout is Config.BodyTimeout's default.
+	DefaultBodyTimeout = 30 * time.Second
+)
 
 // Config configures a Proxy. The zero value is valid: it listens on DefaultListen and denies
 // everything.
@@ -57,6 +66,16 @@ type Config struct {
 	// HTTP server's errors. Nil discards them.
 	ErrorLog *log.Logger
 
+	// KeepDecisions is how many of the latest decisions Proxy.Decisions keeps in memory. 0 means
+	// DefaultKeepDecisions; a negative value keeps none. Every decision goes to Log regardless.
+	KeepDecisions int
+
+	// BodyTimeout bounds how long the proxy waits for the part of a request body it judges (up to
+	// the rules' body limit). A body that does not arrive in time (a client sending one byte every
+	// few seconds) is refused with rule body_unreadable and the connection closed. 0 means
+	// DefaultBodyTimeout.
+	BodyTimeout time.Duration
+
 	// HealthPath, when set (e.g. "/healthz"), makes a direct (non-proxy) GET of exactly that path
 	// answer 200 "ok" without a decision: a readiness check for a proxy in a container, where a
 	// client outside must learn that the listener serves. Every other direct request is still
@@ -76,6 +95,8 @@ type options struct {
 	log      io.Writer
 	errorLog *log.Logger
 	health   string
+	keep     int
+	bodyWait time.Duration
 }
 
 // newOptions applies the defaults to cfg and validates it.
@@ -86,6 +107,14 @@ func newOptions(cfg Config) (options, error) {
 		log:      cfg.Log,
 		errorLog: cfg.ErrorLog,
 		health:   cfg.HealthPath,
+		keep:     cfg.KeepDecisions,
+		bodyWait: cfg.BodyTimeout,
+	}
+	if o.keep == 0 {
+		o.keep = DefaultKeepDecisions
+	}
+	if o.bodyWait <= 0 {
+		o.bodyWait = DefaultBodyTimeout
 	}
 	if o.rules == nil {
 		o.rules = denyAll{}

@@ -21,8 +21,12 @@
 // The proxy listens on loopback only (Config.Listen); any other address, every interface included,
 // needs Config.AllowNonLoopback, as a container's proxy does.
 //
-// Every decision is kept in memory (Proxy.Decisions) and, if Config.Log is set, written to it as one
-// versioned JSON line (Decision, v=1), which specs read as evidence from outside the agent.
+// Every decision is written, if Config.Log is set, to it as one versioned JSON line (Decision,
+// v=1), which specs read as evidence from outside the agent; only the latest Config.KeepDecisions
+// stay in memory (Proxy.Decisions), so a long-running proxy's memory does not grow with its
+// traffic. A request body that does not arrive within Config.BodyTimeout is refused
+// (body_unreadable), and a request Go's HTTP server refuses by itself before any handler sees it
+// (malformed, bad Host, headers over 1 MiB) still gets a line (malformed_request).
 //
 // Example:
 //

@@ -39,7 +39,7 @@ func Start(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start proxy: %w", err)
 	}
-	p := &Proxy{opts: opts, rec: newRecorder(opts.log), conns: newConnSet(), done: make(chan struct{})}
+	p := &Proxy{opts: opts, rec: newRecorder(opts.log, opts.keep), conns: newConnSet(), done: make(chan struct{})}
 
 	p.tr = &http.Transport{
 		Proxy:                 nil, // never chain out through HTTP_PROXY and friends
@@ -74,9 +74,13 @@ func Start(cfg Config) (*Proxy, error) {
 	}
 	p.ln = ln
 	p.srv = &http.Server{
-		Handler:           px,
+		Handler:           p.serve(px),
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          opts.errorLog,
+		ConnState:         p.connState,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connWatchKey{}, watchOf(c))
+		},
 	}
 	go func() {
 		defer close(p.done)
@@ -122,8 +126,17 @@ func (p *Proxy) ClientURLs() []string {
 	return out
 }
 
-// Decisions returns a copy of the decisions made so far, in the order they were made.
-func (p *Proxy) Decisions() []Decision { return p.rec.decisions() }
+// Decisions returns a copy of the decisions kept in memory, in the order they were made: all of
+// them until Config.KeepDecisions were made, then the latest KeepDecisions. DecisionsDropped says
+// how many earlier ones only Config.Log holds; a caller that needs every decision reads the log.
+func (p *Proxy) Decisions() []Decision { d, _ := p.rec.decisions(); return d }
+
+// DecisionsDropped returns how many decisions are no longer kept in memory (Decisions lacks them;
+// Config.Log has them).
+func (p *Proxy) DecisionsDropped() int { return p.rec.droppedCount() }
+
+// LogError returns the first error writing Config.Log, if any: the log then lacks decisions.
+func (p *Proxy) LogError() error { return p.rec.err() }
 
 // Close stops listening, waits up to five seconds for in-flight plain HTTP requests, then cuts
 // every remaining connection, open tunnels and WebSockets included. It returns the first error

@@ -45,6 +45,9 @@ const (
 	// RuleForgedInternalHeader: an upstream response carried a header the proxy keeps for itself
 	// (X-Trapline-*), as if the proxy had refused it.
 	RuleForgedInternalHeader Rule = "forged_internal_header"
+	// RuleMalformedRequest: Go's HTTP server refused a request before the proxy could judge it
+	// (malformed, bad Host, headers too large), or the connection ended mid-request.
+	RuleMalformedRequest Rule = "malformed_request"
 )
 
 // registry is every rule trapline writes. Adding a rule is one line here (and its constant).
@@ -76,7 +79,7 @@ var registry = []RuleInfo{
 	{RuleRequestDenyWord, LayerRequest, "navigation", "a query or body field name or value matches a requests.deny_words root"},
 	{RuleOutsideURLParam, LayerRequest, "navigation", "a query or body value is a URL of a host outside the allowlist"},
 	{RuleBodyTooLarge, LayerRequest, "navigation", "the request body is longer than requests.max_body_bytes"},
-	{RuleBodyUnreadable, LayerRequest, "navigation", "the request body is malformed or of a content type the rules cannot read"},
+	{RuleBodyUnreadable, LayerRequest, "navigation", "the request body is malformed, of a content type the rules cannot read, or (proxy) did not arrive within the body timeout"},
 	{RuleResponseDownload, LayerRequest, "capability", "the proxy cut a response its headers name as an executable or archive download, or whose Content-Disposition is malformed"},
 	{RuleGraphQLPersisted, LayerRequest, "navigation", "a GraphQL request naming a stored document (persisted-query hash, documentId) instead of sending it, under a policy with an operations rule: it cannot be judged"},
 	{RuleUnseenChannel, LayerRequest, "navigation", "speculation rules, or a beacon or keepalive request sent while the page is left, refused in the page (the route gate cannot see them)"},
@@ -98,6 +101,7 @@ var registry = []RuleInfo{
 	{RuleUnmappedHost, LayerProxy, "proxy", "the destination is not mapped in the staging world"},
 	{RuleNotAProxyRequest, LayerProxy, "proxy", "a request addressed to the proxy itself"},
 	{RuleRulesPanic, LayerProxy, "proxy", "the proxy's rules panicked: it failed closed"},
+	{RuleMalformedRequest, LayerProxy, "proxy", "a request Go's HTTP server refused before the proxy could judge it (malformed, bad Host, headers too large), or a connection that ended mid-request"},
 	{RuleForgedInternalHeader, LayerProxy, "proxy", "an upstream response carried the proxy's own X-Trapline-* header: cut, never forwarded"},
 }
 
