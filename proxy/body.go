@@ -2,9 +2,11 @@ package proxy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 
 	"github.com/trapline/trapline/agentkit/policy"
 )
@@ -20,7 +22,8 @@ var _ BodyLimiter = (*policy.Policy)(nil)
 
 // readBody reads up to the rules' body limit of r's body into the request to judge and puts the
 // bytes back in front of the rest, so an allowed request is forwarded whole. truncated says the
-// body went on past the limit. An error reading the body is returned (the request is denied).
+// body went on past the limit. An error reading the body is returned (the request is denied), a
+// body that does not arrive within Config.BodyTimeout included.
 func (p *Proxy) readBody(r *http.Request) (body []byte, truncated bool, err error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, false, nil
@@ -30,9 +33,14 @@ func (p *Proxy) readBody(r *http.Request) (body []byte, truncated bool, err erro
 		limit = bl.BodyLimit()
 	}
 	buf, err := io.ReadAll(io.LimitReader(r.Body, int64(limit)))
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		// The deadline stays: net/http's discard of the rest fails at once and the connection closes.
+		return nil, false, fmt.Errorf("the request body did not arrive within %s (a slow or stalled body): %w", p.opts.bodyWait, err)
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("read request body: %w", err)
 	}
+	clearBodyDeadline(r)
 	r.Body = struct {
 		io.Reader
 		io.Closer

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
 
 	"github.com/trapline/trapline/agentkit/policy"
 )
@@ -23,6 +27,14 @@ var _ Rules = (*policy.Policy)(nil)
 
 // DefaultListen is the address the proxy listens on when Config.Listen is empty.
 const DefaultListen = "127.0.0.1:0"
+
+// Defaults of Config's resource bounds.
+const (
+	// DefaultKeepDecisions is Config.KeepDecisions' default: about 4 MB of decisions.
+	DefaultKeepDecisions = 10000
+	// DefaultBodyTimeout is Config.BodyTimeout's default.
+	DefaultBodyTimeout = 30 * time.Second
+)
 
 // Config configures a Proxy. The zero value is valid: it listens on DefaultListen and denies
 // everything.
@@ -51,7 +63,14 @@ type Config struct {
 	UpstreamRoots *x509.CertPool
 
 	// Listen is the TCP address to listen on. Empty means DefaultListen.
+	// Listen is the TCP address to listen on. Empty means DefaultListen. It must be a loopback
+	// address (127.0.0.0/8, ::1 or "localhost") unless AllowNonLoopback is set: a proxy on every
+	// interface is an open proxy into the staging world for anyone who reaches the port.
 	Listen string
+
+	// AllowNonLoopback lets Listen be any address (":8080", "0.0.0.0:8080"): a proxy in a
+	// container, whose port the engine publishes, needs it. Say so on purpose.
+	AllowNonLoopback bool
 
 	// Log, if set, receives one JSON line (a Decision) per decision, in the order they were made.
 	// A write error does not stop the proxy; Close reports the first one.
@@ -60,6 +79,16 @@ type Config struct {
 	// ErrorLog, if set, receives goproxy's warnings (for example a failed upstream dial) and the
 	// HTTP server's errors. Nil discards them.
 	ErrorLog *log.Logger
+
+	// KeepDecisions is how many of the latest decisions Proxy.Decisions keeps in memory. 0 means
+	// DefaultKeepDecisions; a negative value keeps none. Every decision goes to Log regardless.
+	KeepDecisions int
+
+	// BodyTimeout bounds how long the proxy waits for the part of a request body it judges (up to
+	// the rules' body limit). A body that does not arrive in time (a client sending one byte every
+	// few seconds) is refused with rule body_unreadable and the connection closed. 0 means
+	// DefaultBodyTimeout.
+	BodyTimeout time.Duration
 
 	// HealthPath, when set (e.g. "/healthz"), makes a direct (non-proxy) GET of exactly that path
 	// answer 200 "ok" without a decision: a readiness check for a proxy in a container, where a
@@ -82,6 +111,8 @@ type options struct {
 	health   string
 	ca       *CA
 	roots    *x509.CertPool
+	keep     int
+	bodyWait time.Duration
 }
 
 // newOptions applies the defaults to cfg and validates it.
@@ -94,12 +125,25 @@ func newOptions(cfg Config) (options, error) {
 		health:   cfg.HealthPath,
 		ca:       cfg.CA,
 		roots:    cfg.UpstreamRoots,
+		keep:     cfg.KeepDecisions,
+		bodyWait: cfg.BodyTimeout,
+	}
+	if o.keep == 0 {
+		o.keep = DefaultKeepDecisions
+	}
+	if o.bodyWait <= 0 {
+		o.bodyWait = DefaultBodyTimeout
 	}
 	if o.rules == nil {
 		o.rules = denyAll{}
 	}
 	if o.listen == "" {
 		o.listen = DefaultListen
+	}
+	if !cfg.AllowNonLoopback {
+		if err := checkLoopback(o.listen); err != nil {
+			return options{}, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
 	}
 	if o.errorLog == nil {
 		o.errorLog = log.New(io.Discard, "", 0)
@@ -115,6 +159,22 @@ func newOptions(cfg Config) (options, error) {
 		}
 	}
 	return o, nil
+}
+
+// checkLoopback refuses a listen address whose host is not a loopback IP or "localhost".
+func checkLoopback(listen string) error {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("listen %q: %w", listen, err)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.Unmap().IsLoopback() || strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	what := fmt.Sprintf("%q is not a loopback address", host)
+	if host == "" {
+		what = "an empty host listens on every interface"
+	}
+	return fmt.Errorf("listen %q: %s: the proxy would be open to every host that can reach it; allow that on purpose (trapline proxy --allow-non-loopback; proxy.Config.AllowNonLoopback)", listen, what)
 }
 
 // denyAll is the Rules used when Config.Rules is nil.

@@ -65,8 +65,16 @@ func (s *connSet) len() int {
 
 type trackedTCPConn struct {
 	*net.TCPConn
-	set  *connSet
-	once sync.Once
+	set   *connSet
+	once  sync.Once
+	watch *connWatch // client connections only
+}
+
+func (c *trackedTCPConn) Write(b []byte) (int, error) {
+	if c.watch != nil {
+		c.watch.wrote(b)
+	}
+	return c.TCPConn.Write(b)
 }
 
 func (c *trackedTCPConn) Close() error {
@@ -76,8 +84,16 @@ func (c *trackedTCPConn) Close() error {
 
 type trackedConn struct {
 	net.Conn
-	set  *connSet
-	once sync.Once
+	set   *connSet
+	once  sync.Once
+	watch *connWatch // client connections only
+}
+
+func (c *trackedConn) Write(b []byte) (int, error) {
+	if c.watch != nil {
+		c.watch.wrote(b)
+	}
+	return c.Conn.Write(b)
 }
 
 func (c *trackedConn) Close() error {
@@ -85,7 +101,7 @@ func (c *trackedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// trackingListener tracks every accepted connection in set.
+// trackingListener tracks every accepted connection in set and gives each a connWatch.
 type trackingListener struct {
 	net.Listener
 	set *connSet
@@ -96,5 +112,12 @@ func (l trackingListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.set.track(c), nil
+	tc := l.set.track(c)
+	switch x := tc.(type) {
+	case *trackedTCPConn:
+		x.watch = &connWatch{}
+	case *trackedConn:
+		x.watch = &connWatch{}
+	}
+	return tc, nil
 }

@@ -37,10 +37,13 @@ const (
 	// RuleTunnelHost refuses a request inside a CONNECT tunnel that names another host or port than
 	// the tunnel's.
 	RuleTunnelHost = policy.RuleTunnelHost
+	// RuleForgedInternalHeader refuses an upstream response that carried an X-Trapline-* header,
+	// which only the proxy writes.
+	RuleForgedInternalHeader = policy.RuleForgedInternalHeader
 )
 
 // Decision is one allow/deny decision of the proxy: a versioned log record, written as one JSON
-// line to Config.Log and kept in memory (Proxy.Decisions).
+// line to Config.Log; the latest Config.KeepDecisions are also kept in memory (Proxy.Decisions).
 type Decision struct {
 	// V is the record version, DecisionVersion.
 	V int `json:"v"`
@@ -70,16 +73,20 @@ type Decision struct {
 // Allowed reports whether the decision let the request through.
 func (d Decision) Allowed() bool { return d.Verdict == VerdictAllow }
 
-// recorder keeps the decisions in memory and writes them to the JSON log, in one order.
+// recorder writes every decision to the JSON log and keeps the latest keep of them in memory (a
+// ring), in one order: a long-running proxy's memory does not grow with its traffic.
 type recorder struct {
-	mu     sync.Mutex
-	list   []Decision
-	enc    *json.Encoder
-	logErr error
+	mu      sync.Mutex
+	ring    []Decision // the kept decisions; once full, ring[next] is the oldest
+	keep    int
+	next    int
+	dropped int // decisions no longer kept in memory (they are in the log)
+	enc     *json.Encoder
+	logErr  error
 }
 
-func newRecorder(out io.Writer) *recorder {
-	r := &recorder{}
+func newRecorder(out io.Writer, keep int) *recorder {
+	r := &recorder{keep: keep}
 	if out != nil {
 		r.enc = json.NewEncoder(out)
 		r.enc.SetEscapeHTML(false)
@@ -87,13 +94,23 @@ func newRecorder(out io.Writer) *recorder {
 	return r
 }
 
-// record stamps d and appends it to the memory log and the JSON log.
+// record stamps d, writes it to the JSON log and keeps it in memory, dropping the oldest kept
+// decision when keep are kept already.
 func (r *recorder) record(d Decision) {
 	d.V = DecisionVersion
 	d.Time = time.Now().UTC()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.list = append(r.list, d)
+	switch {
+	case r.keep <= 0:
+		r.dropped++
+	case len(r.ring) < r.keep:
+		r.ring = append(r.ring, d)
+	default:
+		r.ring[r.next] = d
+		r.next = (r.next + 1) % r.keep
+		r.dropped++
+	}
 	if r.enc == nil || r.logErr != nil {
 		return
 	}
@@ -102,13 +119,22 @@ func (r *recorder) record(d Decision) {
 	}
 }
 
-// decisions returns a copy of the decisions so far.
-func (r *recorder) decisions() []Decision {
+// decisions returns a copy of the kept decisions, oldest first, and how many earlier ones were
+// dropped from memory.
+func (r *recorder) decisions() ([]Decision, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]Decision, len(r.list))
-	copy(out, r.list)
-	return out
+	out := make([]Decision, 0, len(r.ring))
+	out = append(out, r.ring[r.next:]...)
+	out = append(out, r.ring[:r.next]...)
+	return out, r.dropped
+}
+
+// droppedCount returns how many decisions are no longer kept in memory.
+func (r *recorder) droppedCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dropped
 }
 
 // err returns the first error writing the JSON log.

@@ -16,9 +16,20 @@
 //     plain one. A tunnel it cannot judge (the client does not trust the CA, or speaks neither TLS
 //     nor HTTP) is refused with rule tunnel_unjudged (mitm.go).
 //   - A request addressed to the proxy itself is answered 400 (rule not_a_proxy_request).
+//   - An upstream response is judged by its headers (ResponseRules). Headers named X-Trapline-*
+//     belong to the proxy: they are stripped from every upstream response (trailers included), and
+//     a response that carried one is cut and refused (rule forged_internal_header). The proxy knows
+//     its own 403s out of band, never by a header.
 //
-// Every decision is kept in memory (Proxy.Decisions) and, if Config.Log is set, written to it as one
-// versioned JSON line (Decision, v=1), which specs read as evidence from outside the agent.
+// The proxy listens on loopback only (Config.Listen); any other address, every interface included,
+// needs Config.AllowNonLoopback, as a container's proxy does.
+//
+// Every decision is written, if Config.Log is set, to it as one versioned JSON line (Decision,
+// v=1), which specs read as evidence from outside the agent; only the latest Config.KeepDecisions
+// stay in memory (Proxy.Decisions), so a long-running proxy's memory does not grow with its
+// traffic. A request body that does not arrive within Config.BodyTimeout is refused
+// (body_unreadable), and a request Go's HTTP server refuses by itself before any handler sees it
+// (malformed, bad Host, headers over 1 MiB) still gets a line (malformed_request).
 //
 // Example:
 //

@@ -48,6 +48,7 @@ func (p *Proxy) onRequest(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, 
 		ContentType:   r.Header.Get("Content-Type"),
 		Body:          body,
 		BodyTruncated: truncated,
+		Header:        r.Header, // the method-override headers: a request is judged as every method it says it is
 	})
 	if bodyErr != nil {
 		d = policy.Decision{Rule: policy.RuleBodyUnreadable, Reason: bodyErr.Error()}
@@ -138,14 +139,15 @@ func unmapped(dest, why string) policy.Decision {
 	return policy.Decision{Rule: RuleUnmappedHost, Reason: fmt.Sprintf("%s: %s", dest, why)}
 }
 
-// withVerdict fills rec's verdict, rule and reason from d.
+// withVerdict fills rec's verdict, rule and reason from d. The reason is logged, so a URL's user
+// information in it is redacted whoever wrote it.
 func withVerdict(rec Decision, d policy.Decision) Decision {
 	rec.Verdict = VerdictDeny
 	if d.Allow {
 		rec.Verdict = VerdictAllow
 	}
 	rec.Rule = d.Rule
-	rec.Reason = d.Reason
+	rec.Reason = policy.RedactUserinfo(d.Reason)
 	return rec
 }
 
@@ -154,12 +156,21 @@ func denyBody(d policy.Decision) string {
 	return fmt.Sprintf("trapline proxy: denied by rule %s: %s\n", d.Rule, d.Reason)
 }
 
-// denyResponse is the 403 the proxy answers a denied request with.
+// denyResponse is the 403 the proxy answers a denied request with. Its body is a denialBody, the
+// out-of-band mark by which onResponse knows the proxy's own answer.
 func denyResponse(r *http.Request, d policy.Decision) *http.Response {
-	resp := goproxy.NewResponse(r, goproxy.ContentTypeText+"; charset=utf-8", http.StatusForbidden, denyBody(d))
+	text := denyBody(d)
+	resp := goproxy.NewResponse(r, goproxy.ContentTypeText+"; charset=utf-8", http.StatusForbidden, text)
+	resp.Body = denialBody{strings.NewReader(text)}
 	resp.Header.Set(RuleHeader, string(d.Rule))
 	return resp
 }
+
+// denialBody is the body of the proxy's own 403s. Only this package makes one, so a response that
+// carries one is the proxy's and no header an upstream sends can pass for it.
+type denialBody struct{ *strings.Reader }
+
+func (denialBody) Close() error { return nil }
 
 // stripHopByHop removes the hop-by-hop headers (RFC 9110 section 7.6.1), those named in
 // Connection, and every Proxy-* header. goproxy removes Proxy-Connection, Proxy-Authenticate,

@@ -44,7 +44,7 @@ func newHostMap(in map[string]string) (hostMap, error) {
 	for key, value := range in {
 		host, port, err := splitHostPort(key, "")
 		if err != nil {
-			return nil, fmt.Errorf("hosts key %q: %w", key, err)
+			return nil, fmt.Errorf("hosts key %q: %w", policy.RedactUserinfo(key), err)
 		}
 		addr, useTLS := strings.CutPrefix(strings.TrimSpace(value), "https://")
 		ap, err := netip.ParseAddrPort(addr)

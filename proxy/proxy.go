@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -40,7 +41,7 @@ func Start(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start proxy: %w", err)
 	}
-	p := &Proxy{opts: opts, rec: newRecorder(opts.log), conns: newConnSet(), done: make(chan struct{})}
+	p := &Proxy{opts: opts, rec: newRecorder(opts.log, opts.keep), conns: newConnSet(), done: make(chan struct{})}
 	p.tlsConfig = goproxy.TLSConfigFromCA(&opts.ca.cert)
 
 	d := dialer{hosts: opts.hosts, conns: p.conns, roots: opts.roots}
@@ -71,11 +72,22 @@ func Start(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start proxy: listen %s: %w", opts.listen, err)
 	}
+	if !cfg.AllowNonLoopback {
+		// "localhost" is resolved by Listen: check what was bound, not what was asked.
+		if ap, err := netip.ParseAddrPort(ln.Addr().String()); err != nil || !ap.Addr().Unmap().IsLoopback() {
+			_ = ln.Close()
+			return nil, fmt.Errorf("start proxy: %w: listen %s bound %s, not a loopback address", ErrConfig, opts.listen, ln.Addr())
+		}
+	}
 	p.ln = ln
 	p.srv = &http.Server{
-		Handler:           px,
+		Handler:           p.serve(px),
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          opts.errorLog,
+		ConnState:         p.connState,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connWatchKey{}, watchOf(c))
+		},
 	}
 	go func() {
 		defer close(p.done)
@@ -87,15 +99,55 @@ func Start(cfg Config) (*Proxy, error) {
 // Addr returns the host:port the proxy listens on.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-// URL returns the proxy URL to give clients, "http://127.0.0.1:PORT".
-func (p *Proxy) URL() string { return "http://" + p.Addr() }
+// URL returns the proxy URL to give clients, "http://127.0.0.1:PORT". For a proxy listening on
+// every interface (AllowNonLoopback with ":PORT", "0.0.0.0" or "::"; Go listens on both families
+// then), whose address no client can dial, it names 127.0.0.1; ClientURLs lists the others.
+func (p *Proxy) URL() string {
+	ap, err := netip.ParseAddrPort(p.Addr())
+	if err != nil || !ap.Addr().IsUnspecified() {
+		return "http://" + p.Addr()
+	}
+	return "http://" + netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), ap.Port()).String()
+}
 
 // CA returns the CA the proxy signs its interception certificates with (Config.CA, or the one Start
 // made).
 func (p *Proxy) CA() *CA { return p.opts.ca }
 
-// Decisions returns a copy of the decisions made so far, in the order they were made.
-func (p *Proxy) Decisions() []Decision { return p.rec.decisions() }
+// ClientURLs returns URL first, then, for a proxy listening on every interface, one proxy URL per
+// address of this machine's interfaces (loopback and link-local left out), which other hosts may
+// dial.
+func (p *Proxy) ClientURLs() []string {
+	out := []string{p.URL()}
+	ap, err := netip.ParseAddrPort(p.Addr())
+	if err != nil || !ap.Addr().IsUnspecified() {
+		return out
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return out
+	}
+	for _, a := range addrs {
+		pfx, err := netip.ParsePrefix(a.String())
+		if err != nil || pfx.Addr().IsLoopback() || pfx.Addr().IsLinkLocalUnicast() {
+			continue
+		}
+		out = append(out, "http://"+netip.AddrPortFrom(pfx.Addr(), ap.Port()).String())
+	}
+	return out
+}
+
+// Decisions returns a copy of the decisions kept in memory, in the order they were made: all of
+// them until Config.KeepDecisions were made, then the latest KeepDecisions. DecisionsDropped says
+// how many earlier ones only Config.Log holds; a caller that needs every decision reads the log.
+func (p *Proxy) Decisions() []Decision { d, _ := p.rec.decisions(); return d }
+
+// DecisionsDropped returns how many decisions are no longer kept in memory (Decisions lacks them;
+// Config.Log has them).
+func (p *Proxy) DecisionsDropped() int { return p.rec.droppedCount() }
+
+// LogError returns the first error writing Config.Log, if any: the log then lacks decisions.
+func (p *Proxy) LogError() error { return p.rec.err() }
 
 // Close stops listening, waits up to five seconds for in-flight plain HTTP requests, then cuts
 // every remaining connection, open tunnels and WebSockets included. It returns the first error

@@ -1,7 +1,10 @@
 package proxy
 
 import (
+	"io"
 	"net/http"
+	"net/textproto"
+	"slices"
 	"strings"
 
 	"github.com/elazarl/goproxy"
@@ -18,21 +21,46 @@ type ResponseRules interface {
 
 var _ ResponseRules = (*policy.Policy)(nil)
 
-// onResponse judges an upstream response's headers.
+// InternalHeaderPrefix starts the name of every header the proxy writes itself (RuleHeader). An
+// upstream cannot speak for the proxy: such headers are stripped from every upstream response,
+// and a response that carried one is refused with RuleForgedInternalHeader.
+const InternalHeaderPrefix = "X-Trapline-"
+
+// onResponse judges an upstream response's headers. The proxy's own denials are recognised by
+// their body's Go type, which nothing outside the process can produce, never by a header.
 func (p *Proxy) onResponse(resp *http.Response, ctx *goproxy.ProxyCtx) *http.Response {
-	rr, ok := p.opts.rules.(ResponseRules)
-	if resp == nil || ctx == nil || ctx.Req == nil || !ok || resp.Header.Get(RuleHeader) != "" {
-		return resp // no response, no judge, or the proxy's own denial
+	if resp == nil || ctx == nil || ctx.Req == nil {
+		return resp
 	}
-	r := ctx.Req
-	d := p.decideResponse(rr, policy.Response{
-		URL:                r.URL.String(),
-		ContentType:        resp.Header.Get("Content-Type"),
-		ContentDisposition: resp.Header.Get("Content-Disposition"),
-	})
+	if _, own := resp.Body.(denialBody); own {
+		return resp // the proxy's own denial
+	}
+	forged := stripInternal(resp.Header)
+	if resp.ContentLength < 0 && resp.Body != nil {
+		// A chunked (or HTTP/2) body can end with trailers, which goproxy forwards once the body is
+		// read: strip the internal ones there too. A body of known length has no trailers.
+		resp.Body = &trailerStripper{ReadCloser: resp.Body, resp: resp}
+	}
+	var d policy.Decision
+	switch rr, ok := p.opts.rules.(ResponseRules); {
+	case len(forged) > 0:
+		d = policy.Decision{
+			Rule:   RuleForgedInternalHeader,
+			Reason: "the upstream response carried the proxy's own header " + strings.Join(forged, ", ") + ": only the proxy writes it",
+		}
+	case ok:
+		d = p.decideResponse(rr, policy.Response{
+			URL:                ctx.Req.URL.String(),
+			ContentType:        resp.Header.Get("Content-Type"),
+			ContentDisposition: resp.Header.Get("Content-Disposition"),
+		})
+	default:
+		return resp // no judge, nothing forged
+	}
 	if d.Allow {
 		return resp
 	}
+	r := ctx.Req
 	scheme := strings.ToLower(r.URL.Scheme)
 	rec := Decision{Method: r.Method, Scheme: scheme, Host: strings.ToLower(r.URL.Host), Path: r.URL.Path}
 	if host, port, err := splitHostPort(r.URL.Host, defaultPort(scheme)); err == nil {
@@ -49,4 +77,39 @@ func (p *Proxy) onResponse(resp *http.Response, ctx *goproxy.ProxyCtx) *http.Res
 func (p *Proxy) decideResponse(rr ResponseRules, r policy.Response) (d policy.Decision) {
 	defer recoverDeny(&d)
 	return rr.DecideResponse(r)
+}
+
+// stripInternal deletes every header of h whose name starts with InternalHeaderPrefix and returns
+// their canonical names, sorted.
+func stripInternal(h http.Header) []string {
+	var names []string
+	for name := range h {
+		if canon := textproto.CanonicalMIMEHeaderKey(name); strings.HasPrefix(canon, InternalHeaderPrefix) {
+			names = append(names, canon)
+			delete(h, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// trailerStripper strips internal headers from the response's trailers, which net/http fills in
+// when the body reaches its end.
+type trailerStripper struct {
+	io.ReadCloser
+	resp *http.Response
+}
+
+func (t *trailerStripper) Read(b []byte) (int, error) {
+	n, err := t.ReadCloser.Read(b)
+	if err != nil {
+		stripInternal(t.resp.Trailer)
+	}
+	return n, err
+}
+
+func (t *trailerStripper) Close() error {
+	err := t.ReadCloser.Close()
+	stripInternal(t.resp.Trailer)
+	return err
 }

@@ -164,8 +164,20 @@ func (w *Local) Hosts() []string {
 	return out
 }
 
-// ProxyDecisions returns the proxy's decision log.
-func (w *Local) ProxyDecisions() ([]proxy.Decision, error) { return w.px.Decisions(), nil }
+// ProxyDecisions returns the proxy's decision log, every line of it, read back from the log file
+// (the proxy keeps only the latest decisions in memory). A log the proxy failed to write is an
+// error: unknown is not absent.
+func (w *Local) ProxyDecisions() ([]proxy.Decision, error) {
+	if err := w.px.LogError(); err != nil {
+		return nil, fmt.Errorf("world: proxy log %s is incomplete: %w", w.log.Name(), err)
+	}
+	f, err := os.Open(w.log.Name())
+	if err != nil {
+		return nil, fmt.Errorf("world: %w", err)
+	}
+	defer f.Close()
+	return ReadDecisions(f, w.log.Name())
+}
 
 // AuditURL is the audit endpoint, which the agent's browser cannot reach.
 func (w *Local) AuditURL() string { return w.sites.AuditURL() }

@@ -153,8 +153,10 @@ func resolveRef(page, ref string) string {
 	return abs
 }
 
+// deny is a denying decision by rule. Its reason never carries a URL's user information
+// (RedactUserinfo): it is logged and reported.
 func deny(rule Rule, format string, args ...any) Decision {
-	return Decision{Allow: false, Rule: rule, Reason: fmt.Sprintf(format, args...)}
+	return Decision{Allow: false, Rule: rule, Reason: RedactUserinfo(fmt.Sprintf(format, args...))}
 }
 
 // allowDecision is the one allowing decision.

@@ -294,7 +294,7 @@ func TestRuleCoverage(t *testing.T) {
 	for _, c := range decideCases() {
 		seen[c.rule] = true
 	}
-	for _, c := range append(requestCases(), contentCases()...) {
+	for _, c := range append(append(requestCases(), contentCases()...), describeCases()...) {
 		seen[c.rule] = true
 	}
 	for _, c := range hostCases() {

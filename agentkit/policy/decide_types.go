@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/trapline/trapline/agentkit/action"
@@ -48,6 +49,10 @@ const (
 	// RuleResponseDownload: a response whose headers (Content-Disposition filename, Content-Type)
 	// make it a download the policy blocks, or whose Content-Disposition is malformed.
 	RuleResponseDownload Rule = "response_download"
+	// RuleGraphQLPersisted: a GraphQL request that names a stored document (a persisted-query hash,
+	// a documentId) instead of sending it, under a policy with an operations rule: what it runs
+	// cannot be judged.
+	RuleGraphQLPersisted Rule = "graphql_persisted_query"
 	// RuleUnseenChannel: the browser-side gate refused, inside the page, a channel ctx.Route cannot
 	// see (speculation rules, a beacon or keepalive request sent while the page is left) whose URL
 	// the policy itself allows (agentkit/browser/unseen.go).
@@ -134,4 +139,8 @@ type Request struct {
 	// BodyTruncated says the body was longer than the caller read: the request is denied
 	// (RuleBodyTooLarge), never judged on a prefix.
 	BodyTruncated bool
+	// Header holds the request's headers, when the caller has them (nil otherwise). DecideRequest
+	// reads the method-override headers (X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override)
+	// from it: a request that says it is another method is judged as both.
+	Header http.Header
 }

@@ -16,9 +16,13 @@ import (
 // and IPv6 without brackets. "Portale.Interno.Test.:0443" gives ("portale.interno.test", "443");
 // "[::1]:80" gives ("::1", "80"). port is "" when h has none.
 //
-// Errors wrap ErrInvalidHost.
+// A URL ("http://host", "host/path", "user:pw@host") is refused as "a host, not a URL". Errors wrap
+// ErrInvalidHost and never repeat user information (RedactUserinfo).
 func NormalizeHost(h string) (host, port string, err error) {
-	orig := h
+	orig := redactHost(h)
+	if strings.Contains(h, "://") || strings.ContainsAny(h, "/\\@?#") {
+		return "", "", fmt.Errorf("%w: %q: want a host (or host:port), not a URL", ErrInvalidHost, orig)
+	}
 	if !utf8.ValidString(h) {
 		return "", "", fmt.Errorf("%w: %q: not valid UTF-8", ErrInvalidHost, orig)
 	}
@@ -47,7 +51,8 @@ func NormalizeHost(h string) (host, port string, err error) {
 	case strings.Count(h, ":") > 1:
 		ip, err := netip.ParseAddr(h)
 		if err != nil {
-			return "", "", fmt.Errorf("%w: %q: %w", ErrInvalidHost, orig, err)
+			// netip's message repeats the input and reads as if an IPv6 address was meant.
+			return "", "", fmt.Errorf("%w: %q: more than one colon, and not an IPv6 address", ErrInvalidHost, orig)
 		}
 		return ip.String(), "", nil
 	default:

@@ -35,9 +35,9 @@ type URLParts struct {
 func ParseURL(raw string) (URLParts, error) {
 	u, err := whatwg.Parse(raw)
 	if err != nil {
-		return URLParts{}, fmt.Errorf("%w: %q: %v", ErrInvalidURL, raw, err)
+		return URLParts{}, fmt.Errorf("%w: %q: %s", ErrInvalidURL, RedactUserinfo(raw), RedactUserinfo(err.Error()))
 	}
-	return partsOf(u, raw)
+	return partsOf(u, RedactUserinfo(raw))
 }
 
 // ResolveURL resolves ref against base as the browser does (a backslash-relative "\/\/host" is
@@ -46,11 +46,12 @@ func ParseURL(raw string) (URLParts, error) {
 func ResolveURL(base, ref string) (string, error) {
 	u, err := whatwg.ParseRef(base, ref)
 	if err != nil {
-		return "", fmt.Errorf("%w: %q against %q: %v", ErrInvalidURL, ref, base, err)
+		return "", fmt.Errorf("%w: %q against %q: %s", ErrInvalidURL, RedactUserinfo(ref), RedactUserinfo(base), RedactUserinfo(err.Error()))
 	}
 	return u.Href(false), nil
 }
 
+// partsOf reduces u; raw, the URL as written with its user information redacted, names it in errors.
 func partsOf(u *whatwg.Url, raw string) (URLParts, error) {
 	p := URLParts{Scheme: u.Scheme(), RawQuery: u.Query()}
 	if u.OpaquePath() {

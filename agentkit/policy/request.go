@@ -52,7 +52,25 @@ func (p *Policy) DecideRequest(r Request) Decision {
 	if !d.Allow {
 		return d
 	}
-	return p.judgeContent(r, u.RawQuery, host, port, path, writes)
+	// A request that says it is another method (an override header) is judged as that method too,
+	// before its body is read, like its own.
+	judged := []methodWrites{{method: r.Method, writes: writes}}
+	for _, o := range headerOverrides(r.Header, r.Method) {
+		w, d := p.checkMethod(o.method, host, port, path)
+		if !d.Allow {
+			return overridden(d, o)
+		}
+		judged = append(judged, methodWrites{method: o.method, writes: w, override: &o})
+	}
+	return p.judgeContent(r, u.RawQuery, host, port, path, judged)
+}
+
+// methodWrites is one method a request is judged as, the write entries it matched (nil for a
+// read) and, for a method the request only says it is, the override.
+type methodWrites struct {
+	method   string
+	writes   []Write
+	override *methodOverride
 }
 
 // checkHostPath applies deny_paths, navigation.allow and static_assets.

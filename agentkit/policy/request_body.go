@@ -56,7 +56,7 @@ func parseBody(contentType string, body []byte) (content, error) {
 			return c, fmt.Errorf("JSON body: %w", err)
 		}
 	case mt == "application/graphql":
-		c.graphQL = true
+		c.gql = []gqlRequest{{document: string(body), hasDoc: true}}
 		c.raw = append(c.raw, string(body))
 	case mt == "text/plain":
 		text := string(body)
@@ -112,8 +112,8 @@ func multipartFields(body []byte, boundary string) ([]field, error) {
 	}
 }
 
-// jsonContent flattens a JSON body into fields (every leaf, with its dotted path) and reads the
-// GraphQL operationName and query of a GraphQL request.
+// jsonContent flattens a JSON body into fields (every leaf, with its dotted path) and reads its
+// GraphQL requests (an object, or each object of a batched array).
 func jsonContent(body []byte, c *content) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -124,13 +124,10 @@ func jsonContent(body []byte, c *content) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return fmt.Errorf("data after the JSON value")
 	}
-	if obj, ok := v.(map[string]any); ok {
-		if q, ok := obj["query"].(string); ok {
-			c.graphQL = true
-			c.raw = append(c.raw, q)
-		}
-		if op, ok := obj["operationName"].(string); ok {
-			c.operation = op
+	c.gql = graphQLOfJSON(v)
+	for _, g := range c.gql {
+		if g.hasDoc {
+			c.raw = append(c.raw, g.document)
 		}
 	}
 	return flattenJSON(v, "", "", 0, &c.fields)

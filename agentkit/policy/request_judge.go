@@ -12,9 +12,12 @@ import (
 var graphQLKeys = []string{"query", "operationName", "variables", "extensions"}
 
 // judgeContent rules on what a request carries, once its destination and method are allowed:
-// the body cap, a readable body, the operation of a write (writes are the entries that matched
-// method, host and path; nil for a read), outside URL parameters and request deny words.
-func (p *Policy) judgeContent(r Request, rawQuery string, host, port, path string, writes []Write) Decision {
+// the body cap and a readable body; then, for the request's method and every method it says it is
+// (override headers, a "_method" field), the operation of a write (writes are the entries that
+// matched method, host and path; nil for a read) or, for a read, that it holds no GraphQL mutation;
+// persisted GraphQL queries under a policy with an operations rule; outside URL parameters and
+// request deny words.
+func (p *Policy) judgeContent(r Request, rawQuery string, host, port, path string, judged []methodWrites) Decision {
 	lenient := p.Requests.UnreadableBodies == Allow
 	var c content
 	if r.BodyTruncated || len(r.Body) > p.maxBody() {
@@ -30,32 +33,40 @@ func (p *Policy) judgeContent(r Request, rawQuery string, host, port, path strin
 	}
 	query := queryFields(rawQuery)
 	all := append(slices.Clone(query), c.fields...)
-	if writes != nil {
-		var first Decision
-		ok := false
-		for _, w := range writes {
-			d, good := w.checkOperation(all, c)
-			if good {
-				ok = true
-				break
-			}
-			if first.Rule == "" {
-				first = d
+	gql := slices.Clone(c.gql)
+	if g, ok := graphQLOfQuery(query); ok {
+		gql = append(gql, g)
+	} else if len(gql) == 1 && gql[0].operation == "" {
+		// an application/graphql body takes its operationName from the URL
+		for _, f := range query {
+			if f.Name == "operationName" {
+				gql[0].operation = f.Value
 			}
 		}
-		if !ok {
-			return first
-		}
-	} else {
-		// A read that names an operation of a write on the same path (?azione=elimina on the status
-		// endpoint, a form switched to GET) is judged like that write's deny_fields.
-		for _, w := range p.Actions.Writes {
-			if w.Path.MatchString(path) && p.writeHost(w, host, port) {
-				if name, ok := w.deniedField(query); ok {
-					return deny(RuleWriteOperation, "%s %s%s carries %q, a deny_fields entry of the write %s %s", methodName(r.Method), hostPort(host, port), path, name, w.Method, w.Path)
-				}
+	}
+	if p.hasOperationsRule() {
+		for _, g := range gql {
+			if g.persisted && !g.hasDoc {
+				return deny(RuleGraphQLPersisted, "%s %s%s names a stored GraphQL document instead of sending it: what it runs cannot be judged", methodName(r.Method), hostPort(host, port), path)
 			}
 		}
+	}
+	for _, o := range fieldOverrides(all, r.Method, overridesOf(judged)) {
+		w, d := p.checkMethod(o.method, host, port, path)
+		if !d.Allow {
+			return overridden(d, o)
+		}
+		judged = append(judged, methodWrites{method: o.method, writes: w, override: &o})
+	}
+	for _, mw := range judged {
+		d := p.judgeOperation(mw, host, port, path, query, all, gql)
+		if d.Allow {
+			continue
+		}
+		if mw.override != nil {
+			return overridden(d, *mw.override)
+		}
+		return d
 	}
 	if d, ok := p.checkContent(content{fields: all, raw: c.raw}, path); !ok {
 		return d
@@ -63,9 +74,51 @@ func (p *Policy) judgeContent(r Request, rawQuery string, host, port, path strin
 	return allowDecision()
 }
 
-// checkOperation reports whether the fields (query and body) and the GraphQL operation are the
+// overridesOf returns the overrides among judged.
+func overridesOf(judged []methodWrites) []methodOverride {
+	var out []methodOverride
+	for _, mw := range judged {
+		if mw.override != nil {
+			out = append(out, *mw.override)
+		}
+	}
+	return out
+}
+
+// judgeOperation judges the request as one method: a write's operation against the entries it
+// matched, or a read against the deny_fields of the writes on its path and its GraphQL documents.
+func (p *Policy) judgeOperation(mw methodWrites, host, port, path string, query, all []field, gql []gqlRequest) Decision {
+	if mw.writes != nil {
+		var first Decision
+		for _, w := range mw.writes {
+			d, good := w.checkOperation(all, gql)
+			if good {
+				return allowDecision()
+			}
+			if first.Rule == "" {
+				first = d
+			}
+		}
+		return first
+	}
+	// A read that names an operation of a write on the same path (?azione=elimina on the status
+	// endpoint, a form switched to GET) is judged like that write's deny_fields.
+	for _, w := range p.Actions.Writes {
+		if w.Path.MatchString(path) && p.writeHost(w, host, port) {
+			if name, ok := w.deniedField(query); ok {
+				return deny(RuleWriteOperation, "%s %s%s carries %q, a deny_fields entry of the write %s %s", methodName(mw.method), hostPort(host, port), path, name, w.Method, w.Path)
+			}
+		}
+	}
+	if d, ok := checkGraphQLRead(methodName(mw.method), hostPort(host, port)+path, gql); !ok {
+		return d
+	}
+	return allowDecision()
+}
+
+// checkOperation reports whether the fields (query and body) and the GraphQL operations are the
 // operation the write entry allows.
-func (w Write) checkOperation(fields []field, c content) (Decision, bool) {
+func (w Write) checkOperation(fields []field, gql []gqlRequest) (Decision, bool) {
 	op := fmt.Sprintf("%s %s", w.Method, w.Path)
 	if name, ok := w.deniedField(fields); ok {
 		return deny(RuleWriteOperation, "field %q is in deny_fields of the write %s", name, op), false
@@ -89,12 +142,7 @@ func (w Write) checkOperation(fields []field, c content) (Decision, bool) {
 		}
 	}
 	if len(w.Operations) > 0 {
-		if !c.graphQL || c.operation == "" {
-			return deny(RuleWriteOperation, "the write %s allows only the GraphQL operations %v and the body names none", op, w.Operations), false
-		}
-		if !slices.Contains(w.Operations, c.operation) {
-			return deny(RuleWriteOperation, "GraphQL operation %q is not one the write %s allows (%v)", c.operation, op, w.Operations), false
-		}
+		return w.checkGraphQLOperations(gql)
 	}
 	return Decision{}, true
 }

@@ -79,9 +79,8 @@ type field struct {
 
 // content is what a request carries: its fields and, for GraphQL, the operation.
 type content struct {
-	fields    []field
-	graphQL   bool
-	operation string // operationName, "" when none
+	fields []field
+	gql    []gqlRequest // the GraphQL requests of the body (a batch has several)
 	// raw are whole-body texts judged like values (text/plain bodies, GraphQL documents).
 	raw []string
 }

@@ -46,6 +46,12 @@ const (
 	RuleRulesPanic       Rule = "rules_panic"
 	RuleTunnelUnjudged   Rule = "tunnel_unjudged"
 	RuleTunnelHost       Rule = "tunnel_host_mismatch"
+	// RuleForgedInternalHeader: an upstream response carried a header the proxy keeps for itself
+	// (X-Trapline-*), as if the proxy had refused it.
+	RuleForgedInternalHeader Rule = "forged_internal_header"
+	// RuleMalformedRequest: Go's HTTP server refused a request before the proxy could judge it
+	// (malformed, bad Host, headers too large), or the connection ended mid-request.
+	RuleMalformedRequest Rule = "malformed_request"
 )
 
 // registry is every rule trapline writes. Adding a rule is one line here (and its constant).
@@ -73,12 +79,13 @@ var registry = []RuleInfo{
 	{RulePopup, LayerBrowser, "capability", "a popup was closed or gated"},
 	{RulePermission, LayerBrowser, "capability", "a permission prompt was refused"},
 	{RuleServiceWorker, LayerBrowser, "capability", "a service-worker registration was refused"},
-	{RuleWriteOperation, LayerRequest, "navigation", "a listed write whose operation (fields, values, GraphQL operationName) is not the one allowed, or that names a deny_fields entry"},
+	{RuleWriteOperation, LayerRequest, "navigation", "a listed write whose operation (fields, values, the GraphQL operations its document holds) is not the one allowed, or that names a deny_fields entry"},
 	{RuleRequestDenyWord, LayerRequest, "navigation", "a query or body field name or value matches a requests.deny_words root"},
 	{RuleOutsideURLParam, LayerRequest, "navigation", "a query or body value is a URL of a host outside the allowlist"},
 	{RuleBodyTooLarge, LayerRequest, "navigation", "the request body is longer than requests.max_body_bytes"},
-	{RuleBodyUnreadable, LayerRequest, "navigation", "the request body is malformed or of a content type the rules cannot read"},
+	{RuleBodyUnreadable, LayerRequest, "navigation", "the request body is malformed, of a content type the rules cannot read, or (proxy) did not arrive within the body timeout"},
 	{RuleResponseDownload, LayerRequest, "capability", "the proxy cut a response its headers name as an executable or archive download, or whose Content-Disposition is malformed"},
+	{RuleGraphQLPersisted, LayerRequest, "navigation", "a GraphQL request naming a stored document (persisted-query hash, documentId) instead of sending it, under a policy with an operations rule: it cannot be judged"},
 	{RuleUnseenChannel, LayerRequest, "navigation", "speculation rules, or a beacon or keepalive request sent while the page is left, refused in the page (the route gate cannot see them)"},
 	{RuleLabelMismatch, LayerDecide, "element", "the visible text says a deny word the accessible name does not (a lying label)"},
 	{RuleNeedsApproval, LayerDecide, "element", "ask: a require_approval rule matched and no person approved the action"},
@@ -102,6 +109,8 @@ var registry = []RuleInfo{
 	{RuleRulesPanic, LayerProxy, "proxy", "the proxy's rules panicked: it failed closed"},
 	{RuleTunnelUnjudged, LayerProxy, "proxy", "a CONNECT tunnel the proxy cannot judge request by request: the client failed the TLS handshake with the world's CA, or spoke neither TLS nor HTTP"},
 	{RuleTunnelHost, LayerProxy, "proxy", "a request inside a CONNECT tunnel names another host or port than the tunnel's"},
+	{RuleMalformedRequest, LayerProxy, "proxy", "a request Go's HTTP server refused before the proxy could judge it (malformed, bad Host, headers too large), or a connection that ended mid-request"},
+	{RuleForgedInternalHeader, LayerProxy, "proxy", "an upstream response carried the proxy's own X-Trapline-* header: cut, never forwarded"},
 }
 
 // Registry returns every registered rule, RuleAllowed first, in a new slice.

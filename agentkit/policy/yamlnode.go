@@ -28,7 +28,7 @@ func (d *decoder) fail(n *yaml.Node, field string, code Code, format string, arg
 	if n != nil {
 		line = n.Line
 	}
-	d.errs = append(d.errs, &Error{File: d.file, Line: line, Field: field, Code: code, Reason: fmt.Sprintf(format, args...)})
+	d.errs = append(d.errs, &Error{File: d.file, Line: line, Field: field, Code: code, Reason: RedactUserinfo(fmt.Sprintf(format, args...))})
 }
 
 // deref follows aliases to the node they name.

@@ -19,19 +19,20 @@ import (
 	"github.com/trapline/trapline/world"
 )
 
-const proxyUsage = `usage: trapline proxy (--policy NAME|FILE | --no-rules) [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE] [--health PATH] [--ca-out FILE] [--ca FILE] [--upstream-ca FILE]
+const proxyUsage = `usage: trapline proxy (--policy NAME|FILE | --no-rules) [--listen 127.0.0.1:PORT] [--map host=IP:PORT ...] [--log FILE] [--health PATH] [--ca-out FILE] [--ca FILE] [--upstream-ca FILE] [--allow-non-loopback]
 
 Runs the egress proxy with the policy's network rules (DecideRequest for plain HTTP, DecideHost for
 CONNECT tunnels) until SIGINT or SIGTERM. The proxy dials only the --map targets: an unmapped
 destination is refused (unmapped_host) whatever the policy says. The first line printed is the
-proxy URL.
+proxy URL a client on this machine can use.
 
 HTTPS is judged like HTTP: every allowed CONNECT is intercepted with a CA made at start (ECDSA P-256,
 valid 24 h, kept in memory; --ca-out writes its certificate; --ca gives one instead), so a client must trust that CA alone
 (curl --cacert FILE, a browser's SPKI pin). A tunnel it cannot judge is refused (tunnel_unjudged).
 
   --policy NAME|FILE  an embedded policy (reference, permissive) or a policy file (required)
-  --listen ADDR    address to listen on (default 127.0.0.1:0, a free port)
+  --listen ADDR    address to listen on (default 127.0.0.1:0, a free port); a loopback address
+                   unless --allow-non-loopback
   --map HOST=ADDR  map a host (or host:port) to a literal IP:port, or https://IP:PORT for an upstream
                    that speaks TLS (checked for that IP against --upstream-ca); repeatable
   --log FILE       append one JSON decision per line to FILE
@@ -39,7 +40,9 @@ valid 24 h, kept in memory; --ca-out writes its certificate; --ca gives one inst
   --health PATH    answer a direct GET of PATH with 200, logging nothing (a container's readiness check)
   --ca-out FILE    write the interception CA's certificate (PEM, no key) to FILE before serving
   --ca FILE        sign with this CA (its certificate and private key in one PEM file) instead of a fresh one
-  --upstream-ca FILE  PEM certificates to trust for https:// --map targets (default: the system roots)`
+  --upstream-ca FILE  PEM certificates to trust for https:// --map targets (default: the system roots)
+  --allow-non-loopback  let --listen be any address (":8080", "0.0.0.0:8080"): an open proxy for
+                   every host that reaches the port; a container's proxy needs it`
 
 // cmdProxy runs the egress proxy as its own process until SIGINT or SIGTERM.
 func cmdProxy(args []string, stdout io.Writer) error {
@@ -84,6 +87,8 @@ type proxyFlags struct {
 	// caOut receives the interception CA's certificate; upstreamCA verifies https:// targets.
 	caOut, upstreamCA string
 	ca                string // --ca: the CA to sign with (certificate and key PEM)
+	// nonLoopback is proxy.Config.AllowNonLoopback.
+	nonLoopback bool
 }
 
 func parseProxyFlags(args []string) (proxyFlags, error) {
@@ -98,6 +103,7 @@ func parseProxyFlags(args []string) (proxyFlags, error) {
 	fs.StringVar(&f.caOut, "ca-out", "", "file for the interception CA certificate")
 	fs.StringVar(&f.ca, "ca", "", "PEM file of the CA (certificate and key) to sign with")
 	fs.StringVar(&f.upstreamCA, "upstream-ca", "", "PEM file of CAs for https:// targets")
+	fs.BoolVar(&f.nonLoopback, "allow-non-loopback", false, "let --listen be any address")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return f, withCode(exitUsage, errors.New(proxyUsage))
@@ -163,7 +169,8 @@ func runProxy(ctx context.Context, args []string, stdout io.Writer) (err error) 
 			return withCode(exitUsage, fmt.Errorf("proxy: --ca %s: %w", f.ca, err))
 		}
 	}
-	p, err := proxy.Start(proxy.Config{Rules: rules, Hosts: f.hosts, Listen: f.listen, Log: logw, HealthPath: f.health, UpstreamRoots: roots, CA: ca})
+	p, err := proxy.Start(proxy.Config{Rules: rules, Hosts: f.hosts, Listen: f.listen, Log: logw, HealthPath: f.health, UpstreamRoots: roots, CA: ca,
+		AllowNonLoopback: f.nonLoopback})
 	if errors.Is(err, proxy.ErrConfig) {
 		return withCode(exitUsage, fmt.Errorf("proxy: %w", err))
 	}
@@ -176,7 +183,14 @@ func runProxy(ctx context.Context, args []string, stdout io.Writer) (err error) 
 			return withCode(exitUsage, fmt.Errorf("proxy: --ca-out: %w", err))
 		}
 	}
-	fmt.Fprintln(stdout, p.URL())
+	urls := p.ClientURLs()
+	fmt.Fprintln(stdout, urls[0])
+	if _, port, err := net.SplitHostPort(p.Addr()); err == nil && "http://"+p.Addr() != urls[0] {
+		fmt.Fprintf(stdout, "listening on every interface (%s, --allow-non-loopback): any host that reaches port %s can use this proxy\n", p.Addr(), port)
+		for _, u := range urls[1:] {
+			fmt.Fprintf(stdout, "also reachable as %s\n", u)
+		}
+	}
 	if len(f.hosts) == 0 {
 		fmt.Fprintln(stdout, "no --map given: every destination is refused as unmapped_host")
 	} else {

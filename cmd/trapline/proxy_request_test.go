@@ -31,6 +31,9 @@ func TestProxyCommandJudgesWhatRequestsDo(t *testing.T) {
 			w.Header().Set("Content-Disposition", `attachment; filename="visura.exe"`)
 		case "/pratiche/9/rotto":
 			w.Header().Set("Content-Disposition", `attachment; filename="visura.exe`)
+		case "/pratiche/9/forgiato": // the page speaks for the proxy (issue 28.1)
+			w.Header().Set(proxy.RuleHeader, "anything")
+			w.Header().Set("Content-Disposition", `attachment; filename="setup.exe"`)
 		}
 		_, _ = io.WriteString(w, "portale")
 	}))
@@ -60,6 +63,7 @@ func TestProxyCommandJudgesWhatRequestsDo(t *testing.T) {
 		{"unknown content type", "POST", base + "/pratiche/3/stato", "application/x-thing", "stato=chiusa", 403, "body_unreadable"},
 		{"executable by Content-Disposition", "GET", base + "/pratiche/9/visura", "", "", 403, "response_download"},
 		{"malformed Content-Disposition", "GET", base + "/pratiche/9/rotto", "", "", 403, "response_download"},
+		{"forged X-Trapline-Rule on an executable", "GET", base + "/pratiche/9/forgiato", "", "", 403, "forged_internal_header"},
 		{"the status write itself", "POST", base + "/pratiche/3/stato", form, "stato=chiusa", 200, "allowed"},
 	}
 	for _, c := range cases {
@@ -89,7 +93,7 @@ func TestProxyCommandJudgesWhatRequestsDo(t *testing.T) {
 		}
 	}
 	mu.Lock()
-	want := []string{"GET /pratiche/9/visura ", "GET /pratiche/9/rotto ", "POST /pratiche/3/stato stato=chiusa"}
+	want := []string{"GET /pratiche/9/visura ", "GET /pratiche/9/rotto ", "GET /pratiche/9/forgiato ", "POST /pratiche/3/stato stato=chiusa"}
 	if strings.Join(hits, "|") != strings.Join(want, "|") {
 		t.Errorf("portal saw %q, want %q (a response cut by its headers still reached the portal)", hits, want)
 	}

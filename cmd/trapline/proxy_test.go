@@ -92,6 +92,7 @@ type proxyCommand struct {
 
 // startProxyCommand runs trapline proxy on 127.0.0.1:0 with each host of hosts mapped to its
 // address, and returns once the proxy has printed its URL, with a client that goes through it.
+// extra arguments come last (a later --listen wins).
 func startProxyCommand(t *testing.T, hosts map[string]string, extra ...string) *proxyCommand {
 	t.Helper()
 	pc := &proxyCommand{logPath: filepath.Join(t.TempDir(), "decisions.jsonl"), done: make(chan error, 1)}
@@ -102,6 +103,7 @@ func startProxyCommand(t *testing.T, hosts map[string]string, extra ...string) *
 	for _, host := range slices.Sorted(maps.Keys(hosts)) {
 		args = append(args, "--map", host+"="+hosts[host])
 	}
+	args = append(args, extra...)
 	outR, outW := io.Pipe()
 	go func() {
 		pc.done <- runProxy(ctx, args, outW)

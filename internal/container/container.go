@@ -175,7 +175,8 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 	if err != nil {
 		return nil, fmt.Errorf("container: %w", err)
 	}
-	proxyArgs := []string{"proxy", "--listen", ":" + proxyPort, "--log", proxyLogIn, "--health", healthPath}
+	// Every interface of the container: the engine publishes the port (the proxy refuses that unless told).
+	proxyArgs := []string{"proxy", "--listen", ":" + proxyPort, "--allow-non-loopback", "--log", proxyLogIn, "--health", healthPath}
 	var files []testcontainers.ContainerFile
 	switch {
 	case spec.Off.Has(policy.GuardProxyRules):
