@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -23,14 +22,7 @@ const proxyUsage = `usage: trapline proxy (--policy NAME|FILE | --no-rules) [--l
 Runs the egress proxy with the policy's network rules (DecideRequest for plain HTTP, DecideHost for
 CONNECT tunnels) until SIGINT or SIGTERM. The proxy dials only the --map targets: an unmapped
 destination is refused (unmapped_host) whatever the policy says. The first line printed is the
-proxy URL.
-
-  --policy NAME|FILE  an embedded policy (reference, permissive) or a policy file (required)
-  --listen ADDR    address to listen on (default 127.0.0.1:0, a free port)
-  --map HOST=ADDR  map a host (or host:port) to a literal IP:port; repeatable
-  --log FILE       append one JSON decision per line to FILE
-  --no-rules       allow every mapped host (the defense-in-depth control arm); instead of --policy
-  --health PATH    answer a direct GET of PATH with 200, logging nothing (a container's readiness check)`
+proxy URL.`
 
 // cmdProxy runs the egress proxy as its own process until SIGINT or SIGTERM.
 func cmdProxy(args []string, stdout io.Writer) error {
@@ -77,16 +69,13 @@ type proxyFlags struct {
 func parseProxyFlags(args []string) (proxyFlags, error) {
 	f := proxyFlags{hosts: hostMapFlag{}}
 	fs := newFlags("proxy")
-	fs.StringVar(&f.policy, "policy", "", "policy file")
-	fs.StringVar(&f.listen, "listen", proxy.DefaultListen, "listen address")
-	fs.Var(f.hosts, "map", "host=IP:PORT")
-	fs.StringVar(&f.log, "log", "", "decision log file")
-	fs.BoolVar(&f.noRules, "no-rules", false, "allow every mapped host")
-	fs.StringVar(&f.health, "health", "", "readiness path")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return f, withCode(exitUsage, errors.New(proxyUsage))
-		}
+	fs.StringVar(&f.policy, "policy", "", "an embedded `NAME` (reference, permissive) or a policy file (required, unless --no-rules)")
+	fs.StringVar(&f.listen, "listen", proxy.DefaultListen, "the `ADDR` to listen on (port 0: a free port)")
+	fs.Var(f.hosts, "map", "map a host (or host:port) to a literal IP:port: `HOST=ADDR`; repeatable")
+	fs.StringVar(&f.log, "log", "", "append one JSON decision per line to this `FILE`")
+	fs.BoolVar(&f.noRules, "no-rules", false, "allow every mapped host (the defense-in-depth control arm); instead of --policy")
+	fs.StringVar(&f.health, "health", "", "answer a direct GET of this `PATH` with 200, logging nothing (a container's readiness check)")
+	if err := parseFlags(fs, args); err != nil {
 		return f, withCode(exitUsage, fmt.Errorf("proxy: %w\n%s", err, proxyUsage))
 	}
 	switch {

@@ -38,7 +38,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	agent := fs.String("agent", "", "only this agent's arms (\"reference\": the guarded and control arms), here and in the baseline")
 	failures := fs.Bool("failures", false, "print each failed spec of the JUnit files with its failure message")
 	junit := fs.String("junit", "", "also gate (exit 1) on this JUnit file's failures outside the reference agent's arms")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("report: %w\n%s", err, reportUsage))
 	}
 	files := fs.Args()
