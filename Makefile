@@ -22,7 +22,7 @@ BENCHRECORD := bin/benchrecord
 
 UNIT_PKGS   = $(shell $(GO) list ./... | grep -v /specs$$)
 
-.PHONY: all setup demo test test-parts unit specs vet fmt bench clean flake flake-catalog gate-demo catalog-labels benchrecord
+.PHONY: all setup build demo test test-parts unit specs vet fmt bench clean flake flake-catalog gate-demo catalog-labels benchrecord
 
 all: test
 
@@ -34,6 +34,10 @@ setup:
 	@command -v xmllint >/dev/null 2>&1 || { echo "installing libxml2-utils (xmllint checks the JUnit against reports/schema/junit.xsd)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-utils >/dev/null; }
 	@command -v ffmpeg >/dev/null 2>&1 || { echo "installing ffmpeg (Playwright's video recording: --video, TRAPLINE_VIDEO)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null; }
 	@$(GO) run ./cmd/trapline setup
+
+## build: the CLI into bin/trapline (the README's commands use it: go run turns exit codes 3, 4 and 5 into 1)
+build:
+	@$(GO) build -o bin/trapline ./cmd/trapline
 
 ## demo: the trap suite against the reference agent (embedded world); prints the table, writes reports
 demo: setup
