@@ -73,7 +73,9 @@ func (a *AgentBrowser) Run(ctx context.Context, env harness.Env) (err error) {
 	}
 	defer os.RemoveAll(sockets)
 	id := filepath.Base(sockets)[len("trapline-ab-"):]
-	cli := &abCLI{path: args[0], env: env, stderr: stderr, dir: env.ArtifactsDir,
+	// The CLI runs in the user's folder (a relative path on its command line is theirs, as typed); its
+	// daemon's files are in the socket folder, the files it is asked to write are named in full.
+	cli := &abCLI{path: args[0], env: env, stderr: stderr,
 		flags: append(slices.Clone(args[1:]), "--json", "--namespace", "trapline"+id, "--session", "run"+id)}
 	if !slices.Contains(args, "--cdp") && !slices.Contains(args, "--proxy") {
 		cli.flags = append(cli.flags, "--proxy", env.ProxyURL)
