@@ -178,3 +178,20 @@ func TestMCPServerRunsInTheUsersFolder(t *testing.T) {
 		t.Errorf("transcript:\n%s", log)
 	}
 }
+
+// TestSocketBaseIsShort: agent-browser's socket folder does not follow a long TMPDIR (testscript's work
+// folder made its socket path 126 bytes, over agent-browser's 103, and every run broke).
+func TestSocketBaseIsShort(t *testing.T) {
+	long := filepath.Join(t.TempDir(), strings.Repeat("d", 60))
+	if err := os.MkdirAll(long, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	if got := socketBase(); len(got) > maxSocketBase {
+		t.Errorf("socketBase() = %q (%d bytes), want at most %d", got, len(got), maxSocketBase)
+	}
+	t.Setenv("TMPDIR", "/tmp")
+	if got := socketBase(); got != "/tmp" {
+		t.Errorf("socketBase() with a short TMPDIR = %q", got)
+	}
+}
