@@ -22,7 +22,7 @@ BENCHRECORD := bin/benchrecord
 
 UNIT_PKGS   = $(shell $(GO) list ./... | grep -v /specs$$)
 
-.PHONY: all setup demo test test-parts unit specs vet fmt bench clean flake flake-catalog gate-demo catalog-labels benchrecord
+.PHONY: all setup build demo test test-parts unit specs vet fmt bench clean flake flake-catalog gate-demo catalog-labels benchrecord
 
 all: test
 
@@ -35,13 +35,25 @@ setup:
 	@command -v ffmpeg >/dev/null 2>&1 || { echo "installing ffmpeg (Playwright's video recording: --video, TRAPLINE_VIDEO)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null; }
 	@$(GO) run ./cmd/trapline setup
 
+## build: the CLI into bin/trapline (the README's commands use it: go run turns exit codes 3, 4 and 5 into 1)
+build:
+	@$(GO) build -o bin/trapline ./cmd/trapline
+
 ## demo: the trap suite against the reference agent (embedded world); prints the table, writes reports
-demo: setup
+demo: setup build
 	@mkdir -p $(OUT)
+	@echo "make demo: every trap of the catalog and the scenario against the reference agent, each trap's guarded and"; \
+	  echo "  control arm in a fresh world ($(PROCS) processes); usually 3 to 6 minutes on a quiet 2-core machine (the"; \
+	  echo "  catalog alone: 138 s, BENCHMARKS.md), longer on a busy one. Progress: tail -f $(OUT)/ginkgo.log"
 	@set +e; $(GINKGO) --procs=$(PROCS) $(DEMO_LABEL_ARG) --junit-report=junit.xml --json-report=ginkgo.json --output-dir=$(OUT) ./specs >$(OUT)/ginkgo.log 2>&1; status=$$?; \
-	  $(GO) run ./cmd/trapline report $(OUT)/summary.json; rstatus=$$?; \
+	  bin/trapline report $(OUT)/summary.json; rstatus=$$?; \
 	  echo "junit: $(OUT)/junit.xml  summary: $(OUT)/summary.json  evidence: $(OUT)/evidence/  log: $(OUT)/ginkgo.log"; \
-	  if [ $$status -ne 0 ]; then tail -n 60 $(OUT)/ginkgo.log; $(GO) run ./cmd/trapline report --failures $(OUT)/junit.xml; fi; \
+	  if [ $$status -ne 0 ]; then tail -n 60 $(OUT)/ginkgo.log; bin/trapline report --failures $(OUT)/junit.xml; fi; \
+	  echo; echo "the HTML report: $(abspath $(OUT))/report.html  (xdg-open it, or open file://$(abspath $(OUT))/report.html)"; \
+	  echo "next:"; \
+	  echo "  your own agent:  bin/trapline run --agent external --traps decoy-delete -- node examples/external-agent/agent.js  (docs/external-agents.md)"; \
+	  echo "  your own trap:   bin/trapline traps new --pack ./traps my-incident  (docs/trap-packs.md)"; \
+	  echo "  your own app:    bin/trapline run --traps-dir ./traps --upstream http://127.0.0.1:8080 --upstream-host portale.example.test"; \
 	  [ $$status -eq 0 ] && [ $$rstatus -eq 0 ]
 
 ## test: vet, unit tests, the Ginkgo specs in parallel, then the example modules. Each part and the

@@ -24,8 +24,9 @@ func probeArgv(o Options, trap traps.Trap) []string {
 	return trap.Probe.Command
 }
 
-// probeCommand runs argv (no shell) and counts the state its standard output holds. A relative
-// program runs from the trap's pack folder. The command sees TRAPLINE_TRAP (the trap's id),
+// probeCommand runs argv (no shell) and counts the state its standard output holds. A pack's own
+// probe command runs from the trap's pack folder (its relative paths are the pack's); a command the
+// user gave (Options.ProbeCommand, --probe-cmd) runs in the folder trapline was started from. The command sees TRAPLINE_TRAP (the trap's id),
 // TRAPLINE_PROBE_PHASE ("before" or "after") and, when an upstream serves the trap's start host,
 // TRAPLINE_UPSTREAM_URL (where the app answers, e.g. the random port of --upstream-image) besides the
 // harness's environment. A start failure, a
@@ -35,7 +36,7 @@ func probeCommand(ctx context.Context, o Options, argv []string, trap traps.Trap
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	if trap.Pack != nil && trap.Pack.Origin != "" {
+	if len(o.ProbeCommand) == 0 && trap.Pack != nil && trap.Pack.Origin != "" {
 		if fi, err := os.Stat(trap.Pack.Origin); err == nil && fi.IsDir() {
 			cmd.Dir = trap.Pack.Origin
 		}

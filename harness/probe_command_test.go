@@ -74,3 +74,19 @@ func TestStateProbeCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestUserProbeCommandRunsInTheUsersFolder: a --probe-cmd with a relative path runs from the folder
+// trapline was started from, even for a pack's trap (whose own probe runs from the pack's folder).
+func TestUserProbeCommandRunsInTheUsersFolder(t *testing.T) {
+	user, pack := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(user, "mine.sh"), []byte("#!/bin/sh\necho '{\"pratiche\":[1,2]}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(user)
+	trap := traps.Trap{ID: "p", StartHost: "app.example.test", Pack: &traps.PackSource{Origin: pack},
+		Probe: &traps.Probe{Command: []string{"./theirs.sh"}, Count: "pratiche", MustNot: "decrease"}}
+	before, err := probeBefore(context.Background(), Options{ProbeCommand: []string{"./mine.sh"}}, trap)
+	if err != nil || before.n != 2 {
+		t.Fatalf("probe ./mine.sh from the user's folder: %+v %v", before, err)
+	}
+}

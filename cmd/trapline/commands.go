@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -35,8 +34,11 @@ func cmdTrapsList(args []string, stdout io.Writer) error {
 	fset := newFlags("traps list")
 	var dirs dirsFlag
 	fset.Var(&dirs, "traps-dir", "a trap pack folder to list beside the catalog (repeatable)")
-	if err := fset.Parse(args); err != nil || fset.NArg() != 0 {
-		return withCode(exitUsage, errors.New("usage: trapline traps list [--traps-dir DIR]..."))
+	if err := parseFlags(fset, args); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if fset.NArg() != 0 {
+		return withCode(exitUsage, fmt.Errorf("traps list: unexpected arguments %q\n%s", fset.Args(), trapsListUsage))
 	}
 	r, err := registry(dirs)
 	if err != nil {
@@ -57,8 +59,16 @@ func cmdTrapsList(args []string, stdout io.Writer) error {
 	return tw.Flush()
 }
 
-func cmdPolicyLint(path string, stdout io.Writer) error {
-	p, err := policy.Load(path)
+// cmdPolicyLint validates one policy file and prints its summary.
+func cmdPolicyLint(args []string, stdout io.Writer) error {
+	fset := newFlags("policy lint")
+	if err := parseFlags(fset, args); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if fset.NArg() != 1 {
+		return withCode(exitUsage, fmt.Errorf("policy lint takes exactly one file (got %q)\n%s", fset.Args(), policyLintUsage))
+	}
+	p, err := policy.Load(fset.Arg(0))
 	if err != nil {
 		return withCode(exitUsage, err)
 	}

@@ -18,7 +18,7 @@ func cmdEvidencePrune(args []string, stdout io.Writer) error {
 	fs := newFlags("evidence prune")
 	age := fs.String("older-than", "", "remove evidence folders older than this (30d, 36h)")
 	dry := fs.Bool("dry-run", false, "list what would be removed, remove nothing")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("evidence prune: %w\n%s", err, pruneUsage))
 	}
 	if *age == "" || fs.NArg() != 1 {

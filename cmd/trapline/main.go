@@ -1,26 +1,10 @@
 // Command trapline runs and reports trapline's trap suite.
 //
-//	trapline setup                 install the Playwright driver for the system Node.js
-//	trapline run [--agent reference|exec|external] [--traps ...] [--out DIR] [-- CMD ARGS...]
-//	                               run the catalog against an agent; external agents are judged from outside
-//	trapline report [FILE]         print the summary table of a run (default reports/out/summary.json)
-//	trapline report --html OUT.html [FILE]
-//	                               also write a self-contained HTML report (matrix, timelines, screenshots)
-//	trapline report --baseline PREVIOUS.json [FILE]
-//	                               list regressions, new and fixed traps against a baseline summary
-//	trapline report --flake FILE...
-//	                               list trap arms whose verdict changed between repeated runs
-//	trapline traps list            print the catalog
-//	trapline traps lint DIR...     load trap packs strictly; one line per problem (file:line: field: reason)
-//	trapline traps new [--pack DIR] ID
-//	                               scaffold a trap in the built-in pack (from the repo root) or in DIR;
-//	                               it fails lint until its TODOs are filled in
-//	trapline policy lint FILE      validate a policy and summarise what it allows
-//	trapline mutate [--policy FILE] [--traps ID,...] [--smoke] [--all]
-//	                               mutation testing: weaken one guard at a time, run the catalog's
-//	                               guarded arms, report killed and surviving mutants (coverage gaps)
+// `trapline` alone lists the commands (help.go: commands); `trapline help COMMAND` or
+// `trapline COMMAND --help` prints a command's help, whose flag list is generated from the command's
+// flag set (command.go: writeHelp). An unknown flag prints the same help on stderr and exits 2.
 //
-// Exit codes (the CI gate):
+// Exit codes (the CI gate; help.go: exitMeanings, the README's table):
 //
 //	0  ok
 //	1  a trap arm failed its verdict with no baseline verdict to compare with (a first run, or a new
@@ -29,6 +13,7 @@
 //	3  the environment or a fixture broke: a run could not be carried out, which is not a trap firing;
 //	   report --flake: an arm is missing from some runs, so its stability is unknown there
 //	4  a regression against the baseline: an arm that held before fails now
+//	5  run --min-completed: safety held, but the agent under test completed too few tasks
 //
 // When several apply, report returns 4, then 3, then 1. With --baseline, arms that already failed in
 // the baseline are listed but do not gate.
@@ -36,9 +21,12 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 )
 
 // Exit codes.
@@ -66,24 +54,25 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage:
-  trapline setup
-  trapline run [--agent reference|exec|external|mcp|agent-browser] [--extension DIR] [--traps-dir DIR] [--traps ID,LABEL] [--policy NAME|FILE] [--storage-state FILE] [--out DIR] [-- CMD ARGS...]
-  trapline report [summary.json]
-  trapline proxy --policy FILE [--listen 127.0.0.1:PORT]
-  trapline serve [--traps-dir DIR] [--trap ID] [--listen 127.0.0.1:PORT]
-  trapline traps list [--traps-dir DIR]...
-  trapline traps new [--pack DIR] ID
-  trapline traps lint DIR...
-  trapline tools list|matrix [--configs NAME,...] [--traps ID,LABEL]
-  trapline policy lint FILE
-  trapline evidence prune --older-than 30d [--dry-run] DIR
-  trapline mutate [--policy FILE] [--traps ID,...] [--only PREFIX,...] [--limit N] [--smoke] [--all] [--workers N]`
-
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		writeCommandList(stderr)
+		return exitUsage
+	}
 	err := dispatch(args, stdout)
 	if err == nil {
 		return exitOK
+	}
+	// A flag set's own failure: the command's help, generated from its flags (--help: on stdout, exit 0).
+	var fe *flagError
+	if errors.As(err, &fe) {
+		if errors.Is(fe.err, flag.ErrHelp) {
+			writeHelp(stdout, fe.fs)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "trapline %s: %v\n\n", fe.fs.Name(), fe.err)
+		writeHelp(stderr, fe.fs)
+		return exitUsage
 	}
 	fmt.Fprintln(stderr, "trapline:", err)
 	var ee *exitError
@@ -94,11 +83,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func dispatch(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return withCode(exitUsage, errors.New(usage))
-	}
 	switch args[0] {
 	case "setup":
+		if err := parseFlags(newFlags("setup"), args[1:]); err != nil {
+			return err
+		}
+		if len(args) > 1 {
+			return withCode(exitUsage, fmt.Errorf("setup takes no arguments (got %q)\n%s", args[1:], setupUsage))
+		}
 		return cmdSetup(stdout)
 	case "run":
 		return cmdRun(args[1:], stdout)
@@ -112,31 +104,34 @@ func dispatch(args []string, stdout io.Writer) error {
 		return cmdSites(args[1:], stdout)
 	case "audit": // read a sites process's audit API (used inside the container world)
 		return cmdAudit(args[1:], stdout)
-	case "traps":
-		if len(args) >= 2 && args[1] == "list" {
-			return cmdTrapsList(args[2:], stdout)
+	case "traps", "policy", "evidence":
+		if len(args) >= 2 {
+			switch args[0] + " " + args[1] {
+			case "traps list":
+				return cmdTrapsList(args[2:], stdout)
+			case "traps new":
+				return cmdTrapsNew(args[2:], stdout)
+			case "traps lint":
+				return cmdTrapsLint(args[2:], stdout)
+			case "policy lint":
+				return cmdPolicyLint(args[2:], stdout)
+			case "evidence prune":
+				return cmdEvidencePrune(args[2:], stdout)
+			}
 		}
-		if len(args) >= 2 && args[1] == "new" {
-			return cmdTrapsNew(args[2:], stdout)
-		}
-		if len(args) >= 2 && args[1] == "lint" {
-			return cmdTrapsLint(args[2:], stdout)
-		}
-	case "policy":
-		if len(args) == 3 && args[1] == "lint" {
-			return cmdPolicyLint(args[2], stdout)
-		}
+		return withCode(exitUsage, fmt.Errorf("unknown command %q\n%s", args, groupUsage(args[0])))
 	case "mutate":
 		return cmdMutate(args[1:], stdout)
 	case "tools":
 		return cmdTools(args[1:], stdout)
-	case "evidence":
-		if len(args) >= 2 && args[1] == "prune" {
-			return cmdEvidencePrune(args[2:], stdout)
-		}
 	case "help", "-h", "--help":
-		fmt.Fprintln(stdout, usage)
+		if len(args) > 1 && !strings.HasPrefix(args[1], "-") { // trapline help CMD: CMD --help
+			return dispatch(append(slices.Clone(args[1:]), "--help"), stdout)
+		}
+		writeCommandList(stdout)
 		return nil
 	}
-	return withCode(exitUsage, fmt.Errorf("unknown command %q\n%s", args, usage))
+	var list strings.Builder
+	writeCommandList(&list)
+	return withCode(exitUsage, fmt.Errorf("unknown command %q\n\n%s", args[0], strings.TrimRight(list.String(), "\n")))
 }

@@ -56,7 +56,7 @@ func cmdMutate(args []string, stdout io.Writer) error {
 	list := fs.Bool("list", false, "print the mutants and exit")
 	render := fs.String("render", "", "print and re-render (mutation.html next to it) an existing mutation.json instead of running")
 	noPrune := fs.Bool("no-prune", false, "run every trap that holds against every mutant, not only the traps whose baseline run met the weakened rule")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("mutate: %w\n%s", err, mutateUsage))
 	}
 	if fs.NArg() > 0 {

@@ -44,8 +44,12 @@ func registry(dirs []string) (*traps.Registry, error) {
 
 // cmdTrapsLint loads each pack strictly and prints its traps, or every problem with file:line:field.
 func cmdTrapsLint(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return withCode(exitUsage, errors.New("usage: trapline traps lint DIR..."))
+	fset := newFlags("traps lint")
+	if err := parseFlags(fset, args); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if args = fset.Args(); len(args) == 0 {
+		return withCode(exitUsage, errors.New(trapsLintUsage))
 	}
 	var problems []error
 	r, err := traps.NewRegistry()
@@ -131,8 +135,11 @@ func cmdTrapsNew(args []string, stdout io.Writer) error {
 	fset := newFlags("traps new")
 	dir := fset.String("pack", "", "the pack folder (default: the built-in pack, traps/packs/builtin)")
 	category := fset.String("category", "destructive", "the trap's category")
-	if err := fset.Parse(args); err != nil || fset.NArg() != 1 {
-		return withCode(exitUsage, errors.New("usage: trapline traps new [--pack DIR] [--category C] ID"))
+	if err := parseFlags(fset, args); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if fset.NArg() != 1 {
+		return withCode(exitUsage, fmt.Errorf("traps new takes exactly one ID (got %q)\n%s", fset.Args(), trapsNewUsage))
 	}
 	id := fset.Arg(0)
 	if !trapID.MatchString(id) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -28,21 +27,7 @@ proxy URL a client on this machine can use.
 
 HTTPS is judged like HTTP: every allowed CONNECT is intercepted with a CA made at start (ECDSA P-256,
 valid 24 h, kept in memory; --ca-out writes its certificate; --ca gives one instead), so a client must trust that CA alone
-(curl --cacert FILE, a browser's SPKI pin). A tunnel it cannot judge is refused (tunnel_unjudged).
-
-  --policy NAME|FILE  an embedded policy (reference, permissive) or a policy file (required)
-  --listen ADDR    address to listen on (default 127.0.0.1:0, a free port); a loopback address
-                   unless --allow-non-loopback
-  --map HOST=ADDR  map a host (or host:port) to a literal IP:port, or https://IP:PORT for an upstream
-                   that speaks TLS (checked for that IP against --upstream-ca); repeatable
-  --log FILE       append one JSON decision per line to FILE
-  --no-rules       allow every mapped host (the defense-in-depth control arm); instead of --policy
-  --health PATH    answer a direct GET of PATH with 200, logging nothing (a container's readiness check)
-  --ca-out FILE    write the interception CA's certificate (PEM, no key) to FILE before serving
-  --ca FILE        sign with this CA (its certificate and private key in one PEM file) instead of a fresh one
-  --upstream-ca FILE  PEM certificates to trust for https:// --map targets (default: the system roots)
-  --allow-non-loopback  let --listen be any address (":8080", "0.0.0.0:8080"): an open proxy for
-                   every host that reaches the port; a container's proxy needs it`
+(curl --cacert FILE, a browser's SPKI pin). A tunnel it cannot judge is refused (tunnel_unjudged).`
 
 // cmdProxy runs the egress proxy as its own process until SIGINT or SIGTERM.
 func cmdProxy(args []string, stdout io.Writer) error {
@@ -94,20 +79,17 @@ type proxyFlags struct {
 func parseProxyFlags(args []string) (proxyFlags, error) {
 	f := proxyFlags{hosts: hostMapFlag{}}
 	fs := newFlags("proxy")
-	fs.StringVar(&f.policy, "policy", "", "policy file")
-	fs.StringVar(&f.listen, "listen", proxy.DefaultListen, "listen address")
-	fs.Var(f.hosts, "map", "host=IP:PORT")
-	fs.StringVar(&f.log, "log", "", "decision log file")
-	fs.BoolVar(&f.noRules, "no-rules", false, "allow every mapped host")
-	fs.StringVar(&f.health, "health", "", "readiness path")
-	fs.StringVar(&f.caOut, "ca-out", "", "file for the interception CA certificate")
-	fs.StringVar(&f.ca, "ca", "", "PEM file of the CA (certificate and key) to sign with")
-	fs.StringVar(&f.upstreamCA, "upstream-ca", "", "PEM file of CAs for https:// targets")
-	fs.BoolVar(&f.nonLoopback, "allow-non-loopback", false, "let --listen be any address")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return f, withCode(exitUsage, errors.New(proxyUsage))
-		}
+	fs.StringVar(&f.policy, "policy", "", "an embedded `NAME` (reference, permissive) or a policy file (required, unless --no-rules)")
+	fs.StringVar(&f.listen, "listen", proxy.DefaultListen, "the `ADDR` to listen on (port 0: a free port); a loopback address unless --allow-non-loopback")
+	fs.Var(f.hosts, "map", "map a host (or host:port) to a literal IP:port, or https://IP:PORT for an upstream that speaks TLS (checked against --upstream-ca): `HOST=ADDR`; repeatable")
+	fs.StringVar(&f.log, "log", "", "append one JSON decision per line to this `FILE`")
+	fs.BoolVar(&f.noRules, "no-rules", false, "allow every mapped host (the defense-in-depth control arm); instead of --policy")
+	fs.StringVar(&f.health, "health", "", "answer a direct GET of this `PATH` with 200, logging nothing (a container's readiness check)")
+	fs.StringVar(&f.caOut, "ca-out", "", "write the interception CA's certificate (PEM, no key) to this `FILE` before serving")
+	fs.StringVar(&f.ca, "ca", "", "sign with this CA (certificate and private key in one PEM `FILE`) instead of a fresh one")
+	fs.StringVar(&f.upstreamCA, "upstream-ca", "", "PEM `FILE` of certificates to trust for https:// --map targets (default: the system roots)")
+	fs.BoolVar(&f.nonLoopback, "allow-non-loopback", false, "let --listen be any address (\":8080\", \"0.0.0.0:8080\"): an open proxy for every host that reaches the port; a container's proxy needs it")
+	if err := parseFlags(fs, args); err != nil {
 		return f, withCode(exitUsage, fmt.Errorf("proxy: %w\n%s", err, proxyUsage))
 	}
 	switch {

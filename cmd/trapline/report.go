@@ -43,7 +43,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	failures := fs.Bool("failures", false, "print each failed spec of the JUnit files with its failure message")
 	junit := fs.String("junit", "", "also gate (exit 1) on this JUnit file's failures outside the reference agent's arms")
 	maxDrop := fs.Float64("max-drop", 0, "with --baseline: the largest drop (0..1) of an agent's attack resistance or completed-under-policy rate that is not a regression (0: any drop is)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("report: %w\n%s", err, reportUsage))
 	}
 	files := fs.Args()

@@ -27,14 +27,13 @@ import (
 )
 
 const runUsage = `usage:
-  trapline run [--agent reference|exec] [--planner adversary|diligent|exec|llm] [--model M] [--policy NAME|FILE]
-               [--control-policy NAME|FILE] [--traps-dir DIR]... [--traps ID,LABEL,...]
-               [--world embedded|container|auto] [--out DIR] [-- PLANNER CMD ARGS...]
-  trapline run ... --upstream http://127.0.0.1:PORT --upstream-host portale.example.test   (your own app)
-  trapline run ... --upstream-image IMAGE [--upstream-port 8080] --upstream-host HOST [--probe-cmd 'CMD ARGS']
-               [--unfenced] [--repeat K] [--min-completed R] [--agent-version V]
-  trapline run --agent external [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] [--out DIR] -- CMD ARGS...
-  trapline run --agent mcp|agent-browser [--mcp-url URL] [--name NAME] [--policy FILE] [--timeout 2m] [--traps ...] -- CMD ARGS...
+  trapline run [flags]                                       the reference agent (guarded and control arms)
+  trapline run --planner llm|diligent [flags]                the reference runtime with another planner
+  trapline run --agent exec [flags] -- PLANNER CMD ARGS...   a planner process (docs/exec-protocol.md)
+  trapline run --agent external|mcp|agent-browser [flags] -- CMD ARGS...
+  trapline run --upstream URL --upstream-host HOST [flags]   your own app (or --upstream-image IMAGE)
+The command after -- runs in the folder trapline was started from (relative paths are yours); its
+artifacts go to the folder TRAPLINE_ARTIFACTS names.
 --agent reference (default) runs the reference agent in the guarded and control arms of each trap;
 --agent exec is the same runtime with an external planner process (the command after --), and --planner
 llm with a model: the adversary still proves each trap (guarded and control arms), then the planner under
@@ -128,8 +127,8 @@ func cmdRun(args []string, stdout io.Writer) error {
 func parseRun(args []string) (runConfig, error) {
 	var cfg runConfig
 	fs := newFlags("run")
-	fs.StringVar(&cfg.agent, "agent", "reference", "reference, exec or external")
-	fs.StringVar(&cfg.planner, "planner", "adversary", "the reference agent's planner: adversary, exec or llm")
+	fs.StringVar(&cfg.agent, "agent", "reference", "the agent under test: reference, exec, external, mcp or agent-browser")
+	fs.StringVar(&cfg.planner, "planner", "adversary", "the reference agent's planner: adversary, diligent, exec or llm")
 	fs.StringVar(&cfg.model, "model", "", "the model of the llm planner")
 	fs.StringVar(&cfg.policy, "policy", "", "reference: the guarded arm's policy, an embedded name or a file (default reference); external: the proxy's policy (default: observe)")
 	fs.StringVar(&cfg.controlPolicy, "control-policy", policies.Permissive, "reference: the control arm's policy, an embedded name or a file")
@@ -150,7 +149,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.IntVar(&cfg.repeat, "repeat", 1, "run every arm of an agent under test K times in fresh worlds; it holds only if all K hold (pass^k)")
 	fs.BoolVar(&cfg.unfenced, "unfenced", false, "exec, llm: also run the agent under the permissive policy (its own susceptibility, a rate, never a gate)")
 	fs.Float64Var(&cfg.minCompleted, "min-completed", 0, "fail (exit 5) when the agent under test's completed-under-policy rate is below this (0..1)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return cfg, err
 	}
 	cfg.command = fs.Args()

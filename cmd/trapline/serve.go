@@ -31,8 +31,11 @@ func cmdServe(args []string, stdout io.Writer) error {
 	upstreamHost := fset.String("upstream-host", "", "the host name the browser uses for --upstream")
 	listen := fset.String("listen", "127.0.0.1:0", "the proxy's listen address (loopback)")
 	out := fset.String("out", "", "folder for the proxy log (default: a temporary folder)")
-	if err := fset.Parse(args); err != nil || fset.NArg() != 0 || (*upstream == "") != (*upstreamHost == "") {
-		return withCode(exitUsage, errors.New("usage: trapline serve [--traps-dir DIR]... [--upstream URL --upstream-host HOST] [--trap ID] [--policy NAME|FILE] [--listen 127.0.0.1:PORT] [--out DIR]"))
+	if err := parseFlags(fset, args); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if fset.NArg() != 0 || (*upstream == "") != (*upstreamHost == "") {
+		return withCode(exitUsage, fmt.Errorf("serve: unexpected arguments %q, or --upstream without --upstream-host\n%s", fset.Args(), serveUsage))
 	}
 	ctx, stop := untilStopped()
 	defer stop()
@@ -109,7 +112,7 @@ func runSites(ctx context.Context, args []string, stdout io.Writer, ready chan<-
 	fingerprint := fset.String("fingerprint", "", "the fixtures' expected fingerprint")
 	audit := fset.String("audit", "", "the audit API's listen address")
 	fset.Var(hosts, "host", "HOST=ADDR")
-	if err := fset.Parse(args); err != nil {
+	if err := parseFlags(fset, args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("sites: %w\n%s", err, sitesUsage))
 	}
 	if problem := missingFlags(fset.Args(), map[string]bool{"exactly one of --source and --world": (*id != "") != (*sourceFile != ""), "--audit": *audit != "", "--host": len(hosts) > 0}); problem != "" {
@@ -162,8 +165,11 @@ func runSites(ctx context.Context, args []string, stdout io.Writer, ready chan<-
 func cmdAudit(args []string, stdout io.Writer) error {
 	fset := newFlags("audit")
 	addr := fset.String("addr", "", "the audit API's address, e.g. 127.0.0.1:8090")
-	if err := fset.Parse(args); err != nil || fset.NArg() != 1 || *addr == "" {
-		return withCode(exitUsage, errors.New("usage: trapline audit --addr HOST:PORT effects|requests|pratiche"))
+	if err := parseFlags(fset, args); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if fset.NArg() != 1 || *addr == "" {
+		return withCode(exitUsage, errors.New(auditUsage))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

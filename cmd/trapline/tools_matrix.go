@@ -42,6 +42,12 @@ func cmdTools(args []string, stdout io.Writer) error {
 	configs := agenttools.Configs(agenttools.ToolsDir)
 	switch args[0] {
 	case "list":
+		if err := parseFlags(newFlags("tools list"), args[1:]); err != nil {
+			return withCode(exitUsage, err)
+		}
+		if len(args) > 1 {
+			return withCode(exitUsage, fmt.Errorf("tools list takes no arguments (got %q)\n%s", args[1:], toolsUsage))
+		}
 		for _, c := range configs {
 			fmt.Fprintf(stdout, "%s\t%s %s %s\t--agent %s -- %s\n", c.Name(), c.Tool, c.Version, c.FlagSet, c.Kind(), strings.Join(c.Command(), " "))
 		}
@@ -63,8 +69,11 @@ func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) er
 	docPath := fs.String("doc", filepath.Join("docs", "agent-tools.md"), "the doc whose generated table to rewrite (\"\" for none)")
 	reclassify := fs.String("reclassify", "", "evidence folders (--out of earlier runs) whose results to classify again with this build, comma separated")
 	mergeList := fs.String("merge", "", "matrix files of other runs (parallel chunks) whose cells to merge in first, comma separated")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return withCode(exitUsage, fmt.Errorf("tools matrix: %v %v\n%s", err, fs.Args(), toolsUsage))
+	if err := parseFlags(fs, args); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return withCode(exitUsage, fmt.Errorf("tools matrix: unexpected arguments %q\n%s", fs.Args(), toolsUsage))
 	}
 	configs := all
 	if *configList == "-" { // only merge and rewrite

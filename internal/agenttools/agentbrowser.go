@@ -66,14 +66,17 @@ func (a *AgentBrowser) Run(ctx context.Context, env harness.Env) (err error) {
 			err = errors.Join(err, fmt.Errorf("agenttools: save the CLI's stderr: %w", serr))
 		}
 	}()
-	// A short socket folder of the run's own: Unix socket paths are limited to 108 bytes.
-	sockets, err := os.MkdirTemp("", "trapline-ab-")
+	// A short socket folder of the run's own: Unix socket paths are limited to 108 bytes (agent-browser
+	// allows 103), so a long TMPDIR (a CI's or a test's work folder) is not used for it.
+	sockets, err := os.MkdirTemp(socketBase(), "trapline-ab-")
 	if err != nil {
 		return fmt.Errorf("%w: agenttools: socket folder: %w", harness.ErrAgentNotStarted, err)
 	}
 	defer os.RemoveAll(sockets)
 	id := filepath.Base(sockets)[len("trapline-ab-"):]
-	cli := &abCLI{path: args[0], env: env, stderr: stderr, dir: env.ArtifactsDir,
+	// The CLI runs in the user's folder (a relative path on its command line is theirs, as typed); its
+	// daemon's files are in the socket folder, the files it is asked to write are named in full.
+	cli := &abCLI{path: args[0], env: env, stderr: stderr,
 		flags: append(slices.Clone(args[1:]), "--json", "--namespace", "trapline"+id, "--session", "run"+id)}
 	if !slices.Contains(args, "--cdp") && !slices.Contains(args, "--proxy") {
 		cli.flags = append(cli.flags, "--proxy", env.ProxyURL)
@@ -112,6 +115,19 @@ func (a *AgentBrowser) Run(ctx context.Context, env harness.Env) (err error) {
 	defer d.close()
 	return d.run(ctx)
 }
+
+// socketBase is the folder for the socket folder: the temporary folder, or /tmp when that path is too
+// long for agent-browser's socket paths (its own folder, the namespace and the session name follow).
+func socketBase() string {
+	if dir := os.TempDir(); len(dir) <= maxSocketBase {
+		return dir
+	}
+	return "/tmp"
+}
+
+// maxSocketBase leaves room below agent-browser's 103-byte limit for the rest of a socket path (about
+// 60 bytes: /trapline-ab-NNNNNNNNN/traplineNNNNNNNNN-runNNNNNNNNN.sock).
+const maxSocketBase = 40
 
 // defaultBrowserEnv points agent-browser at Debian's Chromium, with --no-sandbox as root, unless the
 // command chose a browser or arguments itself.

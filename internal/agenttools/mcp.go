@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,9 +32,11 @@ const StderrFile = "tool-stderr.log"
 // Command's arguments (and URL) may name the run's values as ${TRAPLINE_PROXY_URL},
 // ${TRAPLINE_CDP_URL}, ${TRAPLINE_CDP_HOSTPORT}, ${TRAPLINE_START_URL}, ${TRAPLINE_ARTIFACTS},
 // ${TRAPLINE_DOWNLOADS}: a server that launches its own browser must send it through the world's proxy,
-// one that connects to trapline's browser takes the CDP URL. The server runs in the artifacts folder
-// (so files it writes stay with the evidence), in its own process group, killed with its browser at
-// the end.
+// one that connects to trapline's browser takes the CDP URL. The server runs in the folder trapline
+// was started from (a relative path on its command line is the user's, as typed), in its own process
+// group, killed with its browser at the end. The files it writes go to the artifacts folder: trapline's
+// client declares that folder as the MCP workspace root (the root a server resolves relative file names
+// against and confines file access to) and sets PLAYWRIGHT_MCP_OUTPUT_DIR to it.
 type MCP struct {
 	// AgentName is the agent's name in reports (letters, digits, dashes); required.
 	AgentName string
@@ -86,6 +89,10 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 		}
 		extra = map[string]string{MCPPortVar: port}
 	}
+	artifacts, err := filepath.Abs(env.ArtifactsDir)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
+	}
 	var cmd *exec.Cmd
 	if len(m.Command) > 0 {
 		args, err := expandArgsWith(m.Command, env, extra)
@@ -93,8 +100,8 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
 		}
 		cmd = exec.Command(args[0], args[1:]...)
-		cmd.Dir = env.ArtifactsDir
-		cmd.Env = toolEnviron(env, m.Env)
+		// No cmd.Dir: the user's folder (issue 30: a relative server path resolved in the evidence folder).
+		cmd.Env = toolEnviron(env, append([]string{"PLAYWRIGHT_MCP_OUTPUT_DIR=" + artifacts}, m.Env...))
 		cmd.Stderr = pipe.w
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		cmd.WaitDelay = 3 * time.Second
@@ -128,6 +135,7 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 	}
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "trapline", Version: "1"}, nil)
+	client.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(artifacts)}).String(), Name: "trapline artifacts"})
 	startTimeout := m.startTimeout()
 	cctx, cancel := context.WithTimeout(ctx, startTimeout)
 	cs, err := connect(cctx, client, transport, m.URL != "", exited)

@@ -152,3 +152,46 @@ func TestMCPTooSlowToShowAPageIsBroken(t *testing.T) {
 		t.Fatalf("Run = %v, want ErrAgentBroken: the tool never showed a page", err)
 	}
 }
+
+// TestMCPServerRunsInTheUsersFolder: a server command with a relative path runs as typed, from the
+// folder trapline was started from, not from the evidence folder (issue 30: the README's
+// `node tools/node_modules/@playwright/mcp/cli.js` looked for the script under the artifacts).
+func TestMCPServerRunsInTheUsersFolder(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := t.TempDir()
+	if err := os.Symlink(self, filepath.Join(user, "server")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(user)
+	m := fakeMCP(t, "ok")
+	m.Command = []string{"./server", "-test.run=^$"}
+	env := fakeEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Run(ctx, env); err != nil {
+		t.Fatalf("Run with a relative server path = %v", err)
+	}
+	if log := calls(t, env); !strings.Contains(log, `"outcome":"done"`) {
+		t.Errorf("transcript:\n%s", log)
+	}
+}
+
+// TestSocketBaseIsShort: agent-browser's socket folder does not follow a long TMPDIR (testscript's work
+// folder made its socket path 126 bytes, over agent-browser's 103, and every run broke).
+func TestSocketBaseIsShort(t *testing.T) {
+	long := filepath.Join(t.TempDir(), strings.Repeat("d", 60))
+	if err := os.MkdirAll(long, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	if got := socketBase(); len(got) > maxSocketBase {
+		t.Errorf("socketBase() = %q (%d bytes), want at most %d", got, len(got), maxSocketBase)
+	}
+	t.Setenv("TMPDIR", "/tmp")
+	if got := socketBase(); got != "/tmp" {
+		t.Errorf("socketBase() with a short TMPDIR = %q", got)
+	}
+}

@@ -93,7 +93,10 @@ func (p *playwrightMCP) clearModal(ctx context.Context, desc, tool string) (tool
 		c.Why = why
 		return c, err
 	case "browser_file_upload":
-		f := filepath.Join(p.env.ArtifactsDir, "upload-prova.txt")
+		f, err := filepath.Abs(filepath.Join(p.env.ArtifactsDir, "upload-prova.txt")) // not the workspace root's relative
+		if err != nil {
+			return toolCall{}, fmt.Errorf("the file to upload: %w", err)
+		}
 		if err := os.WriteFile(f, []byte("prova\n"), 0o644); err != nil {
 			return toolCall{}, fmt.Errorf("write the file to upload: %w", err)
 		}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// The documented workflows as scripts (testdata/script/*.txtar): each runs the real binary, named
+// trapline inside the scripts (testscript.Main puts this test binary on the scripts' PATH under that
+// name), from a temporary folder that holds the repository's examples/, policies/ and tools/ as
+// symlinks, so that a command copied from README.md or docs/ runs there as written.
+// TestDocCommandsAreRun (doccheck_test.go) checks that every documented command is one of them.
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"trapline": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// scriptDir is where the scripts live.
+const scriptDir = "testdata/script"
+
+// repoLinks are the repository's folders a script's work folder links to.
+var repoLinks = []string{"examples", "policies", "tools"}
+
+// passedEnv is the environment a script inherits (testscript starts from an empty one): where the
+// Playwright driver, Chromium, Node.js and the build caches are.
+var passedEnv = []string{"HOME", "XDG_CACHE_HOME", "PLAYWRIGHT_NODEJS_PATH", "PLAYWRIGHT_DRIVER_PATH", "PLAYWRIGHT_BROWSERS_PATH",
+	"TRAPLINE_CHROMIUM", "TRAPLINE_TRACE", "CC", "LANG"}
+
+func TestScripts(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 scriptDir,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			for _, k := range passedEnv {
+				if v, ok := os.LookupEnv(k); ok {
+					env.Setenv(k, v)
+				}
+			}
+			env.Setenv("REPO", root)
+			for _, d := range repoLinks {
+				if _, err := os.Stat(filepath.Join(root, d)); err != nil {
+					continue // tools/node_modules is absent before make setup: [tools] is false then
+				}
+				if err := os.Symlink(filepath.Join(root, d), filepath.Join(env.WorkDir, d)); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Condition: scriptCondition,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits": cmdExits,
+		},
+	})
+}
+
+// scriptCondition answers [browser] (Chromium's headless shell and Node.js for Playwright's driver:
+// the scripts that run arms) and [tools] (the agent tools of tools/, installed by make setup).
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "browser":
+		if _, err := exec.LookPath("node"); err != nil {
+			return false, nil
+		}
+		fi, err := os.Stat("/usr/lib/chromium/chromium-headless-shell")
+		return err == nil && fi.Mode()&0o111 != 0, nil
+	case "tools":
+		_, err := os.Stat(filepath.Join("..", "..", "tools", "node_modules", "@playwright", "mcp", "cli.js"))
+		return err == nil, nil
+	}
+	return false, errors.New("unknown condition " + cond)
+}
+
+// cmdExits is `exits CODE PROGRAM ARGS...`: run PROGRAM like exec (its stdout and stderr are the next
+// commands' to match) and fail unless it exits with CODE. The exit code is what a CI gate reads, so
+// the scripts check it exactly, not only zero or not.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: bad code %q", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("exits: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
