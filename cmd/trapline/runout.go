@@ -32,6 +32,21 @@ import (
 // runTempPrefix names a run's temporary folder in the system's temporary folder.
 const runTempPrefix = "trapline-run-"
 
+// runTempBase is the folder a run's temporary folder is made in: the system's temporary folder, or
+// /tmp when that path is too long. Chromium puts its singleton socket below TMPDIR
+// (TMPDIR/trapline-run-PID-N/org.chromium.Chromium.XXXXXX/SingletonSocket) and aborts when the path
+// passes the 108 bytes of a Unix socket's address (a test's or a CI's work folder as TMPDIR did).
+func runTempBase() string {
+	if dir := os.TempDir(); len(dir) <= maxRunTempBase {
+		return dir
+	}
+	return "/tmp"
+}
+
+// maxRunTempBase leaves room below the 108-byte socket limit for the rest of Chromium's socket path
+// (about 70 bytes: /trapline-run-PID-N/org.chromium.Chromium.XXXXXX/SingletonSocket).
+const maxRunTempBase = 32
+
 // runOut is trapline run's output folder while it runs.
 type runOut struct {
 	dir string
@@ -50,7 +65,7 @@ func beginRunOut(dir string, stdout io.Writer) (*runOut, error) {
 	if pid, ok := markerPID(marker); ok && pid != os.Getpid() && alive(pid) {
 		return nil, withCode(exitUsage, fmt.Errorf("run: %s is being written by another trapline run (pid %d, %s): give this run another --out", dir, pid, marker))
 	}
-	if n := sweepRunTemps(os.TempDir()); n > 0 {
+	if n := sweepRunTemps(runTempBase()); n > 0 {
 		fmt.Fprintf(stdout, "trapline: removed %d temporary folder(s) of killed runs\n", n)
 	}
 	var old []string
@@ -72,7 +87,7 @@ func beginRunOut(dir string, stdout io.Writer) (*runOut, error) {
 	}
 	o := &runOut{dir: dir}
 	o.oldTmp, o.hadTmp = os.LookupEnv("TMPDIR")
-	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", runTempPrefix, os.Getpid()))
+	tmp, err := os.MkdirTemp(runTempBase(), fmt.Sprintf("%s%d-", runTempPrefix, os.Getpid()))
 	if err != nil {
 		return nil, withCode(exitBroken, fmt.Errorf("run: temporary folder: %w", err))
 	}

@@ -126,8 +126,9 @@ func socketBase() string {
 }
 
 // maxSocketBase leaves room below agent-browser's 103-byte limit for the rest of a socket path (about
-// 60 bytes: /trapline-ab-NNNNNNNNN/traplineNNNNNNNNN-runNNNNNNNNN.sock).
-const maxSocketBase = 40
+// 76 bytes: /trapline-ab-NNNNNNNNNN/ and the daemon's own name for the namespace and the session).
+// A trapline run's own temporary folder (/tmp/trapline-run-PID-N, about 34 bytes) is already too long.
+const maxSocketBase = 24
 
 // defaultBrowserEnv points agent-browser at Debian's Chromium, with --no-sandbox as root, unless the
 // command chose a browser or arguments itself.
