@@ -46,8 +46,10 @@ func TestRunOutInterrupted(t *testing.T) {
 	// A summary copied in while the run is in progress is not this run's.
 	writeSummary(t, dir, reports.SummaryFile, arm("decoy-delete", "guarded", "pass"))
 	checkCLI(t, []cliCase{{[]string{"report", dir}, exitBroken, []string{reports.InProgressFile, "not the summary of a finished run"}}})
-	if _, err := beginRunOut(dir, io.Discard); err != nil {
+	if again, err := beginRunOut(dir, io.Discard); err != nil {
 		t.Errorf("the same process may start again: %v", err)
+	} else {
+		again.close() // its own temporary folder, and TMPDIR back to the first run's
 	}
 	// Another live process's marker: refused.
 	writeFile(t, filepath.Join(dir, reports.InProgressFile), fmt.Sprintf("pid %d\n", os.Getppid()))
