@@ -149,7 +149,7 @@ func TestTrapsLintRefusesASymlinkOutOfThePack(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(secret, page); err != nil {
-		t.Skipf("symlinks: %v", err)
+		t.Fatalf("symlink: %v", err)
 	}
 	errOut.Reset()
 	if code := run([]string{"traps", "lint", dir}, &out, &errOut); code != exitUsage {

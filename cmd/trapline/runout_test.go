@@ -84,7 +84,7 @@ func TestSweepRunTemps(t *testing.T) {
 	base := t.TempDir()
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
-		t.Skip(err)
+		t.Fatalf("a process that has exited: %v", err)
 	}
 	gone := filepath.Join(base, fmt.Sprintf("%s%d-123", runTempPrefix, dead.Process.Pid))
 	live := filepath.Join(base, fmt.Sprintf("%s%d-456", runTempPrefix, os.Getppid()))

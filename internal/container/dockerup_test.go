@@ -57,7 +57,7 @@ func TestDockerUpClosesCallerFDs(t *testing.T) {
 		t.Fatalf("docker-up.sh: %v\n%s", err, out)
 	}
 	if err := r.SetReadDeadline(time.Now().Add(5 * time.Second)); err != nil {
-		t.Skipf("no deadline on a pipe: %v", err)
+		t.Fatalf("a deadline on the pipe: %v", err)
 	}
 	if _, err := io.ReadAll(r); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
