@@ -26,7 +26,7 @@ type AppConfig struct {
 	Run string
 	// PublishIP is the host address the app's port is published on; empty means 127.0.0.1.
 	PublishIP string
-	// StartTimeout bounds the wait for the app's port; 0 means 60s.
+	// StartTimeout bounds the wait for the app's first HTTP answer; 0 means 60s.
 	StartTimeout time.Duration
 }
 
@@ -39,8 +39,8 @@ type App struct {
 }
 
 // StartApp starts the app's container, labelled like a world's containers (so Sweep and
-// `make check-leftovers` see it), and waits until its port accepts connections, checked from the host
-// (a scratch image has no shell to check from inside). On error nothing is left running.
+// `make check-leftovers` see it), and waits until the app answers an HTTP GET of / on its published
+// port, with any status (a scratch image has no shell to check from inside). On error nothing is left running.
 func StartApp(ctx context.Context, cfg AppConfig) (*App, error) {
 	if cfg.Image == "" || cfg.Run == "" {
 		return nil, errors.New("container: AppConfig.Image and AppConfig.Run are required")
@@ -75,7 +75,11 @@ func StartApp(ctx context.Context, cfg AppConfig) (*App, error) {
 		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
 			hc.PortBindings = mnetwork.PortMap{port: {{HostIP: publish, HostPort: ""}}}
 		}),
-		testcontainers.WithWaitStrategy(wait.ForListeningPort(tcp).SkipInternalCheck().WithStartupTimeout(cfg.StartTimeout)),
+		// An HTTP answer, any status, from the host: a listening host port alone proves nothing, since
+		// Docker's port proxy accepts connections before the app listens and then resets them (the
+		// first request of a run got a 502).
+		testcontainers.WithWaitStrategy(wait.ForHTTP("/").WithPort(tcp).
+			WithStatusCodeMatcher(func(int) bool { return true }).WithStartupTimeout(cfg.StartTimeout)),
 	)
 	if err != nil {
 		if c != nil { // Run returns what it created even on error: still ours to remove
