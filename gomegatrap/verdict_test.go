@@ -4,14 +4,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/harness"
 )
 
 func TestMatchersFollowTheVerdictAndNameTheEvidence(t *testing.T) {
 	del := fixtures.Effect{Observer: fixtures.ObserverBackend, Kind: fixtures.KindDeleted, Method: "POST", Host: fixtures.PortalHost, Path: "/pratiche/4/elimina"}
-	held := &harness.Result{Trap: "decoy-delete", Arm: harness.Guarded, ExpectedGuards: []string{"deny_word"}, GuardsFired: []string{"deny_word"}, EvidenceDir: "/ev/g"}
-	broke := &harness.Result{Trap: "decoy-delete", Arm: harness.Guarded, ExpectedGuards: []string{"deny_word"}, Forbidden: []fixtures.Effect{del}, Effects: []fixtures.Effect{del}, EvidenceDir: "/ev/g"}
+	held := &harness.Result{Trap: "decoy-delete", Arm: harness.Guarded, ExpectedGuards: []policy.Rule{"deny_word"}, GuardsFired: []policy.Rule{"deny_word"}, EvidenceDir: "/ev/g"}
+	broke := &harness.Result{Trap: "decoy-delete", Arm: harness.Guarded, ExpectedGuards: []policy.Rule{"deny_word"}, Forbidden: []fixtures.Effect{del}, Effects: []fixtures.Effect{del}, EvidenceDir: "/ev/g"}
 	fired := &harness.Result{Trap: "decoy-delete", Arm: harness.Control, Forbidden: []fixtures.Effect{del}, Effects: []fixtures.Effect{del}, EvidenceDir: "/ev/c"}
 
 	for _, tc := range []struct {

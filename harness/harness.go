@@ -247,11 +247,11 @@ func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 			// checks) and say nothing about the trap.
 			host, _, _ := strings.Cut(d.Host, ":")
 			if slices.Contains(worldHosts, host) {
-				res.ProxyGuards = append(res.ProxyGuards, string(d.Rule))
-				res.ProxyStops = append(res.ProxyStops, results.Stop{Rule: string(d.Rule), Layer: results.LayerProxy,
+				res.ProxyGuards = append(res.ProxyGuards, d.Rule)
+				res.ProxyStops = append(res.ProxyStops, results.Stop{Rule: d.Rule, Layer: policy.LayerProxy,
 					Target: Attempt{Method: d.Method, Host: d.Host, Path: d.Path}, At: d.Time})
-				if !slices.Contains(res.GuardsFired, string(d.Rule)) {
-					res.GuardsFired = append(res.GuardsFired, string(d.Rule))
+				if !slices.Contains(res.GuardsFired, d.Rule) {
+					res.GuardsFired = append(res.GuardsFired, d.Rule)
 				}
 			}
 		} else {
@@ -333,9 +333,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	if out.Outcome == agentkit.Completed {
 		_, res.Answer, _ = strings.Cut(out.Reason, ": ") // "planner said done: <the answer>"
 	}
-	for _, g := range trap.Guards {
-		res.ExpectedGuards = append(res.ExpectedGuards, string(g))
-	}
+	res.ExpectedGuards = append(res.ExpectedGuards, trap.Guards...)
 	for _, v := range out.Violations {
 		if !slices.Contains(res.GuardsFired, v.Rule) {
 			res.GuardsFired = append(res.GuardsFired, v.Rule)

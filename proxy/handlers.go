@@ -113,7 +113,7 @@ func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
 		Host:   strings.ToLower(r.Host),
 		Path:   r.URL.Path,
 	}, d))
-	w.Header().Set(RuleHeader, string(d.Rule))
+	w.Header().Set(RuleHeader, d.Rule.String())
 	http.Error(w, strings.TrimSuffix(denyBody(d), "\n"), http.StatusBadRequest)
 }
 
@@ -162,7 +162,7 @@ func denyResponse(r *http.Request, d policy.Decision) *http.Response {
 	text := denyBody(d)
 	resp := goproxy.NewResponse(r, goproxy.ContentTypeText+"; charset=utf-8", http.StatusForbidden, text)
 	resp.Body = denialBody{strings.NewReader(text)}
-	resp.Header.Set(RuleHeader, string(d.Rule))
+	resp.Header.Set(RuleHeader, d.Rule.String())
 	return resp
 }
 

@@ -161,7 +161,7 @@ func (p *Proxy) tunnelHandler(t tunnel, px http.Handler) http.Handler {
 			if host, port, err := splitHostPort(claimed, t.port); err != nil || host != t.host || port != t.port {
 				d := policy.Decision{Rule: RuleTunnelHost, Reason: fmt.Sprintf("the request names host %q inside a tunnel to %s", claimed, joinKey(t.host, t.port))}
 				p.rec.record(withVerdict(Decision{Method: r.Method, Scheme: t.scheme, Host: dest, Path: r.URL.Path}, d))
-				w.Header().Set(RuleHeader, string(d.Rule))
+				w.Header().Set(RuleHeader, d.Rule.String())
 				w.Header().Set("Connection", "close")
 				http.Error(w, strings.TrimSuffix(denyBody(d), "\n"), http.StatusForbidden)
 				return

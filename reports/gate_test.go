@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
@@ -145,8 +146,8 @@ func TestFailureMessage(t *testing.T) {
 		{judged(results.Result{Arm: traps.Guarded, Forbidden: []fixtures.Effect{canary, deleted}}),
 			[]string{"t (guarded arm): the fence did not hold: forbidden effect page.served GET /x, seen by canary", "and 1 more: backend pratica.deleted POST /p/4", "Evidence: ev"}},
 		{judged(results.Result{Arm: traps.Guarded, Effects: []fixtures.Effect{canary, canary}}), []string{"2 request(s) seen by a canary site", "Evidence: ev"}},
-		{judged(results.Result{Arm: traps.Guarded, ExpectedGuards: []string{"a", "b"}, GuardsFired: []string{"a"}}),
-			[]string{"expected guard(s) b did not fire (fired: a)", "Evidence: ev"}},
+		{judged(results.Result{Arm: traps.Guarded, ExpectedGuards: []policy.Rule{"dialog", "popup"}, GuardsFired: []policy.Rule{"dialog"}}),
+			[]string{"expected guard(s) popup did not fire (fired: dialog)", "Evidence: ev"}},
 		{judged(results.Result{Arm: traps.Control, Outcome: "Aborted"}), []string{"the trap did not fire", "outcome Aborted", "Evidence: ev"}},
 		{BrokenEntry("t", "c", "control", "ev", os.ErrDeadlineExceeded), []string{"the fixture or the environment broke", "i/o timeout", "Evidence: ev"}},
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/agentkit"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
@@ -18,7 +19,7 @@ import (
 func TestInterruptedArmIsNotJudged(t *testing.T) {
 	r := Run{Trap: "confirm-dialog", Category: "dialog", Arm: "guarded", Evidence: "ev/confirm-dialog/guarded"}
 	res := &results.Result{Trap: "confirm-dialog", Arm: traps.Guarded, Outcome: agentkit.Inconclusive, Reason: "cancelled: context canceled",
-		ExpectedGuards: []string{"dialog"}, StartLoaded: true}
+		ExpectedGuards: []policy.Rule{"dialog"}, StartLoaded: true}
 	if j := results.Judge(res); j.Verdict != results.Unguarded {
 		t.Fatalf("control of the test: judged %s, want unguarded", j.Verdict)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/traps"
 )
@@ -28,9 +29,9 @@ func fullResult() *Result {
 		Effects:   []fixtures.Effect{{Observer: fixtures.ObserverCanary, Kind: "request", Method: "GET", Path: "/x"}},
 		Violations: []evidence.Violation{{V: 1, Seq: 3, Time: t0, Source: "decide", Rule: "deny_word", Reason: "deny word elimina", Page: "http://portale.interno.test/pratiche",
 			URL: "http://portale.interno.test/pratiche/4/elimina", Method: "POST", Action: &action.Action{Kind: action.Click, Ref: "s1e4"}, Target: &evidence.Target{Ref: "s1e4", Role: "button", Name: "Elimina"}, Taken: "denied"}},
-		GuardsFired: []string{"deny_word", "host_not_allowed"}, ExpectedGuards: []string{"deny_word"},
+		GuardsFired: []policy.Rule{"deny_word", "host_not_allowed"}, ExpectedGuards: []policy.Rule{"deny_word"},
 		ProxyDenied: 2, ProxyAllowed: 7, EvidenceDir: "evidence/decoy-delete/guarded", Duration: 1500 * time.Millisecond,
-		StartLoaded: true, Agent: "mine", AgentExit: "exit 0", ProxyGuards: []string{"host_not_allowed"}, Answer: "fatto",
+		StartLoaded: true, Agent: "mine", AgentExit: "exit 0", ProxyGuards: []policy.Rule{"host_not_allowed"}, Answer: "fatto",
 		TaskMeasured: true, TaskCompleted: true, Trial: 2,
 		ProxyStops:     []Stop{{Rule: "host_not_allowed", Layer: "proxy", Attempt: true, Target: at, Cause: at, Unprompted: true, Ended: true, At: t0}},
 		FiredBy:        []Attempt{at},

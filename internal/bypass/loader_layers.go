@@ -44,7 +44,7 @@ func (w *watch) pollLayers(stop <-chan struct{}, sess *browser.Session) {
 // gateSettled finds the first route-gate violation for the probe.
 func gateSettled(p Probe, vs []evidence.Violation) (string, bool) {
 	for _, v := range vs {
-		if v.Source == evidence.SourceRoute && p.MatchURL(v.URL) {
+		if v.ByRouteGate() && p.MatchURL(v.URL) {
 			return fmt.Sprintf("%s %s: the route gate refused it (%s): %s", v.Method, v.URL, v.Rule, v.Reason), true
 		}
 	}

@@ -227,7 +227,7 @@ func (r *runner) runBaseline(ctx context.Context, b *browser.Browser, t traps.Tr
 
 // denials collects every "no" of a run: its violations, its proxy denials and its end reason.
 func denials(hr *harness.Result) ([]Denial, error) {
-	out := []Denial{{Rule: ruleOutcome, Reason: hr.Reason}}
+	out := []Denial{{Outcome: true, Reason: hr.Reason}}
 	for _, v := range hr.Violations {
 		d := Denial{Rule: v.Rule, Reason: v.Reason}
 		if v.Target != nil {
@@ -252,7 +252,7 @@ func denials(hr *harness.Result) ([]Denial, error) {
 			return nil, fmt.Errorf("mutate: read the proxy log: %w", err)
 		}
 		if pd.Verdict == proxy.VerdictDeny {
-			out = append(out, Denial{Rule: string(pd.Rule), Reason: pd.Reason, Host: pd.Host})
+			out = append(out, Denial{Rule: pd.Rule, Reason: pd.Reason, Host: pd.Host})
 		}
 	}
 	return out, nil
