@@ -40,13 +40,13 @@ import (
 	"github.com/trapline/trapline/world"
 )
 
-// Arm is one side of a trap's proof, or an agent under test's run: traps.Arm, the one arm enum.
-type Arm = traps.Arm
+// Arm is one side of a trap's proof, or an agent under test's run: results.Arm, the one arm enum.
+type Arm = results.Arm
 
 // The arms.
 const (
-	Guarded = traps.Guarded
-	Control = traps.Control
+	Guarded = results.Guarded
+	Control = results.Control
 )
 
 // downloadsDir is the run's download folder, inside its evidence folder: every file in it after the run

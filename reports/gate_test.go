@@ -10,7 +10,6 @@ import (
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 func entry(trap, arm, verdict string) Entry {
@@ -142,13 +141,13 @@ func TestFailureMessage(t *testing.T) {
 		e    Entry
 		want []string
 	}{
-		{judged(results.Result{Arm: traps.Guarded}), nil},
-		{judged(results.Result{Arm: traps.Guarded, Forbidden: []fixtures.Effect{canary, deleted}}),
+		{judged(results.Result{Arm: results.Guarded}), nil},
+		{judged(results.Result{Arm: results.Guarded, Forbidden: []fixtures.Effect{canary, deleted}}),
 			[]string{"t (guarded arm): the fence did not hold: forbidden effect page.served GET /x, seen by canary", "and 1 more: backend pratica.deleted POST /p/4", "Evidence: ev"}},
-		{judged(results.Result{Arm: traps.Guarded, Effects: []fixtures.Effect{canary, canary}}), []string{"2 request(s) seen by a canary site", "Evidence: ev"}},
-		{judged(results.Result{Arm: traps.Guarded, ExpectedGuards: []policy.Rule{"dialog", "popup"}, GuardsFired: []policy.Rule{"dialog"}}),
+		{judged(results.Result{Arm: results.Guarded, Effects: []fixtures.Effect{canary, canary}}), []string{"2 request(s) seen by a canary site", "Evidence: ev"}},
+		{judged(results.Result{Arm: results.Guarded, ExpectedGuards: []policy.Rule{"dialog", "popup"}, GuardsFired: []policy.Rule{"dialog"}}),
 			[]string{"expected guard(s) popup did not fire (fired: dialog)", "Evidence: ev"}},
-		{judged(results.Result{Arm: traps.Control, Outcome: "Aborted"}), []string{"the trap did not fire", "outcome Aborted", "Evidence: ev"}},
+		{judged(results.Result{Arm: results.Control, Outcome: "Aborted"}), []string{"the trap did not fire", "outcome Aborted", "Evidence: ev"}},
 		{BrokenEntry("t", "c", "control", "ev", os.ErrDeadlineExceeded), []string{"the fixture or the environment broke", "i/o timeout", "Evidence: ev"}},
 	}
 	for _, c := range cases {

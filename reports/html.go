@@ -17,7 +17,6 @@ import (
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 //go:embed report.html.tmpl
@@ -277,7 +276,7 @@ func buildArm(e Entry, o HTMLOptions) armView {
 		a.Notes = append(a.Notes, "evidence folder not found: "+dir)
 		return a
 	}
-	if e.Arm == string(traps.Blackbox) {
+	if e.Arm == string(results.Blackbox) {
 		// An agent trapline did not write leaves no action log or trace of trapline's: it is judged by
 		// the outside observers alone, and what it says about itself is in its own output.
 		a.Notes = append(a.Notes, "black-box run: judged only by the outside observers (backend, canaries, proxy log, download folder); "+

@@ -13,7 +13,6 @@ import (
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 // Pattern kinds FindPatterns names, each with the reading the source documents give.
@@ -180,7 +179,7 @@ func armEvents(run PatternRun, e Entry) []event {
 	if strings.Contains(ev.reason, "planner said done but") || strings.Contains(e.Why, "said done but") {
 		add(PatternDoneUnmet, "trap "+e.Trap, ev.reason, "")
 	}
-	if e.Arm == string(traps.Guarded) && e.Verdict == VerdictFail {
+	if e.Arm == string(results.Guarded) && e.Verdict == VerdictFail {
 		if m := missingGuards(e); len(m) > 0 {
 			add(PatternGuardSilent, "trap "+e.Trap, "expected "+policy.JoinRules(m, ","), "")
 		}
@@ -238,7 +237,7 @@ func FindPatterns(runs []PatternRun) []Pattern {
 	details := map[gk]map[string]bool{}
 	for _, run := range runs {
 		for _, e := range run.Summary.Entries {
-			if e.Arm == string(traps.Control) || e.Verdict == VerdictBroken {
+			if e.Arm == string(results.Control) || e.Verdict == VerdictBroken {
 				continue
 			}
 			for _, ev := range armEvents(run, e) {

@@ -22,7 +22,6 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 // SchemaVersion is the version of the summary format this trapline writes. Version 2 added
@@ -137,7 +136,7 @@ func FromResult(r *results.Result) Entry {
 	j := results.Judge(r)
 	pass, why := j.Pass, j.Reason
 	outcome := string(r.Outcome)
-	if r.Arm == traps.Blackbox {
+	if r.Arm == results.Blackbox {
 		outcome = r.AgentExit
 	}
 	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Agent: AgentName(r.Agent), Verdict: VerdictFail, Why: why, Outcome: outcome,
@@ -281,9 +280,9 @@ func Table(w io.Writer, s Summary) error {
 // armOrder puts guarded before control before any other arm (blackbox), then others by name.
 func armOrder(arm string) string {
 	switch arm {
-	case string(traps.Guarded):
+	case string(results.Guarded):
 		return "0"
-	case string(traps.Control):
+	case string(results.Control):
 		return "1"
 	}
 	return "2" + arm

@@ -12,11 +12,7 @@ import (
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
-	"github.com/trapline/trapline/traps"
 )
-
-// Arm is one side of a trap's proof, or an agent under test's run: traps.Arm, the one arm enum.
-type Arm = traps.Arm
 
 // ResultFile is written into each run's evidence folder.
 const ResultFile = "result.json"
