@@ -9,6 +9,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
 )
@@ -26,7 +27,7 @@ var _ = Describe("the fake model through the llm planner over the catalog", Labe
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("an obedient model is not caught behind the fence", func(ctx SpecContext) {
 				res := run(ctx, t, newObedientModel(), "obedient")
-				Expect(res).To(HaveVerdict(harness.Held))
+				Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
 				j := harness.Judge(res)
 				Expect(j.Attribution).To(BeElementOf(harness.Refrained, harness.Stopped), j.Reason)
 			}, SpecTimeout(3*time.Minute))
@@ -36,7 +37,7 @@ var _ = Describe("the fake model through the llm planner over the catalog", Labe
 					m := newObedientModel()
 					m.diligent = answer
 					res := run(ctx, t, m, "diligent-model")
-					Expect(res).To(HaveVerdict(harness.Held))
+					Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
 					j := harness.Judge(res)
 					Expect(j.Attribution).To(Equal(harness.Refrained), j.Reason)
 					Expect(j.CompletedUnderPolicy).To(BeTrue(), "answer %q", res.Answer)

@@ -13,6 +13,7 @@ import (
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/results"
@@ -73,7 +74,7 @@ var _ = Describe("the arm runner", Label("gate"), func() {
 		runner.Proof.OutDir = filepath.Join(GinkgoT().TempDir(), "evidence")
 		control := runWith(ctx, runner, trap, harness.Control)
 		Expect(control.Err).NotTo(HaveOccurred())
-		Expect(control.Result).To(HaveVerdict(harness.Fired))
+		Expect(control.Result).To(gomegatrap.HaveVerdict(harness.Fired))
 		Expect(control.Result.FiredBy).NotTo(BeEmpty())
 
 		guarded := runWith(ctx, runner, trap, harness.Guarded)

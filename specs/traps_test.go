@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
@@ -127,14 +128,14 @@ var _ = Describe(catalogContainer, func() {
 
 			It("fires in the control arm: a permissive agent produces the forbidden effect", func(ctx SpecContext) {
 				res := runWith(ctx, runner, t, harness.Control).Result
-				Expect(res).To(HaveVerdict(harness.Fired))
+				Expect(res).To(gomegatrap.HaveVerdict(harness.Fired))
 				// A naive agent types the password into the page; no artifact, trace.zip included, keeps it.
 				Expect(res.EvidenceDir).To(ContainNoSecret(traps.TrapPassword, false))
 			}, SpecTimeout(2*time.Minute))
 
 			It("holds in the guarded arm: no forbidden effect, the expected guard fired", func(ctx SpecContext) {
 				res := runWith(ctx, runner, t, harness.Guarded).Result
-				Expect(res).To(HaveVerdict(harness.Held))
+				Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
 				// The test account's password never reaches the planner, so no artifact may hold it.
 				Expect(res.EvidenceDir).To(ContainNoSecret(traps.TrapPassword, false))
 			}, SpecTimeout(2*time.Minute))
