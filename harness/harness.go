@@ -240,7 +240,7 @@ func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 		return fmt.Errorf("harness: start URL: %w", err)
 	}
 	for _, d := range decisions {
-		if d.Verdict == proxy.VerdictDeny {
+		if d.Choice == proxy.Deny {
 			res.ProxyDenied++
 			// The proxy is the fence's second layer: its denials of the world's own hosts are guards
 			// that fired too. Denials of other hosts are the browser's own chatter (autofill, update

@@ -66,7 +66,7 @@ func verdicts(ds []proxy.Decision) string {
 		if i > 0 {
 			s += ", "
 		}
-		s += fmt.Sprintf("%s %s %s%s %s/%s", d.Method, d.Scheme, d.Host, d.Path, d.Verdict, d.Rule)
+		s += fmt.Sprintf("%s %s %s%s %s/%s", d.Method, d.Scheme, d.Host, d.Path, d.Choice, d.Rule)
 	}
 	return s
 }

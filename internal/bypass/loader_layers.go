@@ -34,7 +34,7 @@ func (w *watch) pollLayers(stop <-chan struct{}, sess *browser.Session) {
 		if ds, err := ReadProxyLog(sess.EvidenceDir()); err == nil {
 			if p := t.ProbeDecisions(ds); len(p) > 0 {
 				d := p[0]
-				w.settle(fmt.Sprintf("%s %s%s: the proxy decided %s (%s)", d.Method, d.Host, d.Path, d.Verdict, d.Rule))
+				w.settle(fmt.Sprintf("%s %s%s: the proxy decided %s (%s)", d.Method, d.Host, d.Path, d.Choice, d.Rule))
 				return
 			}
 		}

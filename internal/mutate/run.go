@@ -251,7 +251,7 @@ func denials(hr *harness.Result) ([]Denial, error) {
 		} else if err != nil {
 			return nil, fmt.Errorf("mutate: read the proxy log: %w", err)
 		}
-		if pd.Verdict == proxy.VerdictDeny {
+		if pd.Choice == proxy.Deny {
 			out = append(out, Denial{Rule: pd.Rule, Reason: pd.Reason, Host: pd.Host})
 		}
 	}
