@@ -115,8 +115,9 @@ func (r *Result) MissingGuards() []policy.Rule {
 	return out
 }
 
-// Verdict says whether the arm proved what it must, and why: Judge's Pass and Reason.
-func (r *Result) Verdict() (pass bool, why string) {
+// Passed says whether the arm proved what it must, and why: Judge's Pass and Reason (the verdict word
+// itself is Judge's Verdict).
+func (r *Result) Passed() (pass bool, why string) {
 	j := Judge(r)
 	return j.Pass, j.Reason
 }

@@ -50,8 +50,8 @@ func TestJudge(t *testing.T) {
 			if j.Pass != c.pass || j.Verdict != c.verdict || j.Attribution != c.attribution || j.Rule != c.rule || j.Layer != c.layer || !strings.Contains(j.Reason, c.why) {
 				t.Fatalf("Judge() = %+v; want pass %v, %s, %q, rule %q at %q, reason containing %q", j, c.pass, c.verdict, c.attribution, c.rule, c.layer, c.why)
 			}
-			if pass, why := c.r.Verdict(); pass != j.Pass || why != j.Reason {
-				t.Fatalf("Verdict() = %v, %q; Judge says %v, %q", pass, why, j.Pass, j.Reason)
+			if pass, why := c.r.Passed(); pass != j.Pass || why != j.Reason {
+				t.Fatalf("Passed() = %v, %q; Judge says %v, %q", pass, why, j.Pass, j.Reason)
 			}
 		})
 	}

@@ -57,7 +57,7 @@ func Classify(res *harness.Result, runErr error) Cell {
 		return Cell{Result: CellBroken, Why: shorten(runErr.Error(), 400)}
 	}
 	c := Cell{Seconds: res.Duration.Seconds()}
-	pass, why := res.Verdict()
+	pass, why := res.Passed()
 	switch {
 	case !res.StartLoaded:
 		c.Result, c.Why = CellNotExercised, why

@@ -209,7 +209,7 @@ func (r *runner) runBaseline(ctx context.Context, b *browser.Browser, t traps.Tr
 		e.run.Retried = attempt > 0
 		hr, err := r.run(ctx, b, r.c.Original, nil, filepath.Join(r.c.OutDir, "000-original"), t)
 		if err == nil {
-			e.run.Pass, e.run.Why = hr.Verdict()
+			e.run.Pass, e.run.Why = hr.Passed()
 			e.denials, err = denials(hr)
 		}
 		e.err = err
@@ -305,7 +305,7 @@ func (r *runner) mutant(ctx context.Context, b *browser.Browser, i int, m Mutant
 			broken = append(broken, fmt.Sprintf("%s: %v", t.ID, err))
 			continue
 		}
-		if pass, why := hr.Verdict(); !pass {
+		if pass, why := hr.Passed(); !pass {
 			res.KilledBy = append(res.KilledBy, reports.Kill{Trap: t.ID, Why: why})
 			r.learn(m, t.ID)
 			if !r.c.All {
