@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -62,7 +65,8 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
+			"exits":   cmdExits,
+			"waitfor": cmdWaitFor,
 		},
 	})
 }
@@ -106,5 +110,40 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// waitForTimeout bounds waitfor: a world or a proxy is up in seconds, even on a loaded machine.
+const waitForTimeout = 90 * time.Second
+
+// cmdWaitFor is `waitfor FILE REGEXP [NAME]`: wait until FILE has a line matching REGEXP (a server
+// started in the background with `exec sh -c '... >FILE' &` has printed it), then, with NAME, set
+// the environment variable NAME to the match's first group (the URL it printed). It reads the file
+// again every 20 ms (a wait on the condition, not a sleep) and fails after waitForTimeout.
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: waitfor FILE REGEXP [NAME]")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	if err != nil {
+		ts.Fatalf("waitfor: %v", err)
+	}
+	file := ts.MkAbs(args[0])
+	deadline := time.Now().Add(waitForTimeout)
+	for {
+		b, _ := os.ReadFile(file) // absent until the shell's redirection creates it
+		if m := re.FindStringSubmatch(string(b)); m != nil {
+			if len(args) == 3 {
+				if len(m) < 2 {
+					ts.Fatalf("waitfor: %q has no group to set %s from", args[1], args[2])
+				}
+				ts.Setenv(args[2], m[1])
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfor: no line of %s matched %q in %s; it holds:\n%s", args[0], args[1], waitForTimeout, strings.TrimSpace(string(b)))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
