@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,14 +66,16 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":   cmdExits,
-			"waitfor": cmdWaitFor,
+			"exits":    cmdExits,
+			"waitfor":  cmdWaitFor,
+			"waitdial": cmdWaitDial,
 		},
 	})
 }
 
 // scriptCondition answers [browser] (Chromium's headless shell and Node.js for Playwright's driver:
-// the scripts that run arms) and [tools] (the agent tools of tools/, installed by make setup).
+// the scripts that run arms), [tools] (the agent tools of tools/, installed by make setup) and
+// [port-free:8080] (nothing listens on 127.0.0.1:8080, where the docs put the user's staging app).
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "browser":
@@ -81,6 +84,12 @@ func scriptCondition(cond string) (bool, error) {
 		}
 		fi, err := os.Stat("/usr/lib/chromium/chromium-headless-shell")
 		return err == nil && fi.Mode()&0o111 != 0, nil
+	case "port-free:8080": // the README's staging app listens there; a port another program holds skips
+		l, err := net.Listen("tcp", "127.0.0.1:8080")
+		if err != nil {
+			return false, nil
+		}
+		return true, l.Close()
 	case "tools":
 		_, err := os.Stat(filepath.Join("..", "..", "tools", "node_modules", "@playwright", "mcp", "cli.js"))
 		return err == nil, nil
@@ -143,6 +152,26 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			ts.Fatalf("waitfor: no line of %s matched %q in %s; it holds:\n%s", args[0], args[1], waitForTimeout, strings.TrimSpace(string(b)))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cmdWaitDial is `waitdial HOST:PORT`: wait until a TCP connection to HOST:PORT succeeds (a server
+// started in the background listens), trying again every 20 ms, failing after waitForTimeout.
+func cmdWaitDial(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitdial HOST:PORT")
+	}
+	deadline := time.Now().Add(waitForTimeout)
+	for {
+		c, err := net.DialTimeout("tcp", args[0], time.Second)
+		if err == nil {
+			_ = c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitdial: %s does not answer after %s: %v", args[0], waitForTimeout, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
