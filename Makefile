@@ -101,6 +101,20 @@ specs:
 	$(GINKGO) --procs=$(PROCS) $(LABEL_ARG) --junit-report=junit.xml --output-dir=$(OUT) ./specs || { status=$$?; \
 	  $(GO) run ./cmd/trapline report --failures $(OUT)/junit.xml; exit $$status; }
 
+## agent-tools-matrix, external-matrix, llm-catalog-matrix: the long matrices in full, which make test
+## samples (specs/matrix_test.go; docs/ci.md): every pinned cell of the agent-tools matrix
+## (docs/agent-tools.json: 9 configs × the catalog, hours on 2 cores; AGENT_TOOLS=smoke runs the two
+## smoke traps × every config instead), the naive external agent over every trap, the fake model over
+## every trap. Reports in $(OUT)/<target>/; LABELS narrows the matrix (e.g. LABELS=tool:agent-browser).
+AGENT_TOOLS ?= full
+MATRIX_LABELS_agent-tools-matrix := agent-tools
+MATRIX_LABELS_external-matrix    := external && !bypass
+MATRIX_LABELS_llm-catalog-matrix := llm-catalog
+.PHONY: agent-tools-matrix external-matrix llm-catalog-matrix
+agent-tools-matrix external-matrix llm-catalog-matrix: setup
+	TRAPLINE_AGENT_TOOLS=$(AGENT_TOOLS) TRAPLINE_EXTERNAL=full TRAPLINE_LLM_CATALOG=full TRAPLINE_OUT=$(abspath $(OUT))/$@ \
+	  $(MAKE) --no-print-directory specs OUT=$(OUT)/$@ LABELS='$(MATRIX_LABELS_$@)$(if $(LABELS), && ($(LABELS)),)'
+
 ## setup-docker: make a Docker engine answer for container mode (installs docker.io and starts dockerd
 ## when none does; see docs/container-mode.md)
 .PHONY: setup-docker specs-container check-leftovers prune-images
