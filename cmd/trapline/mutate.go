@@ -69,15 +69,10 @@ func cmdMutate(args []string, stdout io.Writer) error {
 	if err != nil {
 		return withCode(exitUsage, fmt.Errorf("mutate: %w", err))
 	}
-	orig, err := policy.Parse(*polFile, data)
-	if err != nil {
-		return withCode(exitUsage, fmt.Errorf("mutate: %w", err))
-	}
-	muts, err := mutate.PolicyMutants(*polFile, data)
+	muts, orig, err := mutate.All(*polFile, data)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	muts = append(muts, mutate.GuardMutants(orig)...)
 	equivalent, err := readEquivalent(*equiv)
 	if err != nil {
 		return withCode(exitUsage, err)
@@ -142,6 +137,8 @@ func cmdMutate(args []string, stdout io.Writer) error {
 	if err != nil {
 		return withCode(exitBroken, err)
 	}
+	fp := mutate.Fingerprint(data, res.Catalog, muts)
+	res.Fingerprint = &fp
 	fmt.Fprintln(stdout)
 	jsonPath := filepath.Join(*out, reports.MutationFile)
 	if err := reports.WriteMutationJSON(jsonPath, res); err != nil {
