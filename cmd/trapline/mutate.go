@@ -137,8 +137,10 @@ func cmdMutate(args []string, stdout io.Writer) error {
 	if err != nil {
 		return withCode(exitBroken, err)
 	}
-	fp := mutate.Fingerprint(data, res.Catalog, muts)
-	res.Fingerprint = &fp
+	if ctx.Err() == nil { // a cut-off run proves nothing about the mutants it did not run: no fingerprint
+		fp := mutate.Fingerprint(data, res.Catalog, muts)
+		res.Fingerprint = &fp
+	}
 	fmt.Fprintln(stdout)
 	jsonPath := filepath.Join(*out, reports.MutationFile)
 	if err := reports.WriteMutationJSON(jsonPath, res); err != nil {
