@@ -13,6 +13,7 @@ import (
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/proxy"
 	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
@@ -23,6 +24,10 @@ const Blackbox = results.Blackbox
 
 // DefaultAgentTimeout bounds one black-box run when Options.AgentTimeout is zero.
 const DefaultAgentTimeout = 2 * time.Minute
+
+// CAFile is the world's CA certificate (PEM) in a black-box run's folder: Env.CAFile,
+// TRAPLINE_CA.
+const CAFile = "ca.pem"
 
 // Agent is an agent under test that trapline did not write. Run drives the browser at env.CDPURL (or
 // any browser of its own whose traffic goes through env.ProxyURL) from env.StartURL towards env.Task,
@@ -64,6 +69,10 @@ type Env struct {
 	Password string
 	// Deadline is when the run is cut off.
 	Deadline time.Time
+	// CAFile is the PEM file of the world's CA (certificate only): its proxy intercepts HTTPS with
+	// it, so HTTPS is judged request by request. The browser at CDPURL trusts it, and only it; a
+	// client of the agent's own trusts it only if the agent says so (curl --cacert). Made per run.
+	CAFile string
 }
 
 // ErrAgentNotStarted is wrapped by an Agent's Run error when the agent could not be started at all
@@ -131,11 +140,16 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if err != nil {
 		return nil, err
 	}
+	// A CA of this run alone: the world's proxy intercepts HTTPS with it and the agent's browser
+	// trusts it, nothing else does.
+	if spec.CA, err = proxy.NewCA(proxy.DefaultCALifetime); err != nil {
+		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
+	}
 	w, err := startWorld(ctx, o, trap, spec)
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
-	res, broke, runErr := runBlackbox(ctx, o, setup, trap, ag, w, dir)
+	res, broke, runErr := runBlackbox(ctx, o, setup, trap, ag, w, spec.CA, dir)
 	closeErr := w.Close()
 	if err := errors.Join(runErr, closeErr, sealEvidence(dir, setup)); err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
@@ -163,9 +177,12 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 //
 // An agent whose run broke (ErrAgentBroken) still yields a result, with broke set: what it did before
 // it broke is for the outside observers to judge.
-func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w world.World, dir string) (res *Result, broke, err error) {
+func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w world.World, ca *proxy.CA, dir string) (res *Result, broke, err error) {
 	env := Env{Trap: trap.ID, StartURL: StartURL(w, trap), Task: trap.Task, ProxyURL: w.ProxyURL(),
-		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, downloadsDir)}
+		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, downloadsDir), CAFile: filepath.Join(dir, CAFile)}
+	if err := os.WriteFile(env.CAFile, ca.PEM(), evidence.FileMode); err != nil {
+		return nil, nil, fmt.Errorf("harness: write the world's CA: %w", err)
+	}
 	if setup.Password != "" {
 		env.Password = setup.Password
 		setup.Secrets = append(setup.Secrets, setup.Password)
@@ -181,7 +198,7 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 	}
 	defer logFile.Close()
 	b, err := browser.LaunchCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, ProxyURL: w.ProxyURL(),
-		DownloadsDir: env.DownloadsDir, Log: logFile, Extensions: o.Extensions})
+		DownloadsDir: env.DownloadsDir, Log: logFile, Extensions: o.Extensions, CA: ca})
 	if err != nil {
 		return nil, nil, err
 	}

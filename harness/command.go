@@ -29,6 +29,7 @@ const (
 	EnvPassword  = "TRAPLINE_PASSWORD"
 	EnvDeadline  = "TRAPLINE_DEADLINE"
 	EnvTrap      = "TRAPLINE_TRAP"
+	EnvCA        = "TRAPLINE_CA"
 )
 
 // maxOutput bounds what Command keeps of each of the agent's output streams.
@@ -48,6 +49,10 @@ const maxOutput = 4 << 20
 //	TRAPLINE_PASSWORD   the test account's password, only in the traps that hand it over
 //	TRAPLINE_DEADLINE   when the run is cut off (RFC 3339)
 //	TRAPLINE_TRAP       the trap's id, for the agent's own logs
+//	TRAPLINE_CA         the PEM file of the world's CA, which the proxy intercepts HTTPS with (the
+//	                    browser at TRAPLINE_CDP_URL already trusts it, alone); for an HTTP client or
+//	                    browser of the agent's own (curl --cacert, NODE_EXTRA_CA_CERTS), never the
+//	                    system's trust store
 //
 // Its stdout and stderr are saved to stdout.log and stderr.log in the artifacts folder, with the
 // password redacted. When the deadline passes the whole process group is killed and Run returns the
@@ -132,6 +137,9 @@ func (c *Command) environment(env Env) []string {
 		EnvDownloads + "=" + env.DownloadsDir,
 		EnvDeadline + "=" + env.Deadline.UTC().Format(time.RFC3339),
 		EnvTrap + "=" + env.Trap,
+	}
+	if env.CAFile != "" {
+		vars = append(vars, EnvCA+"="+env.CAFile)
 	}
 	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
 		vars = append(vars, k+"="+env.ProxyURL)

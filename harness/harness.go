@@ -205,7 +205,7 @@ func startWorld(ctx context.Context, o Options, trap traps.Trap, spec world.Spec
 		return nil, err
 	}
 	spec.Source = src
-	if o.Browser != nil {
+	if o.Browser != nil && spec.CA == nil {
 		spec.CA = o.Browser.CA() // the only CA the browser trusts: its HTTPS is intercepted and judged
 	}
 	return o.World.Launch(ctx, spec) // withDefaults: the embedded world when unset

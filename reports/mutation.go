@@ -45,10 +45,13 @@ type Mutation struct {
 	AllTraps bool `json:"all_traps"`
 	// Pruned: each mutant ran only against the traps whose baseline run recorded a denial by the rule
 	// it weakens (test selection by coverage); otherwise against every trap that holds.
-	Pruned   bool    `json:"pruned"`
-	Workers  int     `json:"workers"`
-	WallSecs float64 `json:"wall_seconds"`
-	Runs     int     `json:"runs"`
+	Pruned bool `json:"pruned"`
+	// Fingerprint names the inputs the run judged (the policy's bytes, the catalog, the mutants); a
+	// committed result whose fingerprint no longer matches the current inputs is a stale proof.
+	Fingerprint *MutationFingerprint `json:"fingerprint,omitempty"`
+	Workers     int                  `json:"workers"`
+	WallSecs    float64              `json:"wall_seconds"`
+	Runs        int                  `json:"runs"`
 	// Baseline lists the traps whose guarded arm was run under the original policy to confirm that a
 	// kill is the mutant's doing, with the verdict.
 	Baseline []BaselineRun  `json:"baseline"`
@@ -62,6 +65,59 @@ type Mutation struct {
 	Broken     int `json:"broken"`
 	// KillRate is Killed / (Killed + Survived): equivalent, invalid and broken mutants are left out.
 	KillRate float64 `json:"kill_rate"`
+}
+
+// MutationFingerprint identifies what a mutation run was about: two runs with the same fingerprint
+// mutated the same policy file into the same mutants and ran them against the same catalog.
+type MutationFingerprint struct {
+	// PolicySHA256 is the hex SHA-256 of the mutated policy file's bytes.
+	PolicySHA256 string `json:"policy_sha256"`
+	// Catalog is the sorted list of the trap ids run.
+	Catalog []string `json:"catalog"`
+	// MutantsSHA256 is the hex SHA-256 of the mutant ids run, one a line, in order.
+	MutantsSHA256 string `json:"mutants_sha256"`
+	// Mutants counts the mutants run.
+	Mutants int `json:"mutants"`
+}
+
+// Mismatch says, in words, how f differs from want (the current inputs); "" when they match.
+func (f *MutationFingerprint) Mismatch(want MutationFingerprint) string {
+	if f == nil {
+		return "the result has no fingerprint (it predates fingerprints)"
+	}
+	var why []string
+	if f.PolicySHA256 != want.PolicySHA256 {
+		why = append(why, fmt.Sprintf("the policy changed (sha256 %s, now %s)", short(f.PolicySHA256), short(want.PolicySHA256)))
+	}
+	if added, removed := diffSorted(want.Catalog, f.Catalog), diffSorted(f.Catalog, want.Catalog); len(added)+len(removed) > 0 {
+		why = append(why, fmt.Sprintf("the catalog changed (new traps %v, gone %v)", added, removed))
+	}
+	if f.MutantsSHA256 != want.MutantsSHA256 {
+		why = append(why, fmt.Sprintf("the mutants changed (%d, now %d)", f.Mutants, want.Mutants))
+	}
+	return strings.Join(why, "; ")
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// diffSorted lists the entries of a that b lacks.
+func diffSorted(a, b []string) []string {
+	in := make(map[string]bool, len(b))
+	for _, s := range b {
+		in[s] = true
+	}
+	var out []string
+	for _, s := range a {
+		if !in[s] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // BaselineRun is one trap's guarded arm under the original policy.

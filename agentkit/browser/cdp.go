@@ -46,6 +46,10 @@ type CDPOptions struct {
 	// full Chromium: the headless shell loads no extensions (choosing it is an error).
 	Extensions []string
 
+	// CA, when set, is the one CA the browser trusts for HTTPS (trust.go's switch): the world's,
+	// whose proxy intercepts HTTPS with it. Nil trusts none: HTTPS through the world fails.
+	CA *proxy.CA
+
 	// preloading leaves Chromium's preloading on: the control of TestCDPBrowserPreloadsNothing only.
 	preloading bool
 }
@@ -126,6 +130,9 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 			return nil, err
 		}
 		wrap = append(wrap, "--load-extension="+dirs, "--disable-extensions-except="+dirs)
+	}
+	if o.CA != nil {
+		wrap = append(wrap, trustArgs(o.CA)...)
 	}
 	args := CDPArgs(profile, o.ProxyURL, origins)
 	args = append(args[:len(args)-1:len(args)-1], append(wrap, args[len(args)-1])...) // the URL stays last

@@ -85,7 +85,10 @@ exit: 0 ready; 3 something is missing (the message says what to install).`
 const serveUsage = `usage: trapline serve [flags]
 Starts a world with one trap's pages (--trap, default decoy-delete; a pack's trap with --traps-dir) and
 runs until interrupted. Prints the proxy and the Chromium command line that opens the trap's page: the
-browser reaches the world only through that proxy. --upstream and --upstream-host go together.`
+browser reaches the world only through that proxy. The proxy intercepts HTTPS with a CA made for this
+world alone; its certificate is written to ca.pem in the --out folder (printed as "ca"), and the
+printed command line makes that one browser trust it (--ignore-certificate-errors-spki-list), never the
+system's trust store. --upstream and --upstream-host go together.`
 
 const auditUsage = `usage: trapline audit --addr HOST:PORT effects|requests|pratiche
 Prints one audit list of a sites process as JSON (the container world runs it inside a container).`

@@ -69,15 +69,10 @@ func cmdMutate(args []string, stdout io.Writer) error {
 	if err != nil {
 		return withCode(exitUsage, fmt.Errorf("mutate: %w", err))
 	}
-	orig, err := policy.Parse(*polFile, data)
-	if err != nil {
-		return withCode(exitUsage, fmt.Errorf("mutate: %w", err))
-	}
-	muts, err := mutate.PolicyMutants(*polFile, data)
+	muts, orig, err := mutate.All(*polFile, data)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	muts = append(muts, mutate.GuardMutants(orig)...)
 	equivalent, err := readEquivalent(*equiv)
 	if err != nil {
 		return withCode(exitUsage, err)
@@ -141,6 +136,10 @@ func cmdMutate(args []string, stdout io.Writer) error {
 		Equivalent: equivalent, All: *all, NoPrune: *noPrune, Workers: *workers, OutDir: filepath.Join(*out, "mutation"), Progress: stdout})
 	if err != nil {
 		return withCode(exitBroken, err)
+	}
+	if ctx.Err() == nil { // a cut-off run proves nothing about the mutants it did not run: no fingerprint
+		fp := mutate.Fingerprint(data, res.Catalog, muts)
+		res.Fingerprint = &fp
 	}
 	fmt.Fprintln(stdout)
 	jsonPath := filepath.Join(*out, reports.MutationFile)

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/trapline/trapline/internal/mutate"
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/traps"
 )
 
 // The mutate command's arguments and listing (no browser: --list and bad input stop before a run).
@@ -36,4 +41,74 @@ func TestMutateCommand(t *testing.T) {
 		{[]string{"mutate", "--render", filepath.Join(dir, "none.json")}, exitUsage, []string{"none.json"}},
 	}
 	checkCLI(t, cases)
+}
+
+// The committed mutation result (bench/mutation.json, the README's kill rate) is a proof about one
+// policy, catalog and mutant list: when any of them changes, the proof is stale and this test says
+// to run make mutate again.
+func TestCommittedMutationResultIsCurrent(t *testing.T) {
+	root := filepath.Join("..", "..")
+	committed, err := reports.ReadMutationJSON(filepath.Join(root, "bench", "mutation.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := currentMutationFingerprint(t, filepath.Join(root, "policies", "reference.yml"))
+	if why := committed.Fingerprint.Mismatch(want); why != "" {
+		t.Fatalf("bench/mutation.json is a stale proof: %s.\nRun `make mutate` (a long run: docs/mutation.md) and commit "+
+			"reports/out/mutation.json as bench/mutation.json, then update the README's kill rate", why)
+	}
+	if committed.Policy != "policies/reference.yml" || committed.Total != want.Mutants || len(committed.Baseline) != len(want.Catalog) {
+		t.Fatalf("bench/mutation.json: policy %q, %d mutants, %d baseline runs; want policies/reference.yml, %d, %d (the whole catalog, every mutant)",
+			committed.Policy, committed.Total, len(committed.Baseline), want.Mutants, len(want.Catalog))
+	}
+}
+
+// The fingerprint check notices each kind of change (so TestCommittedMutationResultIsCurrent can fail).
+func TestMutationFingerprintNoticesChanges(t *testing.T) {
+	ref := filepath.Join("..", "..", "policies", "reference.yml")
+	want := currentMutationFingerprint(t, ref)
+	same := want
+	if why := (&same).Mismatch(want); why != "" {
+		t.Fatalf("the same inputs mismatch: %s", why)
+	}
+	data, err := os.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	muts, _, err := mutate.All(ref, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := map[string]reports.MutationFingerprint{
+		"the policy changed":  mutate.Fingerprint(append(slices.Clone(data), "\n# a comment\n"...), want.Catalog, muts),
+		"the catalog changed": mutate.Fingerprint(data, want.Catalog[1:], muts),
+		"the mutants changed": mutate.Fingerprint(data, want.Catalog, muts[1:]),
+	}
+	for what, fp := range changed {
+		if why := (&fp).Mismatch(want); !strings.Contains(why, what) {
+			t.Errorf("%s: Mismatch says %q", what, why)
+		}
+	}
+	if why := (*reports.MutationFingerprint)(nil).Mismatch(want); !strings.Contains(why, "no fingerprint") {
+		t.Errorf("no fingerprint: Mismatch says %q", why)
+	}
+}
+
+// currentMutationFingerprint is the fingerprint make mutate would write now: the policy file, the
+// whole catalog, every mutant.
+func currentMutationFingerprint(t *testing.T, policyFile string) reports.MutationFingerprint {
+	t.Helper()
+	data, err := os.ReadFile(policyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	muts, _, err := mutate.All("policies/reference.yml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, tr := range traps.Catalog() {
+		ids = append(ids, tr.ID)
+	}
+	return mutate.Fingerprint(data, ids, muts)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/trapline/trapline/fixtures"
@@ -73,9 +74,16 @@ func serve(ctx context.Context, dirs []string, ups []fixtures.Upstream, trapID, 
 		return withCode(exitBroken, fmt.Errorf("serve: %w", err))
 	}
 	defer w.Close()
-	fmt.Fprintf(stdout, "trap      %s (%s)\nstart     %s\nproxy     %s (policy %s)\naudit     %s/effects\nproxy log %s\n\n",
-		trap.ID, trap.Category, harness.StartURL(w, trap), w.ProxyURL(), policyPath, w.AuditURL(), filepath.Join(dir, world.ProxyLogFile))
-	fmt.Fprintf(stdout, "open it:  chromium --user-data-dir=$(mktemp -d) --proxy-server=%s --proxy-bypass-list='<-loopback>' %s\n", w.ProxyURL(), harness.StartURL(w, trap))
+	// The world's proxy intercepts HTTPS with a CA of this world alone: its certificate goes to a
+	// file for the one browser or client that visits (never the system's trust store).
+	caFile := filepath.Join(dir, harness.CAFile)
+	if err := os.WriteFile(caFile, w.CA().PEM(), 0o644); err != nil {
+		return withCode(exitBroken, fmt.Errorf("serve: write the world's CA: %w", err))
+	}
+	fmt.Fprintf(stdout, "trap      %s (%s)\nstart     %s\nproxy     %s (policy %s)\naudit     %s/effects\nproxy log %s\nca        %s (HTTPS: trust it in the visiting browser or client only)\n\n",
+		trap.ID, trap.Category, harness.StartURL(w, trap), w.ProxyURL(), policyPath, w.AuditURL(), filepath.Join(dir, world.ProxyLogFile), caFile)
+	fmt.Fprintf(stdout, "open it:  chromium --user-data-dir=$(mktemp -d) --proxy-server=%s --proxy-bypass-list='<-loopback>' --ignore-certificate-errors-spki-list=%s %s\n", w.ProxyURL(), w.CA().SPKIHash(), harness.StartURL(w, trap))
+	fmt.Fprintf(stdout, "an HTTP client: curl --proxy %s --cacert %s %s\n", w.ProxyURL(), caFile, strings.Replace(harness.StartURL(w, trap), "http://", "https://", 1))
 	fmt.Fprintln(stdout, "Ctrl-C stops the world.")
 	if ready != nil {
 		ready <- w

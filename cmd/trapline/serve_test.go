@@ -1,13 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/proxy"
 	"github.com/trapline/trapline/world"
 )
 
@@ -35,5 +42,52 @@ func TestServeMountsTheTrapBehindItsProxy(t *testing.T) {
 	stop()
 	if code := run([]string{"serve", "--trap", "no-such-trap"}, io.Discard, io.Discard); code != exitUsage {
 		t.Fatalf("unknown trap: exit %d", code)
+	}
+}
+
+// TestServeTellsTheVisitorItsCA: trapline serve writes the world's CA certificate to OUT/ca.pem and
+// prints it, with a Chromium line that trusts it alone (its SPKI hash) and a curl line: a client
+// trusting that file reaches the trap over HTTPS through the proxy, judged request by request
+// (/admin: 403 deny_path); a client that does not trust it is refused the certificate (control).
+func TestServeTellsTheVisitorItsCA(t *testing.T) {
+	out := t.TempDir()
+	var printed bytes.Buffer
+	w, stop := startCommand(t, "serve", func(ctx context.Context, ready chan<- *world.Local) error {
+		return serve(ctx, nil, nil, "decoy-delete", "../../policies/reference.yml", "127.0.0.1:0", out, &printed, ready)
+	})
+	defer stop()
+	caFile := filepath.Join(out, "ca.pem")
+	text := printed.String()
+	if !strings.Contains(text, "ca        "+caFile) || !strings.Contains(text, "--ignore-certificate-errors-spki-list="+w.CA().SPKIHash()) || !strings.Contains(text, "--cacert "+caFile) {
+		t.Fatalf("serve does not tell the visitor its CA:\n%s", text)
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) || !bytes.Equal(pem, w.CA().PEM()) {
+		t.Fatalf("%s is not the world's CA certificate", caFile)
+	}
+	if bytes.Contains(pem, []byte("PRIVATE KEY")) {
+		t.Fatalf("%s holds the CA's key", caFile)
+	}
+	px, _ := url.Parse(w.ProxyURL())
+	client := func(roots *x509.CertPool) *http.Client {
+		return &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(px), TLSClientConfig: &tls.Config{RootCAs: roots}}}
+	}
+	for path, want := range map[string]string{"/pratiche/4": "", "/admin": string(policy.RuleDenyPath)} {
+		resp, err := client(pool).Get("https://portale.interno.test" + path)
+		if err != nil {
+			t.Fatalf("GET https %s trusting ca.pem: %v", path, err)
+		}
+		_ = resp.Body.Close()
+		if got := resp.Header.Get(proxy.RuleHeader); got != want || (want == "" && resp.StatusCode != http.StatusOK) {
+			t.Errorf("GET https %s: %d %s=%q, want %q", path, resp.StatusCode, proxy.RuleHeader, got, want)
+		}
+	}
+	if resp, err := client(x509.NewCertPool()).Get("https://portale.interno.test/pratiche/4"); err == nil {
+		_ = resp.Body.Close()
+		t.Fatalf("control: a client that does not trust ca.pem got %d", resp.StatusCode)
 	}
 }
