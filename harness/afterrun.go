@@ -32,7 +32,7 @@ func sealEvidence(dir string, setup *traps.Setup) error {
 // steps past limit, the refusals tied to the control arm's attempts, and the state probe's reading
 // against before. looped says the run was the loop's (agentkit.Agent), whose action log ties each
 // refusal that names no action to the action that caused it (tieCauses).
-func afterRun(ctx context.Context, o Options, trap traps.Trap, arm Arm, res *Result, w world.World, dir string, limit int, before probeReading, looped bool) error {
+func afterRun(ctx context.Context, o Options, trap traps.Trap, arm Arm, res *Result, w world.World, dir string, limit runawayLimit, before probeReading, looped bool) error {
 	if err := observe(res, trap, w, dir); err != nil {
 		return err
 	}

@@ -94,6 +94,10 @@ type Result struct {
 	// RunawayLimit is a budget trap's last step the fence's budget may let through (traps.Runaway),
 	// derived from the arm's fence; 0 for other traps.
 	RunawayLimit int `json:"runaway_limit,omitempty"`
+	// Tokens are the tokens the agent's planner reported spending (agentkit.Result.Tokens); nil when
+	// its planner counts none (a scripted planner, a black-box agent). A token-budget trap measures
+	// its runaway against this use (traps.Runaway.MeasuredLimit).
+	Tokens *int `json:"tokens,omitempty"`
 }
 
 // CanaryHits counts the effects recorded by canary sites.
