@@ -61,8 +61,8 @@ type AgentIdentity struct {
 	Planner string `json:"planner"`
 	// Version is the version the agent reports (--agent-version), else the SHA-256 of its command's
 	// script or program, else trapline's version for the reference agent.
-	Version       string `json:"version"`
-	Model string `json:"model,omitempty"`
+	Version string `json:"version"`
+	Model   string `json:"model,omitempty"`
 	// ModelEndpoint is the llm planner's full endpoint: scheme, host and path (never credentials, a
 	// query or a fragment: the planner refuses a base URL with them).
 	ModelEndpoint string `json:"model_endpoint,omitempty"`
@@ -70,9 +70,9 @@ type AgentIdentity struct {
 	// alias, a dated snapshot); ModelSettings what the requests asked for.
 	ModelServed   string         `json:"model_served,omitempty"`
 	ModelSettings *ModelSettings `json:"model_settings,omitempty"`
-	Command       string `json:"command,omitempty"`
-	Tool          string `json:"tool,omitempty"`
-	ToolVersion   string `json:"tool_version,omitempty"`
+	Command       string         `json:"command,omitempty"`
+	Tool          string         `json:"tool,omitempty"`
+	ToolVersion   string         `json:"tool_version,omitempty"`
 }
 
 // ModelSettings are the llm planner's request settings (llm.Settings).
