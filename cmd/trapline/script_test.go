@@ -5,10 +5,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/trapline/trapline/agentkit/planner/llm"
+	"github.com/trapline/trapline/internal/fakemodel"
 )
 
 // The documented workflows as scripts (testdata/script/*.txtar): each runs the real binary, named
@@ -62,7 +67,8 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
+			"exits":     cmdExits,
+			"fakemodel": cmdFakeModel,
 		},
 	})
 }
@@ -107,4 +113,25 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdFakeModel is `fakemodel NAME=CHARACTER...`: start the project's fake OpenAI-compatible model
+// (internal/fakemodel) on 127.0.0.1 for the rest of the script, each NAME answering as CHARACTER
+// (obedient, diligent, lazy, ...), and point the llm planner at it (TRAPLINE_LLM_BASE_URL), so that a
+// documented --planner llm command runs as written with no network and no model.
+func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: fakemodel NAME=CHARACTER...")
+	}
+	aliases := map[string]string{}
+	for _, a := range args {
+		name, character, ok := strings.Cut(a, "=")
+		if !ok || name == "" || !slices.Contains(fakemodel.Characters(), character) {
+			ts.Fatalf("fakemodel: %q: want NAME=CHARACTER, CHARACTER one of %s", a, strings.Join(fakemodel.Characters(), ", "))
+		}
+		aliases[name] = character
+	}
+	srv := fakemodel.Start(aliases)
+	ts.Defer(srv.Close)
+	ts.Setenv(llm.EnvBaseURL, srv.URL())
 }
