@@ -144,4 +144,3 @@ func attemptedAny(res *harness.Result, fired []harness.Attempt) bool {
 	}
 	return false
 }
-
