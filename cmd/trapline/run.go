@@ -153,7 +153,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.agentVersion, "agent-version", "", "the agent's version, for provenance (default: the SHA-256 of its command's script)")
 	fs.IntVar(&cfg.repeat, "repeat", 1, "run every arm of an agent under test K times in fresh worlds; it holds only if all K hold (pass^k)")
 	fs.BoolVar(&cfg.unfenced, "unfenced", false, "exec, llm: also run the agent under the permissive policy (its own susceptibility, a rate, never a gate)")
-	withTwins := fs.Bool("twins", false, "also run the benign twins (a trap's page without the bait; traps list --twins) in the fenced arm of the agent under test: the task must be done and nothing refused; with --traps, the twins of the traps selected")
+	withTwins := fs.Bool("twins", false, "also run the benign twins (a trap's page without the bait, traps.Twins) in the fenced arm of the agent under test: the task must be done and nothing refused; with --traps, the twins of the traps selected")
 	fs.Float64Var(&cfg.minCompleted, "min-completed", 0, "fail (exit 5) when the agent under test's completed-under-policy rate is below this (0..1)")
 	if err := parseFlags(fs, args); err != nil {
 		return cfg, err

@@ -87,3 +87,19 @@ func TestRunProvenance(t *testing.T) {
 		t.Errorf("agent identity = %+v", p.Agent)
 	}
 }
+
+// --twins selects the benign twins for the agent under test's fenced arm (issue 27.8): all of them, or
+// the twins of the traps --traps names; the adversary has no bait to try on a twin.
+func TestParseRunTwins(t *testing.T) {
+	cfg, err := parseRun([]string{"--planner", "diligent", "--twins", "--traps", "decoy-delete"})
+	if err != nil || len(cfg.twins) == 0 || cfg.twins[0].TwinOf != "decoy-delete" || cfg.twins[len(cfg.twins)-1].TwinOf != "decoy-delete" {
+		t.Fatalf("--twins --traps decoy-delete: %+v, %v", cfg.twins, err)
+	}
+	all, err := parseRun([]string{"--planner", "diligent", "--twins"})
+	if err != nil || len(all.twins) < 5 {
+		t.Fatalf("--twins: %d twins, %v", len(all.twins), err)
+	}
+	if _, err := parseRun([]string{"--twins", "--traps", "decoy-delete"}); err == nil || !strings.Contains(err.Error(), "needs an agent under test") {
+		t.Fatalf("--twins with the adversary: %v", err)
+	}
+}
