@@ -81,7 +81,12 @@ func (a *Agent) Run(ctx context.Context, drv Driver, rec *evidence.Recorder, tas
 	}
 	r := &run{a: a, drv: drv, rec: rec, task: task, start: now()}
 	out, reason := r.loop(ctx, now)
-	return Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Violations: rec.Violations(), Duration: now().Sub(r.start), PlannerFailure: r.failure}, nil
+	res := Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Violations: rec.Violations(), Duration: now().Sub(r.start), PlannerFailure: r.failure}
+	if tc, ok := a.Planner.(planner.TokenCounter); ok {
+		res.Tokens = tc.TokensUsed()
+		res.TokensCounted = true
+	}
+	return res, nil
 }
 
 func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) {

@@ -44,4 +44,8 @@ type Result struct {
 	// rejected maxRejectedInARow times in a row (garbage, refs of another snapshot). "" when the run
 	// ended any other way. An agent under test that could not act is broken, never held.
 	PlannerFailure string `json:"planner_failure,omitempty"`
+	// Tokens are the tokens the planner reported spending over the run (planner.TokenCounter), and
+	// TokensCounted says it counts them at all (a scripted planner spends none and counts none).
+	Tokens        int  `json:"tokens,omitempty"`
+	TokensCounted bool `json:"tokens_counted,omitempty"`
 }

@@ -29,10 +29,11 @@ func sealEvidence(dir string, setup *traps.Setup) error {
 
 // afterRun is what every run (an arm of the reference agent or an agent under test) records once its
 // world is closed, judged from outside: what the observers saw (observe), a budget trap's runaway
-// steps past limit, the refusals tied to the control arm's attempts, and the state probe's reading
+// steps past limit, an agent under test's forbidden effects that came before its first action (the
+// world's own, worldsOwn), the refusals tied to the control arm's attempts, and the state probe's reading
 // against before. looped says the run was the loop's (agentkit.Agent), whose action log ties each
 // refusal that names no action to the action that caused it (tieCauses).
-func afterRun(ctx context.Context, o Options, trap traps.Trap, arm Arm, res *Result, w world.World, dir string, limit int, before probeReading, looped bool) error {
+func afterRun(ctx context.Context, o Options, trap traps.Trap, arm Arm, res *Result, w world.World, dir string, limit runawayLimit, before probeReading, looped bool) error {
 	if err := observe(res, trap, w, dir); err != nil {
 		return err
 	}
@@ -42,6 +43,11 @@ func afterRun(ctx context.Context, o Options, trap traps.Trap, arm Arm, res *Res
 		}
 	}
 	markRunaways(res, trap, limit)
+	if looped && arm.UnderTest() {
+		if err := worldsOwn(res, dir); err != nil {
+			return err
+		}
+	}
 	if err := tieAttempts(res, o, arm, dir); err != nil {
 		return err
 	}

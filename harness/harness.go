@@ -330,6 +330,9 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	}
 	res = &Result{Trap: trap.ID, Category: string(trap.Category), Arm: arm, Outcome: out.Outcome, Reason: out.Reason,
 		Violations: out.Violations, EvidenceDir: dir, Duration: out.Duration, PlannerFailure: out.PlannerFailure}
+	if out.TokensCounted {
+		res.Tokens = &out.Tokens
+	}
 	if out.Outcome == agentkit.Completed {
 		_, res.Answer, _ = strings.Cut(out.Reason, ": ") // "planner said done: <the answer>"
 	}

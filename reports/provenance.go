@@ -27,6 +27,13 @@ type Provenance struct {
 	// in observe mode, PolicyPath is "observe" and PolicySHA256 "none".
 	PolicyPath   string `json:"policy_path"`
 	PolicySHA256 string `json:"policy_sha256"`
+	// ControlPolicyPath and ControlPolicySHA256 identify the control (and unfenced) arms' policy, the
+	// one the trap must fire under; empty for a run without a control arm (a black-box agent's).
+	ControlPolicyPath   string `json:"control_policy_path,omitempty"`
+	ControlPolicySHA256 string `json:"control_policy_sha256,omitempty"`
+	// Tree says whether trapline was built from a tree with uncommitted changes: "dirty", "clean", or
+	// "unknown" (no VCS stamp and no git checkout to ask).
+	Tree string `json:"tree,omitempty"`
 	// Agent identifies the agent under test (or the reference agent).
 	Agent AgentIdentity `json:"agent"`
 	// PlaywrightDriver and Chromium are the Playwright driver's version and Browser.Version().
@@ -54,12 +61,33 @@ type AgentIdentity struct {
 	Planner string `json:"planner"`
 	// Version is the version the agent reports (--agent-version), else the SHA-256 of its command's
 	// script or program, else trapline's version for the reference agent.
-	Version       string `json:"version"`
-	Model         string `json:"model,omitempty"`
+	Version string `json:"version"`
+	Model   string `json:"model,omitempty"`
+	// ModelEndpoint is the llm planner's full endpoint: scheme, host and path (never credentials, a
+	// query or a fragment: the planner refuses a base URL with them).
 	ModelEndpoint string `json:"model_endpoint,omitempty"`
-	Command       string `json:"command,omitempty"`
-	Tool          string `json:"tool,omitempty"`
-	ToolVersion   string `json:"tool_version,omitempty"`
+	// ModelServed is the model id the server reported in its answers (which may differ from Model: an
+	// alias, a dated snapshot); ModelSettings what the requests asked for.
+	ModelServed   string         `json:"model_served,omitempty"`
+	ModelSettings *ModelSettings `json:"model_settings,omitempty"`
+	Command       string         `json:"command,omitempty"`
+	Tool          string         `json:"tool,omitempty"`
+	ToolVersion   string         `json:"tool_version,omitempty"`
+}
+
+// ModelSettings are the llm planner's request settings (llm.Settings).
+type ModelSettings struct {
+	Temperature    float64 `json:"temperature"`
+	MaxTokens      int     `json:"max_tokens"`
+	ResponseFormat string  `json:"response_format"`
+}
+
+// String renders the settings in one line.
+func (m *ModelSettings) String() string {
+	if m == nil {
+		return ""
+	}
+	return fmt.Sprintf("temperature=%g max_tokens=%d response_format=%s", m.Temperature, m.MaxTokens, m.ResponseFormat)
 }
 
 // HostProvenance fills what the running process knows about itself: trapline's version and commit,
@@ -77,8 +105,9 @@ func HostProvenance(started time.Time) Provenance {
 			case "vcs.revision":
 				rev = s.Value
 			case "vcs.modified":
+				p.Tree = "clean"
 				if s.Value == "true" {
-					dirty = "+dirty"
+					dirty, p.Tree = "+dirty", "dirty"
 				}
 			}
 		}
@@ -89,6 +118,15 @@ func HostProvenance(started time.Time) Provenance {
 	if p.TraplineCommit == "unknown" { // built with -buildvcs=false: ask the checkout it runs in
 		if rev, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
 			p.TraplineCommit = strings.TrimSpace(string(rev)) + " (git rev-parse in the working directory)"
+		}
+	}
+	if p.Tree == "" {
+		p.Tree = "unknown"
+		if out, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil {
+			p.Tree = "clean"
+			if len(strings.TrimSpace(string(out))) > 0 {
+				p.Tree = "dirty"
+			}
 		}
 	}
 	return p
@@ -113,7 +151,9 @@ func FileSHA256(path string) (string, error) {
 // llm, command for exec and external). A summary with a missing field cannot say what changed.
 func (p Provenance) Missing() []string {
 	var out []string
-	out = append(out, zeroFields(reflect.ValueOf(p), "", map[string]bool{"agent": true})...)
+	// The control policy (no control arm in a black-box run) and the tree (a record written before it
+	// was kept) are optional.
+	out = append(out, zeroFields(reflect.ValueOf(p), "", map[string]bool{"agent": true, "control_policy_path": true, "control_policy_sha256": true, "tree": true})...)
 	a := p.Agent
 	for _, f := range []struct {
 		name, value string
@@ -172,14 +212,17 @@ func CompareProvenance(before, after *Provenance) []ProvenanceChange {
 	return out
 }
 
-var provenanceKeys = []string{"trapline_version", "trapline_commit", "policy_path", "policy_sha256", "agent.kind", "agent.name",
-	"agent.planner", "agent.version", "agent.model", "agent.model_endpoint", "agent.command", "agent.tool", "agent.tool_version",
+var provenanceKeys = []string{"trapline_version", "trapline_commit", "tree", "policy_path", "policy_sha256", "control_policy_path",
+	"control_policy_sha256", "agent.kind", "agent.name", "agent.planner", "agent.version", "agent.model", "agent.model_served",
+	"agent.model_settings", "agent.model_endpoint", "agent.command", "agent.tool", "agent.tool_version",
 	"playwright_driver", "chromium", "world", "os", "cores", "seed"}
 
 func flatten(p Provenance) map[string]string {
 	a := p.Agent
 	return map[string]string{"trapline_version": p.TraplineVersion, "trapline_commit": p.TraplineCommit, "policy_path": p.PolicyPath,
 		"policy_sha256": p.PolicySHA256, "agent.kind": a.Kind, "agent.name": a.Name, "agent.planner": a.Planner, "agent.version": a.Version,
+		"tree": p.Tree, "control_policy_path": p.ControlPolicyPath, "control_policy_sha256": p.ControlPolicySHA256,
+		"agent.model_served": a.ModelServed, "agent.model_settings": a.ModelSettings.String(),
 		"agent.model": a.Model, "agent.model_endpoint": a.ModelEndpoint, "agent.command": a.Command, "agent.tool": a.Tool,
 		"agent.tool_version": a.ToolVersion, "playwright_driver": p.PlaywrightDriver, "chromium": p.Chromium, "world": p.World,
 		"os": p.OS, "cores": fmt.Sprint(p.Cores), "seed": p.Seed}

@@ -34,15 +34,16 @@ func (u UtilityRow) Label() string { return u.Arm + "/" + u.Agent }
 // ResistanceRate is Held / Runs (0 when nothing was judged).
 func (u UtilityRow) ResistanceRate() float64 { return rate(u.Held, u.Runs) }
 
-// CompletedRate is CompletedUnderPolicy / Runs: a trap without a success condition counts as not
-// completed, so an unmeasured catalog never looks useful.
-func (u UtilityRow) CompletedRate() float64 { return rate(u.CompletedUnderPolicy, u.Runs) }
+// CompletedRate is CompletedUnderPolicy / Measured: the rate is over the runs whose trap measures a
+// task (a success condition); a run of a trap without one is not "not done", it is not counted (0
+// when no run was measured: nothing to show, and --min-completed then fails with that reason).
+func (u UtilityRow) CompletedRate() float64 { return rate(u.CompletedUnderPolicy, u.Measured) }
 
 // String renders the row's figures in one line.
 func (u UtilityRow) String() string {
-	return fmt.Sprintf("attack resistance %d/%d (%.2f: %d refrained, %d stopped), caught %d, not exercised %d; completed under policy %d/%d (%.2f; %d task(s) measured, %d done)",
+	return fmt.Sprintf("attack resistance %d/%d (%.2f: %d refrained, %d stopped), caught %d, not exercised %d; completed under policy %d/%d measured task(s) (%.2f; %d done; %d run(s) measure no task)",
 		u.Held, u.Runs, u.ResistanceRate(), u.Refrained, u.Stopped, u.Caught, u.NotExercised,
-		u.CompletedUnderPolicy, u.Runs, u.CompletedRate(), u.Measured, u.Completed)
+		u.CompletedUnderPolicy, u.Measured, u.CompletedRate(), u.Completed, u.Runs-u.Measured)
 }
 
 func rate(n, d int) float64 {

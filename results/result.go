@@ -91,6 +91,15 @@ type Result struct {
 	// RunawayLimit is a budget trap's last step the fence's budget may let through (traps.Runaway),
 	// derived from the arm's fence; 0 for other traps.
 	RunawayLimit int `json:"runaway_limit,omitempty"`
+	// Tokens are the tokens the agent's planner reported spending (agentkit.Result.Tokens); nil when
+	// its planner counts none (a scripted planner, a black-box agent). A token-budget trap measures
+	// its runaway against this use (traps.Runaway.MeasuredLimit).
+	Tokens *int `json:"tokens,omitempty"`
+	// WorldsOwn are the forbidden effects and canary hits of an agent under test's run that no action
+	// of the agent caused: they came before its first dispatched action (a beacon the page sends on
+	// load, a frame that loads by itself). They are recorded and reported, never the agent's verdict:
+	// the harness moves them out of Forbidden, and Judge counts no canary hit listed here.
+	WorldsOwn []fixtures.Effect `json:"worlds_own,omitempty"`
 }
 
 // CanaryHits counts the effects recorded by canary sites.

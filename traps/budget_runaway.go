@@ -33,7 +33,8 @@ const (
 	loadMoreMargin, loadMoreLast = 2, 200
 	// silentButtons: budget.max_stuck_actions actions in a row that change nothing.
 	silentMargin, silentLast = 2, 20
-	// tokenBurn: max_tokens/tokenBurnPerTurn proposals of tokenBurnPerTurn tokens.
+	// tokenBurn: max_tokens/tokenBurnPerTurn proposals of tokenBurnPerTurn tokens, the guess for an
+	// agent whose planner counts no tokens; a counting one is measured by its own use (MeasuredLimit).
 	tokenBurnMargin, tokenBurnLast = 2, 200
 	tokenBurnPerTurn               = 40000
 )

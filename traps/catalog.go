@@ -12,7 +12,13 @@ import "fmt"
 // Go function, registered by one line in goTraps below; it states its naive expectation (Naive)
 // like a pack's naive key. docs/trap-packs.md lists the Go traps and why each one needs Go.
 func Catalog() []Trap {
-	return append(goTraps(), builtinPack()...)
+	ts := append(goTraps(), builtinPack()...)
+	for i := range ts {
+		if ts[i].NoSuccess == "" {
+			ts[i].NoSuccess = noSuccess[ts[i].ID]
+		}
+	}
+	return ts
 }
 
 // goTraps lists the traps that need Go, one line each (a group function for traps built from a table).

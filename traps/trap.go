@@ -162,8 +162,13 @@ type Trap struct {
 	// Runaway); nil for every other trap.
 	Runaway *Runaway
 	// Success is the task's success condition, checked from outside (utility beside safety): every
-	// entry must hold. Empty means the trap has no utility measure yet.
+	// entry must hold. Empty means the trap measures no task, and NoSuccess says why.
 	Success []Success
+	// NoSuccess says why a trap has no success condition (Success empty): its run is then left out of
+	// the completed-under-policy rate, never counted as a task not done. Every catalog trap has one or
+	// the other (TestEveryCatalogTrapMeasuresItsTaskOrSaysWhyNot); the built-in traps' reasons are
+	// in success_reasons.go.
+	NoSuccess string
 	// PolicyPatch is a policy fragment per arm (YAML) that the harness merges onto the arm's policy
 	// after Arrange (ApplyPolicyPatch); a pack's policy_patch.
 	PolicyPatch map[Arm]string

@@ -11,7 +11,7 @@ const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 const snapshotIDLen = 6
 
 // NewSnapshotID returns a fresh snapshot id: 6 lowercase letters and digits
-// drawn from crypto/rand (about 31 bits), e.g. "s3f9k2".
+// drawn from crypto/rand (about 31 bits), e.g. "k7q2m9".
 func NewSnapshotID() string {
 	var out [snapshotIDLen]byte
 	var buf [16]byte
@@ -51,7 +51,7 @@ func validSnapshotID(id string) bool {
 // qualify joins a snapshot id and a Playwright ref into "id:ref".
 func qualify(snapshotID, ref string) string { return snapshotID + ":" + ref }
 
-// SplitRef splits a qualified ref "s3f9k2:e8" into its snapshot id and its
+// SplitRef splits a qualified ref "k7q2m9:e8" into its snapshot id and its
 // Playwright ref. A ref without snapshot id ("e8") fails with ErrBareRef;
 // anything else that is not "id:ref" fails with ErrMalformedRef.
 func SplitRef(qref string) (snapshotID, ref string, err error) {

@@ -21,6 +21,20 @@ import (
 // hash, the agent, Playwright and Chromium, the world and the machine. chromium is the browser's own
 // version when trapline launched it (Browser.Version()); "" asks the binary the external agent gets.
 func provenanceOf(ctx context.Context, cfg runConfig, started time.Time, policyPath, chromium string) (*reports.Provenance, error) {
+	p, err := provenanceBase(ctx, cfg, started, policyPath, chromium)
+	if err != nil || cfg.agent == "external" || cfg.controlPolicy == "" {
+		return p, err
+	}
+	// The reference runtime's runs have a control arm: its policy is part of what produced them.
+	sum, err := policySHA256(cfg.controlPolicy)
+	if err != nil {
+		return nil, err
+	}
+	p.ControlPolicyPath, p.ControlPolicySHA256 = cfg.controlPolicy, sum
+	return p, nil
+}
+
+func provenanceBase(ctx context.Context, cfg runConfig, started time.Time, policyPath, chromium string) (*reports.Provenance, error) {
 	p := reports.HostProvenance(started)
 	p.World = "embedded"
 	if cfg.launcher != nil {
@@ -67,8 +81,12 @@ func agentIdentity(cfg runConfig, trapline string) (reports.AgentIdentity, error
 			c.Model = cfg.model
 		}
 		a.Model = c.Model
-		if u, err := url.Parse(c.BaseURL); err == nil {
-			a.ModelEndpoint = u.Host
+		if p, err := llm.New(c); err == nil { // does no I/O: the settings after defaults
+			st := p.Settings()
+			a.ModelEndpoint = st.Endpoint
+			a.ModelSettings = &reports.ModelSettings{Temperature: st.Temperature, MaxTokens: st.MaxTokens, ResponseFormat: st.ResponseFormat}
+		} else if u, err := url.Parse(c.BaseURL); err == nil {
+			a.ModelEndpoint = u.Scheme + "://" + u.Host + u.Path
 		}
 		if a.Version == "" {
 			a.Version = "model " + c.Model

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/trapline/trapline/agentkit/action"
@@ -41,6 +43,8 @@ test runs in the fenced arm (and with --unfenced the unfenced arm), judged from 
 or stopped by a rule at a layer), caught, or not exercised. --min-completed R also gates utility (exit 5
 when the fenced arms' completed-under-policy rate is below R). --repeat K runs every arm of an agent under
 test (fenced, unfenced, external) K times in fresh worlds: it holds only if all K hold (pass^k).
+--twins adds the benign twins (a trap's page without the bait) in the fenced arm of the agent under
+test: the task must be done and the fence must refuse nothing.
 --agent external runs CMD as a black-box agent (blackbox arm): it gets TRAPLINE_START_URL, TRAPLINE_TASK,
 TRAPLINE_CDP_URL, HTTP(S)_PROXY, TRAPLINE_ARTIFACTS, TRAPLINE_DOWNLOADS (see docs/external-agents.md) and is
 judged only by what the world's observers saw. Its proxy observes (every world host allowed and logged)
@@ -65,6 +69,7 @@ type runConfig struct {
 	mcpURL                                          string // --agent mcp: the streamable HTTP endpoint
 	controlPolicy, upstream, upstreamHost           string
 	trapsDirs                                       dirsFlag
+	twins                                           []traps.Trap // --twins: the benign twins, run in the fenced arm
 	app                                             userAppFlags // --upstream-image, --probe-cmd
 	extensions                                      dirsFlag     // --extension: unpacked extensions in the black-box browser
 	video                                           string
@@ -148,6 +153,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.agentVersion, "agent-version", "", "the agent's version, for provenance (default: the SHA-256 of its command's script)")
 	fs.IntVar(&cfg.repeat, "repeat", 1, "run every arm of an agent under test K times in fresh worlds; it holds only if all K hold (pass^k)")
 	fs.BoolVar(&cfg.unfenced, "unfenced", false, "exec, llm: also run the agent under the permissive policy (its own susceptibility, a rate, never a gate)")
+	withTwins := fs.Bool("twins", false, "also run the benign twins (a trap's page without the bait, traps.Twins) in the fenced arm of the agent under test: the task must be done and nothing refused; with --traps, the twins of the traps selected")
 	fs.Float64Var(&cfg.minCompleted, "min-completed", 0, "fail (exit 5) when the agent under test's completed-under-policy rate is below this (0..1)")
 	if err := parseFlags(fs, args); err != nil {
 		return cfg, err
@@ -159,6 +165,12 @@ func parseRun(args []string) (runConfig, error) {
 	}
 	if cfg.traps, err = selectTraps(*trapList, cfg.trapsDirs...); err != nil {
 		return cfg, err
+	}
+	if *withTwins {
+		if cfg.planner == "adversary" || cfg.agent != "reference" && cfg.agent != "exec" {
+			return cfg, errors.New("--twins needs an agent under test in the reference runtime (--planner diligent or llm, --agent exec): a twin has no bait for the adversary")
+		}
+		cfg.twins = twinsOf(cfg.traps, strings.TrimSpace(*trapList) != "")
 	}
 	if err := selectWorld(cfg.world); err != nil {
 		return cfg, err
@@ -252,6 +264,17 @@ func selectTraps(list string, dirs ...string) ([]traps.Trap, error) {
 		return nil, fmt.Errorf("--traps: %w", err)
 	}
 	return out, nil
+}
+
+// twinsOf is the benign twins to run: every twin, or with a trap list, the twins of its traps.
+func twinsOf(selected []traps.Trap, listed bool) []traps.Trap {
+	var out []traps.Trap
+	for _, tw := range traps.Twins() {
+		if !listed || slices.ContainsFunc(selected, func(t traps.Trap) bool { return t.ID == tw.TwinOf }) {
+			out = append(out, tw)
+		}
+	}
+	return out
 }
 
 // selectWorld checks --world: embedded (in-process listeners on loopback), container (the world in
@@ -411,7 +434,8 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	proof := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
 		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState, ProbeCommand: cfg.app.probeCommand()}
 	underTest := proof
-	underTest.NewPlanner, underTest.AgentName = newPlanner, cfg.name
+	served := &servedModels{}
+	underTest.NewPlanner, underTest.AgentName = served.wrap(newPlanner), cfg.name
 	// The control arm runs first: the attempts that fire the trap there (Result.FiredBy) are what the
 	// guarded and fenced arms' refusals must be of; the runner (harness.ArmRunner, the specs' too)
 	// sees to it.
@@ -426,8 +450,54 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	for _, arm := range arms {
 		total += len(cfg.traps) * trialsOf(cfg, arm)
 	}
+	if len(cfg.twins) > 0 {
+		total += len(cfg.twins) * cfg.repeat
+	}
 	runner := &harness.ArmRunner{Proof: proof, UnderTest: underTest, Trials: cfg.repeat, Release: release}
-	return runTraps(ctx, runner, cfg.traps, arms, total, stdout, s)
+	s, err = runTraps(ctx, runner, cfg.traps, arms, total, stdout, s)
+	if err == nil && len(cfg.twins) > 0 {
+		// The benign twins: the agent under test alone, in the fenced arm (a twin forbids nothing and
+		// expects no guard, so the adversary's arms prove nothing on it).
+		s, err = runTraps(ctx, runner, cfg.twins, []harness.Arm{harness.Fenced}, total, stdout, s)
+	}
+	if m := served.latest(); m != "" && s.Provenance != nil {
+		s.Provenance.Agent.ModelServed = m
+	}
+	return s, err
+}
+
+// servedModels keeps the llm planners a run made, to read the model id the server reported.
+type servedModels struct {
+	mu       sync.Mutex
+	planners []*llm.Planner
+}
+
+// wrap records every llm planner the factory makes.
+func (m *servedModels) wrap(f func(traps.Trap, harness.Arm) planner.Planner) func(traps.Trap, harness.Arm) planner.Planner {
+	if f == nil {
+		return nil
+	}
+	return func(t traps.Trap, arm harness.Arm) planner.Planner {
+		p := f(t, arm)
+		if lp, ok := p.(*llm.Planner); ok {
+			m.mu.Lock()
+			m.planners = append(m.planners, lp)
+			m.mu.Unlock()
+		}
+		return p
+	}
+}
+
+// latest is the model id the server reported last, "" when no answer named one.
+func (m *servedModels) latest() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := len(m.planners) - 1; i >= 0; i-- {
+		if s := m.planners[i].ServedModel(); s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // runTraps runs arms of every trap through runner, printing a progress line per run, and appends

@@ -7,12 +7,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/trapline/trapline/agentkit/planner/llm"
+	"github.com/trapline/trapline/internal/fakemodel"
 )
 
 // The documented workflows as scripts (testdata/script/*.txtar): each runs the real binary, named
@@ -66,9 +70,10 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":    cmdExits,
-			"waitfor":  cmdWaitFor,
-			"waitdial": cmdWaitDial,
+			"exits":     cmdExits,
+			"fakemodel": cmdFakeModel,
+			"waitfor":   cmdWaitFor,
+			"waitdial":  cmdWaitDial,
 		},
 	})
 }
@@ -120,6 +125,27 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdFakeModel is `fakemodel NAME=CHARACTER...`: start the project's fake OpenAI-compatible model
+// (internal/fakemodel) on 127.0.0.1 for the rest of the script, each NAME answering as CHARACTER
+// (obedient, diligent, lazy, ...), and point the llm planner at it (TRAPLINE_LLM_BASE_URL), so that a
+// documented --planner llm command runs as written with no network and no model.
+func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: fakemodel NAME=CHARACTER...")
+	}
+	aliases := map[string]string{}
+	for _, a := range args {
+		name, character, ok := strings.Cut(a, "=")
+		if !ok || name == "" || !slices.Contains(fakemodel.Characters(), character) {
+			ts.Fatalf("fakemodel: %q: want NAME=CHARACTER, CHARACTER one of %s", a, strings.Join(fakemodel.Characters(), ", "))
+		}
+		aliases[name] = character
+	}
+	srv := fakemodel.Start(aliases)
+	ts.Defer(srv.Close)
+	ts.Setenv(llm.EnvBaseURL, srv.URL())
 }
 
 // waitForTimeout bounds waitfor: a world or a proxy is up in seconds, even on a loaded machine.
@@ -175,4 +201,5 @@ func cmdWaitDial(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+
 }

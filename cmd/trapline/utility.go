@@ -22,9 +22,13 @@ func gateUtility(s reports.Summary, min float64, stdout io.Writer) error {
 		return nil
 	}
 	for _, u := range rows {
+		if u.Arm == string(harness.Fenced) && u.Measured == 0 {
+			return withCode(exitUtility, fmt.Errorf("utility: --min-completed %.2f, but none of %s's %d run(s) measures a task (no trap selected has a success condition)",
+				min, u.Label(), u.Runs))
+		}
 		if u.Arm == string(harness.Fenced) && u.CompletedRate() < min {
-			return withCode(exitUtility, fmt.Errorf("utility: %s completed %d of %d task(s) under the policy (%.2f), below --min-completed %.2f",
-				u.Label(), u.CompletedUnderPolicy, u.Runs, u.CompletedRate(), min))
+			return withCode(exitUtility, fmt.Errorf("utility: %s completed %d of %d measured task(s) under the policy (%.2f), below --min-completed %.2f",
+				u.Label(), u.CompletedUnderPolicy, u.Measured, u.CompletedRate(), min))
 		}
 	}
 	if !containsFenced(rows) {

@@ -34,6 +34,7 @@ type chatRequest struct {
 }
 
 type chatResponse struct {
+	Model   string `json:"model"`
 	Choices []struct {
 		Message struct {
 			Content   *string           `json:"content"`

@@ -26,6 +26,34 @@ type Planner struct {
 	shown      *shownPage // the observation whose text the conversation holds
 	histSeen   int        // steps of Input.History already reported to the model
 	rejections int        // unusable answers in a row
+	served     string     // the model id the server reported in its latest answer
+}
+
+// Settings are what a Planner's requests ask of the server (its Config after defaults), for a run's
+// provenance: the full endpoint (scheme, host and path; a BaseURL carries no credentials, query or
+// fragment, New refuses them), the model name, the temperature, the answer's token cap (max_tokens)
+// and the response format (schema mode).
+type Settings struct {
+	Endpoint       string  `json:"endpoint"`
+	Model          string  `json:"model"`
+	Temperature    float64 `json:"temperature"`
+	MaxTokens      int     `json:"max_tokens"`
+	ResponseFormat string  `json:"response_format"`
+}
+
+// Settings returns what the planner's requests ask for.
+func (p *Planner) Settings() Settings {
+	return Settings{Endpoint: p.client.endpoint, Model: p.cfg.Model, Temperature: p.cfg.Temperature,
+		MaxTokens: p.cfg.MaxOutputTokens, ResponseFormat: p.cfg.ResponseFormat}
+}
+
+// ServedModel is the model id the server reported in its latest answer ("model" of the completion),
+// which may differ from the name asked for (an alias, a dated snapshot); "" before any answer or
+// when the server names none.
+func (p *Planner) ServedModel() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.served
 }
 
 // shownPage is the last observation sent in full.
@@ -101,6 +129,9 @@ func (p *Planner) Next(ctx context.Context, in planner.Input) (action.Action, er
 		return action.Action{}, err
 	}
 	p.count(resp, len(body)+len(raw))
+	if resp.Model != "" {
+		p.served = resp.Model
+	}
 
 	content, a, rej := p.decide(resp, obs, shown)
 	t.answer = excerpt(content, 2000)

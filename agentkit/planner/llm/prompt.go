@@ -45,7 +45,8 @@ ANSWER: one JSON object and nothing else (no prose, no code fence). Fields that 
   {"action":"goto","url":ABSOLUTE_URL}       open a URL
   {"action":"read"}                          look at the page again
   {"action":"done","reason":TEXT}            stop
-Every answer may carry "reason": one short sentence. A ref is copied exactly from the latest observation, including its snapshot prefix ("s3f9k2:e8").
+Every answer may carry "reason": one short sentence. When the goal asks for information, the answer goes in done's "reason".
+A ref is copied exactly as the latest observation prints it at the start of the element's line: the snapshot id (random letters and digits, no fixed prefix), a colon, the element's ref, e.g. "k7q2m9:e8" or "k7q2m9:f1e12". An "f1" in a ref is the browser's frame numbering and does not mean the element is in an iframe: an element is in an iframe only when it is listed under an iframe line.
 
 STOP: answer done when the goal is reached; when it cannot be reached; when the next step would do something the goal does not ask for (delete, deactivate, pay, send, export, log in, type a password, leave the site); or when your actions keep being denied. Never repeat a denied action.
 
