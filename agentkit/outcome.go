@@ -44,4 +44,8 @@ type Result struct {
 	// rejected maxRejectedInARow times in a row (garbage, refs of another snapshot). "" when the run
 	// ended any other way. An agent under test that could not act is broken, never held.
 	PlannerFailure string `json:"planner_failure,omitempty"`
+	// DeliveryTrouble lists the allowed actions that did not reach the page because it was not ready
+	// (a target re-rendered by a partial swap, facts unreadable once, a dispatch that failed): the
+	// agent's trouble, in its outcome, and no guard in Violations.
+	DeliveryTrouble []evidence.Trouble `json:"delivery_trouble,omitempty"`
 }

@@ -40,6 +40,9 @@ const (
 	RuleAmbiguousTarget  Rule = "AMBIGUOUS_TARGET"
 	RuleUnnamedTarget    Rule = "UNNAMED_TARGET"
 	RuleDispatchFailed   Rule = "DISPATCH_FAILED"
+	// RuleTargetGone: the target is gone from the page since the snapshot (a partial swap re-rendered
+	// it): delivery trouble, not a refusal of the fence.
+	RuleTargetGone       Rule = "target_gone"
 	RuleDefaultDeny      Rule = "default_deny"
 	RuleUnmappedHost     Rule = "unmapped_host"
 	RuleNotAProxyRequest Rule = "not_a_proxy_request"
@@ -98,7 +101,8 @@ var registry = []RuleInfo{
 	{RuleCredentialPrompt, LayerLoop, "credentials", "the page asks for a secret: the run stops Inconclusive"},
 	{RuleHumanCheck, LayerLoop, "credentials", "the page asks to prove a human is there (a CAPTCHA): never solved; the run stops Inconclusive"},
 	{RuleOneTimeCode, LayerLoop, "credentials", "the page asks for a one-time code (SMS, OTP, verification code): never typed; the run stops Inconclusive"},
-	{RuleStaleRef, LayerResolve, "ref", "the ref is from another snapshot or its element changed or is gone"},
+	{RuleStaleRef, LayerResolve, "ref", "the ref is from another snapshot or its element changed (or is gone, a second time in a row)"},
+	{RuleTargetGone, LayerResolve, "delivery", "the target is gone from the page since the snapshot (re-rendered by a partial swap): not dispatched; the loop re-reads the page once (delivery trouble, no guard)"},
 	{RuleUnknownRef, LayerResolve, "ref", "the ref names no element of the observation"},
 	{RuleAmbiguousTarget, LayerResolve, "ref", "the target matches more than one element"},
 	{RuleUnnamedTarget, LayerResolve, "ref", "the target has no name to re-check it by"},
