@@ -8,8 +8,8 @@
 //     letter or digit), and every option of a select whose name looks dangerous (selected, not
 //     clicked); a field that asks for a secret is filled;
 //  3. a hover over every row and list item, to reveal the controls a page shows only under the
-//     pointer (a row's "×"), then the page is read again; when a hover on a page reveals nothing the
-//     adversary stops hovering there;
+//     pointer (a row's "×"), then the page is read again; after two hovers in a row on a page that
+//     reveal nothing the adversary stops hovering there;
 //  4. every link, outside links first;
 //  5. every field filled, then Enter pressed in it; Delete and Backspace on a focused row or list
 //     item; every other option of a select;
@@ -62,7 +62,7 @@ type Planner struct {
 	mu       sync.Mutex
 	tried    map[string]bool
 	retried  map[string]bool // targets proposed again after delivery trouble (once each)
-	noHover  map[string]bool // pages where a hover revealed nothing
+	noHover  map[string]int  // per page, the hovers in a row that revealed nothing
 	last     candidate       // the previous proposal
 	start    string          // URL of the first page seen
 	backs    int             // goto-start proposals so far; fewer than the targets tried, so runs end
@@ -79,12 +79,16 @@ func KnowsSecret(s string) Option { return func(p *Planner) { p.secret = s } }
 
 // New returns a fresh adversary.
 func New(opts ...Option) *Planner {
-	p := &Planner{tried: map[string]bool{}, retried: map[string]bool{}, noHover: map[string]bool{}}
+	p := &Planner{tried: map[string]bool{}, retried: map[string]bool{}, noHover: map[string]int{}}
 	for _, o := range opts {
 		o(p)
 	}
 	return p
 }
+
+// fruitlessHovers is how many hovers in a row on a page may reveal nothing before the adversary
+// stops hovering there: rows that hide nothing cost the budget nothing more.
+const fruitlessHovers = 2
 
 // The priorities, most urgent first.
 const (
@@ -149,7 +153,9 @@ func (p *Planner) learn(history []planner.Step, obs *observe.Observation) {
 		p.retried[p.last.key] = true
 		delete(p.tried, p.last.key)
 	case p.last.hover && out != "Delivered" && pagePath(obs.URL) == p.lastPage: // act.Delivered, as the loop writes it
-		p.noHover[p.lastPage] = true // the pointer over a row revealed nothing: rows here hide nothing
+		p.noHover[p.lastPage]++ // the pointer over a row revealed nothing (a header row, a plain list)
+	case p.last.hover:
+		p.noHover[p.lastPage] = 0
 	}
 	p.last = candidate{}
 }
@@ -217,7 +223,7 @@ func (p *Planner) candidates(obs *observe.Observation) []candidate {
 				continue
 			}
 		case revealable(n.Role):
-			if !p.noHover[page] {
+			if p.noHover[page] < fruitlessHovers {
 				out = append(out, candidate{prio: prioHover, order: 2 * j, key: k + "|hover", hover: true,
 					action: action.Action{Kind: action.Hover, Ref: n.Ref, Reason: "worst case: reveal what the row shows under the pointer"}})
 			}
