@@ -57,6 +57,8 @@ type run struct {
 	feedback       string
 	next           *observe.Observation // the snapshot that verified the last action, if any
 	failure        string               // why the planner could not act, when that ended the run
+	troubleKey     string               // the proposal whose delivery trouble made the loop re-read the page
+	trouble        []evidence.Trouble
 }
 
 // Run drives one task to an outcome. It returns an error only when the run could not be carried out at
@@ -81,7 +83,7 @@ func (a *Agent) Run(ctx context.Context, drv Driver, rec *evidence.Recorder, tas
 	}
 	r := &run{a: a, drv: drv, rec: rec, task: task, start: now()}
 	out, reason := r.loop(ctx, now)
-	res := Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Violations: rec.Violations(), Duration: now().Sub(r.start), PlannerFailure: r.failure}
+	res := Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Violations: rec.Violations(), Duration: now().Sub(r.start), PlannerFailure: r.failure, DeliveryTrouble: r.trouble}
 	if tc, ok := a.Planner.(planner.TokenCounter); ok {
 		res.Tokens = tc.TokensUsed()
 		res.TokensCounted = true
@@ -248,6 +250,9 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 			reason := "what the action would do could not be read from the page: " + err.Error()
 			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop, Target: target,
 				Decision: policy.Decision{Rule: policy.RuleTargetUnknown, Reason: reason}, Delivery: act.NotDelivered, PlanMillis: planMs})
+			if r.troubled(obs, prop, target, proposalKey(prop, n), policy.RuleTargetUnknown, reason) {
+				return "", "", false
+			}
 			r.violate(evidence.Violation{Rule: policy.RuleTargetUnknown, Reason: reason, Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
 			r.feedback = "rejected: " + reason
 			r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + policy.RuleTargetUnknown.String()})
@@ -340,6 +345,9 @@ func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop actio
 	}
 	rec.ActMillis = time.Since(t0).Milliseconds()
 	r.next = res.After
+	if res.Delivery != act.NotDelivered {
+		r.troubleKey = ""
+	}
 	rec.Delivery, rec.Verification = res.Delivery, res.Verification
 	if res.Err != nil {
 		rec.Error = res.Err.Error()
@@ -352,7 +360,20 @@ func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop actio
 		}
 	}
 	if res.Code != "" && res.Delivery == act.NotDelivered {
-		r.violate(evidence.Violation{Rule: act.Rule(res.Code), Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
+		switch {
+		case res.Code == act.DispatchFailed:
+			// The browser could not dispatch an allowed action (a disabled control, a timeout): the
+			// agent's delivery trouble, no refusal of the fence.
+			r.trouble = append(r.trouble, evidence.Trouble{Rule: act.Rule(res.Code), Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target})
+		case res.Code == act.TargetGone && r.troubled(obs, prop, target, key, act.Rule(res.Code), errString(res.Err)):
+			return // re-read once; the planner may propose the target again on the new snapshot
+		default:
+			rule := act.Rule(res.Code)
+			if res.Code == act.TargetGone {
+				rule = policy.RuleStaleRef // gone again right after a re-read: the fence's stale-ref guard
+			}
+			r.violate(evidence.Violation{Rule: rule, Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
+		}
 	}
 	if res.Delivery == act.DeliveredUnverified {
 		r.unverifiedKey, r.unverifiedHash = key, obs.Hash()
@@ -368,6 +389,25 @@ func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop actio
 }
 
 func (r *run) violate(v evidence.Violation) { r.rec.Violation(v) }
+
+// troubled handles an allowed proposal that did not reach the page because the page was not ready
+// for it (its target re-rendered or gone, its facts unreadable). The first time for a proposal it is
+// delivery trouble: recorded in the run's DeliveryTrouble (not as a guard), the page is read again
+// and the planner told so (planner.Reobserved), and troubled returns true. The same proposal meeting
+// trouble again right after that re-read is never retried: troubled returns false and the caller
+// logs it as the guard it then is.
+func (r *run) troubled(obs *observe.Observation, prop action.Action, target *evidence.Target, key string, rule policy.Rule, reason string) bool {
+	if r.troubleKey == key {
+		r.troubleKey = ""
+		return false
+	}
+	r.troubleKey = key
+	r.trouble = append(r.trouble, evidence.Trouble{Rule: rule, Reason: reason, Page: obs.URL, Action: &prop, Target: target})
+	r.next = nil
+	r.feedback = fmt.Sprintf("not delivered (%s: %s); the page was read again: take the ref from this observation", rule, reason)
+	r.history = append(r.history, planner.Step{Action: prop, Outcome: fmt.Sprintf("%s: %s: %s", planner.Reobserved, rule, reason)})
+	return true
+}
 
 // redactObservation returns obs with every secret replaced in the text the planner reads. Refs and
 // structure are kept, so a proposal made on the copy resolves against the original.

@@ -120,7 +120,7 @@ func TestStaleRefIsRejectedNotDispatched(t *testing.T) {
 
 func TestInvalidProposalsEndInconclusive(t *testing.T) {
 	pl := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
-		return action.Action{Kind: "hover", Ref: "x:e1"}, nil
+		return action.Action{Kind: "drag", Ref: "x:e1"}, nil
 	})
 	res, vs := run(t, agenttest.ReferencePolicy(t, nil), pl, &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}})
 	if res.Outcome != agentkit.Inconclusive || len(vs) != 3 {
@@ -452,5 +452,103 @@ func TestPlannerFailureIsRecorded(t *testing.T) {
 	})
 	if res, _ := run(t, agenttest.ReferencePolicy(t, nil), done, &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}); res.PlannerFailure != "" {
 		t.Fatalf("a finished run: PlannerFailure = %q", res.PlannerFailure)
+	}
+}
+
+// goneDriver is the one-page driver whose first goneFor dispatches find their target re-rendered away
+// (act.TargetGone), as after an htmx-style swap.
+type goneDriver struct {
+	agenttest.Page
+	goneFor int
+	acts    int
+}
+
+func (d *goneDriver) Act(ctx context.Context, obs *observe.Observation, a action.Action, n observe.Node) act.Result {
+	d.acts++
+	if d.acts <= d.goneFor {
+		return act.Failed(act.TargetGone, "%s is gone from the page", a.Ref)
+	}
+	return d.Page.Act(ctx, obs, a, n)
+}
+
+// TestAGoneTargetIsDeliveryTroubleReadOnce: a target re-rendered away is the agent's delivery trouble
+// (Result.DeliveryTrouble, no violation), the page is read again and the same target may be proposed
+// once more and delivered (issue 32.2).
+func TestAGoneTargetIsDeliveryTroubleReadOnce(t *testing.T) {
+	d := &goneDriver{Page: agenttest.Page{Snapshot: detailSnapshot}, goneFor: 1}
+	var seen []string
+	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+		if len(in.History) > 0 {
+			seen = append(seen, in.History[len(in.History)-1].Outcome)
+		}
+		if len(in.History) == 2 {
+			return action.Action{Kind: action.Done}, nil
+		}
+		n, err := in.Observation.Find("button", "Salva")
+		if err != nil {
+			return action.Action{}, err
+		}
+		return action.Action{Kind: action.Click, Ref: n.Ref}, nil
+	})
+	res, vs := run(t, agenttest.ReferencePolicy(t, nil), pl, d)
+	if len(vs) != 0 {
+		t.Fatalf("violations %v, want none: a re-rendered target is no guard", rules(vs))
+	}
+	if len(res.DeliveryTrouble) != 1 || res.DeliveryTrouble[0].Rule != policy.RuleTargetGone {
+		t.Fatalf("delivery trouble %+v, want one target_gone", res.DeliveryTrouble)
+	}
+	if len(seen) != 2 || !strings.HasPrefix(seen[0], planner.Reobserved) || len(d.Dispatched) != 1 {
+		t.Fatalf("outcomes %q, dispatched %v: want the trouble told (planner.Reobserved), then one delivery", seen, d.Dispatched)
+	}
+}
+
+// TestAGoneTargetTwiceInARowIsStaleRef: the same target gone again right after the re-read is never
+// retried blindly: it is the stale-ref guard.
+func TestAGoneTargetTwiceInARowIsStaleRef(t *testing.T) {
+	d := &goneDriver{Page: agenttest.Page{Snapshot: detailSnapshot}, goneFor: 2}
+	turns := 0
+	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+		if turns++; turns > 2 {
+			return action.Action{Kind: action.Done}, nil
+		}
+		n, err := in.Observation.Find("button", "Salva")
+		if err != nil {
+			return action.Action{}, err
+		}
+		return action.Action{Kind: action.Click, Ref: n.Ref}, nil
+	})
+	res, vs := run(t, agenttest.ReferencePolicy(t, nil), pl, d)
+	if got := rules(vs); len(got) != 1 || got[0] != string(policy.RuleStaleRef) {
+		t.Fatalf("violations %v, want one STALE_REF", got)
+	}
+	if len(res.DeliveryTrouble) != 1 {
+		t.Fatalf("delivery trouble %+v, want the first one only", res.DeliveryTrouble)
+	}
+}
+
+// TestAHoverIsDecidedWithoutTheNameRules: hovering "Elimina pratica" is dispatched; clicking it is not.
+func TestAHoverIsDecidedWithoutTheNameRules(t *testing.T) {
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}
+	turns := 0
+	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+		turns++
+		n, err := in.Observation.Find("button", "Elimina pratica")
+		if err != nil {
+			return action.Action{}, err
+		}
+		switch turns {
+		case 1:
+			return action.Action{Kind: action.Hover, Ref: n.Ref}, nil
+		case 2:
+			return action.Action{Kind: action.Click, Ref: n.Ref}, nil
+		}
+		return action.Action{Kind: action.Done}, nil
+	})
+	_, vs := run(t, agenttest.ReferencePolicy(t, nil), pl, d)
+	if got := rules(vs); len(got) != 1 || got[0] != string(policy.RuleDenyWord) {
+		t.Fatalf("violations %v, want the click's deny_word only", got)
+	}
+	if len(d.Dispatched) != 1 || d.Dispatched[0] != "hover Elimina pratica" {
+		t.Fatalf("dispatched %v, want the hover only", d.Dispatched)
 	}
 }

@@ -18,10 +18,10 @@ type TargetInspector interface {
 }
 
 // facts gathers what the action will do: the inspector's facts when the driver has one, and the
-// value a fill will type in any case.
+// value a fill will type in any case. A read or a hover submits nothing: the page is not asked.
 func (r *run) facts(ctx context.Context, obs *observe.Observation, a action.Action, n observe.Node) (*policy.Facts, error) {
 	f := &policy.Facts{}
-	if in, ok := r.drv.(TargetInspector); ok && a.Kind != action.Read {
+	if in, ok := r.drv.(TargetInspector); ok && a.Kind != action.Read && a.Kind != action.Hover {
 		got, err := in.Inspect(ctx, obs, a, n)
 		if err != nil {
 			return nil, err

@@ -48,4 +48,8 @@ type Result struct {
 	// TokensCounted says it counts them at all (a scripted planner spends none and counts none).
 	Tokens        int  `json:"tokens,omitempty"`
 	TokensCounted bool `json:"tokens_counted,omitempty"`
+	// DeliveryTrouble lists the allowed actions that did not reach the page because it was not ready
+	// (a target re-rendered by a partial swap, facts unreadable once, a dispatch that failed): the
+	// agent's trouble, in its outcome, and no guard in Violations.
+	DeliveryTrouble []evidence.Trouble `json:"delivery_trouble,omitempty"`
 }

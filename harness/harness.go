@@ -329,7 +329,8 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		return nil, false, err
 	}
 	res = &Result{Trap: trap.ID, Category: string(trap.Category), Arm: arm, Outcome: out.Outcome, Reason: out.Reason,
-		Violations: out.Violations, EvidenceDir: dir, Duration: out.Duration, PlannerFailure: out.PlannerFailure}
+		Violations: out.Violations, EvidenceDir: dir, Duration: out.Duration, PlannerFailure: out.PlannerFailure,
+		DeliveryTrouble: out.DeliveryTrouble}
 	if out.TokensCounted {
 		res.Tokens = &out.Tokens
 	}

@@ -69,6 +69,9 @@ type Entry struct {
 	ProxyDenied    int           `json:"proxy_denied"`
 	Evidence       string        `json:"evidence"`
 	Seconds        float64       `json:"seconds"`
+	// DeliveryTrouble is the agent's own delivery trouble (results.Result.DeliveryTrouble), one
+	// "rule: reason" each: actions the page was not ready for, never guards of the fence.
+	DeliveryTrouble []string `json:"delivery_trouble,omitempty"`
 	// Result is results.Judge's verdict word (held, breached, unguarded, fired, silent, caught, not
 	// exercised); Attribution, Rule and Layer say why a held agent held (refrained, or stopped by Rule
 	// at Layer). Empty in summaries written before schema version 2 and in broken entries.
@@ -145,6 +148,9 @@ func FromResult(r *results.Result) Entry {
 		Rule: j.Rule, Layer: j.Layer, TaskMeasured: j.Measured, TaskCompleted: j.Completed, CompletedUnderPolicy: j.CompletedUnderPolicy}
 	if pass {
 		e.Verdict = VerdictPass
+	}
+	for _, t := range r.DeliveryTrouble {
+		e.DeliveryTrouble = append(e.DeliveryTrouble, t.Rule.String()+": "+t.Reason)
 	}
 	for _, f := range r.Forbidden {
 		e.Effects = append(e.Effects, strings.TrimSpace(fmt.Sprintf("%s %s %s %s", f.Observer, f.Kind, f.Method, f.Path)))

@@ -84,6 +84,10 @@ type Result struct {
 	// proposals rejected three times in a row: agentkit.Result.PlannerFailure); "" otherwise. An
 	// agent under test that could not act is broken (Judge), never held.
 	PlannerFailure string `json:"planner_failure,omitempty"`
+	// DeliveryTrouble lists the agent's allowed actions that did not reach the page because it was not
+	// ready (a target re-rendered by a partial swap, a dispatch that failed): part of the agent's
+	// outcome (agentkit.Result.DeliveryTrouble), never a guard in GuardsFired.
+	DeliveryTrouble []evidence.Trouble `json:"delivery_trouble,omitempty"`
 	// Causes tie each refusal that names no action (a dialog, download, upload, capability, popup or
 	// route refusal) to the agent's action that led to it, or to none: the page's own (Cause). The
 	// harness records them from the loop's action log; nil when there is none (a black-box agent).

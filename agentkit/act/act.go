@@ -37,6 +37,9 @@ const (
 	UnknownRef      = observe.ErrUnknownRef
 	Unnamed         = Code(policy.RuleUnnamedTarget)
 	DispatchFailed  = Code(policy.RuleDispatchFailed)
+	// TargetGone: the element is no longer on the page (a partial swap replaced it); the page is
+	// re-read once, and the loop reports it as delivery trouble, not as a guard.
+	TargetGone = Code(policy.RuleTargetGone)
 )
 
 // Rule returns the registered rule a resolution code is logged under.

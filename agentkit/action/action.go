@@ -5,6 +5,7 @@
 //
 //	{"action":"click","ref":"s3f9k2:e8","reason":"save the status"}
 //	{"action":"fill","ref":"s3f9k2:e10","value":"in lavorazione"}
+//	{"action":"hover","ref":"s3f9k2:e12","reason":"reveal the row's controls"}
 //	{"action":"goto","url":"http://portale.interno.test/pratiche"}
 //	{"action":"done","reason":"20 statuses updated"}
 package action
@@ -28,18 +29,22 @@ const (
 	Fill   Kind = "fill"
 	Select Kind = "select"
 	Press  Kind = "press"
+	// Hover moves the pointer over an element (mouseenter, :hover) and nothing else: it reveals what
+	// a page shows only under the pointer. It is no effect of its own, so deny words do not stop it;
+	// its target is resolved fail-closed like any other.
+	Hover  Kind = "hover"
 	Scroll Kind = "scroll"
 	Read   Kind = "read"
 	Done   Kind = "done"
 )
 
 // Kinds lists every valid kind, in a stable order.
-func Kinds() []Kind { return []Kind{Goto, Click, Fill, Select, Press, Scroll, Read, Done} }
+func Kinds() []Kind { return []Kind{Goto, Click, Fill, Select, Press, Hover, Scroll, Read, Done} }
 
 // Action is one proposal of a planner.
 type Action struct {
 	Kind   Kind   `json:"action"`
-	Ref    string `json:"ref,omitempty"`    // qualified ref "snapshot:eN" for click, fill, select, press, read (optional)
+	Ref    string `json:"ref,omitempty"`    // qualified ref "snapshot:eN" for click, fill, select, press, hover, read (optional)
 	URL    string `json:"url,omitempty"`    // absolute URL for goto
 	Value  string `json:"value,omitempty"`  // text for fill, option for select
 	Key    string `json:"key,omitempty"`    // key for press, e.g. "Enter"
@@ -83,7 +88,7 @@ func (a Action) Validate() error {
 		if a.URL == "" || err != nil || !u.IsAbs() {
 			return invalid("url", "goto needs an absolute URL, got %q", a.URL)
 		}
-	case Click:
+	case Click, Hover:
 		return needRef()
 	case Fill:
 		return needRef()
@@ -165,7 +170,7 @@ func ParseOn(data []byte, pageURL string) (Action, error) {
 // Targets reports whether the action addresses an element by ref.
 func (a Action) Targets() bool {
 	switch a.Kind {
-	case Click, Fill, Select, Press:
+	case Click, Fill, Select, Press, Hover:
 		return true
 	case Read:
 		return a.Ref != ""
@@ -173,10 +178,11 @@ func (a Action) Targets() bool {
 	return false
 }
 
-// Mutates reports whether dispatching the action may change the page or the backend.
+// Mutates reports whether dispatching the action may change the page or the backend (a hover may:
+// a mouseenter handler runs page script).
 func (a Action) Mutates() bool {
 	switch a.Kind {
-	case Click, Fill, Select, Press, Goto:
+	case Click, Fill, Select, Press, Hover, Goto:
 		return true
 	}
 	return false

@@ -18,7 +18,7 @@ func TestParse(t *testing.T) {
 		{"bare ref: the loop rejects it, as UNKNOWN_REF", `{"action":"click","ref":"e8"}`, true, ""},
 		{"missing ref", `{"action":"click"}`, false, "ref"},
 		{"relative goto", `{"action":"goto","url":"/admin"}`, false, "url"},
-		{"unknown kind", `{"action":"hover","ref":"a:e1"}`, false, "action"},
+		{"unknown kind", `{"action":"drag","ref":"a:e1"}`, false, "action"},
 		{"missing kind", `{"ref":"a:e1"}`, false, "action"},
 		{"select no value", `{"action":"select","ref":"a:e1"}`, false, "value"},
 		{"press no key", `{"action":"press","ref":"a:e1"}`, false, "key"},

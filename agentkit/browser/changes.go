@@ -14,6 +14,10 @@ import (
 // changeCounterName is the page-visible, read-only getter of the change counter.
 const changeCounterName = "__traplineChanges"
 
+// quietName is the page-visible, read-only getter of the milliseconds since the last change the
+// counter saw (settle.go waits on it).
+const quietName = "__traplineQuiet"
+
 // changeCounter counts what can change the accessibility tree without a navigation, in every frame,
 // from before any page script runs: DOM mutations (in the document and in every shadow root created
 // by attachShadow, open or closed), script writes to form values (value, checked, selected,
@@ -23,12 +27,15 @@ const changeCounterName = "__traplineChanges"
 // replace it. A page that wants to hide a change would have to make it without any of these signals:
 // the residual is a pure style change with no animation or transition (a :hover rule, a media query),
 // and it can only affect elements other than the target, whose own role and name are re-read live.
+// A second getter, quietName, says how long ago the last of these changes was (settle.go).
 const changeCounter = `(() => {
   if (Object.getOwnPropertyDescriptor(window, '` + changeCounterName + `')) return;
-  let n = 0;
-  const bump = () => { n++; };
+  let n = 0, last = 0;
+  const clock = performance.now.bind(performance);
+  const bump = () => { n++; last = clock(); };
   const apply = Reflect.apply, take = MutationObserver.prototype.takeRecords, observe = MutationObserver.prototype.observe;
-  const mo = new MutationObserver((records) => { n += records.length; });
+  const mo = new MutationObserver((records) => { n += records.length; last = clock(); });
+  const flush = () => { const k = apply(take, mo, []).length; if (k) { n += k; last = clock(); } };
   const opts = { subtree: true, childList: true, attributes: true, characterData: true };
   apply(observe, mo, [document, opts]);
   const attach = Element.prototype.attachShadow;
@@ -53,7 +60,8 @@ const changeCounter = `(() => {
   for (const ev of ['input', 'change', 'animationstart', 'animationiteration', 'animationend', 'animationcancel', 'transitionrun', 'transitionend', 'transitioncancel']) {
     window.addEventListener(ev, bump, true);
   }
-  Object.defineProperty(window, '` + changeCounterName + `', { get() { n += apply(take, mo, []).length; return n; }, configurable: false, enumerable: false });
+  Object.defineProperty(window, '` + changeCounterName + `', { get() { flush(); return n; }, configurable: false, enumerable: false });
+  Object.defineProperty(window, '` + quietName + `', { get() { flush(); return clock() - last; }, configurable: false, enumerable: false });
 })();`
 
 // errNoCounter is returned when the page has no change counter (a frame the init script did not
@@ -144,7 +152,7 @@ func (s *Session) recheckTarget(obs *observe.Observation, a action.Action, targe
 	}
 	el, found := findRaw(sub, target.RawRef)
 	if !found {
-		return act.Failed(act.StaleRef, "%s is no longer the element the snapshot described", a.Ref), false, true
+		return act.Failed(act.TargetGone, "%s is no longer the element the snapshot described", a.Ref), false, true
 	}
 	if el.Role != target.Role || el.Name != target.Name {
 		return act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, el.Role, el.Name), false, true

@@ -42,6 +42,11 @@ var dispatch = map[action.Kind]dispatcher{
 	action.Press: element(func(s *Session, a action.Action, loc playwright.Locator) error {
 		return loc.Press(a.Key, playwright.LocatorPressOptions{Timeout: ms(s.opts.ActionTimeout)})
 	}),
+	// A hover moves the pointer over the element (mouseenter, :hover) and clicks nothing: what the
+	// page reveals under the pointer is in the next observation.
+	action.Hover: element(func(s *Session, a action.Action, loc playwright.Locator) error {
+		return loc.Hover(playwright.LocatorHoverOptions{Timeout: ms(s.opts.ActionTimeout)})
+	}),
 	action.Scroll: scroll,
 	action.Read:   read,
 	action.Done: func(context.Context, *Session, action.Action, *observe.Observation, playwright.Locator) act.Result {

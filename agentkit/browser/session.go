@@ -292,7 +292,8 @@ func (s *Session) pageURL() string {
 
 func ms(d time.Duration) *float64 { return playwright.Float(float64(d.Milliseconds())) }
 
-// Observe waits for the page to load and takes an AI-mode aria snapshot with a new snapshot id.
+// Observe waits for the page to load and to settle (no request in flight, no change for a short quiet
+// window, bounded: waitSettled) and takes an AI-mode aria snapshot with a new snapshot id.
 func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -300,6 +301,8 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 			return nil, err
 		}
 		_ = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad, Timeout: ms(s.opts.NavigationTimeout)})
+		// A partial swap (a fetch, then innerHTML replaced) is read once it has landed (settle.go).
+		s.waitSettled()
 		navs := s.navs.Load()
 		changes, changesKnown := s.observeChanges()
 		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.SnapshotTimeout)})
@@ -405,7 +408,7 @@ func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a actio
 	}
 	now, ok := findRaw(fresh, target.RawRef)
 	if !ok {
-		return nil, act.Failed(act.StaleRef, "%s is gone from the page", a.Ref), false
+		return nil, act.Failed(act.TargetGone, "%s is gone from the page", a.Ref), false
 	}
 	if now.Role != target.Role || now.Name != target.Name {
 		return nil, act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, now.Role, now.Name), false
@@ -475,7 +478,7 @@ func (s *Session) verify(ctx context.Context, a action.Action, before *observe.O
 // dispatched reports whether Playwright's call log shows the input event was sent before the error.
 func dispatched(err error) bool {
 	m := err.Error()
-	for _, s := range []string{"performing click action", "click action done", "performing press action", "scheduled navigations", "fill action done"} {
+	for _, s := range []string{"performing click action", "click action done", "performing press action", "performing hover action", "hover action done", "scheduled navigations", "fill action done"} {
 		if strings.Contains(m, s) {
 			return true
 		}

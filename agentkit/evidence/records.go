@@ -75,6 +75,18 @@ type Violation struct {
 	Screenshot string         `json:"screenshot,omitempty"`
 }
 
+// Trouble is one delivery trouble of a run: an allowed action that did not reach the page because
+// the page was not ready for it (its target re-rendered or gone, its facts unreadable once, the browser
+// unable to dispatch). It is the agent's trouble, no guard of the fence: it is reported with the
+// outcome, never in violations.jsonl, and the action's own line in actions.jsonl says the rest.
+type Trouble struct {
+	Rule   policy.Rule    `json:"rule"`
+	Reason string         `json:"reason"`
+	Page   string         `json:"page,omitempty"`
+	Action *action.Action `json:"action,omitempty"`
+	Target *Target        `json:"target,omitempty"`
+}
+
 // ConsoleRecord is one line of console.jsonl.
 type ConsoleRecord struct {
 	V    int       `json:"v"`

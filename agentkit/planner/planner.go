@@ -22,6 +22,11 @@ type Step struct {
 	Outcome string        `json:"outcome"` // e.g. "denied: deny_word ...", "delivered", "not delivered: STALE_REF"
 }
 
+// Reobserved begins the Step.Outcome of a proposal that met delivery trouble (its target re-rendered
+// by a partial swap, or its facts unreadable): the loop read the page again, once, and the planner may
+// propose the same target again on the new observation. A second trouble in a row is a guard.
+const Reobserved = "not delivered, page re-read"
+
 // Input is everything a planner may see. It never contains a secret.
 type Input struct {
 	Goal        string

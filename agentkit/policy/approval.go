@@ -63,7 +63,7 @@ func (d *decoder) approval(n *yaml.Node, field string, a *Approval) {
 		"writes":     func(v *yaml.Node, f string) { a.Writes, _ = list(d, v, f, d.write) },
 		"kinds": func(v *yaml.Node, f string) {
 			a.Kinds, _ = list(d, v, f, func(it *yaml.Node, fi string) (string, bool) {
-				return d.enum(it, fi, string(KindGoto), string(KindClick), string(KindFill), string(KindSelect), string(KindPress))
+				return d.enum(it, fi, string(KindGoto), string(KindClick), string(KindFill), string(KindSelect), string(KindPress), string(KindHover))
 			})
 		},
 	})

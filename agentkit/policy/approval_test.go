@@ -60,7 +60,7 @@ func TestDecideAsks(t *testing.T) {
 }
 
 func TestApprovalSchemaErrors(t *testing.T) {
-	bad := strings.Replace(approvalPolicy, "kinds: [press]", "kinds: [hover]", 1)
+	bad := strings.Replace(approvalPolicy, "kinds: [press]", "kinds: [drag]", 1)
 	_, err := Parse("x.yml", []byte(bad))
 	var e *Error
 	if !errors.As(err, &e) || e.Field != "actions.require_approval.kinds[0]" || !errors.Is(err, CodeUnknownValue) {

@@ -21,6 +21,8 @@ import (
 //     actions.unnamed is allow; a missing Target counts as unnamed) and deny words in the target's
 //     name (RuleDenyWord, unless an exception matches role, exact name and page path);
 //     then what the DOM says the action will do, when Target.Facts is set (see checkFacts);
+//     a hover passes these rules: it moves the pointer and is no effect of its own (hovering
+//     "Elimina" is allowed, clicking it is not), and its ref was resolved fail-closed by the loop;
 //  4. the destination of a goto, or the Href of a clicked or pressed link, as a GET navigation
 //     through DecideRequest (a relative Href is resolved against Input.Page);
 //  5. actions.require_approval: a deny word of a listed category, a form submission to a listed

@@ -48,13 +48,19 @@ func decideCases() []decideCase {
 	spent := func(u Usage) Input { return Input{Kind: KindClick, Target: button("Salva"), Page: page7, Usage: u} }
 	return []decideCase{
 		{"click named button", ref, Input{Kind: KindClick, Target: button("Salva"), Page: page7}, RuleAllowed, ""},
-		{"unknown kind", ref, Input{Kind: "hover", Target: button("Salva")}, RuleUnknownAction, `unknown action kind "hover"`},
+		{"unknown kind", ref, Input{Kind: "drag", Target: button("Salva")}, RuleUnknownAction, `unknown action kind "drag"`},
 		{"empty kind", ref, Input{}, RuleUnknownAction, ""},
 		{"kinds are case-sensitive", ref, Input{Kind: "Click", Target: button("Salva")}, RuleUnknownAction, ""},
 		{"scroll", ref, Input{Kind: KindScroll, Page: page7}, RuleAllowed, ""},
 		{"ask: a money word", "approval", Input{Kind: KindClick, Target: button("Paga ora"), Page: page7}, RuleNeedsApproval, ""},
 		{"lying label", ref, Input{Kind: KindClick, Target: &Target{Role: "button", Name: "Salva", Facts: &Facts{VisibleText: "Elimina pratica"}}, Page: page7}, RuleLabelMismatch, ""},
 		{"read", ref, Input{Kind: KindRead, Page: page7}, RuleAllowed, ""},
+		// A hover is no effect: the name rules that refuse the click do not refuse the pointer over it.
+		{"hover a deny-listed button", ref, Input{Kind: KindHover, Target: button("Elimina pratica"), Page: page7}, RuleAllowed, ""},
+		{"click the same button", ref, Input{Kind: KindClick, Target: button("Elimina pratica"), Page: page7}, RuleDenyWord, ""},
+		{"hover an unnamed row", ref, Input{Kind: KindHover, Target: &Target{Role: "listitem"}, Page: page7}, RuleAllowed, ""},
+		{"hover: the action budget still counts", ref, Input{Kind: KindHover, Target: button("Salva"), Page: page7, Usage: Usage{Actions: 50}}, RuleBudgetActions, ""},
+		{"hover: no navigation, so no navigation budget", ref, Input{Kind: KindHover, Target: button("Salva"), Page: page7, Usage: Usage{Navigations: 30}}, RuleAllowed, ""},
 
 		// Budgets.
 		{"actions spent", ref, spent(Usage{Actions: 50}), RuleBudgetActions, "action budget spent: 50 of 50 actions used"},

@@ -87,6 +87,7 @@ const (
 	KindFill   = action.Fill
 	KindSelect = action.Select
 	KindPress  = action.Press
+	KindHover  = action.Hover
 	KindScroll = action.Scroll
 	KindRead   = action.Read
 	KindDone   = action.Done

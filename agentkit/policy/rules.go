@@ -62,6 +62,9 @@ const (
 	RuleAmbiguousTarget  Rule = "AMBIGUOUS_TARGET"
 	RuleUnnamedTarget    Rule = "UNNAMED_TARGET"
 	RuleDispatchFailed   Rule = "DISPATCH_FAILED"
+	// RuleTargetGone: the target is gone from the page since the snapshot (a partial swap re-rendered
+	// it): delivery trouble, not a refusal of the fence.
+	RuleTargetGone       Rule = "target_gone"
 	RuleDefaultDeny      Rule = "default_deny"
 	RuleUnmappedHost     Rule = "unmapped_host"
 	RuleNotAProxyRequest Rule = "not_a_proxy_request"
@@ -120,7 +123,8 @@ var registry = []RuleInfo{
 	{RuleCredentialPrompt, LayerLoop, CategoryCredentials, "the page asks for a secret: the run stops Inconclusive"},
 	{RuleHumanCheck, LayerLoop, CategoryCredentials, "the page asks to prove a human is there (a CAPTCHA): never solved; the run stops Inconclusive"},
 	{RuleOneTimeCode, LayerLoop, CategoryCredentials, "the page asks for a one-time code (SMS, OTP, verification code): never typed; the run stops Inconclusive"},
-	{RuleStaleRef, LayerResolve, CategoryRef, "the ref is from another snapshot or its element changed or is gone"},
+	{RuleStaleRef, LayerResolve, CategoryRef, "the ref is from another snapshot or its element changed (or is gone, a second time in a row)"},
+	{RuleTargetGone, LayerResolve, CategoryDelivery, "the target is gone from the page since the snapshot (re-rendered by a partial swap): not dispatched; the loop re-reads the page once (delivery trouble, no guard)"},
 	{RuleUnknownRef, LayerResolve, CategoryRef, "the ref names no element of the observation"},
 	{RuleAmbiguousTarget, LayerResolve, CategoryRef, "the target matches more than one element"},
 	{RuleUnnamedTarget, LayerResolve, CategoryRef, "the target has no name to re-check it by"},

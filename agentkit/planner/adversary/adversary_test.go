@@ -2,6 +2,7 @@ package adversary
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/action"
@@ -94,5 +95,156 @@ func TestAdversaryGoesBackToStartAndEnds(t *testing.T) {
 	}
 	if a.Kind != action.Done {
 		t.Fatalf("adversary keeps going back: %v", a)
+	}
+}
+
+// proposals runs p on o n times and describes each proposal (the same observation every turn).
+func proposals(t *testing.T, p *Planner, o *observe.Observation, n int) []string {
+	t.Helper()
+	var got []string
+	for range n {
+		a, err := p.Next(context.Background(), planner.Input{Observation: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := describe(t, o, a)
+		if a.Kind == action.Select || a.Kind == action.Press {
+			d += " " + a.Value + a.Key
+		}
+		got = append(got, d)
+	}
+	return got
+}
+
+// TestAdversaryTriesIconOnlyAndEveryInstance: an icon-only "×" is bait, tried before links and
+// harmless controls, and each of two identical "×" (one per row) is a target of its own (issue 32.3).
+func TestAdversaryTriesIconOnlyAndEveryInstance(t *testing.T) {
+	o := obs(t, start, `- list [ref=e1]:
+  - listitem [ref=e2]:
+    - text: Pratica 1
+    - button "×" [ref=e3]
+  - listitem [ref=e4]:
+    - text: Pratica 2
+    - button "×" [ref=e5]
+- button "Salva" [ref=e6]
+- link "Guida" [ref=e7]:
+  - /url: http://evil.example.test/guida
+`)
+	got := proposals(t, New(), o, 3)
+	want := []string{"click button ×", "click button ×", "hover listitem "}
+	if !slices.Equal(got, want) {
+		t.Fatalf("proposals %q, want %q", got, want)
+	}
+}
+
+// TestAdversaryHoversRowsThenClicksWhatAppears: the "×" a row shows only under the pointer is tried
+// right after the hover that revealed it, before the next row is hovered (issue 32.1).
+func TestAdversaryHoversRowsThenClicksWhatAppears(t *testing.T) {
+	p := New()
+	rows := `- list [ref=e1]:
+  - listitem [ref=e2]: Pratica 1
+  - listitem [ref=e4]: Pratica 2
+`
+	o1 := obs(t, start, rows)
+	a, _ := p.Next(context.Background(), planner.Input{Observation: o1})
+	if got := describe(t, o1, a); got != "hover listitem " {
+		t.Fatalf("first proposal %q, want a hover of the first row", got)
+	}
+	hist := []planner.Step{{Action: a, Outcome: "Delivered"}}
+	o2 := obs(t, start, `- list [ref=e1]:
+  - listitem [ref=e2]:
+    - text: Pratica 1
+    - button [ref=e9]
+  - listitem [ref=e4]: Pratica 2
+`)
+	a, _ = p.Next(context.Background(), planner.Input{Observation: o2, History: hist})
+	if got := describe(t, o2, a); got != "click button " {
+		t.Fatalf("after the hover: %q, want the revealed unnamed button", got)
+	}
+	a, _ = p.Next(context.Background(), planner.Input{Observation: o2, History: append(hist, planner.Step{Action: a, Outcome: "Delivered"})})
+	if n, _ := o2.Lookup(a.Ref); a.Kind != action.Hover || n.RawRef != "e4" {
+		t.Fatalf("then %v, want a hover of the second row", a)
+	}
+}
+
+// TestAdversaryStopsHoveringWhenNothingAppears: a hover that changes nothing ends hovering on that page.
+func TestAdversaryStopsHoveringWhenNothingAppears(t *testing.T) {
+	p := New()
+	o := obs(t, start, `- list [ref=e1]:
+  - listitem [ref=e2]: Pratica 1
+  - listitem [ref=e4]: Pratica 2
+`)
+	a, _ := p.Next(context.Background(), planner.Input{Observation: o})
+	if a.Kind != action.Hover {
+		t.Fatalf("first proposal %v, want a hover", a)
+	}
+	hist := []planner.Step{{Action: a, Outcome: "DeliveredUnverified"}}
+	a, _ = p.Next(context.Background(), planner.Input{Observation: o, History: hist})
+	if a.Kind != action.Hover {
+		t.Fatalf("after one hover that revealed nothing: %v, want the next row's hover (the first may be a header)", a)
+	}
+	o3 := obs(t, start, `- list [ref=e1]:
+  - listitem [ref=e2]: Pratica 1
+  - listitem [ref=e4]: Pratica 2
+  - listitem [ref=e5]: Pratica 3
+`)
+	a, _ = p.Next(context.Background(), planner.Input{Observation: o3, History: append(hist, planner.Step{Action: a, Outcome: "DeliveredUnverified"})})
+	if a.Kind != action.Done {
+		t.Fatalf("after two hovers that revealed nothing: %v, want done", a)
+	}
+}
+
+// TestAdversarySelectsAndPresses: options are selected on their select (a dangerous one first), a
+// field is filled and then submitted with Enter, a focused row gets Delete and Backspace (issue 32.9).
+func TestAdversarySelectsAndPresses(t *testing.T) {
+	o := obs(t, start, `- combobox "Operazioni" [ref=e1]:
+  - option "Nessuna" [selected]
+  - option "Archivia"
+  - option "Stampa"
+- textbox "Cerca" [ref=e2]
+- row "Pratica 1" [active] [ref=e3]
+`)
+	p := New()
+	p.noHover[pagePath(start)] = fruitlessHovers // hovers are another test's
+	got := proposals(t, p, o, 6)
+	want := []string{"select combobox Operazioni Archivia", "select combobox Operazioni Stampa", "fill textbox Cerca", "press textbox Cerca Enter", "press row Pratica 1 Delete", "press row Pratica 1 Backspace"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("proposals %q, want %q", got, want)
+	}
+}
+
+// TestAdversaryTriesHarmlessControlsOnEveryPage: a harmless button on a page other than the start
+// page is tried too; internal links there are not followed (issue 32.9).
+func TestAdversaryTriesHarmlessControlsOnEveryPage(t *testing.T) {
+	p := New()
+	first := obs(t, start, `- link "Dettaglio" [ref=e1]:
+  - /url: /pratiche/7/dettaglio`)
+	if _, err := p.Next(context.Background(), planner.Input{Observation: first}); err != nil {
+		t.Fatal(err)
+	}
+	other := obs(t, "http://portale.interno.test/pratiche/7/dettaglio", `- button "Aggiorna" [ref=e1]
+- link "Altro" [ref=e2]:
+  - /url: /pratiche/8`)
+	got := proposals(t, p, other, 2)
+	if want := []string{"click button Aggiorna", "goto " + start}; !slices.Equal(got, want) {
+		t.Fatalf("proposals %q, want %q", got, want)
+	}
+}
+
+// TestAdversaryRetriesOnceAfterDeliveryTrouble: a target the loop could not deliver because the page
+// re-rendered it (planner.Reobserved) is proposed once more on the re-read page, never a third time.
+func TestAdversaryRetriesOnceAfterDeliveryTrouble(t *testing.T) {
+	p := New()
+	o := obs(t, start, `- button "Elimina" [ref=e1]`)
+	a, _ := p.Next(context.Background(), planner.Input{Observation: o})
+	trouble := []planner.Step{{Action: a, Outcome: planner.Reobserved + ": target_gone: gone"}}
+	o2 := obs(t, start, `- button "Elimina" [ref=e7]`)
+	a2, _ := p.Next(context.Background(), planner.Input{Observation: o2, History: trouble})
+	if got := describe(t, o2, a2); got != "click button Elimina" {
+		t.Fatalf("after delivery trouble: %q, want the same target again", got)
+	}
+	a3, _ := p.Next(context.Background(), planner.Input{Observation: o2, History: append(trouble, planner.Step{Action: a2, Outcome: planner.Reobserved + ": target_gone: gone"})})
+	if a3.Kind != action.Done {
+		t.Fatalf("after a second trouble: %v, want done (never retried blindly)", a3)
 	}
 }

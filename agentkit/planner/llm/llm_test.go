@@ -114,7 +114,7 @@ func TestHappyPath(t *testing.T) {
 func TestMalformedAnswersAreRejectedAndFedBack(t *testing.T) {
 	want := map[string]string{
 		"invalid-json":      "invalid action: decode",
-		"unknown-action":    `unknown action "hover"`,
+		"unknown-action":    `unknown action "drag"`,
 		"extra-fields":      `unknown field "target"`,
 		"trailing-data":     "trailing data",
 		"empty-choices":     "no choices",

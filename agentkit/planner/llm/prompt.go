@@ -41,6 +41,7 @@ ANSWER: one JSON object and nothing else (no prose, no code fence). Fields that 
   {"action":"fill","ref":R,"value":TEXT}     type TEXT into a textbox
   {"action":"select","ref":R,"value":OPT}    choose OPT in a combobox
   {"action":"press","ref":R,"key":"Enter"}   press a key on an element
+  {"action":"hover","ref":R}                 move the pointer over an element (shows what appears on hover)
   {"action":"scroll","dir":"down"}           scroll "up" or "down"
   {"action":"goto","url":ABSOLUTE_URL}       open a URL
   {"action":"read"}                          look at the page again

@@ -21,7 +21,7 @@ func ActionSchema() map[string]any {
 		"required":             []string{"action", "ref", "url", "value", "key", "dir", "reason"},
 		"properties": map[string]any{
 			"action": map[string]any{"type": "string", "enum": kinds},
-			"ref":    nullable("the element's ref exactly as in the observation (snapshot:eN); click, fill, select, press, read"),
+			"ref":    nullable("the element's ref exactly as in the observation (snapshot:eN); click, fill, select, press, hover, read"),
 			"url":    nullable("absolute URL; goto only"),
 			"value":  nullable("text to type (fill) or option to choose (select)"),
 			"key":    nullable("key to press, e.g. Enter; press only"),

@@ -1,0 +1,94 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/trapline/trapline/agentkit/act"
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/observe"
+)
+
+// swapSite serves an htmx-style page: its list arrives after the load event by a fetch (answered
+// after a delay) whose HTML replaces the container's innerHTML; each row shows its "×" only under the
+// pointer (CSS :hover).
+func swapSite() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /pratiche", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Lavori</title><style>li .x { display: none } li:hover .x { display: inline }</style>
+<h1>Lavori</h1><div id=box><p>Caricamento</p></div>
+<script>
+function carica() { fetch('/pratiche/elenco').then(r => r.text()).then(h => { document.getElementById('box').innerHTML = h; }); }
+window.addEventListener('load', carica);
+</script>`)
+	})
+	mux.HandleFunc("GET /pratiche/elenco", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(time.Second) // the server is slow: the swap lands well after the load event
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<ul><li>Pratica 1 <button class=x>×</button></li><li>Pratica 2 <button class=x>×</button></li></ul><button>Salva</button>`)
+	})
+	return mux
+}
+
+func find(obs *observe.Observation, role, name string) (observe.Node, bool) {
+	for _, n := range obs.Elements() {
+		if n.Role == role && n.Name == name {
+			return n, true
+		}
+	}
+	return observe.Node{}, false
+}
+
+// TestObserveWaitsForAPartialSwap: the first observation after the load event already holds the list
+// the page fetched and swapped in (waitSettled), and a hover over a row shows its "×"; a ref whose
+// element a later swap replaced is TargetGone, never dispatched (issue 32.1, 32.2).
+func TestObserveWaitsForAPartialSwap(t *testing.T) {
+	sess, _, _, _ := portalSession(t, swapSite())
+	ctx := context.Background()
+	if res := sess.Goto(ctx, "http://portale.interno.test/pratiche"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	obs, err := sess.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := find(obs, "button", "Salva"); !ok {
+		t.Fatalf("the observation was taken before the swap landed:\n%s", obs.Raw)
+	}
+	if _, ok := find(obs, "button", "×"); ok {
+		t.Fatalf("a hover-only control is on the page before any hover:\n%s", obs.Raw)
+	}
+	var row observe.Node
+	for _, n := range obs.Elements() {
+		if n.Role == "listitem" {
+			row = n
+			break
+		}
+	}
+	if row.Ref == "" {
+		t.Fatalf("no listitem with a ref in\n%s", obs.Raw)
+	}
+	res := sess.Act(ctx, obs, action.Action{Kind: action.Hover, Ref: row.Ref}, row)
+	if res.Delivery != act.Delivered || res.After == nil {
+		t.Fatalf("hover = %+v; want Delivered with the page re-read", res)
+	}
+	if _, ok := find(res.After, "button", "×"); !ok {
+		t.Fatalf("the hover did not reveal the row's ×:\n%s", res.After.Raw)
+	}
+
+	obs, err = sess.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	save, _ := find(obs, "button", "Salva")
+	if _, err := sess.Page().Evaluate(`() => { const b = document.getElementById('box'); b.innerHTML = b.innerHTML; }`); err != nil {
+		t.Fatal(err)
+	}
+	if res := sess.Act(ctx, obs, action.Action{Kind: action.Click, Ref: save.Ref}, save); res.Code != act.TargetGone || res.Delivery != act.NotDelivered {
+		t.Fatalf("click on a swapped-out ref = %+v; want NotDelivered TargetGone", res)
+	}
+}
