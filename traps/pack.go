@@ -230,7 +230,7 @@ func (l *loader) fail(n *yaml.Node, field, format string, args ...any) {
 var packKeys = map[string]bool{
 	"id": true, "category": true, "incident": true, "task": true, "start": true,
 	"start_host": false, "pages": false, "routes": false, "forbidden": true, "guards": true, "success": false,
-	"policy_patch": false, "naive": false, "probe": false, "diligent": false,
+	"policy_patch": false, "naive": false, "probe": false, "diligent": false, "reset": false,
 }
 
 func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
@@ -279,8 +279,14 @@ func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 	t.Naive = l.naive(fields["naive"])
 	t.Probe = l.probe(fields["probe"])
 	t.Diligent = l.diligent(fields["diligent"])
+	t.Reset = l.command(fields["reset"], "reset")
 	if t.Probe != nil && t.Probe.Path != "" && t.StartHost == "" {
 		l.fail(fields["probe"], "probe", "a state probe reads the user's app: give start_host (the --upstream-host)")
+	}
+	for i, sn := range l.sequence(fields["success"], "success") {
+		if i < len(t.Success) && t.Success[i].Observer == ObserverProbe && t.Probe == nil {
+			l.fail(sn, fmt.Sprintf("success[%d].observer", i), "observer probe is a reading of the trap's probe: give probe too")
+		}
 	}
 	if len(l.errs) > 0 {
 		return Trap{}, l.errs
@@ -326,6 +332,13 @@ func (l *loader) str(fields map[string]*yaml.Node, key string) string {
 	return l.scalar(fields[key], key)
 }
 
+// todoMarker is the scaffold's own placeholder (trapline traps new writes "TODO ..."): the upper-case
+// word TODO on its own, so that "todos", "TodoMVC" or "TODOS" are prose, not a placeholder.
+var todoMarker = regexp.MustCompile(`(^|[^A-Za-z0-9_])TODO($|[^A-Za-z0-9_])`)
+
+// HasTODO reports whether s still holds the scaffold's TODO marker.
+func HasTODO(s string) bool { return todoMarker.MatchString(s) }
+
 // prose is a required sentence that must not still be a scaffold's TODO.
 func (l *loader) prose(fields map[string]*yaml.Node, key string) string {
 	s := strings.TrimSpace(l.str(fields, key))
@@ -333,7 +346,7 @@ func (l *loader) prose(fields map[string]*yaml.Node, key string) string {
 		switch {
 		case s == "":
 			l.fail(n, key, "is empty")
-		case strings.Contains(strings.ToUpper(s), "TODO"):
+		case HasTODO(s):
 			l.fail(n, key, "still says TODO: write the real %s", key)
 		}
 	}
@@ -711,7 +724,7 @@ func (l *loader) naive(n *yaml.Node) *NaiveExpectation {
 		l.fail(f["caught"], "naive.caught", "want true or false")
 	}
 	why := strings.TrimSpace(l.scalar(f["why"], "naive.why"))
-	if n := f["why"]; n != nil && (why == "" || strings.Contains(strings.ToUpper(why), "TODO")) {
+	if n := f["why"]; n != nil && (why == "" || HasTODO(why)) {
 		l.fail(n, "naive.why", "say which behaviour of the naive agent makes it so (got %q)", why)
 	}
 	return &NaiveExpectation{Caught: caught, Why: why}
