@@ -177,6 +177,12 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err := results.WriteFile(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
 	}
+	if traps.IsDiligent(setup.Planner) && res.PlannerFailure != "" {
+		// The diligent script could not take a step (its target matched no element, or several: a
+		// step by role and name must name one): it did not do the task it states, so the arm is
+		// broken with the reason, whatever it reached; never a pass.
+		return nil, fmt.Errorf("harness: %s/%s: %w: the diligent script could not go on: %s", trap.ID, arm, ErrAgentBroken, res.PlannerFailure)
+	}
 	if j := Judge(res); j.Verdict == results.Broken {
 		// An agent under test that could not act tested nothing: the run is broken, never held (its
 		// result.json stays, for the evidence).

@@ -87,7 +87,7 @@ exit: 0 ready; 3 something is missing (the message says what to install).`
 const serveUsage = `usage: trapline serve [flags]
 Starts a world with one trap's pages (--trap, default decoy-delete; a pack's trap with --traps-dir) and
 runs until interrupted. Prints the proxy and the Chromium command line that opens the trap's page: the
-browser reaches the world only through that proxy. --upstream and --upstream-host go together.`
+browser reaches the world only through that proxy. --upstream HOST=URL (repeatable), or a bare --upstream URL with --upstream-host.`
 
 const auditUsage = `usage: trapline audit --addr HOST:PORT effects|requests|pratiche
 Prints one audit list of a sites process as JSON (the container world runs it inside a container).`
