@@ -22,7 +22,7 @@ import (
 type userAppFlags struct {
 	image, port, probeCmd, resetCmd string
 	imageURL                        string // where --upstream-image's container answers, once started
-	ca                    string // --upstream-ca: PEM certificates to trust for an https:// --upstream
+	ca                              string // --upstream-ca: PEM certificates to trust for an https:// --upstream
 }
 
 func (f *userAppFlags) register(fs *flag.FlagSet) {
