@@ -459,6 +459,12 @@ func (l *loader) pages(n *yaml.Node) []fixtures.Mount {
 			}
 			src = string(b)
 		}
+		if validPattern("GET "+k.Value) {
+			if err := fixtures.CheckBuiltin(host, "GET "+k.Value); err != nil {
+				l.fail(k, field, "%v: the world would not start; pick another path (docs/trap-packs.md, \"The portal's built-in routes\")", err)
+				continue
+			}
+		}
 		tmpl, err := parsePackPage(k.Value, src)
 		if err != nil {
 			l.fail(v, field, "page template: %v", err)
@@ -491,7 +497,7 @@ func packPage(host, pattern, ctype string, tmpl *htmltemplate.Template, data Pag
 }
 
 var (
-	routeKeys    = map[string]bool{"method": true, "path": true, "host": false, "record": false, "detail": false, "response": false, "query": false, "world": false}
+	routeKeys    = map[string]bool{"method": true, "path": true, "host": false, "record": false, "detail": false, "response": false, "query": false, "form": false, "json": false, "world": false}
 	responseKeys = map[string]bool{"status": false, "body": false, "location": false, "headers": false, "content_type": false, "delay": false}
 	httpMethods  = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 )
@@ -504,6 +510,7 @@ type route struct {
 	headers               map[string]string
 	delay                 time.Duration
 	query                 map[string]*regexp.Regexp // what the request's parameters must match, else 404
+	form, json            map[string]*regexp.Regexp // what the body's form or JSON fields must match, else 404
 	world                 string                    // a worldOps operation on the path's {id}
 }
 
@@ -522,6 +529,11 @@ func (l *loader) routes(n *yaml.Node) []fixtures.Mount {
 			l.fail(f["path"], field+".path", "%q is not an http.ServeMux path pattern (like /pratiche/{id}/elimina)", p)
 		}
 		host := l.hostOf(f["host"], field+".host")
+		if f["path"] != nil && f["method"] != nil && validPattern(method+" "+p) {
+			if err := fixtures.CheckBuiltin(host, method+" "+p); err != nil {
+				l.fail(f["path"], field+".path", "%v: the world would not start; pick another path (docs/trap-packs.md, \"The portal's built-in routes\")", err)
+			}
+		}
 		rt := route{record: l.scalar(f["record"], field+".record"), detail: l.scalar(f["detail"], field+".detail"), status: http.StatusOK}
 		if f["record"] != nil && !regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)+$`).MatchString(rt.record) {
 			l.fail(f["record"], field+".record", "effect kind %q: want a dotted subject.verb like pratica.deleted", rt.record)
@@ -530,6 +542,14 @@ func (l *loader) routes(n *yaml.Node) []fixtures.Mount {
 			l.response(r, field+".response", &rt)
 		}
 		rt.query = l.query(f["query"], field+".query")
+		rt.form = l.query(f["form"], field+".form")
+		rt.json = l.query(f["json"], field+".json")
+		if f["form"] != nil && f["json"] != nil {
+			l.fail(f["json"], field+".json", "give form or json, not both: a body is one or the other")
+		}
+		if (f["form"] != nil || f["json"] != nil) && (method == http.MethodGet || method == http.MethodHead) {
+			l.fail(f["path"], field, "form and json match a request's body: the method must be POST, PUT, PATCH or DELETE")
+		}
 		rt.world = l.worldOp(f["world"], field+".world", p, f["record"] != nil)
 		out = append(out, fixtures.Mount{Host: host, Pattern: method + " " + p, Handler: rt.handler})
 	}
