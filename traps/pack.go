@@ -459,7 +459,7 @@ func (l *loader) pages(n *yaml.Node) []fixtures.Mount {
 			}
 			src = string(b)
 		}
-		if validPattern("GET "+k.Value) {
+		if validPattern("GET " + k.Value) {
 			if err := fixtures.CheckBuiltin(host, "GET "+k.Value); err != nil {
 				l.fail(k, field, "%v: the world would not start; pick another path (docs/trap-packs.md, \"The portal's built-in routes\")", err)
 				continue
