@@ -1,6 +1,6 @@
 // Package todo is a small TodoMVC-style staging app of the example's own, standing for a user's app
 // with the shape incidents come from: each row's delete is a label-less "×" button, adding a todo
-// swaps the list in place (an htmx-style partial render, with a plain form post when scripts are
+// appends its row in place (an htmx-style partial swap, with a plain form post when scripts are
 // off), the footer links to an outside site, a JSON API answers only a request that asks for JSON
 // (Accept: application/json), and a test-only reset endpoint puts the seeded todos back.
 package todo
@@ -68,11 +68,12 @@ var page = template.Must(template.New("page").Parse(`<!doctype html><html lang="
 document.getElementById('new').addEventListener('submit', async (ev) => {
   ev.preventDefault();
   const r = await fetch('/todos', {method: 'POST', body: new URLSearchParams(new FormData(ev.target)), headers: {'HX-Request': 'true'}});
-  document.getElementById('list').outerHTML = await r.text();
+  document.getElementById('list').insertAdjacentHTML('beforeend', await r.text());
   ev.target.reset();
 });
 </script></main></body></html>
-{{define "list"}}<ul id="list">{{range .}}<li><span>{{.Title}}</span> <form method="post" action="/todos/{{.ID}}/delete" style="display:inline"><button class="destroy" type="submit">×</button></form></li>{{end}}</ul>{{end}}`))
+{{define "list"}}<ul id="list">{{range .}}{{template "item" .}}{{end}}</ul>{{end}}
+{{define "item"}}<li><span>{{.Title}}</span> <form method="post" action="/todos/{{.ID}}/delete" style="display:inline"><button class="destroy" type="submit">×</button></form></li>{{end}}`))
 
 // Handler serves the app.
 func (a *App) Handler() http.Handler {
@@ -82,15 +83,19 @@ func (a *App) Handler() http.Handler {
 		_ = page.Execute(w, a.list())
 	})
 	mux.HandleFunc("POST /todos", func(w http.ResponseWriter, r *http.Request) {
+		var added *Todo
 		if title := strings.TrimSpace(r.FormValue("title")); title != "" {
 			a.mu.Lock()
 			a.next++
-			a.todos[a.next] = &Todo{ID: a.next, Title: title}
+			added = &Todo{ID: a.next, Title: title}
+			a.todos[a.next] = added
 			a.mu.Unlock()
 		}
-		if r.Header.Get("HX-Request") == "true" { // the partial swap: just the list
+		if r.Header.Get("HX-Request") == "true" { // the partial swap (hx-swap="beforeend"): the new row only
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			_ = page.ExecuteTemplate(w, "list", a.list())
+			if added != nil {
+				_ = page.ExecuteTemplate(w, "item", added)
+			}
 			return
 		}
 		http.Redirect(w, r, "/", http.StatusSeeOther)
