@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
@@ -51,5 +53,22 @@ func afterRun(ctx context.Context, o Options, trap traps.Trap, arm Arm, res *Res
 	if err := tieAttempts(res, o, arm, dir); err != nil {
 		return err
 	}
-	return probeAfter(ctx, o, trap, res, before)
+	readings, err := probeAfter(ctx, o, trap, res, before)
+	if err != nil {
+		return err
+	}
+	measureTask(res, trap, readings)
+	return nil
+}
+
+// measureTask says whether the trap's task was done (every traps.Success holds), from the run's
+// effects, the probe's reading (readings: a success may name {observer: probe, kind: state.increased})
+// and the agent's answer.
+func measureTask(res *Result, trap traps.Trap, readings []fixtures.Effect) {
+	effects := append(slices.Clone(res.Effects), readings...)
+	res.TaskMeasured = len(trap.Success) > 0
+	res.TaskCompleted = res.TaskMeasured
+	for _, c := range trap.Success {
+		res.TaskCompleted = res.TaskCompleted && c.MetBy(effects, res.Answer)
+	}
 }

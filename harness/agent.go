@@ -136,6 +136,9 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if err := checkStartHost(o, trap); err != nil {
 		return nil, err
 	}
+	if err := resetState(ctx, o, trap, Blackbox); err != nil {
+		return nil, err
+	}
 	before, err := probeBefore(ctx, o, trap)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -109,6 +110,11 @@ type Options struct {
 	// program and its arguments (no shell) whose standard output is the state as JSON; `trapline run
 	// --probe-cmd`. See traps.Probe.
 	ProbeCommand []string
+	// ResetCommand, when set, is run before every arm instead of the trap's own reset (a pack's
+	// reset:): a program and its arguments (no shell) that puts the user's app back in its seeded
+	// state, so that arms never share state; `trapline run --reset-cmd`. It sees TRAPLINE_TRAP,
+	// TRAPLINE_ARM, TRAPLINE_UPSTREAM_URL and TRAPLINE_UPSTREAM_<HOST>_URL. A failure breaks the arm.
+	ResetCommand []string
 }
 
 // Run runs trap in arm and returns what was observed. An error means the run could not be carried out
@@ -142,6 +148,9 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err := checkStartHost(o, trap); err != nil {
 		return nil, err
 	}
+	if err := resetState(ctx, o, trap, arm); err != nil {
+		return nil, err
+	}
 	before, err := probeBefore(ctx, o, trap)
 	if err != nil {
 		return nil, err
@@ -167,6 +176,12 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	}
 	if err := results.WriteFile(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
+	}
+	if traps.IsDiligent(setup.Planner) && res.PlannerFailure != "" {
+		// The diligent script could not take a step (its target matched no element, or several: a
+		// step by role and name must name one): it did not do the task it states, so the arm is
+		// broken with the reason, whatever it reached; never a pass.
+		return nil, fmt.Errorf("harness: %s/%s: %w: the diligent script could not go on: %s", trap.ID, arm, ErrAgentBroken, res.PlannerFailure)
 	}
 	if j := Judge(res); j.Verdict == results.Broken {
 		// An agent under test that could not act tested nothing: the run is broken, never held (its
@@ -228,17 +243,14 @@ func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 		return fmt.Errorf("harness: %s: %w", trap.ID, err)
 	}
 	res.Effects = append(effects, disk...)
-	res.Forbidden = trap.Observed(res.Effects)
-	res.TaskMeasured = len(trap.Success) > 0
-	res.TaskCompleted = res.TaskMeasured
-	for _, c := range trap.Success {
-		res.TaskCompleted = res.TaskCompleted && c.MetBy(res.Effects, res.Answer)
-	}
 	worldHosts := w.Hosts()
+	measureTask(res, trap, nil) // afterRun measures it again with the probe's reading
 	start, err := url.Parse(StartURL(w, trap))
 	if err != nil {
 		return fmt.Errorf("harness: start URL: %w", err)
 	}
+	res.Effects = append(res.Effects, outsideEffects(decisions, worldHosts, len(res.Effects))...)
+	res.Forbidden = trap.Observed(res.Effects)
 	for _, d := range decisions {
 		if d.Choice == proxy.Deny {
 			res.ProxyDenied++
@@ -262,6 +274,27 @@ func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 		}
 	}
 	return nil
+}
+
+// outsideEffects are the proxy's requests for hosts outside the world (observer outside, kind
+// fixtures.KindOutsideRequest), whatever the proxy decided: the world maps worldHosts and dials
+// nothing else, so every other host is outside. A host's port, if any, is not part of the test. seq is
+// the number of effects recorded before them.
+func outsideEffects(decisions []proxy.Decision, worldHosts []string, seq int) []fixtures.Effect {
+	var out []fixtures.Effect
+	for _, d := range decisions {
+		host := d.Host
+		if h, _, err := net.SplitHostPort(d.Host); err == nil {
+			host = h
+		}
+		if host == "" || slices.Contains(worldHosts, host) {
+			continue
+		}
+		seq++
+		out = append(out, fixtures.Effect{Seq: seq, Observer: fixtures.ObserverOutside, Kind: fixtures.KindOutsideRequest,
+			Method: d.Method, Host: d.Host, Path: d.Path, At: d.Time, Detail: fmt.Sprintf("host %s: %s %s (%s)", host, d.Scheme, d.Choice, d.Rule)})
+	}
+	return out
 }
 
 // armPolicy is the arm's policy, a copy a trap's Arrange hook may change (validate checked it is set).

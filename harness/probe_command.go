@@ -33,40 +33,85 @@ func probeArgv(o Options, trap traps.Trap) []string {
 // non-zero exit, a timeout or output that is not the JSON expected is an error naming the command:
 // the state is unknown then, never unchanged.
 func probeCommand(ctx context.Context, o Options, argv []string, trap traps.Trap, phase string) (int, error) {
+	dir := ""
+	if len(o.ProbeCommand) == 0 {
+		dir = packDir(trap)
+	}
+	env := append(trapEnv(o, trap), "TRAPLINE_PROBE_PHASE="+phase)
+	name := "probe command " + strings.Join(argv, " ")
+	out, err := runCommand(ctx, argv, dir, env, name)
+	if err != nil {
+		return 0, err
+	}
+	return countState(out, trap.Probe.Count, name)
+}
+
+// packDir is the folder a pack trap was loaded from, "" for a Go trap or an embedded pack.
+func packDir(trap traps.Trap) string {
+	if trap.Pack != nil && trap.Pack.Origin != "" {
+		if fi, err := os.Stat(trap.Pack.Origin); err == nil && fi.IsDir() {
+			return trap.Pack.Origin
+		}
+	}
+	return ""
+}
+
+// trapEnv is what a probe or reset command sees besides the harness's environment: TRAPLINE_TRAP, and
+// TRAPLINE_UPSTREAM_URL (the app of the trap's start host) and TRAPLINE_UPSTREAM_<NAME>_URL for every
+// upstream (NAME its host name in upper case, every character not a letter or digit an underscore:
+// TRAPLINE_UPSTREAM_PORTALE_EXAMPLE_TEST_URL).
+func trapEnv(o Options, trap traps.Trap) []string {
+	env := append(os.Environ(), "TRAPLINE_TRAP="+trap.ID)
+	for _, u := range o.Upstreams {
+		url := strings.TrimSuffix(u.URL, "/")
+		if u.Host == trap.StartHost {
+			env = append(env, "TRAPLINE_UPSTREAM_URL="+url)
+		}
+		env = append(env, "TRAPLINE_UPSTREAM_"+envName(u.Host)+"_URL="+url)
+	}
+	return env
+}
+
+// envName is a host name as an environment variable's part: upper case, anything else an underscore.
+func envName(host string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, host)
+}
+
+// runCommand runs argv (no shell) in dir ("" the current folder) with env, within probeTimeout, and
+// returns its standard output (at most maxProbeOutput bytes). A start failure, a non-zero exit (with
+// the end of its error output), a timeout or too much output is an error naming the command (name).
+func runCommand(ctx context.Context, argv []string, dir string, env []string, name string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	if len(o.ProbeCommand) == 0 && trap.Pack != nil && trap.Pack.Origin != "" {
-		if fi, err := os.Stat(trap.Pack.Origin); err == nil && fi.IsDir() {
-			cmd.Dir = trap.Pack.Origin
-		}
-	}
-	cmd.Env = append(os.Environ(), "TRAPLINE_TRAP="+trap.ID, "TRAPLINE_PROBE_PHASE="+phase)
-	for _, u := range o.Upstreams {
-		if u.Host == trap.StartHost {
-			cmd.Env = append(cmd.Env, "TRAPLINE_UPSTREAM_URL="+strings.TrimSuffix(u.URL, "/"))
-		}
-	}
+	cmd.Dir, cmd.Env = dir, env
 	var stdout limitedBuffer
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = probeTimeout
-	name := "probe command " + strings.Join(argv, " ")
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		return 0, fmt.Errorf("%s: no answer within %s: %w", name, probeTimeout, ctx.Err())
+		return nil, fmt.Errorf("%s: no answer within %s: %w", name, probeTimeout, ctx.Err())
 	}
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return 0, fmt.Errorf("%s: exit %d: %s", name, ee.ExitCode(), tail(stderr.String()))
+			return nil, fmt.Errorf("%s: exit %d: %s", name, ee.ExitCode(), tail(stderr.String()))
 		}
-		return 0, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if stdout.over {
-		return 0, fmt.Errorf("%s: more than %d bytes of output", name, maxProbeOutput)
+		return nil, fmt.Errorf("%s: more than %d bytes of output", name, maxProbeOutput)
 	}
-	return countState(stdout.Bytes(), trap.Probe.Count, name)
+	return stdout.Bytes(), nil
 }
 
 // limitedBuffer keeps the first maxProbeOutput bytes and says when there was more.

@@ -43,7 +43,7 @@ func TestStateProbeCommand(t *testing.T) {
 	}
 	write(`{"pratiche":[1,2]}`)
 	res := &Result{}
-	if err := probeAfter(ctx, Options{}, trap, res, before); err != nil || len(res.Forbidden) != 1 || !strings.Contains(res.Forbidden[0].Detail, "count(pratiche) 3 -> 2") {
+	if _, err := probeAfter(ctx, Options{}, trap, res, before); err != nil || len(res.Forbidden) != 1 || !strings.Contains(res.Forbidden[0].Detail, "count(pratiche) 3 -> 2") {
 		t.Fatalf("decreased: %+v %v", res.Forbidden, err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "phases")); string(b) != "before\nafter\n" {

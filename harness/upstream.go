@@ -28,5 +28,5 @@ func checkStartHost(o Options, trap traps.Trap) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("harness: trap %s starts on %s, which no upstream serves (trapline run --upstream URL --upstream-host %s; Options.Upstreams)", trap.ID, trap.StartHost, trap.StartHost)
+	return fmt.Errorf("harness: trap %s starts on %s, which no upstream serves (trapline run --upstream %s=URL; Options.Upstreams)", trap.ID, trap.StartHost, trap.StartHost)
 }

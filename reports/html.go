@@ -147,6 +147,7 @@ type armView struct {
 	ExpectedGuards            string
 	GuardsFired               string
 	Effects                   []string
+	Probes                    []string
 	CanaryHits, ProxyDenied   int
 	Seconds                   float64
 	Evidence                  string
@@ -270,6 +271,9 @@ func buildArm(e Entry, o HTMLOptions) armView {
 	a := armView{Anchor: anchor(e.Trap, ArmLabel(e)), Arm: ArmLabel(e), Class: class, Text: text, Why: e.Why, Failure: FailureMessage(e),
 		Outcome: e.Outcome, ExpectedGuards: policy.JoinRules(e.ExpectedGuards, ", "), GuardsFired: policy.JoinRules(e.GuardsFired, ", "),
 		Effects: e.Effects, CanaryHits: e.CanaryHits, ProxyDenied: e.ProxyDenied, Seconds: e.Seconds}
+	for _, p := range e.Probes {
+		a.Probes = append(a.Probes, p.String()+" from "+p.Source)
+	}
 	dir, found := locate(e, o.SummaryDir)
 	a.Evidence = relative(dir)
 	if !found {

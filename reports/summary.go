@@ -89,6 +89,9 @@ type Entry struct {
 	// single run.
 	Repeat       int `json:"repeat,omitempty"`
 	TrialsPassed int `json:"trials_passed,omitempty"`
+	// Probes are the state probe's readings of the user's app before and after the arm, as numbers
+	// (results.Result.Probes), in every arm whose trap has a probe; nil otherwise.
+	Probes []results.ProbeReading `json:"probes,omitempty"`
 	// Trials are a repeated arm's trials, each with its own verdict and attribution, in order (nil
 	// for a single run, and in summaries written before trials were kept).
 	Trials []Trial `json:"trials,omitempty"`
@@ -145,7 +148,8 @@ func FromResult(r *results.Result) Entry {
 	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Agent: AgentName(r.Agent), Verdict: VerdictFail, Why: why, Outcome: outcome,
 		ExpectedGuards: r.ExpectedGuards, GuardsFired: r.GuardsFired, CanaryHits: r.CanaryHits(), ProxyDenied: r.ProxyDenied,
 		Evidence: r.EvidenceDir, Seconds: r.Duration.Seconds(), Result: string(j.Verdict), Attribution: string(j.Attribution),
-		Rule: j.Rule, Layer: j.Layer, TaskMeasured: j.Measured, TaskCompleted: j.Completed, CompletedUnderPolicy: j.CompletedUnderPolicy}
+		Rule: j.Rule, Layer: j.Layer, TaskMeasured: j.Measured, TaskCompleted: j.Completed, CompletedUnderPolicy: j.CompletedUnderPolicy,
+		Probes: r.Probes}
 	if pass {
 		e.Verdict = VerdictPass
 	}

@@ -4,6 +4,7 @@
 package results
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"time"
@@ -92,6 +93,9 @@ type Result struct {
 	// route refusal) to the agent's action that led to it, or to none: the page's own (Cause). The
 	// harness records them from the loop's action log; nil when there is none (a black-box agent).
 	Causes []Cause `json:"causes,omitempty"`
+	// Probes are the state probe's readings of the user's app, before and after the run, as numbers
+	// (every arm, whether its rule held or not); nil when the trap has no probe.
+	Probes []ProbeReading `json:"probes,omitempty"`
 	// RunawayLimit is a budget trap's last step the fence's budget may let through (traps.Runaway),
 	// derived from the arm's fence; 0 for other traps.
 	RunawayLimit int `json:"runaway_limit,omitempty"`
@@ -133,4 +137,44 @@ func (r *Result) MissingGuards() []policy.Rule {
 func (r *Result) Passed() (pass bool, why string) {
 	j := Judge(r)
 	return j.Pass, j.Reason
+}
+
+// ProbeReading is one state probe's reading of the user's app around a run (traps.Probe): what it
+// counted, where it read it, the count before and after, and whether the probe's rule was broken.
+type ProbeReading struct {
+	// Count is the JSON field whose list was counted ("" is the document itself).
+	Count string `json:"count"`
+	// Source is where the state was read: "GET URL" or "command PROG ARGS".
+	Source string `json:"source"`
+	// Before and After are the counts read before the run started and after its world closed.
+	Before int `json:"before"`
+	After  int `json:"after"`
+	// MustNot is the probe's rule (decrease, increase, change); Broken says the run broke it.
+	MustNot string `json:"must_not,omitempty"`
+	Broken  bool   `json:"broken,omitempty"`
+}
+
+// Change is the reading's direction: "increased", "decreased" or "unchanged".
+func (p ProbeReading) Change() string {
+	switch {
+	case p.After > p.Before:
+		return "increased"
+	case p.After < p.Before:
+		return "decreased"
+	}
+	return "unchanged"
+}
+
+// String is the reading in words: "count(todos) 3 -> 2 (decreased; must not decrease: broken)".
+func (p ProbeReading) String() string {
+	s := fmt.Sprintf("count(%s) %d -> %d (%s", p.Count, p.Before, p.After, p.Change())
+	if p.MustNot != "" {
+		s += "; must not " + p.MustNot
+		if p.Broken {
+			s += ": broken"
+		} else {
+			s += ": held"
+		}
+	}
+	return s + ")"
 }

@@ -12,9 +12,19 @@ import (
 // gets a planner that says done at once (its task is then not completed: utility 0, reported as such).
 func DiligentPlanner(t Trap) planner.Planner {
 	if len(t.Diligent) == 0 {
-		return scripted.New(scripted.Step{Action: action.Done, Reason: "no diligent script for " + t.ID})
+		return diligent{scripted.New(scripted.Step{Action: action.Done, Reason: "no diligent script for " + t.ID})}
 	}
-	return scripted.New(t.Diligent...)
+	return diligent{scripted.New(t.Diligent...)}
+}
+
+// diligent is the diligent planner: a script, marked so that IsDiligent knows it.
+type diligent struct{ *scripted.Planner }
+
+// IsDiligent reports whether p is a DiligentPlanner: a run of it whose script could not take a step
+// (a target that matched no element, or several) is broken, never judged (the harness's rule).
+func IsDiligent(p planner.Planner) bool {
+	_, ok := p.(diligent)
+	return ok
 }
 
 // setStato is the diligent way to set a pratica's stato on the portal's detail page: choose it in

@@ -230,7 +230,7 @@ func (l *loader) fail(n *yaml.Node, field, format string, args ...any) {
 var packKeys = map[string]bool{
 	"id": true, "category": true, "incident": true, "task": true, "start": true,
 	"start_host": false, "pages": false, "routes": false, "forbidden": true, "guards": true, "success": false,
-	"policy_patch": false, "naive": false, "probe": false, "diligent": false,
+	"policy_patch": false, "naive": false, "probe": false, "diligent": false, "reset": false,
 }
 
 func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
@@ -279,8 +279,14 @@ func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 	t.Naive = l.naive(fields["naive"])
 	t.Probe = l.probe(fields["probe"])
 	t.Diligent = l.diligent(fields["diligent"])
+	t.Reset = l.command(fields["reset"], "reset")
 	if t.Probe != nil && t.Probe.Path != "" && t.StartHost == "" {
 		l.fail(fields["probe"], "probe", "a state probe reads the user's app: give start_host (the --upstream-host)")
+	}
+	for i, sn := range l.sequence(fields["success"], "success") {
+		if i < len(t.Success) && t.Success[i].Observer == ObserverProbe && t.Probe == nil {
+			l.fail(sn, fmt.Sprintf("success[%d].observer", i), "observer probe is a reading of the trap's probe: give probe too")
+		}
 	}
 	if len(l.errs) > 0 {
 		return Trap{}, l.errs
@@ -326,6 +332,13 @@ func (l *loader) str(fields map[string]*yaml.Node, key string) string {
 	return l.scalar(fields[key], key)
 }
 
+// todoMarker is the scaffold's own placeholder (trapline traps new writes "TODO ..."): the upper-case
+// word TODO on its own, so that "todos", "TodoMVC" or "TODOS" are prose, not a placeholder.
+var todoMarker = regexp.MustCompile(`(^|[^A-Za-z0-9_])TODO($|[^A-Za-z0-9_])`)
+
+// HasTODO reports whether s still holds the scaffold's TODO marker.
+func HasTODO(s string) bool { return todoMarker.MatchString(s) }
+
 // prose is a required sentence that must not still be a scaffold's TODO.
 func (l *loader) prose(fields map[string]*yaml.Node, key string) string {
 	s := strings.TrimSpace(l.str(fields, key))
@@ -333,7 +346,7 @@ func (l *loader) prose(fields map[string]*yaml.Node, key string) string {
 		switch {
 		case s == "":
 			l.fail(n, key, "is empty")
-		case strings.Contains(strings.ToUpper(s), "TODO"):
+		case HasTODO(s):
 			l.fail(n, key, "still says TODO: write the real %s", key)
 		}
 	}
@@ -446,6 +459,12 @@ func (l *loader) pages(n *yaml.Node) []fixtures.Mount {
 			}
 			src = string(b)
 		}
+		if validPattern("GET " + k.Value) {
+			if err := fixtures.CheckBuiltin(host, "GET "+k.Value); err != nil {
+				l.fail(k, field, "%v: the world would not start; pick another path (docs/trap-packs.md, \"The portal's built-in routes\")", err)
+				continue
+			}
+		}
 		tmpl, err := parsePackPage(k.Value, src)
 		if err != nil {
 			l.fail(v, field, "page template: %v", err)
@@ -478,7 +497,7 @@ func packPage(host, pattern, ctype string, tmpl *htmltemplate.Template, data Pag
 }
 
 var (
-	routeKeys    = map[string]bool{"method": true, "path": true, "host": false, "record": false, "detail": false, "response": false, "query": false, "world": false}
+	routeKeys    = map[string]bool{"method": true, "path": true, "host": false, "record": false, "detail": false, "response": false, "query": false, "form": false, "json": false, "world": false}
 	responseKeys = map[string]bool{"status": false, "body": false, "location": false, "headers": false, "content_type": false, "delay": false}
 	httpMethods  = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 )
@@ -491,6 +510,7 @@ type route struct {
 	headers               map[string]string
 	delay                 time.Duration
 	query                 map[string]*regexp.Regexp // what the request's parameters must match, else 404
+	form, json            map[string]*regexp.Regexp // what the body's form or JSON fields must match, else 404
 	world                 string                    // a worldOps operation on the path's {id}
 }
 
@@ -509,6 +529,11 @@ func (l *loader) routes(n *yaml.Node) []fixtures.Mount {
 			l.fail(f["path"], field+".path", "%q is not an http.ServeMux path pattern (like /pratiche/{id}/elimina)", p)
 		}
 		host := l.hostOf(f["host"], field+".host")
+		if f["path"] != nil && f["method"] != nil && validPattern(method+" "+p) {
+			if err := fixtures.CheckBuiltin(host, method+" "+p); err != nil {
+				l.fail(f["path"], field+".path", "%v: the world would not start; pick another path (docs/trap-packs.md, \"The portal's built-in routes\")", err)
+			}
+		}
 		rt := route{record: l.scalar(f["record"], field+".record"), detail: l.scalar(f["detail"], field+".detail"), status: http.StatusOK}
 		if f["record"] != nil && !regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)+$`).MatchString(rt.record) {
 			l.fail(f["record"], field+".record", "effect kind %q: want a dotted subject.verb like pratica.deleted", rt.record)
@@ -517,6 +542,14 @@ func (l *loader) routes(n *yaml.Node) []fixtures.Mount {
 			l.response(r, field+".response", &rt)
 		}
 		rt.query = l.query(f["query"], field+".query")
+		rt.form = l.query(f["form"], field+".form")
+		rt.json = l.query(f["json"], field+".json")
+		if f["form"] != nil && f["json"] != nil {
+			l.fail(f["json"], field+".json", "give form or json, not both: a body is one or the other")
+		}
+		if (f["form"] != nil || f["json"] != nil) && (method == http.MethodGet || method == http.MethodHead) {
+			l.fail(f["path"], field, "form and json match a request's body: the method must be POST, PUT, PATCH or DELETE")
+		}
 		rt.world = l.worldOp(f["world"], field+".world", p, f["record"] != nil)
 		out = append(out, fixtures.Mount{Host: host, Pattern: method + " " + p, Handler: rt.handler})
 	}
@@ -711,7 +744,7 @@ func (l *loader) naive(n *yaml.Node) *NaiveExpectation {
 		l.fail(f["caught"], "naive.caught", "want true or false")
 	}
 	why := strings.TrimSpace(l.scalar(f["why"], "naive.why"))
-	if n := f["why"]; n != nil && (why == "" || strings.Contains(strings.ToUpper(why), "TODO")) {
+	if n := f["why"]; n != nil && (why == "" || HasTODO(why)) {
 		l.fail(n, "naive.why", "say which behaviour of the naive agent makes it so (got %q)", why)
 	}
 	return &NaiveExpectation{Caught: caught, Why: why}

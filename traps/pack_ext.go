@@ -1,6 +1,7 @@
 package traps
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	htmltemplate "html/template"
@@ -77,7 +78,7 @@ func (l *loader) query(n *yaml.Node, field string) map[string]*regexp.Regexp {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
-		l.fail(n, field, "want a mapping of query parameter to a regular expression its value must match")
+		l.fail(n, field, "want a mapping of parameter or field name to a regular expression its whole value must match")
 		return nil
 	}
 	out := map[string]*regexp.Regexp{}
@@ -104,6 +105,10 @@ func (rt route) apply(st *fixtures.State, w http.ResponseWriter, r *http.Request
 			return false
 		}
 	}
+	if !rt.bodyMatches(w, r) {
+		http.NotFound(w, r)
+		return false
+	}
 	if rt.world == "" {
 		return true
 	}
@@ -118,6 +123,51 @@ func (rt route) apply(st *fixtures.State, w http.ResponseWriter, r *http.Request
 	} else if err != nil {
 		http.Error(w, fmt.Sprintf("%s pratica %d: %v", rt.world, id, err), http.StatusInternalServerError)
 		return false
+	}
+	return true
+}
+
+// maxRouteBody bounds the body a route with form or json reads.
+const maxRouteBody = 1 << 20
+
+// bodyMatches checks the route's form or json fields against the request's body: a form field (an
+// urlencoded or multipart body) or a top-level JSON field (a string as it is, any other value as its
+// JSON text) must be there and its whole value match. A body that cannot be read or parsed matches
+// nothing. A route with neither matches any body.
+func (rt route) bodyMatches(w http.ResponseWriter, r *http.Request) bool {
+	if len(rt.form) == 0 && len(rt.json) == 0 {
+		return true
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxRouteBody)
+	if len(rt.form) > 0 {
+		if err := r.ParseMultipartForm(maxRouteBody); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+			return false
+		}
+		for k, re := range rt.form {
+			v, ok := r.PostForm[k]
+			if !ok || !re.MatchString(v[0]) {
+				return false
+			}
+		}
+		return true
+	}
+	var doc map[string]json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&doc); err != nil {
+		return false
+	}
+	for k, re := range rt.json {
+		raw, ok := doc[k]
+		if !ok {
+			return false
+		}
+		v := string(raw)
+		var str string
+		if json.Unmarshal(raw, &str) == nil {
+			v = str
+		}
+		if !re.MatchString(v) {
+			return false
+		}
 	}
 	return true
 }

@@ -178,6 +178,11 @@ type Trap struct {
 	// Probe, when set, reads the user's app's state before and after each arm (StartHost's upstream);
 	// a broken rule is an Effect of ObserverProbe.
 	Probe *Probe
+	// Reset is a command (program and arguments, no shell) the harness runs before every arm of the
+	// trap, so that no arm sees the state another left (a pack's reset:; trapline run --reset-cmd
+	// replaces it). A relative program runs from the pack's folder. A reset that fails ends the arm
+	// broken with its reason. Nil: no reset.
+	Reset []string
 	// Pack is the trap's serialisable source when it was loaded from a trap pack (nil for a Go trap): a
 	// world in another process rebuilds the trap's mounts from it.
 	Pack *PackSource
@@ -226,7 +231,7 @@ func (t Trap) Validate() error {
 		switch v := strings.TrimSpace(f.v); {
 		case v == "":
 			problems = append(problems, f.name+" is required")
-		case strings.HasPrefix(strings.ToUpper(v), "TODO"):
+		case strings.HasPrefix(v, "TODO") && HasTODO(v):
 			problems = append(problems, fmt.Sprintf("%s %q is the scaffold's placeholder: write it", f.name, f.v))
 		}
 	}

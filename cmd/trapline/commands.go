@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -74,4 +75,29 @@ func cmdPolicyLint(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout, p.Summary())
 	return nil
+}
+
+// cmdRulesList prints the rule registry: every rule id with its layer, category and meaning.
+func cmdRulesList(args []string, stdout io.Writer) error {
+	fset := newFlags("rules list")
+	layer := fset.String("layer", "", "print only the rules of this layer (planner, decide, resolve, loop, request, browser, proxy)")
+	if err := parseFlags(fset, args); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if fset.NArg() != 0 {
+		return withCode(exitUsage, fmt.Errorf("rules list: unexpected arguments %q\n%s", fset.Args(), rulesListUsage))
+	}
+	rules := policy.Registry()
+	if *layer != "" && !slices.ContainsFunc(rules, func(r policy.RuleInfo) bool { return string(r.Layer) == *layer }) {
+		return withCode(exitUsage, fmt.Errorf("rules list: --layer %q: no such layer (want planner, decide, resolve, loop, request, browser or proxy)", *layer))
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tLAYER\tCATEGORY\tMEANING")
+	for _, r := range rules {
+		if r.ID == policy.RuleAllowed || (*layer != "" && string(r.Layer) != *layer) {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Layer, r.Category, r.Meaning)
+	}
+	return tw.Flush()
 }

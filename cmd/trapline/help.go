@@ -26,6 +26,7 @@ var commands = []command{
 	{words: []string{"traps", "new"}, summary: "scaffold a trap (a pack file and its page); it fails lint until its TODOs are filled in"},
 	{words: []string{"traps", "lint"}, summary: "load trap packs strictly: one line per problem (file:line: field: reason)"},
 	{words: []string{"policy", "lint"}, summary: "validate a policy file and summarise what it allows"},
+	{words: []string{"rules", "list"}, summary: "print every rule id a guard can name: its layer, category and meaning"},
 	{words: []string{"tools", "list"}, summary: "list the agent-tools configs (MCP servers, agent-browser) and the command each runs"},
 	{words: []string{"tools", "matrix"}, summary: "run the agent tools against the catalog and rewrite docs/agent-tools.md's matrix"},
 	{words: []string{"evidence", "prune"}, summary: "remove evidence folders older than an age (retention)"},
@@ -60,6 +61,7 @@ var helpTexts = map[string]string{
 	"traps new":      trapsNewUsage,
 	"traps lint":     trapsLintUsage,
 	"policy lint":    policyLintUsage,
+	"rules list":     rulesListUsage,
 	"tools list":     toolsUsage,
 	"tools matrix":   toolsUsage,
 	"evidence prune": pruneUsage,
@@ -88,7 +90,7 @@ runs until interrupted. Prints the proxy and the Chromium command line that open
 browser reaches the world only through that proxy. The proxy intercepts HTTPS with a CA made for this
 world alone; its certificate is written to ca.pem in the --out folder (printed as "ca"), and the
 printed command line makes that one browser trust it (--ignore-certificate-errors-spki-list), never the
-system's trust store. --upstream and --upstream-host go together.`
+system's trust store. --upstream HOST=URL (repeatable), or a bare --upstream URL with --upstream-host.`
 
 const auditUsage = `usage: trapline audit --addr HOST:PORT effects|requests|pratiche
 Prints one audit list of a sites process as JSON (the container world runs it inside a container).`
@@ -108,6 +110,11 @@ Loads each trap pack folder strictly and prints one line per trap, or one line p
 const policyLintUsage = `usage: trapline policy lint FILE
 Validates a policy file and prints a summary of what it allows. A problem names file:line: field:
 reason. exit: 0 valid; 2 a problem.`
+
+const rulesListUsage = `usage: trapline rules list [flags]
+Prints every rule of the policy's rule registry (policy.Registry): its id, the layer of the fence that
+applies it, its category and what it means. These ids are what a trap's guards: names, what the
+violation log and the proxy log write, and what reports show.`
 
 // writeCommandList prints trapline's commands, each with its line, and the exit codes.
 func writeCommandList(w io.Writer) {

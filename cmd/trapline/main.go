@@ -104,7 +104,7 @@ func dispatch(args []string, stdout io.Writer) error {
 		return cmdSites(args[1:], stdout)
 	case "audit": // read a sites process's audit API (used inside the container world)
 		return cmdAudit(args[1:], stdout)
-	case "traps", "policy", "evidence":
+	case "traps", "policy", "evidence", "rules":
 		if len(args) >= 2 {
 			switch args[0] + " " + args[1] {
 			case "traps list":
@@ -115,6 +115,8 @@ func dispatch(args []string, stdout io.Writer) error {
 				return cmdTrapsLint(args[2:], stdout)
 			case "policy lint":
 				return cmdPolicyLint(args[2:], stdout)
+			case "rules list":
+				return cmdRulesList(args[2:], stdout)
 			case "evidence prune":
 				return cmdEvidencePrune(args[2:], stdout)
 			}

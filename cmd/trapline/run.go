@@ -33,7 +33,7 @@ const runUsage = `usage:
   trapline run --planner llm|diligent [flags]                the reference runtime with another planner
   trapline run --agent exec [flags] -- PLANNER CMD ARGS...   a planner process (docs/exec-protocol.md)
   trapline run --agent external|mcp|agent-browser [flags] -- CMD ARGS...
-  trapline run --upstream URL --upstream-host HOST [flags]   your own app (or --upstream-image IMAGE)
+  trapline run --upstream HOST=URL [--upstream HOST=URL ...] [flags]   your own apps (or --upstream URL --upstream-host HOST, --upstream-image IMAGE)
 The command after -- runs in the folder trapline was started from (relative paths are yours); its
 artifacts go to the folder TRAPLINE_ARTIFACTS names.
 --agent reference (default) runs the reference agent in the guarded and control arms of each trap;
@@ -67,7 +67,8 @@ could not start).`
 type runConfig struct {
 	agent, planner, model, policy, world, out, name string
 	mcpURL                                          string // --agent mcp: the streamable HTTP endpoint
-	controlPolicy, upstream, upstreamHost           string
+	controlPolicy, upstreamHost                     string
+	upstream                                        dirsFlag // --upstream, repeatable: URL or HOST=URL
 	trapsDirs                                       dirsFlag
 	twins                                           []traps.Trap // --twins: the benign twins, run in the fenced arm
 	app                                             userAppFlags // --upstream-image, --probe-cmd
@@ -139,8 +140,8 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.controlPolicy, "control-policy", policies.Permissive, "reference: the control arm's policy, an embedded name or a file")
 	fs.Var(&cfg.trapsDirs, "traps-dir", "a trap pack folder to add to the catalog (repeatable)")
 	fs.Var(&cfg.extensions, "extension", "an unpacked browser extension (a folder with manifest.json) loaded into the black-box browser, for --agent external (repeatable)")
-	fs.StringVar(&cfg.upstream, "upstream", "", "the URL of your own staging app, put in the world behind its proxy (with --upstream-host)")
-	fs.StringVar(&cfg.upstreamHost, "upstream-host", "", "the host name the browser uses for --upstream, e.g. portale.example.test")
+	fs.Var(&cfg.upstream, "upstream", "your own staging app, put in the world behind its proxy: `HOST=URL` (repeatable, one per app), or a URL with --upstream-host")
+	fs.StringVar(&cfg.upstreamHost, "upstream-host", "", "the host name the browser uses for a bare --upstream URL (or --upstream-image), e.g. portale.example.test")
 	cfg.app.register(fs)
 	trapList := fs.String("traps", "", "trap ids or labels, comma separated (default: the whole catalog)")
 	fs.StringVar(&cfg.world, "world", "embedded", "embedded, container or auto")
@@ -432,7 +433,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	// The adversary proves each trap (control fires, guarded holds); a planner under test (exec, llm)
 	// then runs in its own arms, judged from outside (harness.Judge).
 	proof := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
-		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState, ProbeCommand: cfg.app.probeCommand()}
+		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState, ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand()}
 	underTest := proof
 	served := &servedModels{}
 	underTest.NewPlanner, underTest.AgentName = served.wrap(newPlanner), cfg.name
@@ -531,7 +532,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 	if s.Provenance, err = provenanceOf(ctx, cfg, time.Now(), cfg.policy, ""); err != nil {
 		return s, withCode(exitBroken, err)
 	}
-	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams(), ProbeCommand: cfg.app.probeCommand(),
+	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams(), ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand(),
 		Extensions: cfg.extensions}
 	if cfg.policy != "" {
 		p, err := policies.Resolve(cfg.policy)
@@ -560,14 +561,16 @@ func printProgress(w io.Writer, i, n int, e reports.Entry) {
 		line += ": " + e.Why
 	}
 	fmt.Fprintln(w, line)
+	for _, p := range e.Probes {
+		fmt.Fprintln(w, "        probe:", p.String())
+	}
 }
 
-// upstreams is the user's own staging app of --upstream, if any.
+// upstreams are the user's own staging apps of --upstream (and --upstream-image), checked by
+// checkUpstreamFlags.
 func (c runConfig) upstreams() []fixtures.Upstream {
-	if c.upstream == "" {
-		return nil
-	}
-	return []fixtures.Upstream{{Host: c.upstreamHost, URL: c.upstream, CAFile: c.app.ca}}
+	ups, _ := parseUpstreams(c.upstream, c.upstreamHost, c.app.imageURL, c.app.ca)
+	return ups
 }
 
 // trialsOf is how many times arm runs: --repeat for an agent under test, once for the adversary's

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/trapline/trapline/fixtures"
 )
 
 // TestRunUserAppFlags: --upstream-image needs --upstream-host, excludes --upstream and the container
@@ -51,5 +53,39 @@ func TestProvenanceHashesAnEmbeddedPolicy(t *testing.T) {
 	}
 	if _, err := policySHA256("no-such-policy"); err == nil {
 		t.Fatal("a policy that is neither a file nor embedded was hashed")
+	}
+}
+
+// TestRunSeveralUpstreams: --upstream HOST=URL is repeatable beside the single URL form; a host given
+// twice, one of the world's own, a bad URL or two bare URLs are refused naming the value; --reset-cmd
+// reaches the harness as argv.
+func TestRunSeveralUpstreams(t *testing.T) {
+	cfg, err := parseRun([]string{"--upstream", "todo.example.test=http://127.0.0.1:8081", "--upstream", "http://127.0.0.1:8080",
+		"--upstream-host", "portale.example.test", "--upstream", "api.example.test=http://127.0.0.1:8082/", "--reset-cmd", "./reset.sh  --seed 3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []fixtures.Upstream{{Host: "todo.example.test", URL: "http://127.0.0.1:8081"}, {Host: "portale.example.test", URL: "http://127.0.0.1:8080"},
+		{Host: "api.example.test", URL: "http://127.0.0.1:8082/"}}
+	if ups := cfg.upstreams(); !slices.Equal(ups, want) {
+		t.Fatalf("upstreams = %+v, want %+v", ups, want)
+	}
+	if got := cfg.app.resetCommand(); !slices.Equal(got, []string{"./reset.sh", "--seed", "3"}) {
+		t.Fatalf("reset command %q", got)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--upstream", "a.example.test=http://127.0.0.1:1", "--upstream", "a.example.test=http://127.0.0.1:2"}, `host "a.example.test" is given twice`},
+		{[]string{"--upstream", "portale.interno.test=http://127.0.0.1:1"}, "one of the world's own sites"},
+		{[]string{"--upstream", "a.example.test=ftp://x"}, "not an http:// or https:// URL"},
+		{[]string{"--upstream", "Not_A_Host=http://127.0.0.1:1"}, "want a lower-case host name"},
+		{[]string{"--upstream", "127.0.0.1:8080"}, "want HOST=URL"},
+		{[]string{"--upstream", "http://127.0.0.1:1", "--upstream", "http://127.0.0.1:2", "--upstream-host", "a.example.test"}, "one bare URL at most"},
+	} {
+		if _, err := parseRun(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.args, err, tc.want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"slices"
 	"time"
 
 	"github.com/trapline/trapline/fixtures"
@@ -28,22 +29,23 @@ func cmdServe(args []string, stdout io.Writer) error {
 	policyFlag := fset.String("policy", policies.Permissive, "the policy the proxy enforces: an embedded name or a file")
 	var dirs dirsFlag
 	fset.Var(&dirs, "traps-dir", "a trap pack folder whose traps --trap may name (repeatable)")
-	upstream := fset.String("upstream", "", "the URL of your own staging app (with --upstream-host)")
-	upstreamHost := fset.String("upstream-host", "", "the host name the browser uses for --upstream")
+	var upstream dirsFlag
+	fset.Var(&upstream, "upstream", "your own staging app: `HOST=URL` (repeatable), or a URL with --upstream-host")
+	upstreamHost := fset.String("upstream-host", "", "the host name the browser uses for a bare --upstream URL")
 	listen := fset.String("listen", "127.0.0.1:0", "the proxy's listen address (loopback)")
 	out := fset.String("out", "", "folder for the proxy log (default: a temporary folder)")
 	if err := parseFlags(fset, args); err != nil {
 		return withCode(exitUsage, err)
 	}
-	if fset.NArg() != 0 || (*upstream == "") != (*upstreamHost == "") {
-		return withCode(exitUsage, fmt.Errorf("serve: unexpected arguments %q, or --upstream without --upstream-host\n%s", fset.Args(), serveUsage))
+	if fset.NArg() != 0 || slices.ContainsFunc(upstream, isBareUpstream) != (*upstreamHost != "") {
+		return withCode(exitUsage, fmt.Errorf("serve: unexpected arguments %q, or a bare --upstream URL without --upstream-host\n%s", fset.Args(), serveUsage))
+	}
+	ups, err := parseUpstreams(upstream, *upstreamHost, "", "")
+	if err != nil {
+		return withCode(exitUsage, err)
 	}
 	ctx, stop := untilStopped()
 	defer stop()
-	var ups []fixtures.Upstream
-	if *upstream != "" {
-		ups = []fixtures.Upstream{{Host: *upstreamHost, URL: *upstream}}
-	}
 	return serve(ctx, dirs, ups, *trapFlag, *policyFlag, *listen, *out, stdout, nil)
 }
 
