@@ -19,6 +19,7 @@ import (
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/toolmap"
 )
 
 // VersionFile holds the tool's own version line (agent-browser --version, the MCP server's
@@ -219,73 +220,6 @@ func (c *abCLI) invoke(ctx context.Context, args ...string) (toolCall, error) {
 	return call, nil
 }
 
-// abBrackets matches agent-browser's combined attribute brackets, "[level=1, ref=e1]".
-var abBrackets = regexp.MustCompile(`\[([^\[\]"]*,[^\[\]"]*)\]`)
-
-// abEmpty is what agent-browser prints for a page whose accessibility tree has nothing in it (a blank
-// page, a document between two navigations); "(no interactive elements)" is its -i mode's.
-var abEmpty = []string{"(empty page)", "(no interactive elements)"}
-
-// normalizeAB rewrites agent-browser's snapshot into Playwright's AI-mode layout: one bracket per
-// attribute ("[level=1] [ref=e1]"), and an item key whose name holds a quote, a colon or a backslash
-// in YAML single quotes, as Playwright's renderer writes it; the rest is the same YAML-like tree. The
-// tool's note for an empty page is the empty snapshot: a page with nothing on it is an observation
-// (no nodes, complete), not a broken tool.
-func normalizeAB(raw string) string {
-	if slices.Contains(abEmpty, strings.TrimSpace(raw)) {
-		return ""
-	}
-	lines := strings.Split(raw, "\n")
-	for i, line := range lines {
-		indent, item, ok := strings.Cut(line, "- ")
-		if !ok || strings.TrimSpace(indent) != "" {
-			continue
-		}
-		item = abBrackets.ReplaceAllStringFunc(item, func(m string) string {
-			parts := strings.Split(m[1:len(m)-1], ",")
-			for i, p := range parts {
-				parts[i] = "[" + strings.TrimSpace(p) + "]"
-			}
-			return strings.Join(parts, " ")
-		})
-		end := keyEnd(item)
-		key := item[:end]
-		if strings.HasPrefix(key, "'") || !strings.ContainsAny(key, "\\:'#") {
-			lines[i] = indent + "- " + item
-			continue
-		}
-		lines[i] = indent + "- '" + strings.ReplaceAll(key, "'", "''") + "'" + item[end:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// keyEnd returns where the key of a snapshot item ends: after the role, the JSON-quoted name and the
-// [attribute] brackets, before ":" and an inline value.
-func keyEnd(item string) int {
-	i := 0
-	for i < len(item) && (item[i] >= 'a' && item[i] <= 'z' || item[i] >= 'A' && item[i] <= 'Z' || item[i] == '/') {
-		i++
-	}
-	if strings.HasPrefix(item[i:], ` "`) {
-		j := i + 2
-		for j < len(item) && item[j] != '"' {
-			if item[j] == '\\' {
-				j++
-			}
-			j++
-		}
-		i = min(j+1, len(item))
-	}
-	for strings.HasPrefix(item[i:], " [") {
-		k := strings.IndexByte(item[i:], ']')
-		if k < 0 {
-			break
-		}
-		i += k + 1
-	}
-	return i
-}
-
 // abDialog is agent-browser's answer while a JavaScript dialog blocks the page; it offers
 // `dialog accept`, which the worst-case model runs.
 var abDialog = regexp.MustCompile("dialog is blocking the page.*`dialog accept`")
@@ -363,3 +297,6 @@ func (c *abCLI) do(ctx context.Context, a action.Action, n observe.Node) (toolCa
 	}
 	return call, nil
 }
+
+// normalizeAB is toolmap.NormalizeRefs (agent-browser's snapshot in Playwright's layout).
+func normalizeAB(raw string) string { return toolmap.NormalizeRefs(raw) }

@@ -2,7 +2,6 @@ package agenttools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -15,6 +14,7 @@ import (
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/toolmap"
 )
 
 // devtoolsMCP adapts chrome-devtools-mcp: list_pages names the selected page ("1: URL [selected]"),
@@ -32,9 +32,6 @@ type devtoolsMCP struct {
 
 var (
 	dtSelected = regexp.MustCompile(`^(\d+): (.*) \[selected\]\s*$`)
-	dtLine     = regexp.MustCompile(`(?s)^( *)uid=(\S+) (\S+)(.*)$`)
-	dtName     = regexp.MustCompile(`^ "((?:[^"\\]|\\.)*)"`)
-	dtAttr     = regexp.MustCompile(`^ ([a-zA-Z-]+)(?:="((?:[^"\\]|\\.)*)")?`)
 )
 
 func (d *devtoolsMCP) offers(k action.Kind) bool {
@@ -154,95 +151,7 @@ func (d *devtoolsMCP) do(ctx context.Context, a action.Action, n observe.Node) (
 	return toolCall{}, fmt.Errorf("the adapter has no call for %s", a.Kind)
 }
 
-// convertDevtools rewrites a take_snapshot answer into Playwright's AI-mode aria snapshot and returns
-// the map from the refs it gave to the tool's uids. A line it cannot read is an error: the page would
-// otherwise be judged on a partial tree.
+// convertDevtools is toolmap.ConvertUIDLines (take_snapshot's uid lines as an aria snapshot).
 func convertDevtools(answer string) (string, map[string]string, error) {
-	var b strings.Builder
-	uids := map[string]string{}
-	seen := false
-	for i, line := range joinContinued(strings.Split(answer, "\n")) {
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		m := dtLine.FindStringSubmatch(line)
-		if m == nil {
-			if !seen {
-				continue // prose before the tree
-			}
-			return "", nil, fmt.Errorf("take_snapshot: line %d is no uid line: %q", i+1, shorten(line, 120))
-		}
-		seen = true
-		depth := len(m[1]) / 2
-		indent := strings.Repeat("  ", depth)
-		role, rest := m[3], m[4]
-		name := ""
-		if nm := dtName.FindStringSubmatch(rest); nm != nil {
-			name, rest = nm[1], rest[len(nm[0]):]
-		}
-		attrs := map[string]string{}
-		for {
-			am := dtAttr.FindStringSubmatch(rest)
-			if am == nil {
-				break
-			}
-			attrs[am[1]], rest = am[2], rest[len(am[0]):]
-		}
-		switch role {
-		case "StaticText":
-			fmt.Fprintf(&b, "%s- text: %s\n", indent, jsonString(name))
-			continue
-		case "InlineTextBox", "LineBreak":
-			continue
-		case "RootWebArea", "none", "generic":
-			role = "generic"
-		}
-		ref := "e" + strconv.Itoa(len(uids)+1)
-		uids[ref] = m[2]
-		fmt.Fprintf(&b, "%s- %s", indent, strings.ToLower(role))
-		if name != "" {
-			b.WriteString(" " + jsonString(name))
-		}
-		if lv := attrs["level"]; lv != "" {
-			fmt.Fprintf(&b, " [level=%s]", lv)
-		}
-		for _, flag := range []string{"checked", "disabled", "expanded", "selected"} {
-			if _, ok := attrs[flag]; ok {
-				fmt.Fprintf(&b, " [%s]", flag)
-			}
-		}
-		fmt.Fprintf(&b, " [ref=%s]\n", ref)
-		if u := attrs["url"]; u != "" && role != "generic" {
-			fmt.Fprintf(&b, "%s  - /url: %s\n", indent, u)
-		}
-	}
-	if !seen {
-		return "", nil, fmt.Errorf("take_snapshot: no uid lines in %q", shorten(answer, maxAnswer))
-	}
-	// Keys whose name holds a colon or a quote are single-quoted, as Playwright writes them.
-	return normalizeAB(strings.TrimRight(b.String(), "\n")), uids, nil
-}
-
-// joinContinued joins a uid line whose quoted value runs on over the next lines (a name with a line
-// break: the tool prints it raw) with those lines, so the parser sees one item per node. A line is a
-// continuation only while the line before has an open quote; anything else stays its own line.
-func joinContinued(lines []string) []string {
-	var out []string
-	open := false
-	for _, l := range lines {
-		if open && len(out) > 0 {
-			out[len(out)-1] += "\n" + l
-		} else {
-			out = append(out, l)
-		}
-		if open || dtLine.MatchString(l) {
-			open = (strings.Count(out[len(out)-1], `"`)-strings.Count(out[len(out)-1], `\"`))%2 == 1
-		}
-	}
-	return out
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	return toolmap.ConvertUIDLines(answer)
 }
