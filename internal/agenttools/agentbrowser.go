@@ -210,10 +210,10 @@ func (c *abCLI) invoke(ctx context.Context, args ...string) (toolCall, error) {
 		return call, fmt.Errorf("%s: no JSON answer (%v; exit: %v): %q", call.Tool, err, runErr, shorten(stdout.String(), 300))
 	}
 	if !ans.Success {
-		call.Refused = true
 		if ans.Error != nil {
 			call.Answer = *ans.Error
 		}
+		errorOrRefusal(&call)
 		return call, nil
 	}
 	call.Answer = string(ans.Data)
@@ -228,7 +228,7 @@ func (c *abCLI) observe(ctx context.Context) (string, string, []toolCall, error)
 	var calls []toolCall
 	call, err := c.invoke(ctx, "snapshot")
 	for range 3 {
-		if err != nil || !call.Refused || !abDialog.MatchString(call.Answer) {
+		if err != nil || !call.failed() || !abDialog.MatchString(call.Answer) {
 			break
 		}
 		acc, aerr := c.invoke(ctx, "dialog", "accept")
@@ -242,7 +242,7 @@ func (c *abCLI) observe(ctx context.Context) (string, string, []toolCall, error)
 	if err != nil {
 		return "", "", calls, err
 	}
-	if call.Refused {
+	if call.failed() {
 		return "", "", calls, fmt.Errorf("snapshot refused: %s", shorten(call.Answer, maxAnswer))
 	}
 	var data struct {
@@ -281,7 +281,7 @@ func (c *abCLI) do(ctx context.Context, a action.Action, n observe.Node) (toolCa
 		return toolCall{}, fmt.Errorf("the adapter has no call for %s", a.Kind)
 	}
 	call, err := c.invoke(ctx, args...)
-	if err != nil || call.Refused {
+	if err != nil || call.failed() {
 		return call, err
 	}
 	var pending struct {

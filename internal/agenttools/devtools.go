@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +25,7 @@ type devtoolsMCP struct {
 	cs    *mcp.ClientSession
 	tools []string
 	env   harness.Env
+	m     *toolmap.Mapper
 	page  int
 	uids  map[string]string // ref of the latest snapshot → uid
 }
@@ -35,15 +35,10 @@ var (
 )
 
 func (d *devtoolsMCP) offers(k action.Kind) bool {
-	switch k {
-	case action.Goto, action.Click, action.Read:
-		return true
-	case action.Fill, action.Select: // fill also chooses an option of a combobox
-		return slices.Contains(d.tools, "fill")
-	case action.Press, action.Scroll:
-		return slices.Contains(d.tools, "press_key")
+	if k == action.Select { // fill also chooses an option of a combobox
+		k = action.Fill
 	}
-	return false
+	return offersVia(d.m, k)
 }
 
 func (d *devtoolsMCP) selectedPage(ctx context.Context) (int, string, error) {
@@ -51,7 +46,7 @@ func (d *devtoolsMCP) selectedPage(ctx context.Context) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	if !c.Refused {
+	if !c.failed() {
 		if id, pageURL, ok := parseSelected(c.Answer); ok {
 			return id, pageURL, nil
 		}
@@ -105,7 +100,7 @@ func (d *devtoolsMCP) observe(ctx context.Context) (string, string, []toolCall, 
 			calls = append(calls, h)
 			continue
 		}
-		if c.Refused {
+		if c.failed() {
 			return "", "", calls, fmt.Errorf("take_snapshot refused: %s", shorten(c.Answer, maxAnswer))
 		}
 		raw, uids, err := convertDevtools(c.Answer)
@@ -118,6 +113,7 @@ func (d *devtoolsMCP) observe(ctx context.Context) (string, string, []toolCall, 
 	return "", "", calls, errors.New("take_snapshot: a dialog is still open after three answers")
 }
 
+// do makes the mapper's call for a on the selected page: the element by its uid.
 func (d *devtoolsMCP) do(ctx context.Context, a action.Action, n observe.Node) (toolCall, error) {
 	uid := d.uids[n.RawRef]
 	if a.Targets() && uid == "" {
@@ -130,25 +126,10 @@ func (d *devtoolsMCP) do(ctx context.Context, a action.Action, n observe.Node) (
 			return toolCall{}, err
 		}
 	}
-	switch a.Kind {
-	case action.Goto:
-		return callTool(ctx, d.cs, "navigate_page", map[string]any{"pageId": page, "type": "url", "url": a.URL})
-	case action.Click:
-		return callTool(ctx, d.cs, "click", map[string]any{"pageId": page, "uid": uid})
-	case action.Fill, action.Select:
-		return callTool(ctx, d.cs, "fill", map[string]any{"pageId": page, "uid": uid, "value": a.Value})
-	case action.Press:
-		return callTool(ctx, d.cs, "press_key", map[string]any{"pageId": page, "key": a.Key})
-	case action.Scroll:
-		key := "PageDown"
-		if a.Dir == "up" {
-			key = "PageUp"
-		}
-		return callTool(ctx, d.cs, "press_key", map[string]any{"pageId": page, "key": key})
-	case action.Read:
-		return callTool(ctx, d.cs, "take_snapshot", map[string]any{"pageId": page})
+	if a.Kind == action.Select { // fill also chooses an option of a combobox
+		a.Kind = action.Fill
 	}
-	return toolCall{}, fmt.Errorf("the adapter has no call for %s", a.Kind)
+	return mapCall(ctx, d.cs, d.m, request(a, n, toolmap.Element{UID: uid}, map[string]any{"pageId": page}))
 }
 
 // convertDevtools is toolmap.ConvertUIDLines (take_snapshot's uid lines as an aria snapshot).
