@@ -13,7 +13,7 @@ import (
 func TestParseStateForms(t *testing.T) {
 	for _, tc := range []struct {
 		name, answer, form string
-		want           Element
+		want               Element
 	}{
 		{"playwright markdown", "### Page\n- Page URL: http://portale.interno.test/pratiche/4\n### Snapshot\n```yaml\n- generic [ref=e1]:\n  - heading \"Pratica 4\" [level=1] [ref=e3]\n  - button \"Elimina pratica\" [ref=e2]\n```\n",
 			FormAria, Element{Ref: "e2"}},
