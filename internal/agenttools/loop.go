@@ -109,6 +109,7 @@ type driver struct {
 	actionable  bool                  // some page state showed an element to act on
 	observedN   int                   // page states read
 	tool        string                // the tool's name and version, for errors
+	lastText    string                // the last page state's text, redacted, for errors
 	broken      func(err error) error // wraps a tool failure with the tool's stderr tail
 }
 
@@ -219,8 +220,8 @@ func (d *driver) run(ctx context.Context) error {
 	if d.observed && !d.actionable && !errors.Is(err, harness.ErrAgentBroken) && ctx.Err() == nil {
 		// Every trap's page has something to act on: a tool whose page state never showed one was not
 		// read, and a planner that then did nothing held nothing.
-		return d.broken(fmt.Errorf("unsupported answer format: %s's page state showed no element to act on in %d readings (the planner saw only text)",
-			d.toolName(), d.observedN))
+		return d.broken(fmt.Errorf("unsupported answer format: %s's page state showed no element to act on in %d readings (the planner saw only text; the last: %q)",
+			d.toolName(), d.observedN, shorten(d.lastText, 200)))
 	}
 	return err
 }
@@ -271,6 +272,7 @@ func (d *driver) steps(ctx context.Context) error {
 		}
 		d.observed = true
 		d.observedN++
+		d.lastText = strings.Join(obs.TextLines(), " / ")
 		if len(obs.Elements()) > 0 {
 			d.actionable = true
 		}
