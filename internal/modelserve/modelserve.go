@@ -294,7 +294,9 @@ func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 	return decision{call: &c, why: a.Reason + "; " + b.Why}, 0, ""
 }
 
-func looksLikeSnapshot(s string) bool { return strings.Contains(s, "[ref=") || strings.Contains(s, "uid=") }
+func looksLikeSnapshot(s string) bool {
+	return strings.Contains(s, "[ref=") || strings.Contains(s, "uid=")
+}
 
 func capabilityOf(k action.Kind) toolmap.Capability {
 	return map[action.Kind]toolmap.Capability{action.Goto: toolmap.Navigate, action.Click: toolmap.Click, action.Fill: toolmap.Fill,

@@ -38,7 +38,11 @@ type syncWriter struct {
 	w  *bytes.Buffer
 }
 
-func (s *syncWriter) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.w.Write(p) }
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
 
 func post(t *testing.T, url, body string) (int, map[string]any, string) {
 	t.Helper()
