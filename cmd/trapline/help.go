@@ -28,6 +28,7 @@ var commands = []command{
 	{words: []string{"policy", "lint"}, summary: "validate a policy file and summarise what it allows"},
 	{words: []string{"tools", "list"}, summary: "list the agent-tools configs (MCP servers, agent-browser) and the command each runs"},
 	{words: []string{"tools", "matrix"}, summary: "run the agent tools against the catalog and rewrite docs/agent-tools.md's matrix"},
+	{words: []string{"model", "serve"}, summary: "serve trapline's planner as an OpenAI-compatible model for an agent framework (run --agent external --model starts one per run)"},
 	{words: []string{"evidence", "prune"}, summary: "remove evidence folders older than an age (retention)"},
 	{words: []string{"mutate"}, summary: "mutation testing: weaken one guard at a time and report the surviving mutants"},
 	{words: []string{"sites"}, summary: "serve some of a world's sites (the container world's entrypoint)", internal: true},
