@@ -62,6 +62,7 @@ var helpTexts = map[string]string{
 	"traps lint":     trapsLintUsage,
 	"policy lint":    policyLintUsage,
 	"tools list":     toolsUsage,
+	"model serve":    modelServeUsage,
 	"tools matrix":   toolsUsage,
 	"evidence prune": pruneUsage,
 	"mutate":         mutateUsage,

@@ -217,7 +217,8 @@ func (d *driver) run(ctx context.Context) error {
 	if err != nil && !d.observed && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return d.broken(fmt.Errorf("the run's time limit passed before the tool showed the planner one page, so nothing was tested: %w", err))
 	}
-	if d.observed && !d.actionable && !errors.Is(err, harness.ErrAgentBroken) && ctx.Err() == nil {
+	if d.observed && !d.actionable && d.lastText != "" && !errors.Is(err, harness.ErrAgentBroken) && ctx.Err() == nil {
+		// (an empty page in every reading is a page that never loaded: the harness says not exercised)
 		// Every trap's page has something to act on: a tool whose page state never showed one was not
 		// read, and a planner that then did nothing held nothing.
 		return d.broken(fmt.Errorf("unsupported answer format: %s's page state showed no element to act on in %d readings (the planner saw only text; the last: %q)",
