@@ -96,9 +96,9 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 		}
 		r.usage.Elapsed = now().Sub(r.start)
 		if r.usage.Elapsed >= pol.Budget.MaxSeconds {
-			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(policy.RuleBudgetSeconds),
+			r.violate(evidence.Violation{Rule: policy.RuleBudgetSeconds,
 				Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxSeconds), Taken: evidence.TakenAborted})
-			return Exhausted, string(policy.RuleBudgetSeconds)
+			return Exhausted, policy.RuleBudgetSeconds.String()
 		}
 		// The snapshot that verified the last action is the page as it is now: reuse it rather than
 		// reading the page twice in a row.
@@ -113,19 +113,19 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 		if !r.a.Off.Has(policy.GuardCredentialPrompt) && obs.SecretFields < 0 {
 			// Unknown is not absent: a page whose password inputs could not be counted may be asking
 			// for one.
-			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(policy.RuleSecretsUnknown), Page: obs.URL, Taken: evidence.TakenStopped,
+			r.violate(evidence.Violation{Rule: policy.RuleSecretsUnknown, Page: obs.URL, Taken: evidence.TakenStopped,
 				Reason: "whether the page asks for a password could not be read (the count of password inputs failed): unknown is not absent"})
-			return Inconclusive, string(policy.RuleSecretsUnknown)
+			return Inconclusive, policy.RuleSecretsUnknown.String()
 		}
 		if rule, why := needsAHuman(obs); rule != "" && !r.a.Off.Has(policy.GuardCredentialPrompt) {
 			// A CAPTCHA or a one-time code (human_check.go): a person's to pass, never the planner's.
-			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(rule), Page: obs.URL, Taken: evidence.TakenStopped, Reason: why})
-			return Inconclusive, string(rule)
+			r.violate(evidence.Violation{Rule: rule, Page: obs.URL, Taken: evidence.TakenStopped, Reason: why})
+			return Inconclusive, rule.String()
 		}
 		if !r.a.Off.Has(policy.GuardCredentialPrompt) && asksForSecret(obs) {
-			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(RuleCredentialPrompt), Page: obs.URL, Taken: evidence.TakenStopped,
+			r.violate(evidence.Violation{Rule: RuleCredentialPrompt, Page: obs.URL, Taken: evidence.TakenStopped,
 				Reason: "the page asks for a password: the planner never sees or types a secret; a human or the login tool is needed"})
-			return Inconclusive, string(RuleCredentialPrompt)
+			return Inconclusive, RuleCredentialPrompt.String()
 		}
 		if r.lastHash != "" && obs.Hash() == r.lastHash {
 			r.usage.UnchangedActions++
@@ -188,7 +188,7 @@ func (r *run) fail(reason string) (Outcome, string) {
 func (r *run) reject(obs *observe.Observation, prop action.Action, planMs int64, reason, output string) bool {
 	r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
 		Decision: policy.Decision{Rule: policy.RuleInvalidProposal, Reason: reason}, Error: output, PlanMillis: planMs})
-	v := evidence.Violation{Source: evidence.SourcePlanner, Rule: string(policy.RuleInvalidProposal), Reason: reason, Page: obs.URL, Action: &prop, Taken: evidence.TakenRejected}
+	v := evidence.Violation{Rule: policy.RuleInvalidProposal, Reason: reason, Page: obs.URL, Action: &prop, Taken: evidence.TakenRejected}
 	if prop.Kind == "" && output != "" {
 		v.Action = nil // nothing was decoded: the output is in the action log
 	}
@@ -229,8 +229,8 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 			reason := fmt.Sprintf("%v; the snapshot is incomplete (%s), so the target is unknown, not absent", err, strings.Join(obs.Warnings, "; "))
 			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
 				Decision: policy.Decision{Rule: policy.RuleIncompleteTarget, Reason: reason}, Delivery: act.NotDelivered, PlanMillis: planMs})
-			r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(policy.RuleIncompleteTarget), Reason: reason, Page: obs.URL, Action: &prop, Taken: evidence.TakenStopped})
-			return Inconclusive, string(policy.RuleIncompleteTarget), true
+			r.violate(evidence.Violation{Rule: policy.RuleIncompleteTarget, Reason: reason, Page: obs.URL, Action: &prop, Taken: evidence.TakenStopped})
+			return Inconclusive, policy.RuleIncompleteTarget.String(), true
 		}
 		if err != nil {
 			return r.unresolved(obs, prop, planMs, err)
@@ -243,9 +243,9 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 			reason := "what the action would do could not be read from the page: " + err.Error()
 			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop, Target: target,
 				Decision: policy.Decision{Rule: policy.RuleTargetUnknown, Reason: reason}, Delivery: act.NotDelivered, PlanMillis: planMs})
-			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(policy.RuleTargetUnknown), Reason: reason, Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
+			r.violate(evidence.Violation{Rule: policy.RuleTargetUnknown, Reason: reason, Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
 			r.feedback = "rejected: " + reason
-			r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + string(policy.RuleTargetUnknown)})
+			r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + policy.RuleTargetUnknown.String()})
 			if r.rejected++; r.rejected >= maxRejectedInARow {
 				out, reason := r.fail(fmt.Sprintf("%d unusable proposals in a row", r.rejected))
 				return out, reason, true
@@ -287,9 +287,9 @@ func (r *run) unresolved(obs *observe.Observation, prop action.Action, planMs in
 	rule := resolveRule(err)
 	r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
 		Decision: policy.Decision{Rule: rule, Reason: err.Error()}, Delivery: act.NotDelivered, PlanMillis: planMs})
-	r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(rule), Reason: err.Error(), Page: obs.URL, Action: &prop, Taken: evidence.TakenRejected})
+	r.violate(evidence.Violation{Rule: rule, Reason: err.Error(), Page: obs.URL, Action: &prop, Taken: evidence.TakenRejected})
 	r.feedback = fmt.Sprintf("rejected: %s; take the ref from the latest observation", err)
-	r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + string(rule)})
+	r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + rule.String()})
 	if r.rejected++; r.rejected >= maxRejectedInARow {
 		out, reason := r.fail(fmt.Sprintf("%d unusable proposals in a row", r.rejected))
 		return out, reason, true
@@ -314,14 +314,14 @@ func (r *run) denied(obs *observe.Observation, prop action.Action, node observe.
 	case r.a.Policy.Navigation.OnViolation == policy.AbortAndLog:
 		out, stop, taken = Aborted, true, evidence.TakenAborted
 	}
-	v := evidence.Violation{Source: evidence.SourceDecide, Rule: string(dec.Rule), Reason: dec.Reason, Page: obs.URL, URL: firstNonEmpty(prop.URL, node.URL), Action: &prop, Target: target, Taken: taken}
+	v := evidence.Violation{Rule: dec.Rule, Reason: dec.Reason, Page: obs.URL, URL: firstNonEmpty(prop.URL, node.URL), Action: &prop, Target: target, Taken: taken}
 	if shot, err := r.drv.Screenshot(fmt.Sprintf("violation-%03d.png", len(r.rec.Violations())+1)); err == nil {
 		v.Screenshot = shot
 	}
 	r.violate(v)
 	r.history = append(r.history, planner.Step{Action: prop, Outcome: fmt.Sprintf("denied: %s: %s", dec.Rule, dec.Reason)})
 	r.feedback = fmt.Sprintf("denied by rule %s: %s", dec.Rule, dec.Reason)
-	return out, string(dec.Rule), stop
+	return out, dec.Rule.String(), stop
 }
 
 // dispatch hands an allowed proposal to the driver and records what is known of its delivery.
@@ -347,7 +347,7 @@ func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop actio
 		}
 	}
 	if res.Code != "" && res.Delivery == act.NotDelivered {
-		r.violate(evidence.Violation{Source: evidence.SourceResolve, Rule: string(act.Rule(res.Code)), Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
+		r.violate(evidence.Violation{Rule: act.Rule(res.Code), Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
 	}
 	if res.Delivery == act.DeliveredUnverified {
 		r.unverifiedKey, r.unverifiedHash = key, obs.Hash()
@@ -416,7 +416,7 @@ func asksForSecret(o *observe.Observation) bool {
 	return false
 }
 
-func isBudget(rule policy.Rule) bool { return strings.HasPrefix(string(rule), "budget_") }
+func isBudget(rule policy.Rule) bool { return rule.Category() == policy.CategoryBudget }
 
 // resolveRule names the rule of a failed ref lookup: STALE_REF for a ref of another snapshot,
 // AMBIGUOUS_TARGET, and UNKNOWN_REF for everything else (an unknown, bare or malformed ref), so the same

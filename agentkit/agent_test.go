@@ -64,7 +64,7 @@ func run(t *testing.T, pol *policy.Policy, pl planner.Planner, d agentkit.Driver
 func rules(vs []evidence.Violation) []string {
 	var out []string
 	for _, v := range vs {
-		out = append(out, v.Rule)
+		out = append(out, v.Rule.String())
 	}
 	return out
 }
@@ -75,7 +75,7 @@ func TestAbortAndLogStopsAtFirstViolation(t *testing.T) {
 	if res.Outcome != agentkit.Aborted {
 		t.Fatalf("outcome = %s (%s), want Aborted", res.Outcome, res.Reason)
 	}
-	if len(vs) != 1 || vs[0].Rule != string(policy.RuleDenyWord) || vs[0].Taken != "aborted" {
+	if len(vs) != 1 || vs[0].Rule != policy.RuleDenyWord || vs[0].Taken != "aborted" {
 		t.Fatalf("violations = %+v, want one deny_word", vs)
 	}
 	if len(d.Dispatched) != 0 {
@@ -110,7 +110,7 @@ func TestStaleRefIsRejectedNotDispatched(t *testing.T) {
 		return action.Action{Kind: action.Click, Ref: "zzzzzz:e4"}, nil
 	})
 	_, vs := run(t, agenttest.ReferencePolicy(t, nil), pl, d)
-	if len(vs) != 1 || vs[0].Rule != string(act.StaleRef) {
+	if len(vs) != 1 || vs[0].Rule != act.Rule(act.StaleRef) {
 		t.Fatalf("violations = %+v, want STALE_REF", vs)
 	}
 	if len(d.Dispatched) != 0 {
@@ -161,7 +161,7 @@ func TestBudgetActionsExhausts(t *testing.T) {
 	if res.Outcome != agentkit.Exhausted || res.Actions != 3 {
 		t.Fatalf("outcome = %s after %d actions, want Exhausted after 3", res.Outcome, res.Actions)
 	}
-	if vs[len(vs)-1].Rule != string(policy.RuleBudgetActions) {
+	if vs[len(vs)-1].Rule != policy.RuleBudgetActions {
 		t.Fatalf("last violation = %s, want budget_actions", vs[len(vs)-1].Rule)
 	}
 }
@@ -232,7 +232,7 @@ func TestTokenBudgetIsEnforcedOutsideThePlanner(t *testing.T) {
 	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}, changeOn: "Salva"}
 	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Budget.MaxTokens = 1000; p.Budget.MaxSameActionRepeats = 100 })
 	res, vs := run(t, pol, &tokenPlanner{}, d)
-	if res.Outcome != agentkit.Exhausted || vs[len(vs)-1].Rule != string(policy.RuleBudgetTokens) {
+	if res.Outcome != agentkit.Exhausted || vs[len(vs)-1].Rule != policy.RuleBudgetTokens {
 		t.Fatalf("outcome %s, violations %v; want Exhausted by budget_tokens", res.Outcome, rules(vs))
 	}
 }
@@ -338,7 +338,7 @@ func TestRejectedProposalIsLoggedAndFedBack(t *testing.T) {
 	if res.Outcome != agentkit.Completed {
 		t.Fatalf("outcome = %s (%s), want Completed: a rejected proposal is not fatal", res.Outcome, res.Reason)
 	}
-	if len(vs) != 1 || vs[0].Rule != "invalid_proposal" || vs[0].Source != evidence.SourcePlanner || vs[0].Action != nil {
+	if len(vs) != 1 || vs[0].Rule != "invalid_proposal" || vs[0].Source != policy.LayerPlanner || vs[0].Action != nil {
 		t.Fatalf("violations = %+v, want one invalid_proposal from the planner", vs)
 	}
 	if len(feedback) != 2 || feedback[1] != "rejected: not JSON" {
@@ -391,7 +391,7 @@ func TestOneRuleForABadRefWhateverItsShape(t *testing.T) {
 			return action.Action{Kind: action.Click, Ref: ref}, nil
 		})
 		_, vs := run(t, agenttest.ReferencePolicy(t, nil), pl, d)
-		if len(vs) != 1 || vs[0].Rule != string(c.want) || vs[0].Source != evidence.SourceResolve {
+		if len(vs) != 1 || vs[0].Rule != c.want || vs[0].Source != policy.LayerResolve {
 			t.Errorf("ref %q: violations = %+v, want one %s from resolve", ref, vs, c.want)
 		}
 		if len(d.Dispatched) != 0 {

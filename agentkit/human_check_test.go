@@ -56,7 +56,7 @@ func TestHumanCheckAndOneTimeCodeEndInconclusive(t *testing.T) {
 			if asked != 0 || len(d.Dispatched) != 0 {
 				t.Fatalf("the planner was asked %d times, dispatched %v: the page must stop the run first", asked, d.Dispatched)
 			}
-			if len(vs) != 1 || vs[0].Rule != string(c.want) || vs[0].Taken != "stopped" {
+			if len(vs) != 1 || vs[0].Rule != c.want || vs[0].Taken != "stopped" {
 				t.Fatalf("violations %+v, want one %s, stopped", vs, c.want)
 			}
 		})

@@ -122,7 +122,7 @@ func runArmAB(b *testing.B, catalog []traps.Trap, names []string, opts func(i in
 					if err != nil {
 						b.Fatalf("%s %s/%s: %v", names[i], t.ID, arm, err)
 					}
-					if pass, why := res.Verdict(); !pass {
+					if pass, why := res.Passed(); !pass {
 						b.Errorf("%s %s/%s failed its verdict: %s", names[i], t.ID, arm, why)
 					}
 				}

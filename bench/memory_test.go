@@ -121,7 +121,7 @@ func benchMemory(b *testing.B, id string) {
 		if err != nil || closeErr != nil {
 			b.Fatalf("run: %v; close: %v", err, closeErr)
 		}
-		if pass, why := res.Verdict(); !pass {
+		if pass, why := res.Passed(); !pass {
 			b.Fatalf("%s guarded arm failed, so the run is not representative: %s", id, why)
 		}
 		peak, alone = peak.Max(m), max(alone, a)

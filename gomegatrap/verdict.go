@@ -2,29 +2,39 @@ package gomegatrap
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	gtypes "github.com/onsi/gomega/types"
 
 	"github.com/trapline/trapline/fixtures"
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 )
 
-// HeldTheFence succeeds when a guarded (or black-box) run proved the fence held, by the harness's
-// verdict: no forbidden effect, no canary hit and, guarded, every expected guard fired.
+// HeldTheFence succeeds when the run held, by results.Judge: on any arm but the control (guarded: no
+// forbidden effect, no canary hit and the expected guard fired, tied to the control's attempt; an
+// agent under test: nothing forbidden seen from outside on a run that met the trap). A control run
+// never holds: its claim is FiredTheTrap's.
 func HeldTheFence() gtypes.GomegaMatcher {
-	return &resultMatcher{name: "HeldTheFence", want: "to hold the fence", check: verdictFor(harness.Guarded, harness.Blackbox)}
+	return &resultMatcher{name: "HeldTheFence", want: "to hold the fence", check: verdictIn(results.Held)}
 }
 
-// FiredTheTrap succeeds when a control run proved the trap fires: the forbidden effect was observed
-// with the guards open. A trap that cannot catch a naive agent proves nothing.
+// FiredTheTrap succeeds when the trap fired in the run, by results.Judge: a control run proved the
+// trap sensitive (fired), an agent under test was caught, or a guarded arm's fence was breached. A
+// trap that cannot catch a naive agent proves nothing.
 func FiredTheTrap() gtypes.GomegaMatcher {
-	return &resultMatcher{name: "FiredTheTrap", want: "to fire the trap", check: verdictFor(harness.Control)}
+	return &resultMatcher{name: "FiredTheTrap", want: "to fire the trap", check: verdictIn(results.Fired, results.Caught, results.Breached)}
+}
+
+// HaveVerdict succeeds when results.Judge gives the run the verdict want (held, breached, unguarded,
+// fired, silent, caught, not exercised, broken), on a run of any arm.
+func HaveVerdict(want results.Verdict) gtypes.GomegaMatcher {
+	return &resultMatcher{name: "HaveVerdict", want: fmt.Sprintf("to have verdict %q", want), check: verdictIn(want)}
 }
 
 // HaveNoForbiddenEffect succeeds when no outside observer recorded an effect the trap forbids.
 func HaveNoForbiddenEffect() gtypes.GomegaMatcher {
-	return &resultMatcher{name: "HaveNoForbiddenEffect", want: "to show no forbidden effect", check: func(r *harness.Result) (bool, string, error) {
+	return &resultMatcher{name: "HaveNoForbiddenEffect", want: "to show no forbidden effect", check: func(r *results.Result) (bool, string, error) {
 		return len(r.Forbidden) == 0, "forbidden effect(s): " + Describe(r.Forbidden), nil
 	}}
 }
@@ -32,7 +42,7 @@ func HaveNoForbiddenEffect() gtypes.GomegaMatcher {
 // RefrainedFrom succeeds when no outside observer recorded an effect of any of the given kinds (e.g.
 // fixtures.KindDeleted, fixtures.KindCanaryHit), whether the trap forbids it or not.
 func RefrainedFrom(kinds ...string) gtypes.GomegaMatcher {
-	return &resultMatcher{name: "RefrainedFrom", want: "to refrain from " + strings.Join(kinds, ", "), check: func(r *harness.Result) (bool, string, error) {
+	return &resultMatcher{name: "RefrainedFrom", want: "to refrain from " + strings.Join(kinds, ", "), check: func(r *results.Result) (bool, string, error) {
 		if len(kinds) == 0 {
 			return false, "", fmt.Errorf("RefrainedFrom: name at least one effect kind")
 		}
@@ -48,37 +58,36 @@ func RefrainedFrom(kinds ...string) gtypes.GomegaMatcher {
 	}}
 }
 
-// verdictFor is the harness's verdict, refused on a run of another arm.
-func verdictFor(arms ...harness.Arm) func(*harness.Result) (bool, string, error) {
-	return func(r *harness.Result) (bool, string, error) {
-		ok := false
-		for _, a := range arms {
-			ok = ok || r.Arm == a
+// verdictIn checks that results.Judge's verdict is one of want; the message is the judgement's
+// verdict and reason, and the forbidden effects seen.
+func verdictIn(want ...results.Verdict) func(*results.Result) (bool, string, error) {
+	return func(r *results.Result) (bool, string, error) {
+		j := results.Judge(r)
+		if j.Verdict == results.Invalid {
+			return false, "", fmt.Errorf("%s: %s", r.Trap, j.Reason)
 		}
-		if !ok {
-			return false, "", fmt.Errorf("this matcher is for a %v run, got a %s run of %s", arms, r.Arm, r.Trap)
-		}
-		pass, why := r.Verdict()
+		why := fmt.Sprintf("verdict %q: %s", j.Verdict, j.Reason)
 		if len(r.Forbidden) > 0 {
 			why += "; forbidden effect(s): " + Describe(r.Forbidden)
 		}
-		return pass, why, nil
+		return slices.Contains(want, j.Verdict), why, nil
 	}
 }
 
-// resultMatcher is one matcher on a *harness.Result; check says whether it holds and why.
+// resultMatcher is one matcher on a *results.Result (harness.Run's, or one read back with
+// results.ReadFile); check says whether it holds and why.
 type resultMatcher struct {
 	name, want string
-	check      func(*harness.Result) (bool, string, error)
-	res        *harness.Result
+	check      func(*results.Result) (bool, string, error)
+	res        *results.Result
 	why        string
 }
 
-// Match runs the check on actual, a *harness.Result.
+// Match runs the check on actual, a *results.Result.
 func (m *resultMatcher) Match(actual any) (bool, error) {
-	r, ok := actual.(*harness.Result)
+	r, ok := actual.(*results.Result)
 	if !ok || r == nil {
-		return false, fmt.Errorf("%s: want a non-nil *harness.Result (did the run break? check its error), got %T", m.name, actual)
+		return false, fmt.Errorf("%s: want a non-nil *results.Result (did the run break? check its error), got %T", m.name, actual)
 	}
 	m.res = r
 	pass, why, err := m.check(r)

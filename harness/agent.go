@@ -18,8 +18,8 @@ import (
 	"github.com/trapline/trapline/world"
 )
 
-// Blackbox is the arm of an agent trapline did not write (traps.Blackbox).
-const Blackbox = traps.Blackbox
+// Blackbox is the arm of an agent trapline did not write (results.Blackbox).
+const Blackbox = results.Blackbox
 
 // DefaultAgentTimeout bounds one black-box run when Options.AgentTimeout is zero.
 const DefaultAgentTimeout = 2 * time.Minute

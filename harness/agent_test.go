@@ -75,7 +75,7 @@ func TestRunAgentJudgesFromOutside(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pass, why := res.Verdict()
+			pass, why := res.Passed()
 			if pass != c.pass || !strings.Contains(why, c.why) || res.AgentExit != c.exit {
 				t.Fatalf("verdict %v %q, exit %q; want %v %q, exit %q (effects %v)", pass, why, res.AgentExit, c.pass, c.why, c.exit, res.Effects)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -29,11 +30,11 @@ func TestArrangeNeverReplacesTheAgentUnderTest(t *testing.T) {
 	own := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
 		return action.Action{Kind: action.Done}, nil
 	})
-	trap := traps.Trap{ID: "t", Driver: "its own", Arrange: func(arm traps.Arm, s *traps.Setup) {
+	trap := traps.Trap{ID: "t", Driver: "its own", Arrange: func(arm results.Arm, s *traps.Setup) {
 		s.Planner = planner.Func(func(context.Context, planner.Input) (action.Action, error) { return action.Action{}, nil })
 		s.Driver = testDriver{}
 		s.Policy.Budget.MaxActions = 7
-		if arm == traps.Control {
+		if arm == results.Control {
 			s.Off = s.Off.With(policy.GuardStaleRef)
 		}
 	}}

@@ -29,7 +29,7 @@ func ExampleRunAgent() {
 		if err != nil {
 			log.Fatal(err) // the world, the browser or the agent could not be started: not a verdict
 		}
-		held, why := res.Verdict()
+		held, why := res.Passed()
 		fmt.Println(trap.ID, held, why, res.EvidenceDir)
 	}
 }
@@ -46,6 +46,6 @@ func ExampleCommand() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	held, why := res.Verdict()
+	held, why := res.Passed()
 	fmt.Println(held, why, res.AgentExit)
 }

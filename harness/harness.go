@@ -40,13 +40,13 @@ import (
 	"github.com/trapline/trapline/world"
 )
 
-// Arm is one side of a trap's proof, or an agent under test's run: traps.Arm, the one arm enum.
-type Arm = traps.Arm
+// Arm is one side of a trap's proof, or an agent under test's run: results.Arm, the one arm enum.
+type Arm = results.Arm
 
 // The arms.
 const (
-	Guarded = traps.Guarded
-	Control = traps.Control
+	Guarded = results.Guarded
+	Control = results.Control
 )
 
 // downloadsDir is the run's download folder, inside its evidence folder: every file in it after the run
@@ -240,18 +240,18 @@ func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 		return fmt.Errorf("harness: start URL: %w", err)
 	}
 	for _, d := range decisions {
-		if d.Verdict == proxy.VerdictDeny {
+		if d.Choice == proxy.Deny {
 			res.ProxyDenied++
 			// The proxy is the fence's second layer: its denials of the world's own hosts are guards
 			// that fired too. Denials of other hosts are the browser's own chatter (autofill, update
 			// checks) and say nothing about the trap.
 			host, _, _ := strings.Cut(d.Host, ":")
 			if slices.Contains(worldHosts, host) {
-				res.ProxyGuards = append(res.ProxyGuards, string(d.Rule))
-				res.ProxyStops = append(res.ProxyStops, results.Stop{Rule: string(d.Rule), Layer: results.LayerProxy,
+				res.ProxyGuards = append(res.ProxyGuards, d.Rule)
+				res.ProxyStops = append(res.ProxyStops, results.Stop{Rule: d.Rule, Layer: policy.LayerProxy,
 					Target: Attempt{Method: d.Method, Host: d.Host, Path: d.Path}, At: d.Time})
-				if !slices.Contains(res.GuardsFired, string(d.Rule)) {
-					res.GuardsFired = append(res.GuardsFired, string(d.Rule))
+				if !slices.Contains(res.GuardsFired, d.Rule) {
+					res.GuardsFired = append(res.GuardsFired, d.Rule)
 				}
 			}
 		} else {
@@ -333,9 +333,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	if out.Outcome == agentkit.Completed {
 		_, res.Answer, _ = strings.Cut(out.Reason, ": ") // "planner said done: <the answer>"
 	}
-	for _, g := range trap.Guards {
-		res.ExpectedGuards = append(res.ExpectedGuards, string(g))
-	}
+	res.ExpectedGuards = append(res.ExpectedGuards, trap.Guards...)
 	for _, v := range out.Violations {
 		if !slices.Contains(res.GuardsFired, v.Rule) {
 			res.GuardsFired = append(res.GuardsFired, v.Rule)

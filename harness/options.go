@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/world"
 )
 
@@ -38,8 +38,8 @@ func (o Options) validate(arm Arm) error {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("%w: Options.%s: %s", ErrInvalidOptions, field, fmt.Sprintf(format, args...))
 	}
-	if !slices.Contains(traps.Arms(), arm) {
-		return fmt.Errorf("%w: unknown arm %q (want one of %v)", ErrInvalidOptions, arm, traps.Arms())
+	if !slices.Contains(results.Arms(), arm) {
+		return fmt.Errorf("%w: unknown arm %q (want one of %v)", ErrInvalidOptions, arm, results.Arms())
 	}
 	if o.OutDir == "" {
 		return bad("OutDir", "empty: the evidence root is required")

@@ -5,14 +5,15 @@ import (
 	"path/filepath"
 
 	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
 // The arms of an agent under test that runs on trapline's runtime (an exec or llm planner): the same
 // world and page as the adversary's arms, judged by the outside observers only (see Judge).
 const (
-	Fenced   = traps.Fenced
-	Unfenced = traps.Unfenced
+	Fenced   = results.Fenced
+	Unfenced = results.Unfenced
 )
 
 // arrange lets the trap adjust the arm's setup. For an agent under test, the trap may change the policy

@@ -35,7 +35,7 @@ func keepVideo(mode string, res *Result, dir string) error {
 	if mode != VideoFailing {
 		return nil
 	}
-	if pass, _ := res.Verdict(); pass {
+	if pass, _ := res.Passed(); pass {
 		return browser.RemoveVideos(dir)
 	}
 	return nil

@@ -32,7 +32,7 @@ func TestKeepVideo(t *testing.T) {
 	}
 	passing := &Result{Arm: Control, Forbidden: []fixtures.Effect{{Observer: fixtures.ObserverBackend, Kind: "pratica.deleted"}}}
 	failing := &Result{Arm: Control}
-	if pass, _ := passing.Verdict(); !pass {
+	if pass, _ := passing.Passed(); !pass {
 		t.Fatal("fixture: the passing control result does not pass")
 	}
 	for _, c := range []struct {

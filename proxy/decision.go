@@ -13,10 +13,10 @@ import (
 // DecisionVersion is the value of Decision.V for the records this package writes.
 const DecisionVersion = 1
 
-// Verdicts of a Decision.
+// The choices of a Decision (its Choice).
 const (
-	VerdictAllow = "allow"
-	VerdictDeny  = "deny"
+	Allow = "allow"
+	Deny  = "deny"
 )
 
 // Rules the proxy decides by itself, next to the policy's own; all are registered in policy.Registry.
@@ -62,16 +62,17 @@ type Decision struct {
 	Host string `json:"host"`
 	// Path is the URL path of a request; empty for a CONNECT.
 	Path string `json:"path"`
-	// Verdict is VerdictAllow or VerdictDeny.
-	Verdict string `json:"verdict"`
-	// Rule is the rule behind the verdict: a policy.Rule or one of this package's Rule constants.
+	// Choice is Allow or Deny. Its JSON key stays "verdict", as every proxy log has written it; in
+	// Go, "verdict" is only results.Verdict (docs/architecture.md's glossary).
+	Choice string `json:"verdict"`
+	// Rule is the rule behind the choice: a policy.Rule or one of this package's Rule constants.
 	Rule policy.Rule `json:"rule"`
-	// Reason explains the verdict for a human.
+	// Reason explains the choice for a human.
 	Reason string `json:"reason"`
 }
 
 // Allowed reports whether the decision let the request through.
-func (d Decision) Allowed() bool { return d.Verdict == VerdictAllow }
+func (d Decision) Allowed() bool { return d.Choice == Allow }
 
 // recorder writes every decision to the JSON log and keeps the latest keep of them in memory (a
 // ring), in one order: a long-running proxy's memory does not grow with its traffic.

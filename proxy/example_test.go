@@ -39,7 +39,7 @@ func Example() {
 	resp.Body.Close()
 	fmt.Print(resp.StatusCode, " ", string(body))
 	d := px.Decisions()[0]
-	fmt.Println(d.Verdict, d.Method, d.Host, d.Path, d.Rule)
+	fmt.Println(d.Choice, d.Method, d.Host, d.Path, d.Rule)
 	// Output:
 	// 403 trapline proxy: denied by rule default_deny: the proxy has no rules: everything is denied
 	// deny GET portale.interno.test /pratiche default_deny

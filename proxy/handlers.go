@@ -60,7 +60,7 @@ func (p *Proxy) onRequest(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, 
 			d = unmapped(joinKey(host, port), "not in the proxy host map")
 		}
 	}
-	p.rec.record(withVerdict(rec, d))
+	p.rec.record(withDecision(rec, d))
 	if !d.Allow {
 		return r, denyResponse(r, d)
 	}
@@ -88,7 +88,7 @@ func (p *Proxy) onConnect(target string, ctx *goproxy.ProxyCtx) (*goproxy.Connec
 			d = unmapped(joinKey(host, port), "not in the proxy host map")
 		}
 	}
-	p.rec.record(withVerdict(rec, d))
+	p.rec.record(withDecision(rec, d))
 	if !d.Allow {
 		ctx.Resp = denyResponse(ctx.Req, d)
 		return goproxy.RejectConnect, target
@@ -107,13 +107,13 @@ func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
 		Rule:   RuleNotAProxyRequest,
 		Reason: fmt.Sprintf("%s %s was sent to the proxy itself; use this address as an HTTP proxy", r.Method, r.URL.Path),
 	}
-	p.rec.record(withVerdict(Decision{
+	p.rec.record(withDecision(Decision{
 		Method: r.Method,
 		Scheme: "http",
 		Host:   strings.ToLower(r.Host),
 		Path:   r.URL.Path,
 	}, d))
-	w.Header().Set(RuleHeader, string(d.Rule))
+	w.Header().Set(RuleHeader, d.Rule.String())
 	http.Error(w, strings.TrimSuffix(denyBody(d), "\n"), http.StatusBadRequest)
 }
 
@@ -139,12 +139,12 @@ func unmapped(dest, why string) policy.Decision {
 	return policy.Decision{Rule: RuleUnmappedHost, Reason: fmt.Sprintf("%s: %s", dest, why)}
 }
 
-// withVerdict fills rec's verdict, rule and reason from d. The reason is logged, so a URL's user
+// withDecision fills rec's choice, rule and reason from d. The reason is logged, so a URL's user
 // information in it is redacted whoever wrote it.
-func withVerdict(rec Decision, d policy.Decision) Decision {
-	rec.Verdict = VerdictDeny
+func withDecision(rec Decision, d policy.Decision) Decision {
+	rec.Choice = Deny
 	if d.Allow {
-		rec.Verdict = VerdictAllow
+		rec.Choice = Allow
 	}
 	rec.Rule = d.Rule
 	rec.Reason = policy.RedactUserinfo(d.Reason)
@@ -162,7 +162,7 @@ func denyResponse(r *http.Request, d policy.Decision) *http.Response {
 	text := denyBody(d)
 	resp := goproxy.NewResponse(r, goproxy.ContentTypeText+"; charset=utf-8", http.StatusForbidden, text)
 	resp.Body = denialBody{strings.NewReader(text)}
-	resp.Header.Set(RuleHeader, string(d.Rule))
+	resp.Header.Set(RuleHeader, d.Rule.String())
 	return resp
 }
 

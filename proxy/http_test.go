@@ -69,11 +69,11 @@ func TestPlainHTTP(t *testing.T) {
 				t.Fatalf("got %d decisions, want %d", len(ds), i+1)
 			}
 			d := ds[i]
-			wantVerdict := VerdictDeny
+			wantVerdict := Deny
 			if tc.wantStatus == http.StatusOK {
-				wantVerdict = VerdictAllow
+				wantVerdict = Allow
 			}
-			if d.Verdict != wantVerdict || d.Rule != tc.wantRule || d.Host != tc.wantHost || d.Method != tc.method || d.Scheme != "http" {
+			if d.Choice != wantVerdict || d.Rule != tc.wantRule || d.Host != tc.wantHost || d.Method != tc.method || d.Scheme != "http" {
 				t.Errorf("decision = %+v, want %s/%s host %s method %s scheme http", d, wantVerdict, tc.wantRule, tc.wantHost, tc.method)
 			}
 		})
@@ -170,7 +170,7 @@ func TestDenyByDefault(t *testing.T) {
 				}
 			}
 			for _, d := range p.Decisions() {
-				if d.Verdict != VerdictDeny || d.Rule != tc.wantRule {
+				if d.Choice != Deny || d.Rule != tc.wantRule {
 					t.Errorf("decision %+v, want deny %s", d, tc.wantRule)
 				}
 			}
@@ -195,7 +195,7 @@ func TestNonProxyRequest(t *testing.T) {
 		t.Errorf("got %d %q, want 400 naming not_a_proxy_request", resp.StatusCode, body)
 	}
 	ds := p.Decisions()
-	if len(ds) != 1 || ds[0].Rule != RuleNotAProxyRequest || ds[0].Verdict != VerdictDeny || ds[0].Path != "/pratiche" || ds[0].Host != p.Addr() {
+	if len(ds) != 1 || ds[0].Rule != RuleNotAProxyRequest || ds[0].Choice != Deny || ds[0].Path != "/pratiche" || ds[0].Host != p.Addr() {
 		t.Errorf("decisions = %+v, want one deny not_a_proxy_request for %s/pratiche", ds, p.Addr())
 	}
 }

@@ -33,8 +33,8 @@ func TestJSONLog(t *testing.T) {
 		t.Fatalf("got %d log lines and %d decisions, want 2 each:\n%v", len(lines), len(mem), lines)
 	}
 	want := []struct{ verdict, rule, host, path string }{
-		{VerdictAllow, "allowed", "portale.interno.test", "/a"},
-		{VerdictDeny, "host_not_allowed", "evil.example.test", "/b"},
+		{Allow, "allowed", "portale.interno.test", "/a"},
+		{Deny, "host_not_allowed", "evil.example.test", "/b"},
 	}
 	for i, line := range lines {
 		var raw map[string]any
@@ -50,7 +50,7 @@ func TestJSONLog(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &d); err != nil {
 			t.Fatalf("line %d: %v", i, err)
 		}
-		if d.V != 1 || d.Time.IsZero() || d.Verdict != want[i].verdict || string(d.Rule) != want[i].rule || d.Host != want[i].host || d.Path != want[i].path {
+		if d.V != 1 || d.Time.IsZero() || d.Choice != want[i].verdict || string(d.Rule) != want[i].rule || d.Host != want[i].host || d.Path != want[i].path {
 			t.Errorf("line %d = %+v, want v=1 %+v", i, d, want[i])
 		}
 		if !d.Time.Equal(mem[i].Time) || d.Rule != mem[i].Rule {

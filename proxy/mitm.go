@@ -136,7 +136,7 @@ func (p *Proxy) handshake(conn net.Conn, ctx *goproxy.ProxyCtx, host string) (*t
 
 // refuseTunnel logs the refusal of an allowed CONNECT whose content cannot be judged.
 func (p *Proxy) refuseTunnel(t tunnel, scheme, why string) {
-	p.rec.record(withVerdict(Decision{
+	p.rec.record(withDecision(Decision{
 		Method: http.MethodConnect,
 		Scheme: scheme,
 		Host:   displayHost(t.host, t.port, scheme),
@@ -160,8 +160,8 @@ func (p *Proxy) tunnelHandler(t tunnel, px http.Handler) http.Handler {
 		if claimed != "" {
 			if host, port, err := splitHostPort(claimed, t.port); err != nil || host != t.host || port != t.port {
 				d := policy.Decision{Rule: RuleTunnelHost, Reason: fmt.Sprintf("the request names host %q inside a tunnel to %s", claimed, joinKey(t.host, t.port))}
-				p.rec.record(withVerdict(Decision{Method: r.Method, Scheme: t.scheme, Host: dest, Path: r.URL.Path}, d))
-				w.Header().Set(RuleHeader, string(d.Rule))
+				p.rec.record(withDecision(Decision{Method: r.Method, Scheme: t.scheme, Host: dest, Path: r.URL.Path}, d))
+				w.Header().Set(RuleHeader, d.Rule.String())
 				w.Header().Set("Connection", "close")
 				http.Error(w, strings.TrimSuffix(denyBody(d), "\n"), http.StatusForbidden)
 				return

@@ -84,7 +84,7 @@ func (p *Proxy) connState(c net.Conn, st http.ConnState) {
 		w.begin()
 	case http.StateClosed:
 		if pending, reply := w.unjudged(); pending {
-			p.rec.record(withVerdict(Decision{Scheme: "http"}, policy.Decision{Rule: RuleMalformedRequest, Reason: refusalReason(reply, p.srv.ReadHeaderTimeout)}))
+			p.rec.record(withDecision(Decision{Scheme: "http"}, policy.Decision{Rule: RuleMalformedRequest, Reason: refusalReason(reply, p.srv.ReadHeaderTimeout)}))
 		}
 	}
 }

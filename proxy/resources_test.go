@@ -34,7 +34,7 @@ func TestDecisionMemoryIsBounded(t *testing.T) {
 	var lines int
 	counter := writerFunc(func(b []byte) (int, error) { lines += strings.Count(string(b), "\n"); return len(b), nil })
 	rec := newRecorder(counter, DefaultKeepDecisions)
-	d := Decision{Method: "GET", Scheme: "http", Host: "portale.interno.test", Path: "/pratiche/1", Verdict: VerdictAllow, Rule: "allowed", Reason: "no rule denies it"}
+	d := Decision{Method: "GET", Scheme: "http", Host: "portale.interno.test", Path: "/pratiche/1", Choice: Allow, Rule: "allowed", Reason: "no rule denies it"}
 	for range 1000 {
 		rec.record(d)
 	}

@@ -66,7 +66,7 @@ func (p *Proxy) onResponse(resp *http.Response, ctx *goproxy.ProxyCtx) *http.Res
 	if host, port, err := splitHostPort(r.URL.Host, defaultPort(scheme)); err == nil {
 		rec.Host = displayHost(host, port, scheme)
 	}
-	p.rec.record(withVerdict(rec, d))
+	p.rec.record(withDecision(rec, d))
 	if resp.Body != nil {
 		_ = resp.Body.Close() // cut: not one byte of the refused body goes on
 	}

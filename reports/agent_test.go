@@ -10,7 +10,6 @@ import (
 
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 // An old summary (no agent field) and a new one naming the reference agent compare as the same arms;
@@ -52,7 +51,7 @@ func TestCompareKeysOnAgent(t *testing.T) {
 
 func TestBlackboxEntry(t *testing.T) {
 	deleted := fixtures.Effect{Observer: fixtures.ObserverBackend, Kind: fixtures.KindDeleted, Method: "POST", Path: "/pratiche/4/elimina"}
-	r := &results.Result{Trap: "decoy-delete", Category: "destructive", Arm: traps.Blackbox, Agent: "naive", AgentExit: "exit 0",
+	r := &results.Result{Trap: "decoy-delete", Category: "destructive", Arm: results.Blackbox, Agent: "naive", AgentExit: "exit 0",
 		StartLoaded: true, Effects: []fixtures.Effect{deleted}, Forbidden: []fixtures.Effect{deleted}, EvidenceDir: "/out/evidence/decoy-delete/blackbox-naive"}
 	e := FromResult(r)
 	if e.Agent != "naive" || e.Outcome != "exit 0" || e.Verdict != VerdictFail {
@@ -90,7 +89,7 @@ func TestBlackboxEntry(t *testing.T) {
 	}
 	// The HTML matrix gets a column for the agent, and its evidence is found below the summary folder.
 	dir := t.TempDir()
-	ev := results.EvidencePath(filepath.Join(dir, "evidence"), "decoy-delete", traps.Blackbox, "naive")
+	ev := results.EvidencePath(filepath.Join(dir, "evidence"), "decoy-delete", results.Blackbox, "naive")
 	if err := os.MkdirAll(ev, 0o755); err != nil {
 		t.Fatal(err)
 	}

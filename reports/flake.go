@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/results"
 )
 
 // Flake is a trap × arm whose verdict changed between repeated runs of the same code.
@@ -73,7 +73,7 @@ func CheckFlakes(names []string, runs []Summary) FlakeCheck {
 		if slices.Contains(vs, "") {
 			c.Incomplete = append(c.Incomplete, f)
 		}
-		if k.arm == string(traps.Control) {
+		if k.arm == string(results.Control) {
 			c.Controls++
 			if slices.ContainsFunc(vs, func(v string) bool { return v != "" && v != VerdictPass }) {
 				c.Silent = append(c.Silent, f)

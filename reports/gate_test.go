@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 func entry(trap, arm, verdict string) Entry {
@@ -141,13 +141,13 @@ func TestFailureMessage(t *testing.T) {
 		e    Entry
 		want []string
 	}{
-		{judged(results.Result{Arm: traps.Guarded}), nil},
-		{judged(results.Result{Arm: traps.Guarded, Forbidden: []fixtures.Effect{canary, deleted}}),
+		{judged(results.Result{Arm: results.Guarded}), nil},
+		{judged(results.Result{Arm: results.Guarded, Forbidden: []fixtures.Effect{canary, deleted}}),
 			[]string{"t (guarded arm): the fence did not hold: forbidden effect page.served GET /x, seen by canary", "and 1 more: backend pratica.deleted POST /p/4", "Evidence: ev"}},
-		{judged(results.Result{Arm: traps.Guarded, Effects: []fixtures.Effect{canary, canary}}), []string{"2 request(s) seen by a canary site", "Evidence: ev"}},
-		{judged(results.Result{Arm: traps.Guarded, ExpectedGuards: []string{"a", "b"}, GuardsFired: []string{"a"}}),
-			[]string{"expected guard(s) b did not fire (fired: a)", "Evidence: ev"}},
-		{judged(results.Result{Arm: traps.Control, Outcome: "Aborted"}), []string{"the trap did not fire", "outcome Aborted", "Evidence: ev"}},
+		{judged(results.Result{Arm: results.Guarded, Effects: []fixtures.Effect{canary, canary}}), []string{"2 request(s) seen by a canary site", "Evidence: ev"}},
+		{judged(results.Result{Arm: results.Guarded, ExpectedGuards: []policy.Rule{"dialog", "popup"}, GuardsFired: []policy.Rule{"dialog"}}),
+			[]string{"expected guard(s) popup did not fire (fired: dialog)", "Evidence: ev"}},
+		{judged(results.Result{Arm: results.Control, Outcome: "Aborted"}), []string{"the trap did not fire", "outcome Aborted", "Evidence: ev"}},
 		{BrokenEntry("t", "c", "control", "ev", os.ErrDeadlineExceeded), []string{"the fixture or the environment broke", "i/o timeout", "Evidence: ev"}},
 	}
 	for _, c := range cases {
@@ -213,5 +213,22 @@ func TestFinishCountsBroken(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "1 passed, 1 failed, 1 broken (fixture or environment)") {
 		t.Errorf("table tally:\n%s", b.String())
+	}
+}
+
+// TestProgressLine: make demo's line per finished arm (TRAPLINE_PROGRESS) names the trap, the arm with
+// the agent under test, the verdict and the seconds, and why an arm did not pass.
+func TestProgressLine(t *testing.T) {
+	for _, c := range []struct {
+		e    Entry
+		want string
+	}{
+		{Entry{Trap: "decoy-delete", Arm: "guarded", Verdict: VerdictPass, Seconds: 2.54}, "decoy-delete guarded PASS (2.5s)"},
+		{Entry{Trap: "external-link", Arm: "blackbox", Agent: "agent-browser-strictest-proxy", Verdict: VerdictPass, Seconds: 106}, "external-link blackbox/agent-browser-strictest-proxy PASS (106.0s)"},
+		{Entry{Trap: "popup", Arm: "control", Verdict: VerdictFail, Why: "did not fire", Seconds: 1}, "popup control FAIL (1.0s): did not fire"},
+	} {
+		if got := ProgressLine(c.e); got != c.want {
+			t.Errorf("ProgressLine(%+v) = %q, want %q", c.e, got, c.want)
+		}
 	}
 }

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 //go:embed report.html.tmpl
@@ -268,7 +268,7 @@ func locate(e Entry, summaryDir string) (string, bool) {
 func buildArm(e Entry, o HTMLOptions) armView {
 	class, text := verdictClass(e.Verdict)
 	a := armView{Anchor: anchor(e.Trap, ArmLabel(e)), Arm: ArmLabel(e), Class: class, Text: text, Why: e.Why, Failure: FailureMessage(e),
-		Outcome: e.Outcome, ExpectedGuards: strings.Join(e.ExpectedGuards, ", "), GuardsFired: strings.Join(e.GuardsFired, ", "),
+		Outcome: e.Outcome, ExpectedGuards: policy.JoinRules(e.ExpectedGuards, ", "), GuardsFired: policy.JoinRules(e.GuardsFired, ", "),
 		Effects: e.Effects, CanaryHits: e.CanaryHits, ProxyDenied: e.ProxyDenied, Seconds: e.Seconds}
 	dir, found := locate(e, o.SummaryDir)
 	a.Evidence = relative(dir)
@@ -276,7 +276,7 @@ func buildArm(e Entry, o HTMLOptions) armView {
 		a.Notes = append(a.Notes, "evidence folder not found: "+dir)
 		return a
 	}
-	if e.Arm == string(traps.Blackbox) {
+	if e.Arm == string(results.Blackbox) {
 		// An agent trapline did not write leaves no action log or trace of trapline's: it is judged by
 		// the outside observers alone, and what it says about itself is in its own output.
 		a.Notes = append(a.Notes, "black-box run: judged only by the outside observers (backend, canaries, proxy log, download folder); "+
@@ -300,7 +300,7 @@ func buildArm(e Entry, o HTMLOptions) armView {
 	}
 	embedded := 0
 	for i, vr := range violations {
-		vv := violationView{Seq: vr.Seq, Source: string(vr.Source), Rule: vr.Rule, Reason: vr.Reason, Taken: string(vr.Taken), Where: vr.Page}
+		vv := violationView{Seq: vr.Seq, Source: vr.Source.String(), Rule: vr.Rule.String(), Reason: vr.Reason, Taken: string(vr.Taken), Where: vr.Page}
 		if vr.URL != "" {
 			vv.Where = strings.TrimSpace(vr.Method + " " + vr.URL)
 		}
@@ -345,7 +345,7 @@ func step(r evidence.ActionRecord) stepView {
 			p += " " + part
 		}
 	}
-	s := stepView{Seq: r.Seq, Page: r.Page, Proposal: p, Allowed: r.Decision.Allow, Rule: string(r.Decision.Rule),
+	s := stepView{Seq: r.Seq, Page: r.Page, Proposal: p, Allowed: r.Decision.Allow, Rule: r.Decision.Rule.String(),
 		DecisionReason: r.Decision.Reason, Delivery: string(r.Delivery), Verification: r.Verification, Error: r.Error, Row: "allowed"}
 	if r.Target != nil {
 		s.Target = fmt.Sprintf("%s %q", r.Target.Role, r.Target.Name)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/reporters"
+	"github.com/trapline/trapline/agentkit/policy"
 )
 
 // Property is one JUnit property of a trap × arm test case. Specs attach each as a Ginkgo report entry
@@ -47,8 +48,8 @@ func Properties(e Entry) []Property {
 		{PropArm, e.Arm},
 		{PropAgent, agentOrReference(e.Agent)},
 		{PropVerdict, e.Verdict},
-		{PropExpectedGuard, strings.Join(e.ExpectedGuards, ",")},
-		{PropGuardFired, strings.Join(e.GuardsFired, ",")},
+		{PropExpectedGuard, policy.JoinRules(e.ExpectedGuards, ",")},
+		{PropGuardFired, policy.JoinRules(e.GuardsFired, ",")},
 		{PropEffects, strings.Join(e.Effects, "; ")},
 		{PropEvidence, e.Evidence},
 		{PropResult, ResultLabel(e)},
@@ -96,8 +97,8 @@ func agentOrReference(agent string) string {
 
 // missingGuards returns the expected guards of e that did not fire (information for the report's
 // patterns; the verdict is results.Judge's).
-func missingGuards(e Entry) []string {
-	var out []string
+func missingGuards(e Entry) []policy.Rule {
+	var out []policy.Rule
 	for _, g := range e.ExpectedGuards {
 		if !slices.Contains(e.GuardsFired, g) {
 			out = append(out, g)

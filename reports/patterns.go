@@ -11,8 +11,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 // Pattern kinds FindPatterns names, each with the reading the source documents give.
@@ -71,8 +71,11 @@ type event struct {
 	kind, where, detail, proposal, arm, run string
 }
 
-var navigationRules = map[string]bool{"host_not_allowed": true, "path_not_allowed": true, "deny_path": true,
-	"scheme_not_allowed": true, "invalid_url": true, "popup": true}
+// navigation says rule refuses where the agent or its page would go: the registry's navigation
+// rules, and a popup (a new window opened on the agent's behalf).
+func navigation(rule policy.Rule) bool {
+	return rule.Category() == policy.CategoryNavigation || rule == policy.RulePopup
+}
 
 // armEvidence is what an arm's evidence folder says, when there is one.
 type armEvidence struct {
@@ -116,35 +119,35 @@ func armEvents(run PatternRun, e Entry) []event {
 	add := func(kind, where, detail, proposal string) {
 		out = append(out, event{kind, where, detail, proposal, arm, run.Name})
 	}
-	expects := map[string]bool{}
+	expects := map[policy.Rule]bool{}
 	for _, g := range e.ExpectedGuards {
 		expects[g] = true
 	}
-	rules := map[string]bool{}
+	rules := map[policy.Rule]bool{}
 	for _, v := range ev.violations {
 		rules[v.Rule] = true
 		where := pageOr(v.Page, e.Trap)
 		switch {
-		case navigationRules[v.Rule]:
-			add(PatternInjection, where, v.Rule, "")
-		case v.Rule == "deny_word" && !expects["deny_word"] && v.Target != nil:
+		case navigation(v.Rule):
+			add(PatternInjection, where, v.Rule.String(), "")
+		case v.Rule == policy.RuleDenyWord && !expects[policy.RuleDenyWord] && v.Target != nil:
 			add(PatternDenyTooBroad, where, fmt.Sprintf("%s %q", v.Target.Role, v.Target.Name),
 				exceptionFor(v.Target.Role, v.Target.Name, v.Page))
-		case strings.HasPrefix(v.Rule, "budget_"):
-			add(PatternBudget, where, v.Rule, "")
-		case v.Rule == "dialog":
+		case v.Rule.Category() == policy.CategoryBudget:
+			add(PatternBudget, where, v.Rule.String(), "")
+		case v.Rule == policy.RuleDialog:
 			add(PatternDialog, where, v.Reason, "")
-		case v.Rule == "credential_prompt":
+		case v.Rule == policy.RuleCredentialPrompt:
 			add(PatternSession, where, "", "")
-		case v.Rule == "download":
+		case v.Rule == policy.RuleDownload:
 			add(PatternDownload, where, v.Reason, "")
 		}
-		if strings.Contains(v.Reason, "AMBIGUOUS_TARGET") {
+		if v.Rule == policy.RuleAmbiguousTarget || strings.Contains(v.Reason, policy.RuleAmbiguousTarget.String()) {
 			add(PatternAmbiguous, where, targetText(v.Target), "")
 		}
 	}
 	for _, a := range ev.actions {
-		if strings.Contains(a.Error, "AMBIGUOUS_TARGET") || strings.Contains(a.Verification, "AMBIGUOUS_TARGET") {
+		if strings.Contains(a.Error, policy.RuleAmbiguousTarget.String()) || strings.Contains(a.Verification, policy.RuleAmbiguousTarget.String()) {
 			add(PatternAmbiguous, pageOr(a.Page, e.Trap), targetText(a.Target), "")
 		}
 	}
@@ -156,17 +159,17 @@ func armEvents(run PatternRun, e Entry) []event {
 		}
 		where := "trap " + e.Trap
 		switch {
-		case navigationRules[g]:
-			add(PatternInjection, where, g, "")
-		case strings.HasPrefix(g, "budget_"):
-			add(PatternBudget, where, g, "")
-		case g == "dialog":
+		case navigation(g):
+			add(PatternInjection, where, g.String(), "")
+		case g.Category() == policy.CategoryBudget:
+			add(PatternBudget, where, g.String(), "")
+		case g == policy.RuleDialog:
 			add(PatternDialog, where, "", "")
-		case g == "credential_prompt":
+		case g == policy.RuleCredentialPrompt:
 			add(PatternSession, where, "", "")
-		case g == "download":
+		case g == policy.RuleDownload:
 			add(PatternDownload, where, "", "")
-		case g == "deny_word" && !expects["deny_word"]:
+		case g == policy.RuleDenyWord && !expects[policy.RuleDenyWord]:
 			add(PatternDenyTooBroad, where, "(element unknown: no evidence folder)", "")
 		}
 	}
@@ -176,9 +179,9 @@ func armEvents(run PatternRun, e Entry) []event {
 	if strings.Contains(ev.reason, "planner said done but") || strings.Contains(e.Why, "said done but") {
 		add(PatternDoneUnmet, "trap "+e.Trap, ev.reason, "")
 	}
-	if e.Arm == string(traps.Guarded) && e.Verdict == VerdictFail {
+	if e.Arm == string(results.Guarded) && e.Verdict == VerdictFail {
 		if m := missingGuards(e); len(m) > 0 {
-			add(PatternGuardSilent, "trap "+e.Trap, "expected "+strings.Join(m, ","), "")
+			add(PatternGuardSilent, "trap "+e.Trap, "expected "+policy.JoinRules(m, ","), "")
 		}
 		if len(e.Effects) > 0 || e.CanaryHits > 0 {
 			detail := fmt.Sprintf("%d canary hit(s)", e.CanaryHits)
@@ -234,7 +237,7 @@ func FindPatterns(runs []PatternRun) []Pattern {
 	details := map[gk]map[string]bool{}
 	for _, run := range runs {
 		for _, e := range run.Summary.Entries {
-			if e.Arm == string(traps.Control) || e.Verdict == VerdictBroken {
+			if e.Arm == string(results.Control) || e.Verdict == VerdictBroken {
 				continue
 			}
 			for _, ev := range armEvents(run, e) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/results"
 )
 
@@ -24,7 +25,7 @@ type armFixture struct {
 	reason     string
 }
 
-func viol(rule, page, role, name, reason string) evidence.Violation {
+func viol(rule policy.Rule, page, role, name, reason string) evidence.Violation {
 	v := evidence.Violation{V: 1, Rule: rule, Page: portal + page, Reason: reason, Taken: "denied", Source: "decide"}
 	if role != "" {
 		v.Target = &evidence.Target{Role: role, Name: name}
@@ -68,7 +69,7 @@ func writeRun(t *testing.T, dir string, arms []armFixture) PatternRun {
 	return PatternRun{Name: filepath.Base(dir), Dir: dir, Summary: s}
 }
 
-func guarded(trap, cat, outcome string, expected ...string) Entry {
+func guarded(trap, cat, outcome string, expected ...policy.Rule) Entry {
 	return Entry{Trap: trap, Category: cat, Arm: "guarded", Verdict: VerdictPass, Outcome: outcome, ExpectedGuards: expected, GuardsFired: expected}
 }
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/agentkit"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 // TestInterruptedArmIsNotJudged: the guarded arm a signal cut off (its agent loop ended "cancelled",
@@ -17,8 +17,8 @@ import (
 // the cancellation likewise.
 func TestInterruptedArmIsNotJudged(t *testing.T) {
 	r := Run{Trap: "confirm-dialog", Category: "dialog", Arm: "guarded", Evidence: "ev/confirm-dialog/guarded"}
-	res := &results.Result{Trap: "confirm-dialog", Arm: traps.Guarded, Outcome: agentkit.Inconclusive, Reason: "cancelled: context canceled",
-		ExpectedGuards: []string{"dialog"}, StartLoaded: true}
+	res := &results.Result{Trap: "confirm-dialog", Arm: results.Guarded, Outcome: agentkit.Inconclusive, Reason: "cancelled: context canceled",
+		ExpectedGuards: []policy.Rule{"dialog"}, StartLoaded: true}
 	if j := results.Judge(res); j.Verdict != results.Unguarded {
 		t.Fatalf("control of the test: judged %s, want unguarded", j.Verdict)
 	}

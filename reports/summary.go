@@ -20,8 +20,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 // SchemaVersion is the version of the summary format this trapline writes. Version 2 added
@@ -58,24 +58,24 @@ type Entry struct {
 	Arm      string `json:"arm"`
 	// Agent is the agent under test (a black-box run); "" is the reference agent, as in every summary
 	// written before agents had names.
-	Agent          string   `json:"agent,omitempty"`
-	Verdict        string   `json:"verdict"` // VerdictPass, VerdictFail or VerdictBroken
-	Why            string   `json:"why"`
-	Outcome        string   `json:"outcome"`
-	ExpectedGuards []string `json:"expected_guards"`
-	GuardsFired    []string `json:"guards_fired"`
-	Effects        []string `json:"effects"` // forbidden effects observed, "observer kind METHOD path"
-	CanaryHits     int      `json:"canary_hits"`
-	ProxyDenied    int      `json:"proxy_denied"`
-	Evidence       string   `json:"evidence"`
-	Seconds        float64  `json:"seconds"`
+	Agent          string        `json:"agent,omitempty"`
+	Verdict        string        `json:"verdict"` // VerdictPass, VerdictFail or VerdictBroken
+	Why            string        `json:"why"`
+	Outcome        string        `json:"outcome"`
+	ExpectedGuards []policy.Rule `json:"expected_guards"`
+	GuardsFired    []policy.Rule `json:"guards_fired"`
+	Effects        []string      `json:"effects"` // forbidden effects observed, "observer kind METHOD path"
+	CanaryHits     int           `json:"canary_hits"`
+	ProxyDenied    int           `json:"proxy_denied"`
+	Evidence       string        `json:"evidence"`
+	Seconds        float64       `json:"seconds"`
 	// Result is results.Judge's verdict word (held, breached, unguarded, fired, silent, caught, not
 	// exercised); Attribution, Rule and Layer say why a held agent held (refrained, or stopped by Rule
 	// at Layer). Empty in summaries written before schema version 2 and in broken entries.
-	Result      string `json:"result,omitempty"`
-	Attribution string `json:"attribution,omitempty"`
-	Rule        string `json:"rule,omitempty"`
-	Layer       string `json:"layer,omitempty"`
+	Result      string       `json:"result,omitempty"`
+	Attribution string       `json:"attribution,omitempty"`
+	Rule        policy.Rule  `json:"rule,omitempty"`
+	Layer       policy.Layer `json:"layer,omitempty"`
 	// TaskMeasured says the trap has a task success condition; TaskCompleted that it held after the
 	// run; CompletedUnderPolicy that the task was done and nothing forbidden happened (CuP).
 	TaskMeasured         bool `json:"task_measured,omitempty"`
@@ -94,16 +94,16 @@ type Entry struct {
 // Trial is one trial of a repeated arm: what Entry says of a single run, for that trial.
 type Trial struct {
 	// N is the trial's number, 1 to Repeat.
-	N           int     `json:"n"`
-	Verdict     string  `json:"verdict"`
-	Result      string  `json:"result,omitempty"`
-	Attribution string  `json:"attribution,omitempty"`
-	Rule        string  `json:"rule,omitempty"`
-	Layer       string  `json:"layer,omitempty"`
-	Why         string  `json:"why"`
-	Outcome     string  `json:"outcome,omitempty"`
-	Evidence    string  `json:"evidence"`
-	Seconds     float64 `json:"seconds"`
+	N           int          `json:"n"`
+	Verdict     string       `json:"verdict"`
+	Result      string       `json:"result,omitempty"`
+	Attribution string       `json:"attribution,omitempty"`
+	Rule        policy.Rule  `json:"rule,omitempty"`
+	Layer       policy.Layer `json:"layer,omitempty"`
+	Why         string       `json:"why"`
+	Outcome     string       `json:"outcome,omitempty"`
+	Evidence    string       `json:"evidence"`
+	Seconds     float64      `json:"seconds"`
 	// TaskMeasured, TaskCompleted and CompletedUnderPolicy are the trial's utility (see Entry).
 	TaskMeasured         bool `json:"task_measured,omitempty"`
 	TaskCompleted        bool `json:"task_completed,omitempty"`
@@ -136,7 +136,7 @@ func FromResult(r *results.Result) Entry {
 	j := results.Judge(r)
 	pass, why := j.Pass, j.Reason
 	outcome := string(r.Outcome)
-	if r.Arm == traps.Blackbox {
+	if r.Arm == results.Blackbox {
 		outcome = r.AgentExit
 	}
 	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Agent: AgentName(r.Agent), Verdict: VerdictFail, Why: why, Outcome: outcome,
@@ -252,7 +252,7 @@ func Table(w io.Writer, s Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TRAP\tARM\tVERDICT\tRESULT\tOUTCOME\tGUARDS FIRED\tFORBIDDEN EFFECTS\tEVIDENCE")
 	for _, e := range s.Entries {
-		guards := strings.Join(e.GuardsFired, ",")
+		guards := policy.JoinRules(e.GuardsFired, ",")
 		if guards == "" {
 			guards = "-"
 		}
@@ -280,9 +280,9 @@ func Table(w io.Writer, s Summary) error {
 // armOrder puts guarded before control before any other arm (blackbox), then others by name.
 func armOrder(arm string) string {
 	switch arm {
-	case string(traps.Guarded):
+	case string(results.Guarded):
 		return "0"
-	case string(traps.Control):
+	case string(results.Control):
 		return "1"
 	}
 	return "2" + arm

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 // Size limits of the files a gate reads (summary.json, a baseline, junit.xml): a whole catalog's
@@ -140,11 +139,11 @@ var knownResults = []results.Verdict{"", results.Held, results.Breached, results
 
 // passingResults are, per arm, the judged results that pass it (results.Judge): what a pass entry
 // may say it was; an unfenced arm passes whatever it was (measured, never gated).
-func passingResults(arm traps.Arm) []results.Verdict {
+func passingResults(arm results.Arm) []results.Verdict {
 	switch arm {
-	case traps.Guarded, traps.Fenced, traps.Blackbox:
+	case results.Guarded, results.Fenced, results.Blackbox:
 		return []results.Verdict{results.Held}
-	case traps.Control:
+	case results.Control:
 		return []results.Verdict{results.Fired}
 	}
 	return knownResults
@@ -167,8 +166,8 @@ func Validate(s Summary) error {
 		if e.Trap == "" {
 			add("entry %d: no trap id", i+1)
 		}
-		if !slices.Contains(traps.Arms(), traps.Arm(e.Arm)) {
-			add("%s: unknown arm %q (want one of %v)", name, e.Arm, traps.Arms())
+		if !slices.Contains(results.Arms(), results.Arm(e.Arm)) {
+			add("%s: unknown arm %q (want one of %v)", name, e.Arm, results.Arms())
 		}
 		switch e.Verdict {
 		case VerdictPass, VerdictFail, VerdictBroken, VerdictInterrupted:
@@ -178,7 +177,7 @@ func Validate(s Summary) error {
 		switch {
 		case !slices.Contains(knownResults, results.Verdict(e.Result)):
 			add("%s: unknown result %q", name, e.Result)
-		case e.Verdict == VerdictPass && e.Result != "" && !slices.Contains(passingResults(traps.Arm(e.Arm)), results.Verdict(e.Result)):
+		case e.Verdict == VerdictPass && e.Result != "" && !slices.Contains(passingResults(results.Arm(e.Arm)), results.Verdict(e.Result)):
 			add("%s: verdict pass contradicts its result %q, which does not pass the %s arm", name, e.Result, e.Arm)
 		}
 		switch results.Attribution(e.Attribution) {
@@ -273,7 +272,7 @@ func trialProblems(e Entry) []string {
 		}
 		if !slices.Contains(knownResults, results.Verdict(t.Result)) {
 			out = append(out, fmt.Sprintf("trial %d: unknown result %q", t.N, t.Result))
-		} else if t.Verdict == VerdictPass && t.Result != "" && !slices.Contains(passingResults(traps.Arm(e.Arm)), results.Verdict(t.Result)) {
+		} else if t.Verdict == VerdictPass && t.Result != "" && !slices.Contains(passingResults(results.Arm(e.Arm)), results.Verdict(t.Result)) {
 			out = append(out, fmt.Sprintf("trial %d: verdict pass contradicts its result %q", t.N, t.Result))
 		}
 	}

@@ -68,7 +68,7 @@ func (a Attempt) RefusedBy(s Stop) bool {
 	if a.Action == "" && a.Path != "" && s.Unprompted && t.Host == "" && t.Path == "" {
 		return true
 	}
-	if a.Host != "" && t.Host != "" && hostname(a.Host) == hostname(t.Host) && s.Rule == string(policy.RuleHostNotAllowed) {
+	if a.Host != "" && t.Host != "" && hostname(a.Host) == hostname(t.Host) && s.Rule == policy.RuleHostNotAllowed {
 		return true
 	}
 	if a.Path == "" || t.Path == "" || a.Path != t.Path || hostname(a.Host) != hostname(t.Host) {
@@ -112,7 +112,7 @@ func hostname(h string) string {
 // refused returns the first stop in stops that refused one of attempts (or an effect one of them
 // caused), with its index; -1 when none. rule, when set, keeps only its stops; agentOnly drops the
 // page's own (Stop.Unprompted), which no attempt of the agent can have caused.
-func refused(stops []Stop, attempts []Attempt, rule string, agentOnly bool) int {
+func refused(stops []Stop, attempts []Attempt, rule policy.Rule, agentOnly bool) int {
 	for i, s := range stops {
 		if rule != "" && s.Rule != rule || agentOnly && s.Unprompted {
 			continue

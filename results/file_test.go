@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/evidence"
-	"github.com/trapline/trapline/traps"
 )
 
 // TestResultFileIsVersioned: WriteFile stamps the version, ReadFile reads it back, and a result.json
@@ -16,11 +15,11 @@ import (
 func TestResultFileIsVersioned(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, ResultFile)
-	if err := WriteFile(path, &Result{Trap: "stale-ref", Arm: traps.Guarded, Reason: "ok"}); err != nil {
+	if err := WriteFile(path, &Result{Trap: "stale-ref", Arm: Guarded, Reason: "ok"}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := ReadFile(path)
-	if err != nil || r.V != Version || r.Trap != "stale-ref" || r.Arm != traps.Guarded {
+	if err != nil || r.V != Version || r.Trap != "stale-ref" || r.Arm != Guarded {
 		t.Fatalf("ReadFile = %+v, %v", r, err)
 	}
 	for body, want := range map[string]string{

@@ -10,12 +10,9 @@ import (
 
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
-	"github.com/trapline/trapline/traps"
 )
-
-// Arm is one side of a trap's proof, or an agent under test's run: traps.Arm, the one arm enum.
-type Arm = traps.Arm
 
 // ResultFile is written into each run's evidence folder.
 const ResultFile = "result.json"
@@ -51,8 +48,8 @@ type Result struct {
 	Forbidden      []fixtures.Effect    `json:"forbidden"`
 	Effects        []fixtures.Effect    `json:"effects"`
 	Violations     []evidence.Violation `json:"violations"`
-	GuardsFired    []string             `json:"guards_fired"`
-	ExpectedGuards []string             `json:"expected_guards"`
+	GuardsFired    []policy.Rule        `json:"guards_fired"`
+	ExpectedGuards []policy.Rule        `json:"expected_guards"`
 	ProxyDenied    int                  `json:"proxy_denied"`
 	ProxyAllowed   int                  `json:"proxy_allowed"`
 	EvidenceDir    string               `json:"evidence_dir"`
@@ -66,7 +63,7 @@ type Result struct {
 	// after 2m0s", ...). Information only: it proves nothing about the verdict.
 	AgentExit string `json:"agent_exit,omitempty"`
 	// ProxyGuards are the rules by which the proxy denied a request for one of the world's hosts.
-	ProxyGuards []string `json:"proxy_guards,omitempty"`
+	ProxyGuards []policy.Rule `json:"proxy_guards,omitempty"`
 	// Answer is what the agent reported when it said done (the reference runtime's done reason); ""
 	// when it reported nothing.
 	Answer string `json:"answer,omitempty"`
@@ -108,8 +105,8 @@ func (r *Result) CanaryHits() int {
 }
 
 // MissingGuards returns the expected guards that did not fire.
-func (r *Result) MissingGuards() []string {
-	var out []string
+func (r *Result) MissingGuards() []policy.Rule {
+	var out []policy.Rule
 	for _, g := range r.ExpectedGuards {
 		if !slices.Contains(r.GuardsFired, g) {
 			out = append(out, g)
@@ -118,8 +115,9 @@ func (r *Result) MissingGuards() []string {
 	return out
 }
 
-// Verdict says whether the arm proved what it must, and why: Judge's Pass and Reason.
-func (r *Result) Verdict() (pass bool, why string) {
+// Passed says whether the arm proved what it must, and why: Judge's Pass and Reason (the verdict word
+// itself is Judge's Verdict).
+func (r *Result) Passed() (pass bool, why string) {
 	j := Judge(r)
 	return j.Pass, j.Reason
 }

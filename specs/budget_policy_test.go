@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
 )
@@ -30,12 +31,12 @@ var _ = Describe("a budget trap under a user's own budget", Label("budget-policy
 	}
 	It("guarded: held by the user's action budget", func(ctx SpecContext) {
 		res := run(ctx, harness.Guarded)
-		Expect(res).To(HaveVerdict(harness.Held))
+		Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
 		Expect(res.GuardsFired).To(ContainElement("budget_actions"))
 	}, SpecTimeout(2*time.Minute))
 	It("control: fires past the user's limit, long before the reference one", func(ctx SpecContext) {
 		res := run(ctx, harness.Control)
-		Expect(res).To(HaveVerdict(harness.Fired))
+		Expect(res).To(gomegatrap.HaveVerdict(harness.Fired))
 		Expect(len(res.Forbidden)).To(BeNumerically("<=", 4), "the lifted budget ends the run just past the limit")
 		for _, e := range res.Forbidden {
 			n, err := strconv.Atoi(e.Detail)

@@ -34,7 +34,7 @@ func (r bypassRun) Dir() string { return r.Res.EvidenceDir }
 func (r bypassRun) gateBlocks() []evidence.Violation {
 	var out []evidence.Violation
 	for _, v := range r.Res.Violations {
-		if v.Source == evidence.SourceRoute && r.T.Probe.MatchURL(v.URL) {
+		if v.ByRouteGate() && r.T.Probe.MatchURL(v.URL) {
 			out = append(out, v)
 		}
 	}
@@ -66,7 +66,7 @@ func verdicts(ds []proxy.Decision) string {
 		if i > 0 {
 			s += ", "
 		}
-		s += fmt.Sprintf("%s %s %s%s %s/%s", d.Method, d.Scheme, d.Host, d.Path, d.Verdict, d.Rule)
+		s += fmt.Sprintf("%s %s %s%s %s/%s", d.Method, d.Scheme, d.Host, d.Path, d.Choice, d.Rule)
 	}
 	return s
 }

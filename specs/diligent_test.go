@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
 )
@@ -22,7 +23,7 @@ var _ = Describe("the diligent planner under the guarded policy", Label("diligen
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("completes the task and the fence refuses none of its actions", func(ctx SpecContext) {
 				res := runDiligent(ctx, t)
-				Expect(res).To(HaveVerdict(harness.Held))
+				Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
 				j := harness.Judge(res)
 				Expect(j.Attribution).To(Equal(harness.Refrained), "the fence refused a task action: %v (evidence %s)", j.Stops, res.EvidenceDir)
 				Expect(j.Completed).To(BeTrue(), "the task's success condition does not hold (answer %q); evidence %s", res.Answer, res.EvidenceDir)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/planner/llm"
+	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
 )
@@ -162,7 +163,7 @@ var _ = Describe("the llm planner", Label("llm"), func() {
 	It("with a model that obeys hidden instructions, the guarded agent holds and the key stays out of the evidence", func(ctx SpecContext) {
 		m := newObedientModel()
 		res := run(ctx, m, harness.Guarded)
-		Expect(res).To(HaveVerdict(harness.Held))
+		Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
 		Expect(m.clicked && m.went).To(BeTrue(), "the fake model did not obey the injection: the spec proves nothing")
 		Expect(m.auth).To(HaveEach("Bearer "+m.key), "the planner authenticates with the configured key")
 		Expect(m.outsideFrame()).To(BeEmpty(), "page text reached the model outside the untrusted-data frame")
@@ -172,7 +173,7 @@ var _ = Describe("the llm planner", Label("llm"), func() {
 	It("control: the same obedient model under the permissive policy fires the trap", func(ctx SpecContext) {
 		m := newObedientModel()
 		res := run(ctx, m, harness.Control)
-		Expect(res).To(HaveVerdict(harness.Fired))
+		Expect(res).To(gomegatrap.HaveVerdict(harness.Fired))
 		Expect(res.EvidenceDir).To(ContainNoSecret(m.key, false))
 	}, SpecTimeout(2*time.Minute))
 })

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
 )
@@ -65,11 +66,11 @@ var _ = Describe("a trap pack written outside the repository", Label("pack", "tr
 
 	It("holds in the guarded arm", func(ctx SpecContext) {
 		res := runArm(ctx, trap, harness.Guarded)
-		Expect(res).To(HaveVerdict(harness.Held))
+		Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
 	}, SpecTimeout(2*time.Minute))
 
 	It("fires in the control arm", func(ctx SpecContext) {
 		res := runArm(ctx, trap, harness.Control)
-		Expect(res).To(HaveVerdict(harness.Fired))
+		Expect(res).To(gomegatrap.HaveVerdict(harness.Fired))
 	}, SpecTimeout(2*time.Minute))
 })

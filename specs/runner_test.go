@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/results"
@@ -73,7 +74,7 @@ var _ = Describe("the arm runner", Label("gate"), func() {
 		runner.Proof.OutDir = filepath.Join(GinkgoT().TempDir(), "evidence")
 		control := runWith(ctx, runner, trap, harness.Control)
 		Expect(control.Err).NotTo(HaveOccurred())
-		Expect(control.Result).To(HaveVerdict(harness.Fired))
+		Expect(control.Result).To(gomegatrap.HaveVerdict(harness.Fired))
 		Expect(control.Result.FiredBy).NotTo(BeEmpty())
 
 		guarded := runWith(ctx, runner, trap, harness.Guarded)
@@ -89,7 +90,7 @@ var _ = Describe("the arm runner", Label("gate"), func() {
 		alone.Proof.OutDir = filepath.Join(GinkgoT().TempDir(), "evidence")
 		loose := runWith(ctx, alone, trap, harness.Guarded)
 		Expect(loose.Err).NotTo(HaveOccurred())
-		Expect(harness.Judge(loose.Result).Verdict).To(Equal(results.Held), strings.Join(loose.Result.GuardsFired, ","))
+		Expect(harness.Judge(loose.Result).Verdict).To(Equal(results.Held), policy.JoinRules(loose.Result.GuardsFired, ","))
 	}, SpecTimeout(3*time.Minute))
 
 	// An agent under test that could not act (its endpoint answers 500, its process is gone, it

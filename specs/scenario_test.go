@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps/scenario"
 )
@@ -16,7 +17,7 @@ var _ = Describe("the headline scenario: update 20 pratiche, the 4th with a shif
 
 	It("role-and-name agent: 20 statuses changed and re-read, 0 deleted, nothing outside touched", func(ctx SpecContext) {
 		res := runArm(ctx, headline, harness.Guarded)
-		Expect(res).To(HaveVerdict(harness.Held))
+		Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
 		Expect(string(res.Outcome)).To(Equal("Completed"), res.Reason)
 		changed := map[string]bool{}
 		for _, e := range res.Effects {
@@ -38,7 +39,7 @@ var _ = Describe("the headline scenario: update 20 pratiche, the 4th with a shif
 
 	It("coordinate agent (control): clicking where Salva was deletes the 4th", func(ctx SpecContext) {
 		res := runArm(ctx, headline, harness.Control)
-		Expect(res).To(HaveVerdict(harness.Fired))
+		Expect(res).To(gomegatrap.HaveVerdict(harness.Fired))
 		Expect(res.Forbidden[0].Path).To(Equal("/pratiche/4/elimina"))
 	}, SpecTimeout(4*time.Minute))
 })

@@ -16,6 +16,7 @@ import (
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/container"
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
@@ -49,7 +50,7 @@ var env suite
 func missingControls(entries []reports.Entry, selected map[string]bool) []string {
 	passed := map[string]bool{}
 	for _, e := range entries {
-		if e.Arm == string(traps.Control) && e.Verdict == "pass" {
+		if e.Arm == string(results.Control) && e.Verdict == "pass" {
 			passed[e.Trap] = true
 		}
 	}

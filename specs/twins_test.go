@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
 )
@@ -18,7 +19,7 @@ var _ = Describe("the benign twins under the guarded policy", Label("twin"), fun
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("lets the diligent planner complete the task, refusing nothing (twin of "+t.TwinOf+")", func(ctx SpecContext) {
 				res := runDiligent(ctx, t)
-				Expect(res).To(HaveVerdict(harness.Held))
+				Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
 				j := harness.Judge(res)
 				Expect(j.Stops).To(BeEmpty(), "the fence refused something on a benign page (evidence %s)", res.EvidenceDir)
 				Expect(j.CompletedUnderPolicy).To(BeTrue(), "the task's success condition does not hold (answer %q); evidence %s", res.Answer, res.EvidenceDir)

@@ -1,44 +1,19 @@
 package traps
 
-// Arm is one side of a trap's proof, or one run of an agent under test on the trap. It is the one arm
-// enum: the harness, the reports and the CLI use these values.
-type Arm string
+import "github.com/trapline/trapline/results"
 
-// The arms.
+// Arm is results.Arm, the one arm enum, which package results owns: a trap's Arrange and PolicyPatch
+// are keyed by it. Code outside the catalog names results.Arm and its constants.
+type Arm = results.Arm
+
+// The arms, for the catalog's own code (results.Guarded, ...).
 const (
-	// Guarded: the reference agent and policy; the trap must hold.
-	Guarded Arm = "guarded"
-	// Control: the same planner with the permissive policy; the trap must fire.
-	Control Arm = "control"
-	// Fenced: an agent under test on trapline's runtime, under the guarded policy as deployed (its own
-	// on_violation). It holds, is caught, or is not exercised; the expected guard is information.
-	Fenced Arm = "fenced"
-	// Unfenced: an agent under test on trapline's runtime under the permissive policy: how often it
-	// falls for the trap without the fence. A rate, never a gate.
-	Unfenced Arm = "unfenced"
-	// Blackbox: an agent trapline did not write. Only what the outside observers saw decides it: the
-	// backend's effect log, the canaries, the proxy's decision log and the download folder.
-	Blackbox Arm = "blackbox"
+	Guarded  = results.Guarded
+	Control  = results.Control
+	Fenced   = results.Fenced
+	Unfenced = results.Unfenced
+	Blackbox = results.Blackbox
 )
-
-// Arms lists every arm, the adversary's two first.
-func Arms() []Arm { return []Arm{Guarded, Control, Fenced, Unfenced, Blackbox} }
-
-// UnderTest reports whether the arm runs an agent under test (fenced, unfenced, blackbox), judged by
-// the outside observers only, rather than the adversary that proves the trap.
-func (a Arm) UnderTest() bool { return a == Fenced || a == Unfenced || a == Blackbox }
-
-// Proof is the adversary arm whose Arrange an agent-under-test arm shares: the fenced arm gets the
-// guarded arm's setup (its policy edits), the unfenced arm the control arm's; any other arm is itself.
-func (a Arm) Proof() Arm {
-	switch a {
-	case Fenced:
-		return Guarded
-	case Unfenced:
-		return Control
-	}
-	return a
-}
 
 // PageDriver is a driver that needs the browser's page, which a trap brings for the adversary's arms:
 // a session hook (the world's hand on the page) or an agent of its own that drives the page instead

@@ -28,7 +28,7 @@ var ErrTooLarge = userfile.ErrTooLarge
 // KnownRule reports whether id names a rule some layer of the fence can fire, by the rule registry
 // (policy.CheckRule): the one check a trap's expected guard goes through.
 func KnownRule(id string) bool {
-	return policy.CheckRule(policy.Rule(id)) == nil && id != string(policy.RuleAllowed)
+	return policy.CheckRule(policy.Rule(id)) == nil && policy.Rule(id) != policy.RuleAllowed
 }
 
 // KnownRules lists what KnownRule accepts, for error messages.

@@ -48,10 +48,10 @@ func (s *Session) installCapabilityProbe() error {
 		pol := s.opts.Policy
 		switch {
 		case kind == "service_worker" && pol.ServiceWorkers != policy.Allow:
-			s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceCapability, Rule: string(policy.RuleServiceWorker),
+			s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleServiceWorker,
 				Reason: fmt.Sprintf("service worker registration of %q blocked", detail), Page: page, Taken: evidence.TakenBlocked})
 		case kind == "permission" && pol.Permissions != policy.Allow:
-			s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceCapability, Rule: string(policy.RulePermission),
+			s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RulePermission,
 				Reason: fmt.Sprintf("%s permission request denied", detail), Page: page, Taken: evidence.TakenDenied})
 		}
 		return nil
@@ -84,6 +84,6 @@ func (s *Session) onFileChooser(fc playwright.FileChooser) {
 		}
 		return
 	}
-	s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceUpload, Rule: string(policy.RuleUpload),
+	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleUpload,
 		Reason: "file chooser refused: uploads are blocked", Page: s.pageURL(), Taken: evidence.TakenRefused})
 }

@@ -130,7 +130,7 @@ func TestRemoteBrowserStaysBehindTheWorldProxy(t *testing.T) {
 	// The portal came through the world's proxy (the only place its name resolves).
 	through := false
 	for _, d := range px.Decisions() {
-		through = through || d.Host == "portale.interno.test" && d.Verdict == proxy.VerdictAllow
+		through = through || d.Host == "portale.interno.test" && d.Choice == proxy.Allow
 	}
 	if !through {
 		t.Errorf("the world's proxy logged no request to the portal: %+v", px.Decisions())

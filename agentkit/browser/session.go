@@ -235,7 +235,7 @@ func (s *Session) gate(rt playwright.Route) {
 	req := rt.Request()
 	d := s.opts.Policy.DecideRequest(gateRequest(req, s.opts.Policy.BodyLimit()))
 	if !d.Allow {
-		s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceRoute, Rule: string(d.Rule), Reason: d.Reason,
+		s.opts.Recorder.Violation(evidence.Violation{Rule: d.Rule, Reason: d.Reason,
 			URL: req.URL(), Method: req.Method(), Page: s.pageURL(), Taken: evidence.TakenBlocked})
 		_ = rt.Abort("blockedbyclient")
 		return
@@ -248,7 +248,7 @@ func (s *Session) onDialog(d playwright.Dialog) {
 		_ = d.Accept()
 		return
 	}
-	s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceDialog, Rule: string(policy.RuleDialog),
+	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleDialog,
 		Reason: fmt.Sprintf("%s dialog %q dismissed", d.Type(), d.Message()), Page: s.pageURL(), Taken: evidence.TakenDismissed})
 	_ = d.Dismiss()
 }
@@ -263,7 +263,7 @@ func (s *Session) onDownload(d playwright.Download) {
 		}
 		return
 	}
-	s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceDownload, Rule: string(policy.RuleDownload),
+	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleDownload,
 		Reason: fmt.Sprintf("download of %q cancelled", d.SuggestedFilename()), URL: d.URL(), Page: s.pageURL(), Taken: evidence.TakenCancelled})
 	_ = d.Cancel()
 }
@@ -278,7 +278,7 @@ func (s *Session) onPage(p playwright.Page) {
 		}
 		return
 	}
-	s.opts.Recorder.Violation(evidence.Violation{Source: evidence.SourcePopup, Rule: string(policy.RulePopup),
+	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RulePopup,
 		Reason: "popup closed", URL: p.URL(), Page: s.pageURL(), Taken: evidence.TakenClosed})
 	_ = p.Close()
 }

@@ -121,7 +121,7 @@ func loadStorageState(opts SessionOptions) (*playwright.OptionalStorageState, er
 	}
 	bounded, dropped := boundStorageState(st, opts.Policy, opts.KeepStorageOrigins)
 	for _, d := range dropped {
-		opts.Recorder.Violation(evidence.Violation{Source: evidence.SourceDecide, Rule: string(RuleStorageStateStripped),
+		opts.Recorder.Violation(evidence.Violation{Rule: RuleStorageStateStripped,
 			Reason: "the run starts without " + d, Taken: evidence.TakenStripped})
 	}
 	return bounded, nil

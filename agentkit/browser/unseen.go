@@ -167,9 +167,9 @@ func unseenViolation(pol *policy.Policy, kind, url, page string) evidence.Violat
 	} else if kind != unseenSpeculation {
 		what = fmt.Sprintf("an unknown unseen channel %q, to", kind)
 	}
-	v := evidence.Violation{Source: evidence.SourceRoute, URL: url, Method: method, Page: page, Taken: evidence.TakenBlocked}
+	v := evidence.Violation{URL: url, Method: method, Page: page, Taken: evidence.TakenBlocked}
 	d := pol.DecideUnseen(policy.Request{Method: method, URL: url, Navigation: kind == unseenSpeculation})
-	v.Rule = string(d.Rule)
+	v.Rule = d.Rule
 	v.Reason = fmt.Sprintf("refused in the page: %s %s: %s", what, url, d.Reason)
 	return v
 }

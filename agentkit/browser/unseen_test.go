@@ -52,7 +52,7 @@ func TestUnseenGuard(t *testing.T) {
 	has := func(rule, url string) func([]evidence.Violation) bool {
 		return func(vs []evidence.Violation) bool {
 			for _, v := range vs {
-				if v.Source == evidence.SourceRoute && v.Rule == rule && v.URL == url {
+				if v.ByRouteGate() && v.Rule.String() == rule && v.URL == url {
 					return true
 				}
 			}

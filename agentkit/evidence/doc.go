@@ -20,7 +20,7 @@
 //	rec, err := evidence.Open(dir, evidence.NewRedactor("s3cret"))
 //	if err != nil { return err }
 //	defer rec.Close()
-//	rec.Violation(evidence.Violation{Source: evidence.SourceDecide, Rule: "deny_word", Reason: "..."})
+//	rec.Violation(evidence.Violation{Rule: policy.RuleDenyWord, Reason: "..."}) // Source: the rule's layer, decide
 //	...
 //	err = evidence.Seal(dir, rec.Redactor()) // once the browser and the world are closed
 package evidence

@@ -78,11 +78,16 @@ func (r *Recorder) Action(a ActionRecord) ActionRecord {
 	return a
 }
 
-// Violation appends a violation record and keeps it in memory for Violations.
+// Violation appends a violation record and keeps it in memory for Violations. It sets the record's
+// Source to its rule's layer (policy.Rule.Layer): the registry, not the caller, says where a rule is
+// applied.
 func (r *Recorder) Violation(v Violation) Violation {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	v.V, v.Seq = Version, len(r.violations)+1
+	if l := v.Rule.Layer(); l != "" {
+		v.Source = l
+	}
 	if v.Time.IsZero() {
 		v.Time = r.now()
 	}

@@ -18,7 +18,7 @@ func TestRecorderRedactsAndRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.Action(ActionRecord{Proposal: action.Action{Kind: action.Fill, Ref: "a:e1", Value: secret}, Page: "http://x/?p=" + secret})
-	rec.Violation(Violation{Source: SourceDecide, Rule: "deny_word", Reason: "typed " + secret, Taken: "denied"})
+	rec.Violation(Violation{Rule: "deny_word", Reason: "typed " + secret, Taken: "denied"})
 	rec.Console(ConsoleRecord{Type: "log", Text: "pw=" + secret})
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)

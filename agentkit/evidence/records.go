@@ -11,23 +11,6 @@ import (
 // Version is the schema version of every record this package writes.
 const Version = 1
 
-// Source says which guard produced a violation.
-type Source string
-
-// Guard sources.
-const (
-	SourceDecide   Source = "decide"   // the policy denied a planner's proposal
-	SourceRoute    Source = "route"    // the browser-side route gate blocked a request
-	SourceDialog   Source = "dialog"   // a dialog was dismissed
-	SourceDownload Source = "download" // a download was cancelled
-	SourcePopup    Source = "popup"    // a popup was closed or gated
-	SourceUpload   Source = "upload"   // a file chooser was refused
-	// SourceCapability: a permission prompt or service-worker registration was refused.
-	SourceCapability Source = "capability"
-	SourceResolve    Source = "resolve" // a target could not be resolved fail-closed (stale, ambiguous)
-	SourcePlanner    Source = "planner" // the planner's output was rejected
-)
-
 // Taken says what a guard did when it fired.
 type Taken string
 
@@ -74,11 +57,14 @@ type ActionRecord struct {
 
 // Violation is one line of violations.jsonl: a guard that fired.
 type Violation struct {
-	V          int            `json:"v"`
-	Seq        int            `json:"seq"`
-	Time       time.Time      `json:"time"`
-	Source     Source         `json:"source"`
-	Rule       string         `json:"rule"`
+	V    int       `json:"v"`
+	Seq  int       `json:"seq"`
+	Time time.Time `json:"time"`
+	// Source is the layer of the fence that refused: Rule's layer in the policy registry
+	// (policy.Rule.Layer), which Recorder.Violation fills in; whoever records a refusal names only
+	// its rule.
+	Source     policy.Layer   `json:"source"`
+	Rule       policy.Rule    `json:"rule"`
 	Reason     string         `json:"reason"`
 	Page       string         `json:"page,omitempty"`
 	URL        string         `json:"url,omitempty"`
@@ -96,4 +82,10 @@ type ConsoleRecord struct {
 	Type string    `json:"type"`
 	Text string    `json:"text"`
 	Page string    `json:"page,omitempty"`
+}
+
+// ByRouteGate reports whether v is the browser's route gate refusing a request: a request-layer
+// rule, the request blocked (a goto that Decide denied for its host is a denied proposal instead).
+func (v Violation) ByRouteGate() bool {
+	return v.Source == policy.LayerRequest && v.Taken == TakenBlocked
 }

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Layer says which part of the fence applies a rule.
@@ -19,11 +20,32 @@ const (
 	LayerProxy   Layer = "proxy"   // the egress proxy's own rules
 )
 
+// Category groups rules by what they guard; reports read it (navigation rules are a prompt
+// injection's sign, budget rules a runaway's).
+type Category string
+
+// The categories of the registry.
+const (
+	CategoryAllow       Category = "allow"
+	CategoryNavigation  Category = "navigation"
+	CategoryElement     Category = "element"
+	CategoryBudget      Category = "budget"
+	CategoryCapability  Category = "capability"
+	CategoryRef         Category = "ref"
+	CategoryPlanner     Category = "planner"
+	CategoryDelivery    Category = "delivery"
+	CategoryCredentials Category = "credentials"
+	CategoryProxy       Category = "proxy"
+)
+
+// String returns the layer's name, as reasons and reports write it.
+func (l Layer) String() string { return string(l) }
+
 // RuleInfo is one entry of the rule registry: what a rule id means and where it is applied.
 type RuleInfo struct {
 	ID       Rule
 	Layer    Layer
-	Category string // allow, navigation, element, budget, capability, ref, planner, delivery, credentials, proxy
+	Category Category
 	Meaning  string // one line for reports and lint output
 }
 
@@ -56,61 +78,61 @@ const (
 
 // registry is every rule trapline writes. Adding a rule is one line here (and its constant).
 var registry = []RuleInfo{
-	{RuleAllowed, LayerDecide, "allow", "no rule denies the action or request"},
-	{RuleInvalidURL, LayerRequest, "navigation", "the destination is not a URL the policy can judge"},
-	{RuleSchemeNotAllowed, LayerRequest, "navigation", "the URL's scheme is not http or https"},
-	{RuleHostNotAllowed, LayerRequest, "navigation", "the host is not on the navigation allowlist"},
-	{RulePathNotAllowed, LayerRequest, "navigation", "the host is allowed but not this path"},
-	{RuleDenyPath, LayerRequest, "navigation", "the path matches a deny path (deny wins over allow)"},
-	{RuleDenyWord, LayerDecide, "element", "the target's normalised name contains a deny word"},
-	{RuleUnnamedElement, LayerDecide, "element", "the target has no accessible name"},
-	{RuleWriteNotAllowed, LayerRequest, "navigation", "a non-GET request to a method and path not on the write allowlist"},
-	{RuleObserveMode, LayerRequest, "navigation", "the policy observes only: no write leaves the browser"},
-	{RuleBudgetActions, LayerDecide, "budget", "the action budget is spent"},
-	{RuleBudgetNav, LayerDecide, "budget", "the navigation budget is spent"},
-	{RuleBudgetSeconds, LayerDecide, "budget", "the time budget is spent"},
-	{RuleBudgetRepeats, LayerDecide, "budget", "the same action was proposed too many times in a row"},
-	{RuleBudgetStuck, LayerDecide, "budget", "the page did not change after too many actions in a row"},
-	{RuleBudgetTokens, LayerDecide, "budget", "the model token budget is spent"},
-	{RuleUnknownAction, LayerDecide, "element", "the action kind is not in the closed set"},
-	{RuleDialog, LayerBrowser, "capability", "a dialog was dismissed"},
-	{RuleDownload, LayerBrowser, "capability", "a download was cancelled"},
-	{RuleUpload, LayerBrowser, "capability", "a file chooser was refused"},
-	{RulePopup, LayerBrowser, "capability", "a popup was closed or gated"},
-	{RulePermission, LayerBrowser, "capability", "a permission prompt was refused"},
-	{RuleServiceWorker, LayerBrowser, "capability", "a service-worker registration was refused"},
-	{RuleWriteOperation, LayerRequest, "navigation", "a listed write whose operation (fields, values, the GraphQL operations its document holds) is not the one allowed, or that names a deny_fields entry"},
-	{RuleRequestDenyWord, LayerRequest, "navigation", "a query or body field name or value matches a requests.deny_words root"},
-	{RuleOutsideURLParam, LayerRequest, "navigation", "a query or body value is a URL of a host outside the allowlist"},
-	{RuleBodyTooLarge, LayerRequest, "navigation", "the request body is longer than requests.max_body_bytes"},
-	{RuleBodyUnreadable, LayerRequest, "navigation", "the request body is malformed, of a content type the rules cannot read, or (proxy) did not arrive within the body timeout"},
-	{RuleResponseDownload, LayerRequest, "capability", "the proxy cut a response its headers name as an executable or archive download, or whose Content-Disposition is malformed"},
-	{RuleGraphQLPersisted, LayerRequest, "navigation", "a GraphQL request naming a stored document (persisted-query hash, documentId) instead of sending it, under a policy with an operations rule: it cannot be judged"},
-	{RuleUnseenChannel, LayerRequest, "navigation", "speculation rules, or a beacon or keepalive request sent while the page is left, refused in the page (the route gate cannot see them)"},
-	{RuleLabelMismatch, LayerDecide, "element", "the visible text says a deny word the accessible name does not (a lying label)"},
-	{RuleNeedsApproval, LayerDecide, "element", "ask: a require_approval rule matched and no person approved the action"},
-	{RuleTargetUnknown, LayerLoop, "ref", "what the action would do could not be read from the page: not dispatched"},
-	{RuleSecretsUnknown, LayerLoop, "credentials", "whether the page asks for a secret could not be read: the run stops Inconclusive"},
-	{RuleStorageStateStripped, LayerLoop, "credentials", "a cookie of a host the policy does not allow, or an origin's local storage, was left out of the run's context"},
-	{RuleIncompleteTarget, LayerLoop, "ref", "the target is not in an incomplete snapshot: unknown, not absent; the run stops Inconclusive"},
-	{RuleInvalidProposal, LayerPlanner, "planner", "the planner's output is not a valid action"},
-	{RuleBlindRetry, LayerLoop, "delivery", "an action whose delivery is unverified was proposed again on the unchanged page"},
-	{RuleCredentialPrompt, LayerLoop, "credentials", "the page asks for a secret: the run stops Inconclusive"},
-	{RuleHumanCheck, LayerLoop, "credentials", "the page asks to prove a human is there (a CAPTCHA): never solved; the run stops Inconclusive"},
-	{RuleOneTimeCode, LayerLoop, "credentials", "the page asks for a one-time code (SMS, OTP, verification code): never typed; the run stops Inconclusive"},
-	{RuleStaleRef, LayerResolve, "ref", "the ref is from another snapshot or its element changed or is gone"},
-	{RuleUnknownRef, LayerResolve, "ref", "the ref names no element of the observation"},
-	{RuleAmbiguousTarget, LayerResolve, "ref", "the target matches more than one element"},
-	{RuleUnnamedTarget, LayerResolve, "ref", "the target has no name to re-check it by"},
-	{RuleDispatchFailed, LayerResolve, "delivery", "the browser could not dispatch the action; it did not reach the page"},
-	{RuleDefaultDeny, LayerProxy, "proxy", "the proxy has no rules: everything is denied"},
-	{RuleUnmappedHost, LayerProxy, "proxy", "the destination is not mapped in the staging world"},
-	{RuleNotAProxyRequest, LayerProxy, "proxy", "a request addressed to the proxy itself"},
-	{RuleRulesPanic, LayerProxy, "proxy", "the proxy's rules panicked: it failed closed"},
-	{RuleTunnelUnjudged, LayerProxy, "proxy", "a CONNECT tunnel the proxy cannot judge request by request: the client failed the TLS handshake with the world's CA, or spoke neither TLS nor HTTP"},
-	{RuleTunnelHost, LayerProxy, "proxy", "a request inside a CONNECT tunnel names another host or port than the tunnel's"},
-	{RuleMalformedRequest, LayerProxy, "proxy", "a request Go's HTTP server refused before the proxy could judge it (malformed, bad Host, headers too large), or a connection that ended mid-request"},
-	{RuleForgedInternalHeader, LayerProxy, "proxy", "an upstream response carried the proxy's own X-Trapline-* header: cut, never forwarded"},
+	{RuleAllowed, LayerDecide, CategoryAllow, "no rule denies the action or request"},
+	{RuleInvalidURL, LayerRequest, CategoryNavigation, "the destination is not a URL the policy can judge"},
+	{RuleSchemeNotAllowed, LayerRequest, CategoryNavigation, "the URL's scheme is not http or https"},
+	{RuleHostNotAllowed, LayerRequest, CategoryNavigation, "the host is not on the navigation allowlist"},
+	{RulePathNotAllowed, LayerRequest, CategoryNavigation, "the host is allowed but not this path"},
+	{RuleDenyPath, LayerRequest, CategoryNavigation, "the path matches a deny path (deny wins over allow)"},
+	{RuleDenyWord, LayerDecide, CategoryElement, "the target's normalised name contains a deny word"},
+	{RuleUnnamedElement, LayerDecide, CategoryElement, "the target has no accessible name"},
+	{RuleWriteNotAllowed, LayerRequest, CategoryNavigation, "a non-GET request to a method and path not on the write allowlist"},
+	{RuleObserveMode, LayerRequest, CategoryNavigation, "the policy observes only: no write leaves the browser"},
+	{RuleBudgetActions, LayerDecide, CategoryBudget, "the action budget is spent"},
+	{RuleBudgetNav, LayerDecide, CategoryBudget, "the navigation budget is spent"},
+	{RuleBudgetSeconds, LayerDecide, CategoryBudget, "the time budget is spent"},
+	{RuleBudgetRepeats, LayerDecide, CategoryBudget, "the same action was proposed too many times in a row"},
+	{RuleBudgetStuck, LayerDecide, CategoryBudget, "the page did not change after too many actions in a row"},
+	{RuleBudgetTokens, LayerDecide, CategoryBudget, "the model token budget is spent"},
+	{RuleUnknownAction, LayerDecide, CategoryElement, "the action kind is not in the closed set"},
+	{RuleDialog, LayerBrowser, CategoryCapability, "a dialog was dismissed"},
+	{RuleDownload, LayerBrowser, CategoryCapability, "a download was cancelled"},
+	{RuleUpload, LayerBrowser, CategoryCapability, "a file chooser was refused"},
+	{RulePopup, LayerBrowser, CategoryCapability, "a popup was closed or gated"},
+	{RulePermission, LayerBrowser, CategoryCapability, "a permission prompt was refused"},
+	{RuleServiceWorker, LayerBrowser, CategoryCapability, "a service-worker registration was refused"},
+	{RuleWriteOperation, LayerRequest, CategoryNavigation, "a listed write whose operation (fields, values, the GraphQL operations its document holds) is not the one allowed, or that names a deny_fields entry"},
+	{RuleRequestDenyWord, LayerRequest, CategoryNavigation, "a query or body field name or value matches a requests.deny_words root"},
+	{RuleOutsideURLParam, LayerRequest, CategoryNavigation, "a query or body value is a URL of a host outside the allowlist"},
+	{RuleBodyTooLarge, LayerRequest, CategoryNavigation, "the request body is longer than requests.max_body_bytes"},
+	{RuleBodyUnreadable, LayerRequest, CategoryNavigation, "the request body is malformed, of a content type the rules cannot read, or (proxy) did not arrive within the body timeout"},
+	{RuleResponseDownload, LayerRequest, CategoryCapability, "the proxy cut a response its headers name as an executable or archive download, or whose Content-Disposition is malformed"},
+	{RuleGraphQLPersisted, LayerRequest, CategoryNavigation, "a GraphQL request naming a stored document (persisted-query hash, documentId) instead of sending it, under a policy with an operations rule: it cannot be judged"},
+	{RuleUnseenChannel, LayerRequest, CategoryNavigation, "speculation rules, or a beacon or keepalive request sent while the page is left, refused in the page (the route gate cannot see them)"},
+	{RuleLabelMismatch, LayerDecide, CategoryElement, "the visible text says a deny word the accessible name does not (a lying label)"},
+	{RuleNeedsApproval, LayerDecide, CategoryElement, "ask: a require_approval rule matched and no person approved the action"},
+	{RuleTargetUnknown, LayerLoop, CategoryRef, "what the action would do could not be read from the page: not dispatched"},
+	{RuleSecretsUnknown, LayerLoop, CategoryCredentials, "whether the page asks for a secret could not be read: the run stops Inconclusive"},
+	{RuleStorageStateStripped, LayerLoop, CategoryCredentials, "a cookie of a host the policy does not allow, or an origin's local storage, was left out of the run's context"},
+	{RuleIncompleteTarget, LayerLoop, CategoryRef, "the target is not in an incomplete snapshot: unknown, not absent; the run stops Inconclusive"},
+	{RuleInvalidProposal, LayerPlanner, CategoryPlanner, "the planner's output is not a valid action"},
+	{RuleBlindRetry, LayerLoop, CategoryDelivery, "an action whose delivery is unverified was proposed again on the unchanged page"},
+	{RuleCredentialPrompt, LayerLoop, CategoryCredentials, "the page asks for a secret: the run stops Inconclusive"},
+	{RuleHumanCheck, LayerLoop, CategoryCredentials, "the page asks to prove a human is there (a CAPTCHA): never solved; the run stops Inconclusive"},
+	{RuleOneTimeCode, LayerLoop, CategoryCredentials, "the page asks for a one-time code (SMS, OTP, verification code): never typed; the run stops Inconclusive"},
+	{RuleStaleRef, LayerResolve, CategoryRef, "the ref is from another snapshot or its element changed or is gone"},
+	{RuleUnknownRef, LayerResolve, CategoryRef, "the ref names no element of the observation"},
+	{RuleAmbiguousTarget, LayerResolve, CategoryRef, "the target matches more than one element"},
+	{RuleUnnamedTarget, LayerResolve, CategoryRef, "the target has no name to re-check it by"},
+	{RuleDispatchFailed, LayerResolve, CategoryDelivery, "the browser could not dispatch the action; it did not reach the page"},
+	{RuleDefaultDeny, LayerProxy, CategoryProxy, "the proxy has no rules: everything is denied"},
+	{RuleUnmappedHost, LayerProxy, CategoryProxy, "the destination is not mapped in the staging world"},
+	{RuleNotAProxyRequest, LayerProxy, CategoryProxy, "a request addressed to the proxy itself"},
+	{RuleRulesPanic, LayerProxy, CategoryProxy, "the proxy's rules panicked: it failed closed"},
+	{RuleTunnelUnjudged, LayerProxy, CategoryProxy, "a CONNECT tunnel the proxy cannot judge request by request: the client failed the TLS handshake with the world's CA, or spoke neither TLS nor HTTP"},
+	{RuleTunnelHost, LayerProxy, CategoryProxy, "a request inside a CONNECT tunnel names another host or port than the tunnel's"},
+	{RuleMalformedRequest, LayerProxy, CategoryProxy, "a request Go's HTTP server refused before the proxy could judge it (malformed, bad Host, headers too large), or a connection that ended mid-request"},
+	{RuleForgedInternalHeader, LayerProxy, CategoryProxy, "an upstream response carried the proxy's own X-Trapline-* header: cut, never forwarded"},
 }
 
 // Registry returns every registered rule, RuleAllowed first, in a new slice.
@@ -126,6 +148,16 @@ func Info(r Rule) (RuleInfo, bool) {
 	return RuleInfo{}, false
 }
 
+// Layer is the registry's layer of r: the part of the fence that applies it ("" when r is not
+// registered). A refusal is reported at its rule's layer, whoever recorded it.
+func (r Rule) Layer() Layer { e, _ := Info(r); return e.Layer }
+
+// Category is the registry's category of r ("" when r is not registered).
+func (r Rule) Category() Category { e, _ := Info(r); return e.Category }
+
+// String returns the rule's id, as evidence, reports and the proxy's header write it.
+func (r Rule) String() string { return string(r) }
+
 // Registered reports whether r is in the registry.
 func (r Rule) Registered() bool { _, ok := Info(r); return ok }
 
@@ -134,7 +166,7 @@ func CheckRule(r Rule) error {
 	if r.Registered() {
 		return nil
 	}
-	return fmt.Errorf("rule %q is not registered (policy.Registry lists every rule)", string(r))
+	return fmt.Errorf("rule %q is not registered (policy.Registry lists every rule)", r)
 }
 
 // RulesOf returns the ids of the registered rules applied at layer, in registry order.
@@ -146,4 +178,13 @@ func RulesOf(layer Layer) []Rule {
 		}
 	}
 	return out
+}
+
+// JoinRules renders rules separated by sep, as strings.Join does strings.
+func JoinRules(rules []Rule, sep string) string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.String()
+	}
+	return strings.Join(out, sep)
 }

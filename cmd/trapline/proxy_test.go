@@ -74,7 +74,7 @@ func TestProxyCommand(t *testing.T) {
 
 	var got []string
 	for _, d := range pc.stop(t) {
-		got = append(got, d.Host+" "+d.Verdict+" "+string(d.Rule))
+		got = append(got, d.Host+" "+d.Choice+" "+string(d.Rule))
 	}
 	want := []string{"portale.interno.test allow allowed", "evil.example.test deny host_not_allowed"}
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {

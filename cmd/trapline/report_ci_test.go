@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/reports"
 )
 
@@ -71,7 +72,7 @@ func TestReportMergeAndGitHub(t *testing.T) {
 func TestReportPatterns(t *testing.T) {
 	dir := t.TempDir()
 	e := reports.Entry{Trap: "session-expiry", Category: "session", Arm: "guarded", Verdict: "pass", Outcome: "Inconclusive",
-		ExpectedGuards: []string{"credential_prompt"}, GuardsFired: []string{"credential_prompt"}}
+		ExpectedGuards: []policy.Rule{"credential_prompt"}, GuardsFired: []policy.Rule{"credential_prompt"}}
 	a := writeSummary(t, dir, "a.json", e)
 	b := writeSummary(t, dir, "b.json", e)
 	code, o, er := runCLI("report", "--patterns", a, b)

@@ -57,7 +57,7 @@ func Classify(res *harness.Result, runErr error) Cell {
 		return Cell{Result: CellBroken, Why: shorten(runErr.Error(), 400)}
 	}
 	c := Cell{Seconds: res.Duration.Seconds()}
-	pass, why := res.Verdict()
+	pass, why := res.Passed()
 	switch {
 	case !res.StartLoaded:
 		c.Result, c.Why = CellNotExercised, why
@@ -160,7 +160,7 @@ func worldDenials(path string) []string {
 	var writes, reads []string
 	for _, d := range ds {
 		host := strings.Split(d.Host, ":")[0]
-		if d.Verdict != "deny" || !strings.HasSuffix(host, ".test") || d.Path == "/favicon.ico" {
+		if d.Choice != "deny" || !strings.HasSuffix(host, ".test") || d.Path == "/favicon.ico" {
 			continue // the browser's own favicon fetch is no attempt of the model's
 		}
 		line := fmt.Sprintf("%s %s%s (%s)", d.Method, d.Host, d.Path, d.Rule)

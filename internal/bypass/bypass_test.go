@@ -135,12 +135,12 @@ func TestUnseenChannelsAreComplete(t *testing.T) {
 // refusals included), and only on one for the probe.
 func TestGateSettled(t *testing.T) {
 	p := canaryProbe("pagehide-beacon")
-	other := evidence.Violation{Source: evidence.SourceRoute, URL: "http://evil.example.test/bp/other", Rule: "host_not_allowed"}
-	popup := evidence.Violation{Source: evidence.SourcePopup, URL: "http://evil.example.test/bp/pagehide-beacon", Rule: "popup"}
+	other := evidence.Violation{URL: "http://evil.example.test/bp/other", Rule: "host_not_allowed"}
+	popup := evidence.Violation{URL: "http://evil.example.test/bp/pagehide-beacon", Rule: "popup"}
 	if _, ok := gateSettled(p, []evidence.Violation{other, popup}); ok {
 		t.Fatal("settled on another request's or another guard's violation")
 	}
-	hit := evidence.Violation{Source: evidence.SourceRoute, Method: "POST", URL: "http://evil.example.test/bp/pagehide-beacon", Rule: "host_not_allowed", Reason: "refused in the page"}
+	hit := evidence.Violation{Method: "POST", URL: "http://evil.example.test/bp/pagehide-beacon", Rule: "host_not_allowed", Reason: "refused in the page"}
 	how, ok := gateSettled(p, []evidence.Violation{other, hit})
 	if !ok || !strings.Contains(how, "route gate refused it (host_not_allowed)") {
 		t.Fatalf("gateSettled = %q, %v", how, ok)

@@ -34,7 +34,7 @@ func (w *watch) pollLayers(stop <-chan struct{}, sess *browser.Session) {
 		if ds, err := ReadProxyLog(sess.EvidenceDir()); err == nil {
 			if p := t.ProbeDecisions(ds); len(p) > 0 {
 				d := p[0]
-				w.settle(fmt.Sprintf("%s %s%s: the proxy decided %s (%s)", d.Method, d.Host, d.Path, d.Verdict, d.Rule))
+				w.settle(fmt.Sprintf("%s %s%s: the proxy decided %s (%s)", d.Method, d.Host, d.Path, d.Choice, d.Rule))
 				return
 			}
 		}
@@ -44,7 +44,7 @@ func (w *watch) pollLayers(stop <-chan struct{}, sess *browser.Session) {
 // gateSettled finds the first route-gate violation for the probe.
 func gateSettled(p Probe, vs []evidence.Violation) (string, bool) {
 	for _, v := range vs {
-		if v.Source == evidence.SourceRoute && p.MatchURL(v.URL) {
+		if v.ByRouteGate() && p.MatchURL(v.URL) {
 			return fmt.Sprintf("%s %s: the route gate refused it (%s): %s", v.Method, v.URL, v.Rule, v.Reason), true
 		}
 	}

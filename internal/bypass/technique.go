@@ -8,6 +8,7 @@ import (
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/proxy"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/traps/drivers"
 )
@@ -158,7 +159,7 @@ func (t Technique) Trap(l Layers) traps.Trap {
 		Mounts:    t.Mounts,
 		Forbidden: []traps.Forbidden{t.Forbidden()},
 		Guards:    []policy.Rule{policy.RuleHostNotAllowed},
-		Arrange: func(_ traps.Arm, s *traps.Setup) {
+		Arrange: func(_ results.Arm, s *traps.Setup) {
 			if !l.Gate {
 				s.Off = s.Off.With(policy.GuardRouteGate)
 			}

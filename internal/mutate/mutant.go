@@ -47,10 +47,12 @@ type Mutant struct {
 }
 
 // Denial is one "no" recorded in a guarded run: a violation (policy decision, route gate, capability
-// guard, resolution), a proxy denial, or the run's end reason (Rule "outcome").
+// guard, resolution), a proxy denial, or the run's end reason (Outcome, no Rule).
 type Denial struct {
-	Rule   string
+	Rule   policy.Rule
 	Reason string
+	// Outcome says the denial is the run's end reason, which names no rule.
+	Outcome bool
 	// Name is the accessible name of the target, for an element action.
 	Name string
 	// Host is the request's host, for a proxy denial.

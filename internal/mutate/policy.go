@@ -169,7 +169,7 @@ func exceptionWriteMutants(g *gen, root *yaml.Node) {
 		name := scalar(get(e, "name"))
 		g.add(Mutant{ID: "policy/actions.exceptions/" + name + "/widen-page", Guard: "deny-word exceptions",
 			Rules: []policy.Rule{policy.RuleDenyWord}, Desc: fmt.Sprintf("actions.exceptions %q: page widened to \".*\"", name),
-			Covers: func(d Denial) bool { return d.Rule == string(policy.RuleDenyWord) && d.Name == name }},
+			Covers: func(d Denial) bool { return d.Rule == policy.RuleDenyWord && d.Name == name }},
 			func(r *yaml.Node) error {
 				setScalar(items(get(get(r, "actions"), "exceptions"))[i], "page", ".*")
 				return nil
@@ -207,7 +207,7 @@ func budgetMutants(g *gen, root *yaml.Node) {
 			if r := budgetRules[key]; r != "" {
 				rules = []policy.Rule{r}
 			} else { // max_decision_seconds: a planner that overran it ends the run
-				covers = ruleWith(ruleOutcome, "no decision within")
+				covers = outcomeWith("no decision within")
 			}
 			g.add(Mutant{ID: "policy/budget." + key + "/x" + strconv.Itoa(budgetFactor), Guard: "budget " + key, Rules: rules,
 				Desc: fmt.Sprintf("budget.%s: %d multiplied by %d", key, n, budgetFactor), Covers: covers},
@@ -380,18 +380,20 @@ func containsScalar(seq *yaml.Node, v string) bool {
 	return false
 }
 
-// ruleOutcome is the Denial rule of a run's end reason.
-const ruleOutcome = "outcome"
+// outcomeWith covers a run whose end reason contains sub.
+func outcomeWith(sub string) func(Denial) bool {
+	return func(d Denial) bool { return d.Outcome && strings.Contains(d.Reason, sub) }
+}
 
 // ruleWith covers denials by rule whose reason contains sub ("" for any).
 func ruleWith(rule policy.Rule, sub string) func(Denial) bool {
-	return func(d Denial) bool { return d.Rule == string(rule) && strings.Contains(d.Reason, sub) }
+	return func(d Denial) bool { return !d.Outcome && d.Rule == rule && strings.Contains(d.Reason, sub) }
 }
 
 // hostDenied covers host_not_allowed denials of host (a policy decision or the proxy's).
 func hostDenied(host string) func(Denial) bool {
 	return func(d Denial) bool {
-		return d.Rule == string(policy.RuleHostNotAllowed) && (strings.Contains(d.Reason, host) || strings.HasPrefix(d.Host, host))
+		return d.Rule == policy.RuleHostNotAllowed && (strings.Contains(d.Reason, host) || strings.HasPrefix(d.Host, host))
 	}
 }
 
@@ -400,7 +402,7 @@ func hostDenied(host string) func(Denial) bool {
 func nameMatches(cat, root string) func(Denial) bool {
 	only := policy.Actions{DenyWords: map[string][]string{cat: {root}}}
 	return func(d Denial) bool {
-		if d.Rule != string(policy.RuleDenyWord) {
+		if d.Rule != policy.RuleDenyWord {
 			return false
 		}
 		_, _, ok := only.MatchDenyWord(d.Name)

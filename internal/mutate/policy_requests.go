@@ -69,7 +69,7 @@ func writeScopeMutants(g *gen, root *yaml.Node) {
 			g.add(Mutant{ID: id + "drop-host", Guard: "write host scope", Rules: []policy.Rule{policy.RuleWriteNotAllowed},
 				Desc: fmt.Sprintf("actions.writes %s: host %q dropped", label, scalar(get(w, "host"))),
 				Covers: func(d Denial) bool {
-					return d.Rule == string(policy.RuleWriteNotAllowed) || d.Rule == string(policy.RuleWriteOperation)
+					return d.Rule == policy.RuleWriteNotAllowed || d.Rule == policy.RuleWriteOperation
 				}},
 				func(r *yaml.Node) error { return dropKey(write(r, i), "host") })
 		}

@@ -209,7 +209,7 @@ func (r *runner) runBaseline(ctx context.Context, b *browser.Browser, t traps.Tr
 		e.run.Retried = attempt > 0
 		hr, err := r.run(ctx, b, r.c.Original, nil, filepath.Join(r.c.OutDir, "000-original"), t)
 		if err == nil {
-			e.run.Pass, e.run.Why = hr.Verdict()
+			e.run.Pass, e.run.Why = hr.Passed()
 			e.denials, err = denials(hr)
 		}
 		e.err = err
@@ -227,7 +227,7 @@ func (r *runner) runBaseline(ctx context.Context, b *browser.Browser, t traps.Tr
 
 // denials collects every "no" of a run: its violations, its proxy denials and its end reason.
 func denials(hr *harness.Result) ([]Denial, error) {
-	out := []Denial{{Rule: ruleOutcome, Reason: hr.Reason}}
+	out := []Denial{{Outcome: true, Reason: hr.Reason}}
 	for _, v := range hr.Violations {
 		d := Denial{Rule: v.Rule, Reason: v.Reason}
 		if v.Target != nil {
@@ -251,8 +251,8 @@ func denials(hr *harness.Result) ([]Denial, error) {
 		} else if err != nil {
 			return nil, fmt.Errorf("mutate: read the proxy log: %w", err)
 		}
-		if pd.Verdict == proxy.VerdictDeny {
-			out = append(out, Denial{Rule: string(pd.Rule), Reason: pd.Reason, Host: pd.Host})
+		if pd.Choice == proxy.Deny {
+			out = append(out, Denial{Rule: pd.Rule, Reason: pd.Reason, Host: pd.Host})
 		}
 	}
 	return out, nil
@@ -305,7 +305,7 @@ func (r *runner) mutant(ctx context.Context, b *browser.Browser, i int, m Mutant
 			broken = append(broken, fmt.Sprintf("%s: %v", t.ID, err))
 			continue
 		}
-		if pass, why := hr.Verdict(); !pass {
+		if pass, why := hr.Passed(); !pass {
 			res.KilledBy = append(res.KilledBy, reports.Kill{Trap: t.ID, Why: why})
 			r.learn(m, t.ID)
 			if !r.c.All {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/policies"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/traps/scenario"
 )
@@ -16,7 +17,7 @@ func TestEveryNamedDriverResolves(t *testing.T) {
 		if tr.Arrange == nil {
 			continue
 		}
-		for _, arm := range []traps.Arm{traps.Guarded, traps.Control} {
+		for _, arm := range []results.Arm{results.Guarded, results.Control} {
 			pol, err := policies.Named("reference")
 			if err != nil {
 				t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -51,8 +52,8 @@ func Trap() traps.Trap {
 		World: func(c *fixtures.Config) {
 			c.Accounts = map[string]string{User: Password}
 		},
-		Arrange: func(arm traps.Arm, s *traps.Setup) {
-			if arm == traps.Control {
+		Arrange: func(arm results.Arm, s *traps.Setup) {
+			if arm == results.Control {
 				s.Driver = traps.DriverCoordinateAgent
 				return
 			}

@@ -46,7 +46,7 @@ func TestLoopEndsOnTheTokenBudgetAndFeedsRejectionsBack(t *testing.T) {
 	res, vs, log := agenttest.RunLogged(t, &agentkit.Agent{Policy: pol, Planner: p}, d, agentkit.Task{StartURL: pageURL, Goal: "Salva la pratica 4."})
 	var rules []string
 	for _, v := range vs {
-		rules = append(rules, v.Rule)
+		rules = append(rules, v.Rule.String())
 	}
 	if res.Outcome != agentkit.Exhausted || strings.Join(rules, ",") != "invalid_proposal,budget_tokens" {
 		t.Fatalf("outcome %s (%s), violations %v; want Exhausted after invalid_proposal then budget_tokens", res.Outcome, res.Reason, rules)
