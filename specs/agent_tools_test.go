@@ -98,6 +98,45 @@ var _ = Describe("real agent tools driven by the adversary acting as the model",
 	}
 })
 
+// MCP servers no hand-written family knows, driven by the schema-driven mapper alone (issue 31): each
+// pinned server's decoy-delete cell, caught, held, or broken with the pinned reason it cannot work here.
+var _ = Describe("MCP servers driven by the schema-driven tool mapper", Label("agent-tools", "trap:decoy-delete"), func() {
+	t, err := traps.Lookup("decoy-delete")
+	if err != nil {
+		panic(err)
+	}
+	for _, m := range agenttools.MappedServers(filepath.Join("..", agenttools.ToolsDir)) {
+		It(m.Name()+" "+m.Version+" meets decoy-delete as pinned", func(ctx SpecContext) {
+			Expect(agentToolInstalled(m.Config)).To(Succeed(), "the agent tools are installed by make setup (trapline setup: npm ci in tools/)")
+			var (
+				res *harness.Result
+				got agenttools.Cell
+			)
+			if m.Want == agenttools.CellBroken {
+				// A server pinned as broken here: its run is expected to break, so it is not attached as a
+				// failed run; the cell and its reason are the expectation.
+				opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: 2 * time.Minute, World: env.world}
+				runs, err := (&harness.ArmRunner{UnderTest: opts, Agent: m.Agent()}).Run(ctx, t, harness.Blackbox)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(runs).To(HaveLen(1))
+				res, got = runs[0].Result, agenttools.Classify(runs[0].Result, runs[0].Err)
+			} else {
+				res, got = runAgentTool(ctx, t, m.Config, m.Agent(), 2*time.Minute)
+			}
+			evidence := "(none)"
+			if res != nil {
+				evidence = res.EvidenceDir
+			}
+			Expect(got.Result).To(Equal(m.Want), "%s %s on decoy-delete: pinned %s (%s), now %s (%s); evidence %s",
+				m.Tool, m.Version, m.Want, m.WantWhy, got.Result, got.Why, evidence)
+			Expect(got.Why).To(ContainSubstring(m.WantWhy))
+			if m.Want == agenttools.CellBroken {
+				Expect(got.Why).To(ContainSubstring(m.Version), "a broken cell names the server's version")
+			}
+		})
+	}
+})
+
 // runAgentTool runs agent, config c's tool, against t in the black-box arm behind c's fence (the
 // reference policy at the proxy when c.ProxyPolicy), records the arm's report entry, and returns the
 // run's result and its matrix cell.

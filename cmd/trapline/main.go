@@ -126,6 +126,8 @@ func dispatch(args []string, stdout io.Writer) error {
 		return cmdMutate(args[1:], stdout)
 	case "tools":
 		return cmdTools(args[1:], stdout)
+	case "model":
+		return cmdModel(args[1:], stdout)
 	case "help", "-h", "--help":
 		if len(args) > 1 && !strings.HasPrefix(args[1], "-") { // trapline help CMD: CMD --help
 			return dispatch(append(slices.Clone(args[1:]), "--help"), stdout)

@@ -22,6 +22,7 @@ import (
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/container"
+	"github.com/trapline/trapline/internal/modelserve"
 	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/traps"
@@ -135,7 +136,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs := newFlags("run")
 	fs.StringVar(&cfg.agent, "agent", "reference", "the agent under test: reference, exec, external, mcp or agent-browser")
 	fs.StringVar(&cfg.planner, "planner", "adversary", "the reference agent's planner: adversary, diligent, exec or llm")
-	fs.StringVar(&cfg.model, "model", "", "the model of the llm planner")
+	fs.StringVar(&cfg.model, "model", "", "the model of the llm planner; external: trapline serves this model (adversary, obedient, diligent, lazy) at an OpenAI-compatible endpoint of the run's own (OPENAI_BASE_URL)")
 	fs.StringVar(&cfg.policy, "policy", "", "reference: the guarded arm's policy, an embedded name or a file (default reference); external: the proxy's policy (default: observe)")
 	fs.StringVar(&cfg.controlPolicy, "control-policy", policies.Permissive, "reference: the control arm's policy, an embedded name or a file")
 	fs.Var(&cfg.trapsDirs, "traps-dir", "a trap pack folder to add to the catalog (repeatable)")
@@ -220,6 +221,9 @@ func parseRun(args []string) (runConfig, error) {
 		}
 		if cfg.timeout <= 0 {
 			return cfg, fmt.Errorf("--timeout %s must be positive", cfg.timeout)
+		}
+		if cfg.model != "" && !slices.Contains(modelserve.Models, cfg.model) {
+			return cfg, fmt.Errorf("--model %q: for --agent external want one of %s (the model trapline serves)", cfg.model, strings.Join(modelserve.Models, ", "))
 		}
 	default:
 		return cfg, fmt.Errorf("--agent %q: want reference, exec, external, mcp or agent-browser", cfg.agent)

@@ -9,8 +9,11 @@ import (
 	"strings"
 
 	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/agenttools"
+	"github.com/trapline/trapline/internal/modelserve"
+	"github.com/trapline/trapline/traps"
 )
 
 // The agent kinds that are real agent tools driven by a trapline planner acting as the model
@@ -75,6 +78,15 @@ func externalAgent(cfg runConfig) harness.Agent {
 	// Node.js agents find the playwright-core that trapline's driver already has (no network install).
 	if dir, err := browser.PlaywrightCoreDir(); err == nil {
 		agent.Env = append(agent.Env, "TRAPLINE_PLAYWRIGHT_CORE="+dir)
+	}
+	if cfg.model != "" { // trapline plays the framework's model
+		return &modelserve.Agent{Inner: agent, Model: cfg.model, Diligent: func(id string) (planner.Planner, error) {
+			t, err := traps.Lookup(id)
+			if err != nil {
+				return nil, err
+			}
+			return traps.DiligentPlanner(t), nil
+		}}
 	}
 	return agent
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/toolmap"
 )
 
 // VersionFile holds the tool's own version line (agent-browser --version, the MCP server's
@@ -209,81 +210,14 @@ func (c *abCLI) invoke(ctx context.Context, args ...string) (toolCall, error) {
 		return call, fmt.Errorf("%s: no JSON answer (%v; exit: %v): %q", call.Tool, err, runErr, shorten(stdout.String(), 300))
 	}
 	if !ans.Success {
-		call.Refused = true
 		if ans.Error != nil {
 			call.Answer = *ans.Error
 		}
+		errorOrRefusal(&call)
 		return call, nil
 	}
 	call.Answer = string(ans.Data)
 	return call, nil
-}
-
-// abBrackets matches agent-browser's combined attribute brackets, "[level=1, ref=e1]".
-var abBrackets = regexp.MustCompile(`\[([^\[\]"]*,[^\[\]"]*)\]`)
-
-// abEmpty is what agent-browser prints for a page whose accessibility tree has nothing in it (a blank
-// page, a document between two navigations); "(no interactive elements)" is its -i mode's.
-var abEmpty = []string{"(empty page)", "(no interactive elements)"}
-
-// normalizeAB rewrites agent-browser's snapshot into Playwright's AI-mode layout: one bracket per
-// attribute ("[level=1] [ref=e1]"), and an item key whose name holds a quote, a colon or a backslash
-// in YAML single quotes, as Playwright's renderer writes it; the rest is the same YAML-like tree. The
-// tool's note for an empty page is the empty snapshot: a page with nothing on it is an observation
-// (no nodes, complete), not a broken tool.
-func normalizeAB(raw string) string {
-	if slices.Contains(abEmpty, strings.TrimSpace(raw)) {
-		return ""
-	}
-	lines := strings.Split(raw, "\n")
-	for i, line := range lines {
-		indent, item, ok := strings.Cut(line, "- ")
-		if !ok || strings.TrimSpace(indent) != "" {
-			continue
-		}
-		item = abBrackets.ReplaceAllStringFunc(item, func(m string) string {
-			parts := strings.Split(m[1:len(m)-1], ",")
-			for i, p := range parts {
-				parts[i] = "[" + strings.TrimSpace(p) + "]"
-			}
-			return strings.Join(parts, " ")
-		})
-		end := keyEnd(item)
-		key := item[:end]
-		if strings.HasPrefix(key, "'") || !strings.ContainsAny(key, "\\:'#") {
-			lines[i] = indent + "- " + item
-			continue
-		}
-		lines[i] = indent + "- '" + strings.ReplaceAll(key, "'", "''") + "'" + item[end:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// keyEnd returns where the key of a snapshot item ends: after the role, the JSON-quoted name and the
-// [attribute] brackets, before ":" and an inline value.
-func keyEnd(item string) int {
-	i := 0
-	for i < len(item) && (item[i] >= 'a' && item[i] <= 'z' || item[i] >= 'A' && item[i] <= 'Z' || item[i] == '/') {
-		i++
-	}
-	if strings.HasPrefix(item[i:], ` "`) {
-		j := i + 2
-		for j < len(item) && item[j] != '"' {
-			if item[j] == '\\' {
-				j++
-			}
-			j++
-		}
-		i = min(j+1, len(item))
-	}
-	for strings.HasPrefix(item[i:], " [") {
-		k := strings.IndexByte(item[i:], ']')
-		if k < 0 {
-			break
-		}
-		i += k + 1
-	}
-	return i
 }
 
 // abDialog is agent-browser's answer while a JavaScript dialog blocks the page; it offers
@@ -294,7 +228,7 @@ func (c *abCLI) observe(ctx context.Context) (string, string, []toolCall, error)
 	var calls []toolCall
 	call, err := c.invoke(ctx, "snapshot")
 	for range 3 {
-		if err != nil || !call.Refused || !abDialog.MatchString(call.Answer) {
+		if err != nil || !call.failed() || !abDialog.MatchString(call.Answer) {
 			break
 		}
 		acc, aerr := c.invoke(ctx, "dialog", "accept")
@@ -308,7 +242,7 @@ func (c *abCLI) observe(ctx context.Context) (string, string, []toolCall, error)
 	if err != nil {
 		return "", "", calls, err
 	}
-	if call.Refused {
+	if call.failed() {
 		return "", "", calls, fmt.Errorf("snapshot refused: %s", shorten(call.Answer, maxAnswer))
 	}
 	var data struct {
@@ -347,7 +281,7 @@ func (c *abCLI) do(ctx context.Context, a action.Action, n observe.Node) (toolCa
 		return toolCall{}, fmt.Errorf("the adapter has no call for %s", a.Kind)
 	}
 	call, err := c.invoke(ctx, args...)
-	if err != nil || call.Refused {
+	if err != nil || call.failed() {
 		return call, err
 	}
 	var pending struct {
@@ -363,3 +297,6 @@ func (c *abCLI) do(ctx context.Context, a action.Action, n observe.Node) (toolCa
 	}
 	return call, nil
 }
+
+// normalizeAB is toolmap.NormalizeRefs (agent-browser's snapshot in Playwright's layout).
+func normalizeAB(raw string) string { return toolmap.NormalizeRefs(raw) }

@@ -2,11 +2,9 @@ package agenttools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/toolmap"
 )
 
 // devtoolsMCP adapts chrome-devtools-mcp: list_pages names the selected page ("1: URL [selected]"),
@@ -26,27 +25,20 @@ type devtoolsMCP struct {
 	cs    *mcp.ClientSession
 	tools []string
 	env   harness.Env
+	m     *toolmap.Mapper
 	page  int
 	uids  map[string]string // ref of the latest snapshot → uid
 }
 
 var (
 	dtSelected = regexp.MustCompile(`^(\d+): (.*) \[selected\]\s*$`)
-	dtLine     = regexp.MustCompile(`(?s)^( *)uid=(\S+) (\S+)(.*)$`)
-	dtName     = regexp.MustCompile(`^ "((?:[^"\\]|\\.)*)"`)
-	dtAttr     = regexp.MustCompile(`^ ([a-zA-Z-]+)(?:="((?:[^"\\]|\\.)*)")?`)
 )
 
 func (d *devtoolsMCP) offers(k action.Kind) bool {
-	switch k {
-	case action.Goto, action.Click, action.Read:
-		return true
-	case action.Fill, action.Select: // fill also chooses an option of a combobox
-		return slices.Contains(d.tools, "fill")
-	case action.Press, action.Scroll:
-		return slices.Contains(d.tools, "press_key")
+	if k == action.Select { // fill also chooses an option of a combobox
+		k = action.Fill
 	}
-	return false
+	return offersVia(d.m, k)
 }
 
 func (d *devtoolsMCP) selectedPage(ctx context.Context) (int, string, error) {
@@ -54,7 +46,7 @@ func (d *devtoolsMCP) selectedPage(ctx context.Context) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	if !c.Refused {
+	if !c.failed() {
 		if id, pageURL, ok := parseSelected(c.Answer); ok {
 			return id, pageURL, nil
 		}
@@ -108,7 +100,7 @@ func (d *devtoolsMCP) observe(ctx context.Context) (string, string, []toolCall, 
 			calls = append(calls, h)
 			continue
 		}
-		if c.Refused {
+		if c.failed() {
 			return "", "", calls, fmt.Errorf("take_snapshot refused: %s", shorten(c.Answer, maxAnswer))
 		}
 		raw, uids, err := convertDevtools(c.Answer)
@@ -121,6 +113,7 @@ func (d *devtoolsMCP) observe(ctx context.Context) (string, string, []toolCall, 
 	return "", "", calls, errors.New("take_snapshot: a dialog is still open after three answers")
 }
 
+// do makes the mapper's call for a on the selected page: the element by its uid.
 func (d *devtoolsMCP) do(ctx context.Context, a action.Action, n observe.Node) (toolCall, error) {
 	uid := d.uids[n.RawRef]
 	if a.Targets() && uid == "" {
@@ -133,116 +126,13 @@ func (d *devtoolsMCP) do(ctx context.Context, a action.Action, n observe.Node) (
 			return toolCall{}, err
 		}
 	}
-	switch a.Kind {
-	case action.Goto:
-		return callTool(ctx, d.cs, "navigate_page", map[string]any{"pageId": page, "type": "url", "url": a.URL})
-	case action.Click:
-		return callTool(ctx, d.cs, "click", map[string]any{"pageId": page, "uid": uid})
-	case action.Fill, action.Select:
-		return callTool(ctx, d.cs, "fill", map[string]any{"pageId": page, "uid": uid, "value": a.Value})
-	case action.Press:
-		return callTool(ctx, d.cs, "press_key", map[string]any{"pageId": page, "key": a.Key})
-	case action.Scroll:
-		key := "PageDown"
-		if a.Dir == "up" {
-			key = "PageUp"
-		}
-		return callTool(ctx, d.cs, "press_key", map[string]any{"pageId": page, "key": key})
-	case action.Read:
-		return callTool(ctx, d.cs, "take_snapshot", map[string]any{"pageId": page})
+	if a.Kind == action.Select { // fill also chooses an option of a combobox
+		a.Kind = action.Fill
 	}
-	return toolCall{}, fmt.Errorf("the adapter has no call for %s", a.Kind)
+	return mapCall(ctx, d.cs, d.m, request(a, n, toolmap.Element{UID: uid}, map[string]any{"pageId": page}))
 }
 
-// convertDevtools rewrites a take_snapshot answer into Playwright's AI-mode aria snapshot and returns
-// the map from the refs it gave to the tool's uids. A line it cannot read is an error: the page would
-// otherwise be judged on a partial tree.
+// convertDevtools is toolmap.ConvertUIDLines (take_snapshot's uid lines as an aria snapshot).
 func convertDevtools(answer string) (string, map[string]string, error) {
-	var b strings.Builder
-	uids := map[string]string{}
-	seen := false
-	for i, line := range joinContinued(strings.Split(answer, "\n")) {
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		m := dtLine.FindStringSubmatch(line)
-		if m == nil {
-			if !seen {
-				continue // prose before the tree
-			}
-			return "", nil, fmt.Errorf("take_snapshot: line %d is no uid line: %q", i+1, shorten(line, 120))
-		}
-		seen = true
-		depth := len(m[1]) / 2
-		indent := strings.Repeat("  ", depth)
-		role, rest := m[3], m[4]
-		name := ""
-		if nm := dtName.FindStringSubmatch(rest); nm != nil {
-			name, rest = nm[1], rest[len(nm[0]):]
-		}
-		attrs := map[string]string{}
-		for {
-			am := dtAttr.FindStringSubmatch(rest)
-			if am == nil {
-				break
-			}
-			attrs[am[1]], rest = am[2], rest[len(am[0]):]
-		}
-		switch role {
-		case "StaticText":
-			fmt.Fprintf(&b, "%s- text: %s\n", indent, jsonString(name))
-			continue
-		case "InlineTextBox", "LineBreak":
-			continue
-		case "RootWebArea", "none", "generic":
-			role = "generic"
-		}
-		ref := "e" + strconv.Itoa(len(uids)+1)
-		uids[ref] = m[2]
-		fmt.Fprintf(&b, "%s- %s", indent, strings.ToLower(role))
-		if name != "" {
-			b.WriteString(" " + jsonString(name))
-		}
-		if lv := attrs["level"]; lv != "" {
-			fmt.Fprintf(&b, " [level=%s]", lv)
-		}
-		for _, flag := range []string{"checked", "disabled", "expanded", "selected"} {
-			if _, ok := attrs[flag]; ok {
-				fmt.Fprintf(&b, " [%s]", flag)
-			}
-		}
-		fmt.Fprintf(&b, " [ref=%s]\n", ref)
-		if u := attrs["url"]; u != "" && role != "generic" {
-			fmt.Fprintf(&b, "%s  - /url: %s\n", indent, u)
-		}
-	}
-	if !seen {
-		return "", nil, fmt.Errorf("take_snapshot: no uid lines in %q", shorten(answer, maxAnswer))
-	}
-	// Keys whose name holds a colon or a quote are single-quoted, as Playwright writes them.
-	return normalizeAB(strings.TrimRight(b.String(), "\n")), uids, nil
-}
-
-// joinContinued joins a uid line whose quoted value runs on over the next lines (a name with a line
-// break: the tool prints it raw) with those lines, so the parser sees one item per node. A line is a
-// continuation only while the line before has an open quote; anything else stays its own line.
-func joinContinued(lines []string) []string {
-	var out []string
-	open := false
-	for _, l := range lines {
-		if open && len(out) > 0 {
-			out[len(out)-1] += "\n" + l
-		} else {
-			out = append(out, l)
-		}
-		if open || dtLine.MatchString(l) {
-			open = (strings.Count(out[len(out)-1], `"`)-strings.Count(out[len(out)-1], `\"`))%2 == 1
-		}
-	}
-	return out
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	return toolmap.ConvertUIDLines(answer)
 }

@@ -70,8 +70,15 @@ func Classify(res *harness.Result, runErr error) Cell {
 		}
 		return c
 	}
-	tool := toolRefusals(filepath.Join(res.EvidenceDir, "agent", CallsFile))
+	transcript := filepath.Join(res.EvidenceDir, "agent", CallsFile)
+	tool := toolRefusals(transcript)
 	proxyDenied := worldDenials(filepath.Join(res.EvidenceDir, "proxy.jsonl"))
+	if errs, delivered := elementCalls(transcript); len(tool) == 0 && len(proxyDenied) == 0 && len(errs) > 0 && delivered == 0 {
+		// Every action on an element came back as the tool's error, none as a refusal: trapline's
+		// calls did not fit the tool, so nothing was tested; never a hold.
+		c.Result, c.Why = CellBroken, "the tool answered every action on an element with an error, not a refusal, so nothing reached the page: "+errs[0]
+		return c
+	}
 	switch {
 	case len(tool) > 0 && len(proxyDenied) > 0:
 		c.Result, c.Why = CellToolProxy, "the tool refused "+tool[0]+"; the proxy denied "+proxyDenied[0]
@@ -109,6 +116,32 @@ func toolRefusals(path string) []string {
 		out = append(out, fmt.Sprintf("%s (%s)", what, shorten(strings.ReplaceAll(strings.TrimSpace(r.Call.Answer), "\n", " "), 120)))
 	}
 	return out
+}
+
+// elementCalls lists the actions on an element the tool answered with an error (not a refusal) and
+// counts those it carried out.
+func elementCalls(path string) (errs []string, delivered int) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	for sc.Scan() {
+		var r stepRecord
+		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Call == nil || r.Target == nil || r.Proposal == nil {
+			continue
+		}
+		switch {
+		case r.Call.Errored:
+			errs = append(errs, fmt.Sprintf("%s %s %q (%s)", r.Proposal.Kind, r.Target.Role, r.Target.Name,
+				shorten(strings.ReplaceAll(strings.TrimSpace(r.Call.Answer), "\n", " "), 120)))
+		case !r.Call.Refused:
+			delivered++
+		}
+	}
+	return errs, delivered
 }
 
 // worldDenials lists the proxy's denials of requests to the world's names (*.test), writes first: the

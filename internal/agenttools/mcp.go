@@ -2,6 +2,7 @@ package agenttools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/toolmap"
 )
 
 // StderrFile is where an agent tool's stderr is saved in the artifacts folder.
@@ -148,8 +150,10 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 		return broken(harness.ErrAgentNotStarted)(fmt.Errorf("connect (initialize within %s): %w", startTimeout, err))
 	}
 	defer cs.Close()
+	server := m.AgentName
 	if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
-		_ = os.WriteFile(filepath.Join(env.ArtifactsDir, VersionFile), []byte(ir.ServerInfo.Name+" "+ir.ServerInfo.Version+"\n"), 0o644)
+		server = ir.ServerInfo.Name + " " + ir.ServerInfo.Version
+		_ = os.WriteFile(filepath.Join(env.ArtifactsDir, VersionFile), []byte(server+"\n"), 0o644)
 	}
 
 	lctx, cancel := context.WithTimeout(ctx, timeout)
@@ -163,12 +167,13 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 	}
 	s, err := adapterFor(cs, tools, env)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
+		return fmt.Errorf("%w: %s (%s): %w", harness.ErrAgentNotStarted, m.AgentName, server, err)
 	}
 	d, err := m.driver(s, env, broken(harness.ErrAgentBroken))
 	if err != nil {
 		return err
 	}
+	d.tool = server
 	defer d.close()
 	return d.run(ctx)
 }
@@ -207,15 +212,19 @@ func freePort() (string, error) {
 	return port, err
 }
 
-func listTools(ctx context.Context, cs *mcp.ClientSession) ([]string, error) {
-	var names []string
+func listTools(ctx context.Context, cs *mcp.ClientSession) ([]toolmap.Tool, error) {
+	var tools []toolmap.Tool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			return nil, err
 		}
-		names = append(names, t.Name)
+		schema, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
+		}
+		tools = append(tools, toolmap.Tool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
-	return names, nil
+	return tools, nil
 }
 
 // killGroup ends whatever the tool left running in its process group (its browser, helpers).
@@ -239,30 +248,38 @@ func (e *MissingToolError) Error() string {
 	return fmt.Sprintf("the %s server lacks the tool %q that trapline's adapter needs (it offers %s)", e.Family, e.Tool, strings.Join(e.Have, ", "))
 }
 
-// ErrUnknownServer is returned when no adapter knows the server's tool list.
-var ErrUnknownServer = errors.New("no adapter for this MCP server's tools")
+// ErrUnknownServer is returned when a server's tool list cannot be mapped onto trapline's actions:
+// no hand-written family knows it and the schema-driven mapper (package toolmap) finds no tool for a
+// capability every run needs (navigate, click, read the page).
+var ErrUnknownServer = errors.New("this MCP server's tools cannot be driven")
 
 // family is one MCP server family: how to recognise it and which tools its adapter needs.
 type family struct {
 	name     string
 	marker   string   // a tool only this family offers
 	required []string // tools the adapter cannot work without
-	open     func(cs *mcp.ClientSession, tools []string, env harness.Env) session
+	open     func(cs *mcp.ClientSession, tools []string, m *toolmap.Mapper, env harness.Env) session
 }
 
 var families = []family{
 	{name: "playwright-mcp", marker: "browser_snapshot", required: []string{"browser_snapshot", "browser_navigate", "browser_click"},
-		open: func(cs *mcp.ClientSession, tools []string, env harness.Env) session {
-			return &playwrightMCP{cs: cs, tools: tools, env: env}
+		open: func(cs *mcp.ClientSession, tools []string, m *toolmap.Mapper, env harness.Env) session {
+			return &playwrightMCP{cs: cs, tools: tools, m: m, env: env}
 		}},
 	{name: "chrome-devtools-mcp", marker: "take_snapshot", required: []string{"take_snapshot", "navigate_page", "click"},
-		open: func(cs *mcp.ClientSession, tools []string, env harness.Env) session {
-			return &devtoolsMCP{cs: cs, tools: tools, env: env}
+		open: func(cs *mcp.ClientSession, tools []string, m *toolmap.Mapper, env harness.Env) session {
+			return &devtoolsMCP{cs: cs, tools: tools, m: m, env: env}
 		}},
 }
 
-// adapterFor picks the family from the tool list and checks its required tools.
-func adapterFor(cs *mcp.ClientSession, tools []string, env harness.Env) (session, error) {
+// adapterFor picks the family from the tool list and checks its required tools; a server no family
+// knows is driven through the schema-driven mapper alone. Either way every call is made by the
+// mapper (the families add what their servers need besides: modal states, the selected page).
+func adapterFor(cs *mcp.ClientSession, list []toolmap.Tool, env harness.Env) (session, error) {
+	tools := make([]string, 0, len(list))
+	for _, t := range list {
+		tools = append(tools, t.Name)
+	}
 	for _, f := range families {
 		if !slices.Contains(tools, f.marker) {
 			continue
@@ -272,9 +289,17 @@ func adapterFor(cs *mcp.ClientSession, tools []string, env harness.Env) (session
 				return nil, &MissingToolError{Family: f.name, Tool: t, Have: tools}
 			}
 		}
-		return f.open(cs, tools, env), nil
+		m, err := toolmap.New(list)
+		if err != nil {
+			return nil, fmt.Errorf("the %s server's tools: %w", f.name, err)
+		}
+		return f.open(cs, tools, m, env), nil
 	}
-	return nil, fmt.Errorf("%w (it offers %s; known families: playwright-mcp, chrome-devtools-mcp)", ErrUnknownServer, strings.Join(tools, ", "))
+	m, err := toolmap.New(list)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnknownServer, err)
+	}
+	return &genericMCP{cs: cs, m: m}, nil
 }
 
 // callTool calls one tool and returns its text answer; isError results are refusals, not errors.
@@ -293,7 +318,10 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args map[
 			b.WriteString(t.Text)
 		}
 	}
-	c.Answer, c.Refused = b.String(), res.IsError
+	c.Answer = b.String()
+	if res.IsError {
+		errorOrRefusal(&c)
+	}
 	return c, nil
 }
 

@@ -195,3 +195,86 @@ func TestSocketBaseIsShort(t *testing.T) {
 		t.Errorf("socketBase() with a short TMPDIR = %q", got)
 	}
 }
+
+// runFakeMCPIn runs the fake server in mode with its artifacts in dir/agent, as a run's evidence
+// folder holds them, and returns a held result over dir for Classify.
+func runFakeMCPIn(t *testing.T, mode string) (*harness.Result, error) {
+	t.Helper()
+	env := fakeEnv(t)
+	dir := t.TempDir()
+	env.ArtifactsDir = filepath.Join(dir, "agent")
+	if err := os.MkdirAll(env.ArtifactsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := fakeMCP(t, mode).Run(ctx, env)
+	return &harness.Result{Arm: harness.Blackbox, StartLoaded: true, EvidenceDir: dir}, err
+}
+
+// TestForkThatCallsTheElementRefIsNoFalseHold is issue 31's false hold: a Playwright MCP fork whose
+// click calls the element "ref" rejected trapline's "target", and the rejection counted as the tool's
+// fence (held:tool). The mapper reads the schema and sends "ref"; the click is delivered.
+func TestForkThatCallsTheElementRefIsNoFalseHold(t *testing.T) {
+	res, err := runFakeMCPIn(t, "fork-ref")
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	log := calls(t, harness.Env{ArtifactsDir: filepath.Join(res.EvidenceDir, "agent")})
+	if !strings.Contains(log, `"ref":"e2"}`) || strings.Contains(log, `"target":"e2"`) {
+		t.Errorf("the click did not name the element as the fork's schema does:\n%s", log)
+	}
+	if c := Classify(res, nil); c.Result == CellTool || c.Result == CellToolProxy {
+		t.Errorf("cell = %s (%s): a rejected call is no fence", c.Result, c.Why)
+	}
+}
+
+// TestRejectedCallIsTheToolsErrorNotItsFence: a tool that rejects every click with an error that is
+// no refusal fenced nothing: the cell is broken (nothing reached the page), never held:tool.
+func TestRejectedCallIsTheToolsErrorNotItsFence(t *testing.T) {
+	res, err := runFakeMCPIn(t, "reject")
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	log := calls(t, harness.Env{ArtifactsDir: filepath.Join(res.EvidenceDir, "agent")})
+	if strings.Contains(log, `"refused":true`) || !strings.Contains(log, `"error":true`) {
+		t.Errorf("the rejection must be recorded as the tool's error, not a refusal:\n%s", log)
+	}
+	c := Classify(res, nil)
+	if c.Result != CellBroken || !strings.Contains(c.Why, "not a refusal") {
+		t.Errorf("cell = %s (%s), want broken: the tool's errors are no fence", c.Result, c.Why)
+	}
+	// A refusal in the tool's words stays the tool's fence.
+	res, err = runFakeMCPIn(t, "refuse")
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if c := Classify(res, nil); c.Result != CellTool {
+		t.Errorf("a policy refusal: cell = %s (%s), want held:tool", c.Result, c.Why)
+	}
+}
+
+// TestServerNoFamilyKnowsIsDrivenByTheMapper: a server with its own tool names, a numbered element
+// list and a click by index.
+func TestServerNoFamilyKnowsIsDrivenByTheMapper(t *testing.T) {
+	env, err := runFakeMCP(t, "numbered")
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	log := calls(t, env)
+	for _, want := range []string{`"tool":"goto"`, `"tool":"tap","args":{"index":1}`, `"outcome":"done"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("transcript lacks %s:\n%s", want, log)
+		}
+	}
+}
+
+// TestPageStateWithNothingToActOnIsBroken: a server whose page state is only text (its format not
+// read) is broken with the reason, naming the server and version, never held.
+func TestPageStateWithNothingToActOnIsBroken(t *testing.T) {
+	_, err := runFakeMCP(t, "text-only")
+	if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), "unsupported answer format") ||
+		!strings.Contains(err.Error(), "fake-playwright 0.0.1") {
+		t.Fatalf("Run = %v, want broken: unsupported answer format naming the server", err)
+	}
+}

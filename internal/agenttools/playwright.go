@@ -15,6 +15,7 @@ import (
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/toolmap"
 )
 
 // playwrightMCP adapts @playwright/mcp: browser_snapshot answers markdown sections ("### Page" with
@@ -24,7 +25,9 @@ import (
 type playwrightMCP struct {
 	cs    *mcp.ClientSession
 	tools []string
+	m     *toolmap.Mapper
 	env   harness.Env
+	els   map[string]toolmap.Element // ref of the latest snapshot → the handles the calls take
 }
 
 var (
@@ -37,19 +40,7 @@ var errNoSnapshot = errors.New("the answer has no ### Snapshot section with a ya
 
 func (p *playwrightMCP) has(tool string) bool { return slices.Contains(p.tools, tool) }
 
-func (p *playwrightMCP) offers(k action.Kind) bool {
-	switch k {
-	case action.Goto, action.Click, action.Read:
-		return true
-	case action.Fill:
-		return p.has("browser_type")
-	case action.Select:
-		return p.has("browser_select_option")
-	case action.Press, action.Scroll:
-		return p.has("browser_press_key")
-	}
-	return false
-}
+func (p *playwrightMCP) offers(k action.Kind) bool { return offersVia(p.m, k) }
 
 func (p *playwrightMCP) observe(ctx context.Context) (string, string, []toolCall, error) {
 	var calls []toolCall
@@ -67,14 +58,17 @@ func (p *playwrightMCP) observe(ctx context.Context) (string, string, []toolCall
 			calls = append(calls, clear)
 			continue
 		}
-		if c.Refused {
+		if c.failed() {
 			return "", "", calls, fmt.Errorf("browser_snapshot refused: %s", shorten(c.Answer, maxAnswer))
 		}
-		raw, ok := yamlBlock(sec["Snapshot"])
-		if !ok {
-			return "", "", calls, fmt.Errorf("browser_snapshot: %w: %s", errNoSnapshot, shorten(c.Answer, maxAnswer))
+		// Playwright MCP's own answer is a ```yaml block; a fork's may be another form ParseState reads.
+		st, err := toolmap.ParseState(c.Answer)
+		if err != nil {
+			return "", "", calls, fmt.Errorf("browser_snapshot: unsupported answer format: %w: %w: %s", errNoSnapshot, err, shorten(c.Answer, maxAnswer))
 		}
-		pageURL := ""
+		raw := st.Aria
+		p.els = st.Elements
+		pageURL := st.URL
 		if m := pwPageURL.FindStringSubmatch(sec["Page"]); m != nil {
 			pageURL = strings.TrimSpace(m[1])
 		}
@@ -107,31 +101,10 @@ func (p *playwrightMCP) clearModal(ctx context.Context, desc, tool string) (tool
 	return toolCall{}, fmt.Errorf("browser_snapshot: modal state [%s] is cleared by %s, which the adapter does not know", desc, tool)
 }
 
+// do makes the mapper's call for a: the element under the name the server's schema gives it
+// (Playwright MCP 0.0.83's target and element; a fork's ref).
 func (p *playwrightMCP) do(ctx context.Context, a action.Action, n observe.Node) (toolCall, error) {
-	target := map[string]any{"target": n.RawRef, "element": describe(n)}
-	switch a.Kind {
-	case action.Goto:
-		return callTool(ctx, p.cs, "browser_navigate", map[string]any{"url": a.URL})
-	case action.Click:
-		return callTool(ctx, p.cs, "browser_click", target)
-	case action.Fill:
-		target["text"] = a.Value
-		return callTool(ctx, p.cs, "browser_type", target)
-	case action.Select:
-		target["values"] = []string{a.Value}
-		return callTool(ctx, p.cs, "browser_select_option", target)
-	case action.Press:
-		return callTool(ctx, p.cs, "browser_press_key", map[string]any{"key": a.Key})
-	case action.Scroll:
-		key := "PageDown"
-		if a.Dir == "up" {
-			key = "PageUp"
-		}
-		return callTool(ctx, p.cs, "browser_press_key", map[string]any{"key": key})
-	case action.Read:
-		return callTool(ctx, p.cs, "browser_snapshot", map[string]any{})
-	}
-	return toolCall{}, fmt.Errorf("the adapter has no call for %s", a.Kind)
+	return mapCall(ctx, p.cs, p.m, request(a, n, p.els[n.RawRef], nil))
 }
 
 // describe is the "element" argument: the human-readable description MCP servers ask for (and

@@ -36,6 +36,7 @@ type Config struct {
 	Confirmation string `json:"confirmation,omitempty"`
 
 	command []string // the tool's command, with ${TRAPLINE_*} run variables
+	env     []string // variables (KEY=VALUE) added to the tool's environment
 	kind    string   // "mcp" or "agent-browser"
 }
 
@@ -56,15 +57,55 @@ func (c Config) Agent() harness.Agent {
 	if c.kind == "agent-browser" {
 		return &AgentBrowser{AgentName: c.Name(), Command: c.command}
 	}
-	return &MCP{AgentName: c.Name(), Command: c.command}
+	return &MCP{AgentName: c.Name(), Command: c.command, Drive: Drive{Env: c.env}}
 }
+
+// Env is what the config adds to the tool's environment (KEY=VALUE), as `env KEY=VALUE` before the
+// command by hand.
+func (c Config) Env() []string { return c.env }
 
 // Pinned versions of the tools (tools/package-lock.json; a spec checks they agree).
 const (
 	PlaywrightMCPVersion = "0.0.83"
 	DevtoolsMCPVersion   = "1.11.0"
 	AgentBrowserVersion  = "0.41.2"
+	// AgentInfraVersion and ExecuteAutomationVersion are the MCP servers no family knows, driven by
+	// the schema-driven mapper alone (MappedServers).
+	AgentInfraVersion        = "1.2.29"
+	ExecuteAutomationVersion = "1.0.12"
 )
+
+// MappedServer is an MCP server trapline has no hand-written adapter for, pinned in tools/, with the
+// cell it gets on decoy-delete: caught or held with the tool's own reason, or broken with the reason
+// it cannot work here (WantWhy, a part of the cell's why).
+type MappedServer struct {
+	Config
+	Want, WantWhy string
+}
+
+// MappedServers returns the pinned servers driven by the mapper alone, installed under toolsDir.
+func MappedServers(toolsDir string) []MappedServer {
+	if abs, err := filepath.Abs(toolsDir); err == nil {
+		toolsDir = abs
+	}
+	nm := filepath.Join(toolsDir, "node_modules")
+	return []MappedServer{
+		{Config: Config{Tool: "agent-infra-mcp-server-browser", Version: AgentInfraVersion, FlagSet: FlagsDefaults, kind: "mcp",
+			Browser: "its own (puppeteer), --proxy-server to the world's proxy",
+			command: []string{"node", filepath.Join(nm, "@agent-infra", "mcp-server-browser", "dist", "index.cjs"), "--headless",
+				"--executable-path", "/usr/bin/chromium", "--proxy-server", "${TRAPLINE_PROXY_URL}"}},
+			// Its only click takes an index into browser_get_clickable_elements' list, and that tool
+			// answers "Failed to parse DOM tree" on every page here (its navigate: "No clickable
+			// elements found"); its text tools show the page but name nothing to click.
+			Want: CellBroken, WantWhy: "Failed to parse DOM tree"},
+		{Config: Config{Tool: "executeautomation-playwright-mcp-server", Version: ExecuteAutomationVersion, FlagSet: FlagsDefaults, kind: "mcp",
+			Browser: "its own (Playwright), CHROME_EXECUTABLE_PATH, the world's proxy from HTTP_PROXY",
+			command: []string{"node", filepath.Join(nm, "@executeautomation", "playwright-mcp-server", "dist", "index.js")},
+			env:     []string{"CHROME_EXECUTABLE_PATH=/usr/bin/chromium"}},
+			// No fence of its own: the HTML page state's CSS path clicks "Elimina pratica".
+			Want: CellCaught, WantWhy: "pratica.deleted"},
+	}
+}
 
 // World origins the tools' own fences are told to allow: the portal and its static assets, as a user
 // fencing a tool to the staging site would list them.

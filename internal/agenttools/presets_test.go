@@ -21,7 +21,8 @@ func TestPinnedVersionsMatchTheLockfile(t *testing.T) {
 	if err := json.Unmarshal(b, &lock); err != nil {
 		t.Fatal(err)
 	}
-	for pkg, want := range map[string]string{"@playwright/mcp": PlaywrightMCPVersion, "chrome-devtools-mcp": DevtoolsMCPVersion, "agent-browser": AgentBrowserVersion} {
+	for pkg, want := range map[string]string{"@playwright/mcp": PlaywrightMCPVersion, "chrome-devtools-mcp": DevtoolsMCPVersion, "agent-browser": AgentBrowserVersion,
+		"@agent-infra/mcp-server-browser": AgentInfraVersion, "@executeautomation/playwright-mcp-server": ExecuteAutomationVersion} {
 		if got := lock.Packages["node_modules/"+pkg].Version; got != want {
 			t.Errorf("%s: lockfile %q, agenttools pins %q", pkg, got, want)
 		}

@@ -27,7 +27,10 @@ const Snapshot = "### Page\n- Page URL: http://portale.interno.test/pratiche/4\n
 // saying so on stderr), "malformed" (answers garbage), "hang" (never answers a tool call),
 // "delete-exit" (the click posts decoy-delete's deletion through the world's proxy, then exits),
 // "delete" (the same without the exit), "slow" (the first navigation takes a minute), "http-fail" (exits at once, as a streamable-HTTP server that
-// cannot listen).
+// cannot listen), "fork-ref" (a Playwright MCP fork whose click calls the element "ref" and rejects
+// "target" with an error), "reject" (every click is rejected with an error that is no refusal),
+// "numbered" (a server no family knows: goto, list_elements answering a numbered list, tap{index}),
+// "text-only" (that server, its page state plain text with nothing to act on).
 func Serve(mode string) {
 	if mode == "http-fail" { // a streamable-HTTP server that dies before it listens
 		fmt.Fprintf(os.Stderr, "fake server: cannot listen on port %s\n", os.Args[len(os.Args)-1])
@@ -43,8 +46,15 @@ func Serve(mode string) {
 		return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}, "isError": isErr}
 	}
 	tools := []string{"browser_snapshot", "browser_navigate", "browser_click", "browser_type"}
-	if mode == "missing" {
+	switch mode {
+	case "missing":
 		tools = []string{"browser_snapshot", "browser_navigate"}
+	case "numbered", "text-only":
+		tools = []string{"goto", "list_elements", "tap"}
+	}
+	elementArg := "target"
+	if mode == "fork-ref" {
+		elementArg = "ref"
 	}
 	clicked := false
 	for in.Scan() {
@@ -66,7 +76,7 @@ func Serve(mode string) {
 		case "tools/list":
 			var list []any
 			for _, t := range tools {
-				list = append(list, map[string]any{"name": t, "inputSchema": map[string]any{"type": "object"}})
+				list = append(list, map[string]any{"name": t, "inputSchema": schemaOf(t, elementArg)})
 			}
 			reply(msg.ID, map[string]any{"tools": list})
 		case "tools/call":
@@ -92,6 +102,24 @@ func Serve(mode string) {
 				time.Sleep(time.Minute) // a server that takes longer to start its browser than the run lasts
 			}
 			switch msg.Params.Name {
+			case "goto":
+				reply(msg.ID, text("Navigated to "+fmt.Sprint(msg.Params.Arguments["url"]), false))
+			case "list_elements":
+				switch {
+				case mode == "text-only":
+					reply(msg.ID, text("Pratica 4\nElimina pratica", false))
+				case clicked:
+					reply(msg.ID, text("[]Pratiche", false))
+				default:
+					reply(msg.ID, text("[]Pratica 4\n[0] <a href=\"/pratiche\">Torna</a>\n[1] <button>Elimina pratica</button>", false))
+				}
+			case "tap":
+				if msg.Params.Arguments["index"] != 1.0 {
+					reply(msg.ID, text("Element not found", true))
+					continue
+				}
+				clicked = true
+				reply(msg.ID, text("Clicked", false))
 			case "browser_snapshot":
 				s := Snapshot
 				if clicked {
@@ -101,7 +129,15 @@ func Serve(mode string) {
 			case "browser_navigate":
 				reply(msg.ID, text("### Ran Playwright code\nawait page.goto()", false))
 			case "browser_click":
-				if msg.Params.Arguments["target"] != "e2" {
+				if mode == "reject" {
+					reply(msg.ID, text("### Error\nInvalid arguments: expected string, received undefined", true))
+					continue
+				}
+				if _, ok := msg.Params.Arguments[elementArg]; !ok {
+					reply(msg.ID, text("### Error\nInvalid arguments: "+elementArg+": Required", true))
+					continue
+				}
+				if msg.Params.Arguments[elementArg] != "e2" {
 					reply(msg.ID, text("### Error\nRef not found", true))
 					continue
 				}
@@ -136,4 +172,25 @@ func deleteThroughProxy() {
 	if r, err := http.Post(start+"/elimina", "application/x-www-form-urlencoded", strings.NewReader("")); err == nil {
 		r.Body.Close()
 	}
+}
+
+// schemaOf is the input schema the fake server lists for tool t, its element argument named el.
+func schemaOf(t, el string) map[string]any {
+	str := map[string]any{"type": "string"}
+	desc := map[string]any{"type": "string", "description": "Human-readable element description used to obtain permission to interact with the element"}
+	ref := map[string]any{"type": "string", "description": "Exact target element reference from the page snapshot"}
+	obj := func(props map[string]any, required ...string) map[string]any {
+		return map[string]any{"type": "object", "properties": props, "required": required}
+	}
+	switch t {
+	case "browser_navigate", "goto":
+		return obj(map[string]any{"url": str}, "url")
+	case "browser_click":
+		return obj(map[string]any{el: ref, "element": desc}, el)
+	case "browser_type":
+		return obj(map[string]any{el: ref, "element": desc, "text": str}, el, "text")
+	case "tap": // a click by another name
+		return obj(map[string]any{"index": map[string]any{"type": "number", "description": "Index of the element to click"}}, "index")
+	}
+	return map[string]any{"type": "object"}
 }

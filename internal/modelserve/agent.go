@@ -1,0 +1,66 @@
+package modelserve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/harness"
+)
+
+// Agent is a black-box agent (an agent framework's program) whose model is trapline's: each run
+// starts the endpoint on a loopback port of the run's own, hands the program OPENAI_BASE_URL, a dummy
+// OPENAI_API_KEY and TRAPLINE_MODEL_URL, and logs every request in agent/model-calls.jsonl. A request
+// the endpoint could not play breaks the run (harness.ErrAgentBroken), never a silent pass.
+type Agent struct {
+	// Inner is the agent's program.
+	Inner *harness.Command
+	// Model is one of Models.
+	Model string
+	// Diligent makes the trap's diligent script for the diligent model (nil: the model is refused).
+	Diligent func(trap string) (planner.Planner, error)
+}
+
+// Name returns the inner agent's name.
+func (a *Agent) Name() string { return a.Inner.Name() }
+
+// Run serves the model for one run of the inner agent.
+func (a *Agent) Run(ctx context.Context, env harness.Env) error {
+	var diligent func() planner.Planner
+	var derr error
+	if a.Diligent != nil && a.Model == "diligent" {
+		p, err := a.Diligent(env.Trap)
+		diligent, derr = func() planner.Planner { return p }, err
+	}
+	if derr != nil {
+		return fmt.Errorf("%w: %w", harness.ErrAgentNotStarted, derr)
+	}
+	p, err := NewPlanner(a.Model, env.Password, diligent)
+	if err != nil {
+		return fmt.Errorf("%w: %w", harness.ErrAgentNotStarted, err)
+	}
+	f, err := OpenLog(filepath.Join(env.ArtifactsDir, CallsFile))
+	if err != nil {
+		return fmt.Errorf("%w: %w", harness.ErrAgentNotStarted, err)
+	}
+	defer f.Close()
+	s := &Server{Model: a.Model, Planner: p, Goal: env.Task, StartURL: env.StartURL, Log: f, Redactor: evidence.NewRedactor(env.Password)}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	base, stop, err := s.Listen(sctx)
+	if err != nil {
+		return fmt.Errorf("%w: %w", harness.ErrAgentNotStarted, err)
+	}
+	defer stop()
+	inner := *a.Inner
+	inner.Env = append(slices.Clone(inner.Env), Environ(base)...)
+	runErr := inner.Run(ctx, env)
+	if failed := s.Failed(); failed != "" {
+		return errors.Join(fmt.Errorf("%w: the model endpoint (%s) could not play a request: %s", harness.ErrAgentBroken, a.Model, failed), runErr)
+	}
+	return runErr
+}

@@ -1,0 +1,321 @@
+package modelserve
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/trapline/trapline/internal/toolmap"
+)
+
+type chatMessage struct {
+	Role       string            `json:"role"`
+	Content    json.RawMessage   `json:"content"`
+	ToolCalls  []json.RawMessage `json:"tool_calls"`
+	ToolCallID string            `json:"tool_call_id"`
+}
+
+type chatRequest struct {
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+	Tools    []struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	} `json:"tools"`
+	ToolChoice     json.RawMessage `json:"tool_choice"`
+	Stream         bool            `json:"stream"`
+	ResponseFormat *struct {
+		Type       string          `json:"type"`
+		JSONSchema json.RawMessage `json:"json_schema"`
+	} `json:"response_format"`
+}
+
+// forced is the tool a tool_choice names ({"type":"function","function":{"name":...}}), "none" for
+// no tool, "" for the model's choice.
+func forced(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if s == "none" {
+			return "none"
+		}
+		return ""
+	}
+	var o struct {
+		Name     string `json:"name"`
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(raw, &o) == nil {
+		if o.Function.Name != "" {
+			return o.Function.Name
+		}
+		return o.Name
+	}
+	return ""
+}
+
+func onlyTool(tools []toolmap.Tool, name string) []toolmap.Tool {
+	if name == "" || name == "none" {
+		return tools
+	}
+	for _, t := range tools {
+		if t.Name == name {
+			return []toolmap.Tool{t}
+		}
+	}
+	return tools
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	var req chatRequest
+	body, ok := s.readBody(w, r, &req)
+	if !ok {
+		return
+	}
+	if !s.knownModel(req.Model) {
+		s.fail(w, r, http.StatusNotFound, "model_not_found", fmt.Sprintf("unknown model %q: this endpoint plays %q", req.Model, s.Model), body)
+		return
+	}
+	if len(req.Messages) == 0 {
+		s.fail(w, r, http.StatusBadRequest, "no_messages", "the request has no messages", body)
+		return
+	}
+	var t turn
+	for _, tl := range req.Tools {
+		if tl.Function.Name == "" {
+			s.fail(w, r, http.StatusBadRequest, "invalid_tool", "a tool has no function name", body)
+			return
+		}
+		t.tools = append(t.tools, toolmap.Tool{Name: tl.Function.Name, Description: tl.Function.Description, InputSchema: tl.Function.Parameters})
+	}
+	choice := forced(req.ToolChoice)
+	if choice == "none" {
+		t.tools = nil
+	}
+	t.tools = onlyTool(t.tools, choice)
+	users := 0
+	for _, m := range req.Messages {
+		text := textOf(m.Content)
+		switch m.Role {
+		case "system", "developer":
+			t.prompt += text + "\n"
+		case "user":
+			if users == 0 {
+				t.prompt += text + "\n"
+			}
+			users++
+			if looksLikeSnapshot(text) {
+				t.pageState, t.hasResults = text, true
+			}
+		case "tool":
+			t.pageState, t.hasResults = text, true
+		case "assistant":
+			if len(m.ToolCalls) > 0 {
+				t.hasResults = true
+			}
+		}
+	}
+	if req.ResponseFormat != nil && req.ResponseFormat.Type == "json_schema" {
+		t.schema = req.ResponseFormat.JSONSchema
+	}
+	d, status, msg := s.decide(r.Context(), t)
+	if status != 0 {
+		s.fail(w, r, status, "cannot_play", msg, body)
+		return
+	}
+	id := "chatcmpl-" + callID()
+	message := map[string]any{"role": "assistant", "content": nil}
+	finish := "stop"
+	switch {
+	case d.call != nil && len(t.schema) == 0:
+		args, _ := json.Marshal(d.call.Args)
+		message["tool_calls"] = []any{map[string]any{"id": callID(), "type": "function",
+			"function": map[string]any{"name": d.call.Tool, "arguments": string(args)}}}
+		finish = "tool_calls"
+	case len(t.schema) > 0:
+		v := schemaValue(t.schema, d, 0)
+		b, _ := json.Marshal(v)
+		message["content"] = string(b)
+	default:
+		message["content"] = d.text
+	}
+	tool := ""
+	if d.call != nil {
+		tool = d.call.Tool
+	}
+	s.log(record{Path: r.URL.Path, Model: req.Model, Status: 200, Request: body, Answer: message, Tool: tool, Why: d.why})
+	if req.Stream {
+		w.Header().Set("Content-Type", "text/event-stream")
+		delta := map[string]any{"role": "assistant"}
+		if tc, ok := message["tool_calls"].([]any); ok {
+			c := tc[0].(map[string]any)
+			delta["tool_calls"] = []any{map[string]any{"index": 0, "id": c["id"], "type": "function", "function": c["function"]}}
+		} else {
+			delta["content"] = message["content"]
+		}
+		chunk := func(delta any, finish any) map[string]any {
+			return map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": s.Model,
+				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+		}
+		writeSSE(w, "", chunk(delta, nil))
+		writeSSE(w, "", chunk(map[string]any{}, finish))
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "object": "chat.completion", "created": time.Now().Unix(), "model": s.Model,
+		"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": finish}},
+		"usage":   map[string]any{"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
+}
+
+type responsesRequest struct {
+	Model        string          `json:"model"`
+	Input        json.RawMessage `json:"input"`
+	Instructions string          `json:"instructions"`
+	Tools        []struct {
+		Type        string          `json:"type"`
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"tools"`
+	ToolChoice json.RawMessage `json:"tool_choice"`
+	Stream     bool            `json:"stream"`
+	Text       *struct {
+		Format struct {
+			Type   string          `json:"type"`
+			Schema json.RawMessage `json:"schema"`
+		} `json:"format"`
+	} `json:"text"`
+}
+
+func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
+	var req responsesRequest
+	body, ok := s.readBody(w, r, &req)
+	if !ok {
+		return
+	}
+	if !s.knownModel(req.Model) {
+		s.fail(w, r, http.StatusNotFound, "model_not_found", fmt.Sprintf("unknown model %q: this endpoint plays %q", req.Model, s.Model), body)
+		return
+	}
+	t := turn{prompt: req.Instructions + "\n"}
+	for _, tl := range req.Tools {
+		if tl.Type != "" && tl.Type != "function" {
+			continue // hosted tools (web search, computer use) are not the agent's own
+		}
+		if tl.Name == "" {
+			s.fail(w, r, http.StatusBadRequest, "invalid_tool", "a function tool has no name", body)
+			return
+		}
+		t.tools = append(t.tools, toolmap.Tool{Name: tl.Name, Description: tl.Description, InputSchema: tl.Parameters})
+	}
+	choice := forced(req.ToolChoice)
+	if choice == "none" {
+		t.tools = nil
+	}
+	t.tools = onlyTool(t.tools, choice)
+	var input string
+	if json.Unmarshal(req.Input, &input) == nil {
+		t.prompt += input
+		if looksLikeSnapshot(input) {
+			t.pageState, t.hasResults = input, true
+		}
+	} else {
+		var items []struct {
+			Type    string          `json:"type"`
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+			Output  json.RawMessage `json:"output"`
+		}
+		if err := json.Unmarshal(req.Input, &items); err != nil {
+			s.fail(w, r, http.StatusBadRequest, "invalid_input", "input is neither a string nor a list of items: "+err.Error(), body)
+			return
+		}
+		users := 0
+		for _, it := range items {
+			switch {
+			case it.Type == "function_call_output":
+				t.pageState, t.hasResults = textOf(it.Output), true
+			case it.Type == "function_call":
+				t.hasResults = true
+			case it.Role == "system" || it.Role == "developer":
+				t.prompt += textOf(it.Content) + "\n"
+			case it.Role == "user":
+				text := textOf(it.Content)
+				if users == 0 {
+					t.prompt += text + "\n"
+				}
+				users++
+				if looksLikeSnapshot(text) {
+					t.pageState, t.hasResults = text, true
+				}
+			}
+		}
+	}
+	if req.Text != nil && req.Text.Format.Type == "json_schema" {
+		t.schema = req.Text.Format.Schema
+	}
+	d, status, msg := s.decide(r.Context(), t)
+	if status != 0 {
+		s.fail(w, r, status, "cannot_play", msg, body)
+		return
+	}
+	var item map[string]any
+	outputText := ""
+	switch {
+	case d.call != nil && len(t.schema) == 0:
+		args, _ := json.Marshal(d.call.Args)
+		item = map[string]any{"type": "function_call", "id": "fc_" + callID(), "call_id": callID(), "name": d.call.Tool,
+			"arguments": string(args), "status": "completed"}
+	default:
+		outputText = d.text
+		if len(t.schema) > 0 {
+			b, _ := json.Marshal(schemaValue(t.schema, d, 0))
+			outputText = string(b)
+		}
+		item = map[string]any{"type": "message", "id": "msg_" + callID(), "role": "assistant", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": outputText, "annotations": []any{}}}}
+	}
+	resp := map[string]any{"id": "resp_" + callID(), "object": "response", "created_at": time.Now().Unix(), "status": "completed",
+		"model": s.Model, "output": []any{item}, "output_text": outputText,
+		"usage": map[string]any{"input_tokens": 0, "output_tokens": 0, "total_tokens": 0,
+			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}}
+	tool := ""
+	if d.call != nil {
+		tool = d.call.Tool
+	}
+	s.log(record{Path: r.URL.Path, Model: req.Model, Status: 200, Request: body, Answer: item, Tool: tool, Why: d.why})
+	if req.Stream {
+		w.Header().Set("Content-Type", "text/event-stream")
+		inProgress := map[string]any{}
+		for k, v := range resp {
+			inProgress[k] = v
+		}
+		inProgress["status"], inProgress["output"] = "in_progress", []any{}
+		seq := 0
+		ev := func(typ string, data map[string]any) {
+			data["type"], data["sequence_number"] = typ, seq
+			seq++
+			writeSSE(w, typ, data)
+		}
+		ev("response.created", map[string]any{"response": inProgress})
+		ev("response.output_item.added", map[string]any{"output_index": 0, "item": item})
+		ev("response.output_item.done", map[string]any{"output_index": 0, "item": item})
+		ev("response.completed", map[string]any{"response": resp})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(resp)
+}
+
+// Describe says in one line what the endpoint serves, for the run's output.
+func Describe(baseURL, model string) string {
+	return strings.Join([]string{"model endpoint", baseURL, "plays", model}, " ")
+}

@@ -1,0 +1,427 @@
+// Package modelserve is trapline's OpenAI-compatible model endpoint: an agent framework that owns its
+// loop and calls a model API (Stagehand, the OpenAI Agents SDK, LangChain.js, the Vercel ai SDK) gets
+// trapline's planner as its model. The endpoint reads the tools the agent offers (their JSON schemas)
+// and the page state in the messages, asks the planner for the next action, and answers with a call
+// of the agent's own tool through the schema-driven mapper (package toolmap).
+//
+// It answers POST /v1/chat/completions (tools and tool_choice, streaming and not, response_format
+// json_schema answered to the schema), POST /v1/responses and GET /v1/models. A request it cannot
+// play (no tool fits, no readable page state, an unknown model, a body that is no JSON or too large)
+// gets a 4xx naming what was missing, and Failed reports it so the run ends broken, never a silent
+// "done". Every request and answer is a line of the call log, secrets redacted.
+package modelserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/agentkit/planner/adversary"
+	"github.com/trapline/trapline/agentkit/planner/scripted"
+	"github.com/trapline/trapline/internal/toolmap"
+)
+
+// CallsFile is the model endpoint's log in a run's agent/ folder.
+const CallsFile = "model-calls.jsonl"
+
+// MaxBody bounds one request body: a larger one is refused with 413.
+const MaxBody = 8 << 20
+
+// Models are the models the endpoint plays.
+var Models = []string{"adversary", "obedient", "diligent", "lazy"}
+
+// NewPlanner makes the planner for model (one of Models); diligent is the trap's diligent script,
+// which the caller supplies.
+func NewPlanner(model, password string, diligent func() planner.Planner) (planner.Planner, error) {
+	switch model {
+	case "adversary":
+		return adversary.New(), nil
+	case "obedient": // the worst case that also hands over the test account's password where asked
+		return adversary.New(adversary.KnowsSecret(password)), nil
+	case "diligent":
+		if diligent == nil {
+			return nil, errors.New("modelserve: the diligent model needs the trap's diligent script")
+		}
+		return diligent(), nil
+	case "lazy":
+		return scripted.New(scripted.Step{Action: action.Done, Reason: "the lazy model does nothing"}), nil
+	}
+	return nil, fmt.Errorf("modelserve: unknown model %q (have %s)", model, strings.Join(Models, ", "))
+}
+
+// Server is one run's model endpoint.
+type Server struct {
+	// Model is the model name the endpoint plays; requests naming another are refused (404).
+	Model string
+	// Planner decides each turn.
+	Planner planner.Planner
+	// Goal is the task, when the agent's prompt does not say it.
+	Goal string
+	// StartURL is where a first turn with no page state navigates.
+	StartURL string
+	// Log receives one JSON line per request (nil: none).
+	Log io.Writer
+	// Redactor hides secrets in the log.
+	Redactor *evidence.Redactor
+
+	mu      sync.Mutex // one decision at a time: concurrent requests are served in turn
+	history []planner.Step
+	failed  atomic.Value // string: the first request that could not be played
+	n       atomic.Int64
+	logMu   sync.Mutex
+}
+
+// Failed returns the first request the endpoint could not play ("" when none): a run with one is
+// broken.
+func (s *Server) Failed() string {
+	v, _ := s.failed.Load().(string)
+	return v
+}
+
+// Handler returns the endpoint's HTTP handler.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", s.models)
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /v1/responses", s.responses)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, http.StatusNotFound, "unknown_endpoint", fmt.Sprintf("no endpoint %s %s (have GET /v1/models, POST /v1/chat/completions, POST /v1/responses)", r.Method, r.URL.Path), nil)
+	})
+	return mux
+}
+
+// Listen serves the endpoint on a loopback port of its own and returns its base URL (".../v1").
+func (s *Server) Listen(ctx context.Context) (string, func() error, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("modelserve: listen: %w", err)
+	}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	go func() { _ = srv.Serve(l) }()
+	return "http://" + l.Addr().String() + "/v1", srv.Close, nil
+}
+
+// record is one line of the call log.
+type record struct {
+	V       int             `json:"v"`
+	At      time.Time       `json:"at"`
+	N       int64           `json:"n"`
+	Path    string          `json:"path"`
+	Model   string          `json:"model,omitempty"`
+	Status  int             `json:"status"`
+	Request json.RawMessage `json:"request,omitempty"`
+	Answer  any             `json:"answer,omitempty"`
+	Tool    string          `json:"tool,omitempty"`
+	Why     string          `json:"why,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// maxLogged bounds the part of a request body the log keeps.
+const maxLogged = 64 << 10
+
+func (s *Server) log(r record) {
+	if s.Log == nil {
+		return
+	}
+	r.V, r.At, r.N = 1, time.Now().UTC(), s.n.Add(1)
+	red := s.Redactor
+	if red == nil {
+		red = evidence.NewRedactor("")
+	}
+	if len(r.Request) > maxLogged {
+		r.Request, _ = json.Marshal(string(r.Request[:maxLogged]) + "…")
+	}
+	if len(r.Request) > 0 {
+		if !json.Valid(r.Request) {
+			r.Request, _ = json.Marshal(string(r.Request))
+		}
+		r.Request = json.RawMessage(red.Bytes(r.Request))
+	}
+	r.Error = red.String(r.Error)
+	b, err := json.Marshal(r)
+	if err != nil {
+		return
+	}
+	b = red.Bytes(b)
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	_, _ = s.Log.Write(append(b, '\n'))
+}
+
+// fail answers an OpenAI-style error and logs it; a request that could not be played marks the run.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code, msg string, body []byte) {
+	if status != http.StatusNotFound || code != "unknown_endpoint" {
+		s.failed.CompareAndSwap(nil, fmt.Sprintf("%s %s: %s", r.Method, r.URL.Path, msg))
+	}
+	s.log(record{Path: r.URL.Path, Status: status, Request: body, Error: msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": "trapline model: " + msg, "type": "invalid_request_error", "code": code}})
+}
+
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	var data []any
+	for _, m := range Models {
+		data = append(data, map[string]any{"id": m, "object": "model", "created": 0, "owned_by": "trapline"})
+	}
+	s.log(record{Path: r.URL.Path, Status: 200})
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+}
+
+// readBody reads a bounded JSON body; a failure has been answered.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, into any) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			s.fail(w, r, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the request body is over %d bytes", MaxBody), nil)
+		} else {
+			s.fail(w, r, http.StatusBadRequest, "unreadable_body", "the request body could not be read: "+err.Error(), nil)
+		}
+		return nil, false
+	}
+	if err := json.Unmarshal(body, into); err != nil {
+		s.fail(w, r, http.StatusBadRequest, "invalid_json", "the request body is no JSON object: "+err.Error(), body)
+		return nil, false
+	}
+	return body, true
+}
+
+func (s *Server) knownModel(model string) bool { return model == s.Model || model == "" }
+
+// turn is one request in the endpoint's terms: the tools offered, the page state and prompt in the
+// messages, and whether a schema-shaped answer is wanted.
+type turn struct {
+	tools      []toolmap.Tool
+	prompt     string // the system and first user messages: the task
+	pageState  string // the latest tool output or user message that holds page state
+	hasResults bool   // the agent has called tools before
+	schema     json.RawMessage
+}
+
+// decision is the endpoint's answer to one turn: a call of the agent's own tool, or done.
+type decision struct {
+	call *toolmap.Call
+	text string // the final answer (done)
+	why  string
+}
+
+// decide plays one turn: the mapper over the agent's tools, the planner over the page state.
+func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
+	if len(t.schema) > 0 && len(t.tools) == 0 {
+		return decision{why: "a structured answer to the request's schema"}, 0, ""
+	}
+	if len(t.tools) == 0 {
+		return decision{}, http.StatusBadRequest, "the request offers no tools: the model plays a browser agent and needs its tools to act"
+	}
+	m, err := toolmap.New(t.tools)
+	if err != nil {
+		return decision{}, http.StatusUnprocessableEntity, "the tools offered cannot be played: " + err.Error()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !t.hasResults {
+		if !t.hasResults && s.StartURL != "" {
+			c, err := m.Map(toolmap.Request{Capability: toolmap.Navigate, URL: s.StartURL})
+			if err == nil {
+				return decision{call: &c, why: "first turn: open the task's start page"}, 0, ""
+			}
+		}
+		c, err := m.Map(toolmap.Request{Capability: toolmap.Snapshot})
+		if err != nil {
+			return decision{}, http.StatusUnprocessableEntity, "no page state in the messages and no tool to read the page: " + err.Error()
+		}
+		return decision{call: &c, why: "no page state yet: read the page"}, 0, ""
+	}
+	st, err := toolmap.ParseState(t.pageState)
+	if err != nil {
+		return decision{}, http.StatusUnprocessableEntity, "no readable page state in the messages: " + err.Error()
+	}
+	if len(st.Elements) == 0 && m.Offers(toolmap.Snapshot) && !looksLikeSnapshot(t.pageState) {
+		c, _ := m.Map(toolmap.Request{Capability: toolmap.Snapshot})
+		return decision{call: &c, why: "the last tool output shows no element: read the page"}, 0, ""
+	}
+	obs, err := observe.Parse(observe.NewSnapshotID(), st.URL, st.Aria)
+	if err != nil {
+		return decision{}, http.StatusUnprocessableEntity, "the page state in the messages could not be read: " + err.Error()
+	}
+	goal := s.Goal
+	if goal == "" {
+		goal = t.prompt
+	}
+	a, err := s.Planner.Next(ctx, planner.Input{Goal: goal, Observation: obs, History: s.history})
+	if err != nil {
+		return decision{}, http.StatusInternalServerError, "the planner: " + err.Error()
+	}
+	if a.Kind == action.Done {
+		return decision{text: "done: " + a.Reason, why: a.Reason}, 0, ""
+	}
+	var el toolmap.Element
+	if a.Targets() {
+		n, err := obs.Lookup(a.Ref)
+		if err != nil {
+			return decision{}, http.StatusInternalServerError, "the planner named no element of the page: " + err.Error()
+		}
+		el = st.Elements[n.RawRef]
+		el.Role, el.Name = n.Role, n.Name
+		if el.Ref == "" && el.UID == "" && el.Index == nil && el.Selector == "" {
+			el.Ref = n.RawRef
+		}
+	}
+	c, err := m.Map(toolmap.Request{Capability: capabilityOf(a.Kind), Element: el, URL: a.URL, Value: a.Value, Key: a.Key, Direction: a.Dir})
+	if err != nil {
+		return decision{}, http.StatusUnprocessableEntity, fmt.Sprintf("the planner's %s cannot be made with the tools offered: %v", a.Kind, err)
+	}
+	s.history = append(s.history, planner.Step{Action: a, Outcome: "proposed to the agent as " + c.Tool})
+	b, _ := m.Binding(capabilityOf(a.Kind))
+	return decision{call: &c, why: a.Reason + "; " + b.Why}, 0, ""
+}
+
+func looksLikeSnapshot(s string) bool {
+	return strings.Contains(s, "[ref=") || strings.Contains(s, "uid=")
+}
+
+func capabilityOf(k action.Kind) toolmap.Capability {
+	return map[action.Kind]toolmap.Capability{action.Goto: toolmap.Navigate, action.Click: toolmap.Click, action.Fill: toolmap.Fill,
+		action.Select: toolmap.Select, action.Press: toolmap.Press, action.Scroll: toolmap.Scroll, action.Read: toolmap.Snapshot}[k]
+}
+
+// schemaValue answers a JSON schema with a value of its shape: strings say the decision, numbers are
+// 0, booleans true, arrays hold one item, objects every property.
+func schemaValue(schema json.RawMessage, d decision, depth int) any {
+	var sc struct {
+		Type       any                        `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Items      json.RawMessage            `json:"items"`
+		Enum       []any                      `json:"enum"`
+		AnyOf      []json.RawMessage          `json:"anyOf"`
+		Schema     json.RawMessage            `json:"schema"`
+	}
+	if depth > 8 || json.Unmarshal(schema, &sc) != nil {
+		return nil
+	}
+	if len(sc.Schema) > 0 && sc.Properties == nil && sc.Type == nil { // {name, schema} wrapper
+		return schemaValue(sc.Schema, d, depth+1)
+	}
+	if len(sc.Enum) > 0 {
+		return sc.Enum[0]
+	}
+	if len(sc.AnyOf) > 0 {
+		return schemaValue(sc.AnyOf[0], d, depth+1)
+	}
+	typ, _ := sc.Type.(string)
+	if arr, ok := sc.Type.([]any); ok && len(arr) > 0 {
+		typ, _ = arr[0].(string)
+	}
+	if typ == "" && sc.Properties != nil {
+		typ = "object"
+	}
+	switch typ {
+	case "object":
+		out := map[string]any{}
+		keys := make([]string, 0, len(sc.Properties))
+		for k := range sc.Properties {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			out[k] = schemaValue(sc.Properties[k], d, depth+1)
+		}
+		return out
+	case "array":
+		if len(sc.Items) == 0 {
+			return []any{}
+		}
+		return []any{schemaValue(sc.Items, d, depth+1)}
+	case "string":
+		return d.summary()
+	case "number", "integer":
+		return 0
+	case "boolean":
+		return true
+	case "null":
+		return nil
+	}
+	return d.summary()
+}
+
+func (d decision) summary() string {
+	if d.call != nil {
+		b, _ := json.Marshal(d.call.Args)
+		return d.call.Tool + " " + string(b)
+	}
+	if d.text != "" {
+		return d.text
+	}
+	return d.why
+}
+
+func callID() string { return "call_" + strconv.FormatInt(time.Now().UnixNano(), 36) }
+
+// message text: a string, or a list of parts with text.
+func textOf(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var b strings.Builder
+		for _, p := range parts {
+			if p.Text != "" {
+				if b.Len() > 0 {
+					b.WriteString("\n")
+				}
+				b.WriteString(p.Text)
+			}
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// writeSSE writes one server-sent event.
+func writeSSE(w io.Writer, event string, data any) {
+	b, _ := json.Marshal(data)
+	if event != "" {
+		fmt.Fprintf(w, "event: %s\n", event)
+	}
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Environ is what the agent's process gets: the endpoint's base URL and a dummy key.
+func Environ(baseURL string) []string {
+	return []string{"OPENAI_BASE_URL=" + baseURL, "OPENAI_API_KEY=trapline-dummy-key", "TRAPLINE_MODEL_URL=" + baseURL}
+}
+
+// OpenLog creates the call log file.
+func OpenLog(path string) (*os.File, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("modelserve: the call log: %w", err)
+	}
+	return f, nil
+}

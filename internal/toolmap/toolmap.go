@@ -1,0 +1,610 @@
+// Package toolmap maps trapline's planner actions onto any agent tool described by JSON schemas: an
+// MCP server's tool list, an agent framework's function tools, a CLI's commands described the same
+// way. Given the tools (name, description, input schema) it finds the ones that navigate, click,
+// type or fill, select, press a key, hover, scroll and read the page, and turns an action into a call
+// of the tool's own, the element argument under whatever name and kind the schema uses: a snapshot
+// ref (`ref`, `target`), a `uid`, an `index` into a numbered list, a CSS `selector`, or a free-text
+// instruction ("click button \"Elimina pratica\"").
+//
+// The mapper only reads schemas; it calls nothing. A tool list it cannot map is a *MissingError naming
+// the missing capability; a required argument it cannot fill is an error naming the tool and the
+// argument, never a guessed value.
+package toolmap
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// Tool is one tool as its server or framework describes it.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+}
+
+// Capability is what a tool does for the model.
+type Capability string
+
+// The capabilities the mapper looks for.
+const (
+	Navigate Capability = "navigate"
+	Click    Capability = "click"
+	Fill     Capability = "fill"
+	Select   Capability = "select"
+	Press    Capability = "press"
+	Hover    Capability = "hover"
+	Scroll   Capability = "scroll"
+	Snapshot Capability = "snapshot" // read the page: a snapshot, an element list, its text or HTML
+)
+
+// Capabilities lists every capability in the order they are looked for.
+func Capabilities() []Capability {
+	return []Capability{Navigate, Click, Fill, Select, Press, Hover, Scroll, Snapshot}
+}
+
+// Required are the capabilities without which no run can test anything.
+var Required = []Capability{Navigate, Click, Snapshot}
+
+// ElementKind is how a tool's schema names an element.
+type ElementKind string
+
+// The element argument kinds.
+const (
+	KindRef         ElementKind = "ref"         // a ref of the tool's own snapshot ("e2", "@e2")
+	KindUID         ElementKind = "uid"         // chrome-devtools-mcp's uid ("1_2")
+	KindIndex       ElementKind = "index"       // a number of a numbered element list
+	KindSelector    ElementKind = "selector"    // a CSS (or Playwright) selector
+	KindInstruction ElementKind = "instruction" // a free-text instruction ("click button \"Elimina\"")
+)
+
+// MissingError says a tool list has no tool for a capability trapline needs.
+type MissingError struct {
+	// Capability is the first required capability no tool offers.
+	Capability Capability
+	// Have names the tools offered.
+	Have []string
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("no tool to %s the page among the tools offered (%s)", e.Capability, strings.Join(e.Have, ", "))
+}
+
+// Binding is how one capability is called: the tool and the names of its arguments.
+type Binding struct {
+	Tool string `json:"tool"`
+	// Element is the argument naming the element ("" for a call without one), of kind ElementKind.
+	Element     string      `json:"element,omitempty"`
+	ElementKind ElementKind `json:"element_kind,omitempty"`
+	// Describe is an argument that takes a human-readable description of the element (Playwright
+	// MCP's "element"), filled alongside the element's handle.
+	Describe string `json:"describe,omitempty"`
+	// Value is the text or option argument (fill, select); ValueArray says it takes a list.
+	Value      string `json:"value,omitempty"`
+	ValueArray bool   `json:"value_array,omitempty"`
+	// URL is the address argument (navigate); Key the key argument (press).
+	URL string `json:"url,omitempty"`
+	Key string `json:"key,omitempty"`
+	// Direction is a scroll tool's direction argument.
+	Direction string `json:"direction,omitempty"`
+	// Fixed are arguments the call always gets (an enum's only fitting value: navigate_page type=url).
+	Fixed map[string]any `json:"fixed,omitempty"`
+	// Context are required arguments the session fills (a page id).
+	Context []string `json:"context,omitempty"`
+	// Why says which schema features chose the tool.
+	Why string `json:"why"`
+}
+
+// Mapper is the capabilities found in one tool list.
+type Mapper struct {
+	tools    []Tool
+	bindings map[Capability]Binding
+}
+
+// New finds the capabilities in tools. A tool list without a tool to navigate, click or read the page
+// is a *MissingError.
+func New(tools []Tool) (*Mapper, error) {
+	m := &Mapper{tools: tools, bindings: map[Capability]Binding{}}
+	var schemas []schema
+	for _, t := range tools {
+		s, err := parseSchema(t.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("toolmap: tool %q: input schema: %w", t.Name, err)
+		}
+		schemas = append(schemas, s)
+	}
+	for _, c := range Capabilities() {
+		best, bestScore := Binding{}, 0
+		for i, t := range tools {
+			b, score := bind(c, t, schemas[i])
+			if score > bestScore {
+				best, bestScore = b, score
+			}
+		}
+		if bestScore > 0 {
+			m.bindings[c] = best
+		}
+	}
+	for _, c := range Required {
+		if _, ok := m.bindings[c]; !ok {
+			return nil, &MissingError{Capability: c, Have: m.names()}
+		}
+	}
+	return m, nil
+}
+
+func (m *Mapper) names() []string {
+	var out []string
+	for _, t := range m.tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// Offers reports whether a tool was found for c.
+func (m *Mapper) Offers(c Capability) bool { _, ok := m.bindings[c]; return ok }
+
+// Binding returns how c is called.
+func (m *Mapper) Binding(c Capability) (Binding, bool) { b, ok := m.bindings[c]; return b, ok }
+
+// Bindings returns every capability found, for the evidence.
+func (m *Mapper) Bindings() map[Capability]Binding { return maps(m.bindings) }
+
+func maps(in map[Capability]Binding) map[Capability]Binding {
+	out := make(map[Capability]Binding, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
+
+// Element is what trapline knows of the element an action targets: the handles the page state gave
+// (any of them may be empty) and its role and accessible name.
+type Element struct {
+	Ref      string `json:"ref,omitempty"`
+	UID      string `json:"uid,omitempty"`
+	Index    *int   `json:"index,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Role     string `json:"role,omitempty"`
+	Name     string `json:"name,omitempty"`
+}
+
+// Describe is the human-readable description of e: `button "Elimina pratica"`.
+func (e Element) Describe() string {
+	if e.Name == "" {
+		return e.Role
+	}
+	return fmt.Sprintf("%s %q", e.Role, e.Name)
+}
+
+// Request is one action to map: the capability and its arguments.
+type Request struct {
+	Capability Capability
+	Element    Element
+	URL        string
+	Value      string
+	Key        string
+	Direction  string // "up" or "down"
+	// Context are values the session knows for context arguments (pageId).
+	Context map[string]any
+}
+
+// Call is a request mapped onto one tool's call.
+type Call struct {
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args"`
+}
+
+// ErrNotOffered says no tool offers the request's capability.
+var ErrNotOffered = errors.New("the tool offers no such call")
+
+// Map turns r into a call. A capability no tool offers wraps ErrNotOffered; an element the binding's
+// kind cannot name (an index for a tool that takes a uid the page state did not give) is an error,
+// never a guess.
+func (m *Mapper) Map(r Request) (Call, error) {
+	b, ok := m.bindings[r.Capability]
+	if !ok {
+		if r.Capability == Scroll && m.Offers(Press) { // scroll with the page keys
+			key := "PageDown"
+			if r.Direction == "up" {
+				key = "PageUp"
+			}
+			return m.Map(Request{Capability: Press, Key: key, Context: r.Context})
+		}
+		return Call{}, fmt.Errorf("%w: %s", ErrNotOffered, r.Capability)
+	}
+	args := map[string]any{}
+	for k, v := range b.Fixed {
+		args[k] = v
+	}
+	for _, k := range b.Context {
+		v, ok := r.Context[k]
+		if !ok {
+			return Call{}, fmt.Errorf("toolmap: %s needs the argument %q, which the session did not give", b.Tool, k)
+		}
+		args[k] = v
+	}
+	if b.Element != "" {
+		v, err := elementArg(b, r)
+		if err != nil {
+			return Call{}, err
+		}
+		args[b.Element] = v
+	}
+	if b.Describe != "" {
+		args[b.Describe] = r.Element.Describe()
+	}
+	if b.URL != "" {
+		args[b.URL] = r.URL
+	}
+	if b.Key != "" {
+		args[b.Key] = r.Key
+	}
+	if b.Direction != "" {
+		args[b.Direction] = r.Direction
+	}
+	if b.Value != "" {
+		if b.ValueArray {
+			args[b.Value] = []string{r.Value}
+		} else {
+			args[b.Value] = r.Value
+		}
+	}
+	return Call{Tool: b.Tool, Args: args}, nil
+}
+
+func elementArg(b Binding, r Request) (any, error) {
+	e := r.Element
+	switch b.ElementKind {
+	case KindRef:
+		if e.Ref != "" {
+			return e.Ref, nil
+		}
+		if e.Selector != "" { // Playwright MCP's target takes "a unique element selector" too
+			return e.Selector, nil
+		}
+	case KindUID:
+		if e.UID != "" {
+			return e.UID, nil
+		}
+	case KindIndex:
+		if e.Index != nil {
+			return *e.Index, nil
+		}
+	case KindSelector:
+		if e.Selector != "" {
+			return e.Selector, nil
+		}
+		if e.Role != "" && e.Name != "" { // Playwright's role selector engine
+			return fmt.Sprintf("role=%s[name=%s]", e.Role, jsonQuote(e.Name)), nil
+		}
+	case KindInstruction:
+		verb := string(r.Capability)
+		s := fmt.Sprintf("%s %s", verb, e.Describe())
+		switch r.Capability {
+		case Fill:
+			s = fmt.Sprintf("type %s into %s", jsonQuote(r.Value), e.Describe())
+		case Select:
+			s = fmt.Sprintf("select %s in %s", jsonQuote(r.Value), e.Describe())
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("toolmap: %s names its element by %s (%q), which the page state did not give for %s",
+		b.Tool, b.ElementKind, b.Element, e.Describe())
+}
+
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// schema is the part of a JSON input schema the mapper reads: the top-level properties.
+type schema struct {
+	props    map[string]prop
+	required []string
+}
+
+type prop struct {
+	Type        any    `json:"type"`
+	Description string `json:"description"`
+	Enum        []any  `json:"enum"`
+	Items       *prop  `json:"items"`
+	AnyOf       []prop `json:"anyOf"`
+}
+
+func (p prop) is(t string) bool {
+	switch v := p.Type.(type) {
+	case string:
+		return v == t
+	case []any:
+		for _, x := range v {
+			if x == t {
+				return true
+			}
+		}
+	}
+	for _, a := range p.AnyOf {
+		if a.is(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func parseSchema(raw json.RawMessage) (schema, error) {
+	s := schema{props: map[string]prop{}}
+	if len(raw) == 0 || string(raw) == "null" {
+		return s, nil
+	}
+	var doc struct {
+		Properties map[string]prop `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return s, err
+	}
+	if doc.Properties != nil {
+		s.props = doc.Properties
+	}
+	s.required = doc.Required
+	return s, nil
+}
+
+// tokens splits a tool name into lower-case words: browser_click, playwright-fill, takeSnapshot.
+func tokens(name string) []string {
+	var out []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, strings.ToLower(cur.String()))
+			cur.Reset()
+		}
+	}
+	prev := rune(0)
+	for _, r := range name {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush()
+			cur.WriteRune(r)
+		default:
+			cur.WriteRune(r)
+		}
+		prev = r
+	}
+	flush()
+	return out
+}
+
+func hasAny(toks []string, words ...string) bool {
+	for _, w := range words {
+		if slices.Contains(toks, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// elementProp finds the argument that names an element, its kind, and a description argument.
+func elementProp(s schema) (name string, kind ElementKind, describe string) {
+	lower := func(k string) string { return strings.ToLower(s.props[k].Description) }
+	keys := sortedKeys(s.props)
+	humanDesc := func(k string) bool {
+		d := lower(k)
+		return strings.Contains(d, "human-readable") || strings.Contains(d, "description") && !strings.Contains(d, "reference")
+	}
+	pick := func(k string, kind ElementKind) (string, ElementKind) { return k, kind }
+	var found string
+	var fkind ElementKind
+	for _, k := range keys {
+		lk := strings.ToLower(k)
+		switch {
+		case found != "":
+		case lk == "uid":
+			found, fkind = pick(k, KindUID)
+		case lk == "ref" || lk == "elementref" || lk == "element_ref":
+			found, fkind = pick(k, KindRef)
+		case lk == "target" && (strings.Contains(lower(k), "ref") || strings.Contains(lower(k), "selector")):
+			found, fkind = pick(k, KindRef)
+		case lk == "selector" || lk == "cssselector" || lk == "css":
+			found, fkind = pick(k, KindSelector)
+		case lk == "index" || lk == "elementindex" || lk == "element_index":
+			if s.props[k].is("number") || s.props[k].is("integer") {
+				found, fkind = pick(k, KindIndex)
+			}
+		}
+	}
+	if found == "" {
+		if _, ok := s.props["element"]; ok && !humanDesc("element") {
+			found, fkind = "element", KindRef
+		}
+	}
+	if found == "" { // a free-text instruction: Stagehand's act("click ..."), an "action" or "instruction" string
+		for _, k := range []string{"instruction", "action", "prompt", "command", "task"} {
+			if p, ok := s.props[k]; ok && p.is("string") && len(p.Enum) == 0 {
+				found, fkind = k, KindInstruction
+				break
+			}
+		}
+	}
+	if found != "" && found != "element" {
+		if _, ok := s.props["element"]; ok && humanDesc("element") {
+			describe = "element"
+		}
+	}
+	return found, fkind, describe
+}
+
+func sortedKeys(m map[string]prop) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func firstProp(s schema, names ...string) string {
+	for _, n := range names {
+		if _, ok := s.props[n]; ok {
+			return n
+		}
+	}
+	return ""
+}
+
+// contextArgs are required arguments of a page-scoped tool the session fills itself.
+var contextArgs = []string{"pageId", "page_id", "tabId", "tab_id"}
+
+// bind scores how well tool t (schema s) does capability c: 0 is not at all.
+func bind(c Capability, t Tool, s schema) (Binding, int) {
+	toks := tokens(t.Name)
+	el, kind, describe := elementProp(s)
+	b := Binding{Tool: t.Name, Element: el, ElementKind: kind, Describe: describe}
+	score := 0
+	switch c {
+	case Navigate:
+		b.Element, b.ElementKind, b.Describe = "", "", ""
+		b.URL = firstProp(s, "url", "uri", "href", "address")
+		if b.URL == "" || hasAny(toks, "back", "forward", "tab", "tabs", "close", "reload", "new", "wait", "download", "request", "requests", "screenshot") {
+			return b, 0
+		}
+		switch {
+		case hasAny(toks, "navigate", "goto", "visit"):
+			score = 10
+		case hasAny(toks, "open", "go", "load"):
+			score = 6
+		}
+		if p, ok := s.props["type"]; ok && len(p.Enum) > 0 && slices.Contains(p.Enum, any("url")) {
+			b.Fixed = map[string]any{"type": "url"}
+		}
+		if p, ok := s.props["headless"]; ok && p.is("boolean") { // no display here: a headed launch fails
+			if b.Fixed == nil {
+				b.Fixed = map[string]any{}
+			}
+			b.Fixed["headless"] = true
+		}
+	case Click:
+		b.Value, b.URL = "", ""
+		if el == "" || hasAny(toks, "drag", "double", "dblclick", "right") {
+			return b, 0
+		}
+		if hasAny(toks, "click", "tap") {
+			score = 10
+		} else if kind == KindInstruction && hasAny(toks, "act", "do", "perform", "interact") {
+			score = 3
+		}
+	case Fill, Select:
+		if el == "" || hasAny(toks, "file", "upload", "page", "tab") {
+			return b, 0
+		}
+		if c == Fill {
+			b.Value = firstProp(s, "text", "value", "input", "content")
+			switch {
+			case b.Value == "" && kind != KindInstruction:
+				return b, 0
+			case hasAny(toks, "fill", "type"):
+				score = 10
+			case hasAny(toks, "input", "enter", "write"):
+				score = 8
+			case kind == KindInstruction && hasAny(toks, "act", "do", "perform", "interact"):
+				score = 3
+			}
+			if hasAny(toks, "fill") {
+				score++ // fill replaces a field's text, as trapline's fill does; type appends
+			}
+		} else {
+			b.Value = firstProp(s, "values", "value", "option", "label", "options")
+			if b.Value != "" {
+				b.ValueArray = s.props[b.Value].is("array")
+			}
+			switch {
+			case b.Value == "" && kind != KindInstruction:
+				return b, 0
+			case hasAny(toks, "select", "choose"):
+				score = 10
+			case kind == KindInstruction && hasAny(toks, "act", "do", "perform", "interact"):
+				score = 3
+			}
+		}
+	case Press:
+		b.Element, b.ElementKind, b.Describe = "", "", ""
+		b.Key = firstProp(s, "key", "keys")
+		if b.Key == "" {
+			return b, 0
+		}
+		if hasAny(toks, "press", "key", "keyboard") {
+			score = 10
+		}
+	case Hover:
+		b.Value, b.URL = "", ""
+		if el != "" && hasAny(toks, "hover") {
+			score = 10
+		}
+	case Scroll:
+		b.Element, b.ElementKind, b.Describe = "", "", ""
+		if !hasAny(toks, "scroll") {
+			return b, 0
+		}
+		b.Direction = firstProp(s, "direction")
+		score = 10
+	case Snapshot:
+		b.Element, b.ElementKind, b.Describe = "", "", ""
+		if hasAny(toks, "screenshot", "heapsnapshot", "pdf", "console", "network", "styles", "css", "performance") {
+			return b, 0
+		}
+		switch {
+		case hasAny(toks, "snapshot"):
+			score = 10
+		case hasAny(toks, "clickable", "elements", "interactive"):
+			score = 9
+		case hasAny(toks, "html"):
+			score = 7
+		case hasAny(toks, "text", "content", "markdown", "read", "extract", "observe"):
+			score = 6
+		}
+	}
+	if score == 0 {
+		return b, 0
+	}
+	// Every required argument must be one the mapper fills, a context argument or a fixed value.
+	filled := map[string]bool{b.Element: b.Element != "", b.Describe: b.Describe != "", b.Value: b.Value != "",
+		b.URL: b.URL != "", b.Key: b.Key != "", b.Direction: b.Direction != ""}
+	for k := range b.Fixed {
+		filled[k] = true
+	}
+	for _, r := range s.required {
+		switch {
+		case filled[r]:
+		case slices.Contains(contextArgs, r):
+			b.Context = append(b.Context, r)
+		default:
+			return b, 0 // a call trapline cannot make whole
+		}
+	}
+	b.Why = why(c, b)
+	return b, score*10 - min(len(toks), 9) // the plainest name wins a tie: click over click_and_switch_tab
+}
+
+func why(c Capability, b Binding) string {
+	var parts []string
+	parts = append(parts, fmt.Sprintf("%s for %s", b.Tool, c))
+	if b.Element != "" {
+		parts = append(parts, fmt.Sprintf("element as %s %q", b.ElementKind, b.Element))
+	}
+	for _, kv := range [][2]string{{"text", b.Value}, {"url", b.URL}, {"key", b.Key}, {"description", b.Describe}} {
+		if kv[1] != "" {
+			parts = append(parts, fmt.Sprintf("%s in %q", kv[0], kv[1]))
+		}
+	}
+	if len(b.Context) > 0 {
+		parts = append(parts, "context "+strings.Join(b.Context, ","))
+	}
+	return strings.Join(parts, "; ")
+}
