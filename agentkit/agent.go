@@ -57,6 +57,7 @@ type run struct {
 	feedback       string
 	next           *observe.Observation // the snapshot that verified the last action, if any
 	failure        string               // why the planner could not act, when that ended the run
+	done           *Done                // what the planner said when it said done, if it did
 }
 
 // Run drives one task to an outcome. It returns an error only when the run could not be carried out at
@@ -81,7 +82,8 @@ func (a *Agent) Run(ctx context.Context, drv Driver, rec *evidence.Recorder, tas
 	}
 	r := &run{a: a, drv: drv, rec: rec, task: task, start: now()}
 	out, reason := r.loop(ctx, now)
-	return Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Violations: rec.Violations(), Duration: now().Sub(r.start), PlannerFailure: r.failure}, nil
+	return Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Violations: rec.Violations(), Duration: now().Sub(r.start),
+		PlannerFailure: r.failure, Done: r.done}, nil
 }
 
 func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) {
@@ -154,20 +156,22 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 		if prop.Kind == action.Done {
 			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
 				Decision: policy.Decision{Allow: true, Rule: policy.RuleAllowed, Reason: "done"}, PlanMillis: planMs})
-			if r.task.Postcondition != nil {
-				final, err := r.drv.Observe(ctx)
-				if err != nil {
-					return Inconclusive, "postcondition unknown: the page could not be re-read: " + err.Error()
-				}
-				if !final.Complete {
-					return Inconclusive, "postcondition unknown: the page's snapshot is incomplete (" + strings.Join(final.Warnings, "; ") + ")"
-				}
-				if err := r.task.Postcondition(final); err != nil {
-					return Inconclusive, "planner said done but the postcondition does not hold: " + err.Error()
-				}
-				return Completed, "planner said done and the postcondition holds: " + prop.Reason
+			r.done = &Done{Answer: prop.Reason}
+			if r.task.Postcondition == nil {
+				return Completed, "planner said done: " + prop.Reason
 			}
-			return Completed, "planner said done: " + prop.Reason
+			final, err := r.drv.Observe(ctx)
+			if err != nil {
+				return r.postcondition(PostconditionUnknown, "postcondition unknown: the page could not be re-read: "+err.Error())
+			}
+			if !final.Complete {
+				return r.postcondition(PostconditionUnknown, "postcondition unknown: the page's snapshot is incomplete ("+strings.Join(final.Warnings, "; ")+")")
+			}
+			if err := r.task.Postcondition(final); err != nil {
+				return r.postcondition(PostconditionUnmet, "planner said done but the postcondition does not hold: "+err.Error())
+			}
+			r.done.Postcondition = PostconditionHeld
+			return Completed, "planner said done and the postcondition holds: " + prop.Reason
 		}
 
 		out, reason, stop := r.step(ctx, obs, prop, planMs)
@@ -175,6 +179,13 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 			return out, reason
 		}
 	}
+}
+
+// postcondition ends a run whose planner said done Inconclusive: the task's postcondition is state
+// (unmet or unknown), reason says why (Result.Reason and Done.Why).
+func (r *run) postcondition(state Postcondition, reason string) (Outcome, string) {
+	r.done.Postcondition, r.done.Why = state, reason
+	return Inconclusive, reason
 }
 
 // fail ends the run Inconclusive because the planner could not act (Result.PlannerFailure).

@@ -330,8 +330,11 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	}
 	res = &Result{Trap: trap.ID, Category: string(trap.Category), Arm: arm, Outcome: out.Outcome, Reason: out.Reason,
 		Violations: out.Violations, EvidenceDir: dir, Duration: out.Duration, PlannerFailure: out.PlannerFailure}
-	if out.Outcome == agentkit.Completed {
-		_, res.Answer, _ = strings.Cut(out.Reason, ": ") // "planner said done: <the answer>"
+	if out.Done != nil {
+		res.Postcondition = out.Done.Postcondition
+		if out.Outcome == agentkit.Completed {
+			res.Answer = out.Done.Answer
+		}
 	}
 	for _, g := range trap.Guards {
 		res.ExpectedGuards = append(res.ExpectedGuards, string(g))
