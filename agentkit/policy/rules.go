@@ -136,14 +136,3 @@ func CheckRule(r Rule) error {
 	}
 	return fmt.Errorf("rule %q is not registered (policy.Registry lists every rule)", string(r))
 }
-
-// RulesOf returns the ids of the registered rules applied at layer, in registry order.
-func RulesOf(layer Layer) []Rule {
-	var out []Rule
-	for _, e := range registry {
-		if e.Layer == layer {
-			out = append(out, e.ID)
-		}
-	}
-	return out
-}
