@@ -93,6 +93,9 @@ type Session struct {
 
 	video videoState
 	navs  atomic.Int64 // the page's own navigations (navcount.go)
+	// navSignal is closed (and replaced) at each of them, for WaitNavigated (navcount.go).
+	navMu     sync.Mutex
+	navSignal chan struct{}
 	// inflight counts the context's requests not yet finished or failed (inflight.go).
 	inflight atomic.Int64
 	// downloading counts the allowed downloads still being saved; Close waits for them (inflight.go).
