@@ -97,9 +97,9 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 			return Inconclusive, "cancelled: " + err.Error()
 		}
 		r.usage.Elapsed = now().Sub(r.start)
-		if r.usage.Elapsed >= pol.Budget.MaxSeconds {
+		if r.usage.Elapsed >= pol.Budget.MaxDuration {
 			r.violate(evidence.Violation{Source: evidence.SourceDecide, Rule: string(policy.RuleBudgetSeconds),
-				Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxSeconds), Taken: evidence.TakenAborted})
+				Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxDuration), Taken: evidence.TakenAborted})
 			return Exhausted, string(policy.RuleBudgetSeconds)
 		}
 		// The snapshot that verified the last action is the page as it is now: reuse it rather than
@@ -210,7 +210,7 @@ func (r *run) reject(obs *observe.Observation, prop action.Action, planMs int64,
 }
 
 func (r *run) propose(ctx context.Context, obs *observe.Observation) (action.Action, int64, error) {
-	dctx, cancel := context.WithTimeout(ctx, r.a.Policy.Budget.MaxDecisionSeconds)
+	dctx, cancel := context.WithTimeout(ctx, r.a.Policy.Budget.MaxDecisionDuration)
 	defer cancel()
 	t0 := time.Now()
 	prop, err := r.a.Planner.Next(dctx, planner.Input{Goal: r.task.Goal, Observation: redactObservation(obs, r.a.Secrets), History: r.history, Feedback: r.feedback})
@@ -220,7 +220,7 @@ func (r *run) propose(ctx context.Context, obs *observe.Observation) (action.Act
 	}
 	r.feedback = ""
 	if err != nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {
-		return prop, ms, fmt.Errorf("no decision within %s: %w", r.a.Policy.Budget.MaxDecisionSeconds, err)
+		return prop, ms, fmt.Errorf("no decision within %s: %w", r.a.Policy.Budget.MaxDecisionDuration, err)
 	}
 	return prop, ms, err
 }

@@ -171,7 +171,7 @@ func TestPlannerTimeoutIsInconclusive(t *testing.T) {
 		<-ctx.Done()
 		return action.Action{}, ctx.Err()
 	})
-	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Budget.MaxDecisionSeconds = 20 * time.Millisecond })
+	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Budget.MaxDecisionDuration = 20 * time.Millisecond })
 	res, _ := run(t, pol, pl, &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}})
 	if res.Outcome != agentkit.Inconclusive || !strings.Contains(res.Reason, "no decision within") {
 		t.Fatalf("outcome = %s (%s), want Inconclusive on decision timeout", res.Outcome, res.Reason)

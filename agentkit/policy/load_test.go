@@ -101,7 +101,7 @@ func TestDefaultsAreSafe(t *testing.T) {
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", p, want)
 	}
-	if DefaultBudget().MaxActions != 50 || DefaultBudget().MaxSeconds != 120*time.Second {
+	if DefaultBudget().MaxActions != 50 || DefaultBudget().MaxDuration != 120*time.Second {
 		t.Errorf("DefaultBudget = %+v", DefaultBudget())
 	}
 }
