@@ -303,13 +303,6 @@ func (l *loader) mapping(n *yaml.Node, field string, allowed map[string]bool) ma
 	return out
 }
 
-func join(parent, field string) string {
-	if parent == "" {
-		return field
-	}
-	return parent + "." + field
-}
-
 // scalar returns n's string value, refusing anything but a scalar.
 func (l *loader) scalar(n *yaml.Node, field string) string {
 	if n == nil {
