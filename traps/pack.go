@@ -225,11 +225,11 @@ func (l *loader) fail(n *yaml.Node, field, format string, args ...any) {
 // failCode is fail with the problem's Code (userfile.CodeWrongType, ...), the one every kind of user
 // file gives for the same problem.
 func (l *loader) failCode(n *yaml.Node, field string, code userfile.Code, format string, args ...any) {
-	line := 0
+	line, col := 0, 0
 	if n != nil {
-		line = n.Line
+		line, col = n.Line, n.Column
 	}
-	l.errs = append(l.errs, &PackError{Family: ErrPack, File: l.file, Line: line, Field: field, Code: code, Reason: fmt.Sprintf(format, args...)})
+	l.errs = append(l.errs, &PackError{Family: ErrPack, File: l.file, Line: line, Column: col, Field: field, Code: code, Reason: fmt.Sprintf(format, args...)})
 }
 
 // packKeys are the keys a trap file may have; required ones are marked.

@@ -33,7 +33,7 @@ func TestCommands(t *testing.T) {
 		{[]string{"policy", "lint", bad}, exitUsage, []string{"bad.yml:4"}},
 		// the seeds' example, unchanged: its summary, exit 0; a typo names line and field
 		{[]string{"policy", "lint", "../../agentkit/policy/testdata/seeds/browser-agent-policy.yml"}, exitOK, []string{"budget: 60 actions, 30 navigations, 5m0s, 3 same-action repeats"}},
-		{[]string{"policy", "lint", typo}, exitUsage, []string{"typo.yml:24: budget.max_actionz: "}},
+		{[]string{"policy", "lint", typo}, exitUsage, []string{"typo.yml:24:3: budget.max_actionz: "}},
 		{[]string{"report", failing}, exitVerdict, []string{"FAIL"}},
 		{[]string{"report", filepath.Join(dir, "missing.json")}, exitUsage, []string{"missing.json"}},
 		{[]string{"frobnicate"}, exitUsage, []string{"usage"}},

@@ -12,7 +12,7 @@ import (
 // loadPolicy loads the policy path names: an embedded policy by name (reference, permissive; see
 // policies.Resolve) or a file; flag names the flag that gave it (or would have: the defaults are
 // embedded names, so no default can be missing from the working directory). Every problem with a
-// policy is the user's input: exitUsage, naming the flag, with policy's file:line: field: reason.
+// policy is the user's input: exitUsage, naming the flag, with policy's file:line:column: field: reason.
 func loadPolicy(path, flag string) (*policy.Policy, error) {
 	p, err := policies.Resolve(path)
 	if err != nil {
