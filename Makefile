@@ -8,15 +8,15 @@ OUT        ?= reports/out
 GINKGO     := $(GO) tool ginkgo
 LABELS     ?=
 LABEL_ARG  := $(if $(LABELS),--label-filter='$(LABELS)',)
-# The demo runs the trap catalog and the scenario against the reference agent (with the diligent planner,
-# the twins and the fake model); the bypass suite (network layers), the external agents and the agent
-# tools (whose pinned cells are often "caught": the tools' own results, which would fail the demo's
-# report gate) run in make test.
-DEMO_LABEL_ARG := --label-filter='$(if $(LABELS),$(LABELS),!bypass && !external && !agent-tools)'
 # The catalog: every trap of the catalog and the scenario, both arms, the reference agent only. The one
-# definition: bench/suite.sh (make bench), make flake-catalog and BENCHMARKS.md use it
-# (`make catalog-labels` prints it).
+# definition: make demo (its default), bench/suite.sh (make bench), make flake-catalog and BENCHMARKS.md
+# use it (`make catalog-labels` prints it).
 CATALOG_LABELS := !bypass && !external && !agent-tools && !diligent && !twin && !llm-catalog && !budget-policy
+# The demo runs the catalog (CATALOG_LABELS) against the reference agent: the table a newcomer needs
+# first. The rest (the bypass suite, the external agents, the agent tools, whose pinned cells are often
+# "caught": the tools' own results, which would fail the demo's report gate; the diligent planner, the
+# twins, the fake model, the budget policy) runs in make test. LABELS replaces the filter (CI's shards).
+DEMO_LABEL_ARG := --label-filter='$(if $(LABELS),$(LABELS),$(CATALOG_LABELS))'
 # benchrecord times commands (benchrecord time): make test's and .ci/run's parts, bench/suite.sh's runs.
 BENCHRECORD := bin/benchrecord
 
@@ -39,13 +39,19 @@ setup:
 build:
 	@$(GO) build -o bin/trapline ./cmd/trapline
 
-## demo: the trap suite against the reference agent (embedded world); prints the table, writes reports
+## demo: the trap catalog against the reference agent (embedded world); prints the table, writes reports.
+## On a terminal, one line per finished arm (trap, arm, verdict, seconds) while it runs: every spec
+## process appends it to $(OUT)/progress.log (TRAPLINE_PROGRESS), which tail follows; elsewhere (CI,
+## a pipe) nothing is followed and the log's path is printed instead.
 demo: setup build
-	@mkdir -p $(OUT)
-	@echo "make demo: every trap of the catalog and the scenario against the reference agent, each trap's guarded and"; \
-	  echo "  control arm in a fresh world ($(PROCS) processes); usually 3 to 6 minutes on a quiet 2-core machine (the"; \
-	  echo "  catalog alone: 138 s, BENCHMARKS.md), longer on a busy one. Progress: tail -f $(OUT)/ginkgo.log"
-	@set +e; $(GINKGO) --procs=$(PROCS) $(DEMO_LABEL_ARG) --junit-report=junit.xml --json-report=ginkgo.json --output-dir=$(OUT) ./specs >$(OUT)/ginkgo.log 2>&1; status=$$?; \
+	@mkdir -p $(OUT) && : >$(OUT)/progress.log
+	@echo "make demo: the trap catalog and the scenario against the reference agent ($(if $(LABELS),label filter $(LABELS),CATALOG_LABELS)), each"; \
+	  echo "  trap's guarded and control arm in a fresh world ($(PROCS) processes); usually 2 to 4 minutes on a quiet"; \
+	  echo "  2-core machine (BENCHMARKS.md), longer on a busy one. Ginkgo's output: $(OUT)/ginkgo.log"; \
+	  if [ -t 1 ]; then echo "  one line per finished arm:"; else echo "  progress: tail -f $(OUT)/progress.log (one line per finished arm)"; fi
+	@set +e; follow=; if [ -t 1 ]; then tail --pid=$$$$ -n +1 -f $(OUT)/progress.log & follow=$$!; trap 'kill $$follow 2>/dev/null' EXIT; fi; \
+	  TRAPLINE_PROGRESS=$(abspath $(OUT))/progress.log $(GINKGO) --procs=$(PROCS) $(DEMO_LABEL_ARG) --junit-report=junit.xml --json-report=ginkgo.json --output-dir=$(OUT) ./specs >$(OUT)/ginkgo.log 2>&1; status=$$?; \
+	  if [ -n "$$follow" ]; then kill $$follow 2>/dev/null; wait $$follow 2>/dev/null; echo; fi; \
 	  bin/trapline report $(OUT)/summary.json; rstatus=$$?; \
 	  echo "junit: $(OUT)/junit.xml  summary: $(OUT)/summary.json  evidence: $(OUT)/evidence/  log: $(OUT)/ginkgo.log"; \
 	  if [ $$status -ne 0 ]; then tail -n 60 $(OUT)/ginkgo.log; bin/trapline report --failures $(OUT)/junit.xml; fi; \
@@ -94,6 +100,20 @@ specs:
 	@mkdir -p $(OUT)
 	$(GINKGO) --procs=$(PROCS) $(LABEL_ARG) --junit-report=junit.xml --output-dir=$(OUT) ./specs || { status=$$?; \
 	  $(GO) run ./cmd/trapline report --failures $(OUT)/junit.xml; exit $$status; }
+
+## agent-tools-matrix, external-matrix, llm-catalog-matrix: the long matrices in full, which make test
+## samples (specs/matrix_test.go; docs/ci.md): every pinned cell of the agent-tools matrix
+## (docs/agent-tools.json: 9 configs × the catalog, hours on 2 cores; AGENT_TOOLS=smoke runs the two
+## smoke traps × every config instead), the naive external agent over every trap, the fake model over
+## every trap. Reports in $(OUT)/<target>/; LABELS narrows the matrix (e.g. LABELS=tool:agent-browser).
+AGENT_TOOLS ?= full
+MATRIX_LABELS_agent-tools-matrix := agent-tools
+MATRIX_LABELS_external-matrix    := external && !bypass
+MATRIX_LABELS_llm-catalog-matrix := llm-catalog
+.PHONY: agent-tools-matrix external-matrix llm-catalog-matrix
+agent-tools-matrix external-matrix llm-catalog-matrix: setup
+	TRAPLINE_AGENT_TOOLS=$(AGENT_TOOLS) TRAPLINE_EXTERNAL=full TRAPLINE_LLM_CATALOG=full TRAPLINE_OUT=$(abspath $(OUT))/$@ \
+	  $(MAKE) --no-print-directory specs OUT=$(OUT)/$@ LABELS='$(MATRIX_LABELS_$@)$(if $(LABELS), && ($(LABELS)),)'
 
 ## setup-docker: make a Docker engine answer for container mode (installs docker.io and starts dockerd
 ## when none does; see docs/container-mode.md)

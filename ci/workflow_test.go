@@ -6,12 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/rhysd/actionlint"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/trapline/trapline/internal/agenttools"
 )
 
 const trapsWorkflow = "../.github/workflows/traps.yml"
@@ -267,7 +270,8 @@ func dryRunSpecs(t *testing.T) []spec {
 	report := filepath.Join(dir, "dry.json")
 	run := exec.Command(bin, "-ginkgo.dry-run", "-ginkgo.json-report="+report)
 	run.Dir = "../specs"
-	run.Env = append(os.Environ(), "TRAPLINE_OUT="+filepath.Join(dir, "out"))
+	// The full matrices (what the pull-request shards run, and more): make test's samples are part of them.
+	run.Env = append(os.Environ(), "TRAPLINE_OUT="+filepath.Join(dir, "out"), "TRAPLINE_AGENT_TOOLS=full", "TRAPLINE_EXTERNAL=full", "TRAPLINE_LLM_CATALOG=full")
 	if out, err := run.CombinedOutput(); err != nil {
 		t.Fatalf("dry run of the specs: %v\n%s", err, out)
 	}
@@ -289,4 +293,46 @@ func dryRunSpecs(t *testing.T) []spec {
 		}
 	}
 	return out
+}
+
+// TestMatrixJobsNameEveryTool: matrices.yml's agent-tools job runs make agent-tools-matrix once per
+// tool of internal/agenttools.Configs (its matrix names each, and nothing else), so a new tool's full
+// matrix is not left out of CI.
+func TestMatrixJobsNameEveryTool(t *testing.T) {
+	const file = "../.github/workflows/matrices.yml"
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w workflow
+	if err := yaml.Unmarshal(b, &w); err != nil {
+		t.Fatalf("parse %s: %v", file, err)
+	}
+	job, ok := w.Jobs["agent-tools-matrix"]
+	if !ok {
+		t.Fatalf("%s: no agent-tools-matrix job", file)
+	}
+	var got []string
+	list, _ := job.Strategy.Matrix["tool"].([]any)
+	for _, v := range list {
+		got = append(got, fmt.Sprint(v))
+	}
+	var want []string
+	for _, c := range agenttools.Configs(filepath.Join("..", agenttools.ToolsDir)) {
+		if !slices.Contains(want, c.Tool) {
+			want = append(want, c.Tool)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: jobs.agent-tools-matrix matrix.tool = %v, want the tools %v", file, got, want)
+	}
+	ran := false
+	for _, st := range job.Steps {
+		ran = ran || strings.Contains(st.Run, "make agent-tools-matrix") && strings.Contains(st.Run, `LABELS="tool:$TOOL"`) && st.Env["TOOL"] == "${{ matrix.tool }}"
+	}
+	if !ran {
+		t.Errorf("%s: jobs.agent-tools-matrix has no step running make agent-tools-matrix for its tool", file)
+	}
 }

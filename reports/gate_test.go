@@ -215,3 +215,20 @@ func TestFinishCountsBroken(t *testing.T) {
 		t.Errorf("table tally:\n%s", b.String())
 	}
 }
+
+// TestProgressLine: make demo's line per finished arm (TRAPLINE_PROGRESS) names the trap, the arm with
+// the agent under test, the verdict and the seconds, and why an arm did not pass.
+func TestProgressLine(t *testing.T) {
+	for _, c := range []struct {
+		e    Entry
+		want string
+	}{
+		{Entry{Trap: "decoy-delete", Arm: "guarded", Verdict: VerdictPass, Seconds: 2.54}, "decoy-delete guarded PASS (2.5s)"},
+		{Entry{Trap: "external-link", Arm: "blackbox", Agent: "agent-browser-strictest-proxy", Verdict: VerdictPass, Seconds: 106}, "external-link blackbox/agent-browser-strictest-proxy PASS (106.0s)"},
+		{Entry{Trap: "popup", Arm: "control", Verdict: VerdictFail, Why: "did not fire", Seconds: 1}, "popup control FAIL (1.0s): did not fire"},
+	} {
+		if got := ProgressLine(c.e); got != c.want {
+			t.Errorf("ProgressLine(%+v) = %q, want %q", c.e, got, c.want)
+		}
+	}
+}

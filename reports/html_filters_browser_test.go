@@ -2,8 +2,11 @@ package reports
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	playwright "github.com/mxschmitt/playwright-go"
@@ -14,19 +17,37 @@ import (
 	"github.com/trapline/trapline/proxy"
 )
 
+// sharedBrowser is the package's one headless Chromium, launched by the first test that opens a
+// page and closed by TestMain: each test gets a session (a fresh context) of its own, so launching a
+// browser per test bought nothing.
+var sharedBrowser = sync.OnceValues(func() (*browser.Browser, error) { return browser.Launch(browser.Options{}) })
+
+// launchedBrowser is set once sharedBrowser has been asked for, so TestMain closes only a browser
+// that was launched.
+var launchedBrowser atomic.Bool
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if launchedBrowser.Load() {
+		if b, err := sharedBrowser(); err == nil {
+			if err := b.Close(); err != nil && code == 0 {
+				fmt.Fprintln(os.Stderr, "close the shared browser:", err)
+				code = 1
+			}
+		}
+	}
+	os.Exit(code)
+}
+
 // openInChromium opens the file page in headless Chromium behind a deny-all proxy (as
 // TestHTMLReportInChromium does) and returns the page and that proxy.
 func openInChromium(t *testing.T, page string) (playwright.Page, *proxy.Proxy) {
 	t.Helper()
-	b, err := browser.Launch(browser.Options{})
+	launchedBrowser.Store(true)
+	b, err := sharedBrowser()
 	if err != nil {
 		t.Fatalf("launch chromium (run make setup): %v", err)
 	}
-	t.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			t.Error(err)
-		}
-	})
 	px, err := proxy.Start(proxy.Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -58,11 +58,21 @@ func (p *Progress) Done(i int, e Entry) {
 	if p.w == nil {
 		return
 	}
-	line := fmt.Sprintf("%s %s %s %s (%.1fs)", p.pos(i), e.Trap, e.Arm, strings.ToUpper(e.Verdict), e.Seconds)
+	fmt.Fprintf(p.w, "\r\033[K%s %s\n", p.pos(i), ProgressLine(e))
+}
+
+// ProgressLine is a finished arm in one line: trap, arm (with the agent under test's name, if any),
+// verdict, seconds, and why when it did not pass ("decoy-delete guarded PASS (2.5s)").
+func ProgressLine(e Entry) string {
+	arm := e.Arm
+	if e.Agent != "" {
+		arm += "/" + e.Agent
+	}
+	line := fmt.Sprintf("%s %s %s (%.1fs)", e.Trap, arm, strings.ToUpper(e.Verdict), e.Seconds)
 	if e.Verdict != VerdictPass {
 		line += ": " + e.Why
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s\n", line)
+	return line
 }
 
 func (p *Progress) pos(i int) string {

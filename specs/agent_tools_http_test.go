@@ -25,13 +25,17 @@ var _ = Describe("Playwright MCP over streamable HTTP (--mcp-url)", Label("agent
 		panic(err)
 	}
 	configs := agenttools.Configs(filepath.Join("..", agenttools.ToolsDir))
-	for _, name := range []string{"playwright-mcp-strictest", "playwright-mcp-strictest-proxy"} {
+	names := []string{"playwright-mcp-strictest"} // make test: the strictest fence over HTTP
+	if agentToolsMode() != "cells" {
+		names = append(names, "playwright-mcp-strictest-proxy")
+	}
+	for _, name := range names {
 		c, err := agenttools.ConfigByName(configs, name)
 		if err != nil {
 			panic(err)
 		}
 		want := pinned.Cells[t.ID][c.Name()]
-		Describe(t.ID, Label(t.Labels()...), func() {
+		Describe(t.ID, Label(append([]string{"tool:" + c.Tool}, t.Labels()...)...), func() {
 			It(c.Name()+" over HTTP meets the trap as its stdio cell says", func(ctx SpecContext) {
 				Expect(want.Result).NotTo(BeEmpty(), "no pinned cell for %s on %s", c.Name(), t.ID)
 				Expect(agentToolInstalled(c)).To(Succeed(), "the agent tools are installed by make setup")

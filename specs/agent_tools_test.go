@@ -18,12 +18,47 @@ import (
 	"github.com/trapline/trapline/traps"
 )
 
-// agentToolsSmoke are the traps whose pinned cells the agent-tools specs re-run for every config in
-// make test: one destructive click (decoy-delete: every tool lets it through; only the proxy's
-// reference policy holds it) and one outside link (external-link: where the tools' own origin
-// fences answer). TRAPLINE_AGENT_TOOLS_FULL=1 re-runs every pinned cell (9 configs × the catalog;
-// about an hour on a loaded 2-core machine): the check after a tool upgrade.
+// agentToolsCells are the cells make test runs: one per tool, together every flag set but the
+// defaults and both traps of the smoke set (cmd/trapline's agent_tools script runs Playwright MCP's
+// and agent-browser's defaults on decoy-delete, and the mcp-url spec Playwright MCP's strictest fence
+// over HTTP): Playwright MCP's defaults on an outside link (caught), chrome-devtools-mcp with the
+// proxy's reference policy on a destructive click (held at the proxy), agent-browser's strictest fence
+// with the proxy's policy on an outside link (held by the tool and the proxy).
+var agentToolsCells = map[string]string{
+	"playwright-mcp-defaults":             "external-link",
+	"chrome-devtools-mcp-strictest-proxy": "decoy-delete",
+	"agent-browser-strictest-proxy":       "external-link",
+}
+
+// agentToolsSmoke are the traps whose pinned cells TRAPLINE_AGENT_TOOLS=smoke re-runs for every
+// config: one destructive click (decoy-delete: every tool lets it through; only the proxy's reference
+// policy holds it) and one outside link (external-link: where the tools' own origin fences answer).
+// TRAPLINE_AGENT_TOOLS=full (or TRAPLINE_AGENT_TOOLS_FULL=1) re-runs every pinned cell (9 configs ×
+// the catalog; hours on a loaded 2-core machine): make agent-tools-matrix, the check after a tool
+// upgrade.
 var agentToolsSmoke = []string{"decoy-delete", "external-link"}
+
+// agentToolsMode is TRAPLINE_AGENT_TOOLS: cells (the default), smoke or full.
+func agentToolsMode() string {
+	if os.Getenv("TRAPLINE_AGENT_TOOLS_FULL") == "1" {
+		return "full"
+	}
+	if m := matrixMode(agentToolsEnv, "cells", "smoke", "full"); m != "" {
+		return m
+	}
+	return "cells"
+}
+
+// agentToolsRuns reports whether the agent-tools specs run config's cell on trap under mode.
+func agentToolsRuns(mode, config, trap string) bool {
+	switch mode {
+	case "full":
+		return true
+	case "smoke":
+		return slices.Contains(agentToolsSmoke, trap)
+	}
+	return agentToolsCells[config] == trap
+}
 
 // agentToolsMatrix is the pinned matrix: the cells `trapline tools matrix` wrote for the versions
 // tools/package-lock.json pins.
@@ -34,14 +69,14 @@ var _ = Describe("real agent tools driven by the adversary acting as the model",
 	if err != nil {
 		panic(err) // a pinned matrix that does not parse is a broken tree, not a skipped spec
 	}
-	full := os.Getenv("TRAPLINE_AGENT_TOOLS_FULL") == "1"
+	mode := agentToolsMode()
 	for _, c := range agenttools.Configs(filepath.Join("..", agenttools.ToolsDir)) {
 		for _, t := range traps.Catalog() {
 			want, ok := pinned.Cells[t.ID][c.Name()]
-			if !ok || (!full && !slices.Contains(agentToolsSmoke, t.ID)) {
+			if !ok || !agentToolsRuns(mode, c.Name(), t.ID) {
 				continue
 			}
-			Describe(t.ID, Label(t.Labels()...), func() {
+			Describe(t.ID, Label(append([]string{"tool:" + c.Tool}, t.Labels()...)...), func() {
 				It(c.Name()+" meets the trap as the pinned matrix says", func(ctx SpecContext) {
 					Expect(want.Result).NotTo(Equal(agenttools.CellBroken), "a broken cell is no expectation: re-run trapline tools matrix")
 					Expect(agentToolInstalled(c)).To(Succeed(), "the agent tools are installed by make setup (trapline setup: npm ci in tools/)")

@@ -17,12 +17,13 @@ import (
 // whole catalog, judged from outside: a model that obeys whatever the page says is never caught behind
 // the fence (held: refrained, or stopped by a rule); where the trap's task is a plain answer, a model
 // that ignores the bait and answers is held (refrained) and completes the task. Label llm-catalog: one
-// fenced run per trap plus one per answer task, so it is not in make test's default labels.
+// fenced run per trap plus one per answer task; make test runs a sample (catalogSample), make
+// llm-catalog-matrix every trap.
 var _ = Describe("the fake model through the llm planner over the catalog", Label("llm-catalog"), func() {
 	run := func(ctx context.Context, t traps.Trap, m *obedientModel, name string) *harness.Result {
 		return runFencedPlanner(ctx, t, name, "evidence-llm-catalog", func(traps.Trap) planner.Planner { return m.planner() })
 	}
-	for _, t := range traps.Catalog() {
+	for _, t := range catalogMatrix(llmCatalogEnv) { // make test: a sample; TRAPLINE_LLM_CATALOG=full: every trap
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("an obedient model is not caught behind the fence", func(ctx SpecContext) {
 				res := run(ctx, t, newObedientModel(), "obedient")

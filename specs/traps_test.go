@@ -2,6 +2,7 @@ package specs
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -35,6 +36,36 @@ var progress = sync.OnceValue(func() *reports.Progress {
 	}
 	return reports.NewProgress(os.Stdout, total)
 })
+
+// progressFileEnv names a file every process of the suite appends one line to per finished arm
+// (reports.ProgressLine): make demo follows it on a terminal, since Ginkgo's own output goes to a log
+// and its parallel processes' stdout is never a terminal. Each line is one write to a file opened
+// O_APPEND, so the processes' lines never interleave.
+const progressFileEnv = "TRAPLINE_PROGRESS"
+
+// progressFile is the open TRAPLINE_PROGRESS file, nil when it is unset.
+var progressFile = sync.OnceValues(func() (*os.File, error) {
+	path := os.Getenv(progressFileEnv)
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%s=%s: %w", progressFileEnv, path, err)
+	}
+	return f, nil
+})
+
+// logProgress appends e's line to the TRAPLINE_PROGRESS file, if any; a file that cannot be written
+// fails the spec (the follower would show a run that is not there).
+func logProgress(e reports.Entry) {
+	f, err := progressFile()
+	Expect(err).NotTo(HaveOccurred())
+	if f != nil {
+		_, err = f.WriteString(reports.ProgressLine(e) + "\n")
+		Expect(err).NotTo(HaveOccurred(), "write the progress line to %s", f.Name())
+	}
+}
 
 // referenceRun is the options of a run of trapline's reference agent: the suite's browser and world,
 // the guarded and permissive policies, the trace, and the evidence under root.
@@ -98,6 +129,7 @@ func runFencedPlanner(ctx context.Context, t traps.Trap, name, evidence string, 
 // carried out (err) fails the spec.
 func attach(i int, e reports.Entry, err error) {
 	progress().Done(i, e)
+	logProgress(e)
 	AddReportEntry(reports.EntryName, e, ReportEntryVisibilityNever)
 	props := reports.Properties(e)
 	if env.provenance != nil {

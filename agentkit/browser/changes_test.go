@@ -99,11 +99,7 @@ func TestRecheckTargetOnALaterPage(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><title>Pratica</title><p id=out>idle</p><button onclick="document.getElementById('out').textContent='salvato'">Salva</button>`)
 	}))
-	b, err := Launch(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
+	b := sharedBrowser(t) // its later pages: other tests' sessions came before, as other arms' do
 	ctx := context.Background()
 	for i := range 2 {
 		sess, _ := newSession(t, b, px, pol, t.TempDir())

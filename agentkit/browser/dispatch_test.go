@@ -101,13 +101,8 @@ func portalSession(t *testing.T, site http.Handler) (*Session, *evidence.Recorde
 		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
 	}
 	pol, px := portalProxy(t, site)
-	b, err := Launch(Options{})
-	if err != nil {
-		t.Fatalf("launch chromium: %v", err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
 	dir := t.TempDir()
-	sess, rec := newSession(t, b, px, pol, dir)
+	sess, rec := newSession(t, sharedBrowser(t), px, pol, dir)
 	t.Cleanup(func() { _ = sess.Close() })
 	return sess, rec, pol, dir
 }

@@ -73,12 +73,7 @@ func TestCloseLetsAllowedDownloadsFinish(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><title>Visura</title><h1>Pratiche</h1><a href="/pratiche/visura">Visura</a>`)
 	}))
-	b, err := Launch(Options{})
-	if err != nil {
-		t.Fatalf("launch chromium: %v", err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	sess, rec := newSession(t, b, px, pol, t.TempDir())
+	sess, rec := newSession(t, sharedBrowser(t), px, pol, t.TempDir())
 	clicked := false
 	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
 		if clicked {

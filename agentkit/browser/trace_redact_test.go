@@ -84,11 +84,7 @@ func TestTraceHoldsNoSecret(t *testing.T) {
 	if _, err := os.Stat(DefaultChromium); err != nil {
 		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
 	}
-	b, err := Launch(Options{})
-	if err != nil {
-		t.Fatalf("launch chromium: %v", err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
+	b := sharedBrowser(t)
 	dir := tracedLogin(t, b, traceSecret)
 	leaks, err := evidence.Scan(dir, traceSecret)
 	if err != nil {

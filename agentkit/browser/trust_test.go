@@ -23,11 +23,7 @@ func TestBrowserTrustsOnlyItsCA(t *testing.T) {
 	if _, err := os.Stat(HeadlessShell); err != nil {
 		t.Skip("no browser at " + HeadlessShell + " (make setup)")
 	}
-	b, err := Launch(Options{})
-	if err != nil {
-		t.Fatalf("launch: %v", err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
+	b := sharedBrowser(t)
 	if b.CA() == nil {
 		t.Fatal("a launched browser has no CA")
 	}

@@ -38,15 +38,12 @@ func TestChromiumParsesTheCorpusAsWeDo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	b, err := Launch(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
+	b := sharedBrowser(t)
 	bctx, err := b.b.NewContext()
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = bctx.Close() })
 	page, err := bctx.NewPage()
 	if err != nil {
 		t.Fatal(err)

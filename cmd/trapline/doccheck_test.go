@@ -110,7 +110,31 @@ func normaliseCommand(s string) (string, bool) {
 	case words[0] != "trapline" && words[0] != "make":
 		return "", false
 	}
-	return strings.Join(words, " "), true
+	return strings.Join(withoutRedirections(words), " "), true
+}
+
+// redirection is a shell word that redirects (>FILE, 2>&1, <FILE) or puts the command in the
+// background (& or testscript's &NAME&): how a command runs, not what it runs.
+var redirection = regexp.MustCompile(`^([0-9]?>>?|&>|<|&)`)
+
+// bareRedirection is a redirection whose file is the next word.
+var bareRedirection = regexp.MustCompile(`^([0-9]?>>?|&>|<)$`)
+
+// withoutRedirections drops words' redirections and background marks (with the file word after a
+// bare > or <), so `trapline serve ... >serve.out &` is the command `trapline serve ...`.
+func withoutRedirections(words []string) []string {
+	out := words[:0:0]
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if !redirection.MatchString(w) {
+			out = append(out, w)
+			continue
+		}
+		if bareRedirection.MatchString(w) && i+1 < len(words) {
+			i++ // a bare ">" or "2>": its file is the next word
+		}
+	}
+	return out
 }
 
 // stripShellComment drops a trailing # comment outside quotes.
@@ -180,8 +204,11 @@ func scriptCommand(line string) (string, bool) {
 		return "", false
 	}
 	if len(words) >= 3 && words[0] == "sh" && words[1] == "-c" {
-		inner := strings.Join(words[2:], " ")
+		inner := strings.Join(withoutRedirections(words[2:]), " ") // the background mark after the quote
 		words = strings.Fields(strings.Trim(inner, `'"`))
+		if len(words) > 0 && words[0] == "exec" {
+			words = words[1:] // sh -c 'exec trapline ...': the shell becomes trapline (kill reaches it)
+		}
 	}
 	return normaliseCommand(strings.Join(words, " "))
 }
@@ -243,5 +270,33 @@ func TestDocCheckCatchesAnUnmarkedCommand(t *testing.T) {
 	bare := strings.Replace(md, "```sh", "<!-- illustrative: -->\n```sh", 1)
 	if _, problems := docCommands("NEW.md", bare); len(problems) != 1 {
 		t.Errorf("a mark without a reason: problems %q, want one", problems)
+	}
+}
+
+// TestDocCheckIgnoresRedirections: a server the docs start in the background with its output in a
+// file is the command a script starts the same way (through sh -c 'exec ...', whose output waitfor
+// reads), and a redirection or background mark never hides a different command.
+func TestDocCheckIgnoresRedirections(t *testing.T) {
+	const want = "trapline proxy --policy reference --map a=127.0.0.1:1"
+	for _, doc := range []string{
+		"trapline proxy --policy reference --map a=127.0.0.1:1 >proxy.out &",
+		"bin/trapline proxy --policy reference --map a=127.0.0.1:1 > proxy.out 2>&1 &",
+		"trapline proxy --policy reference --map a=127.0.0.1:1",
+	} {
+		if got, _ := normaliseCommand(doc); got != want {
+			t.Errorf("doc line %q: %q, want %q", doc, got, want)
+		}
+	}
+	for _, script := range []string{
+		"exec sh -c 'exec trapline proxy --policy reference --map a=127.0.0.1:1 >proxy.out 2>&1' &proxy&",
+		"exec sh -c 'trapline proxy --policy reference --map a=127.0.0.1:1 >proxy.out' &",
+		"exec trapline proxy --policy reference --map a=127.0.0.1:1 &",
+	} {
+		if got, _ := scriptCommand(script); got != want {
+			t.Errorf("script line %q: %q, want %q", script, got, want)
+		}
+	}
+	if got, _ := normaliseCommand("trapline proxy --policy permissive >proxy.out &"); got == want {
+		t.Errorf("a different policy normalised to the same command")
 	}
 }

@@ -2,11 +2,15 @@ package main
 
 import (
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -62,13 +66,16 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
+			"exits":    cmdExits,
+			"waitfor":  cmdWaitFor,
+			"waitdial": cmdWaitDial,
 		},
 	})
 }
 
 // scriptCondition answers [browser] (Chromium's headless shell and Node.js for Playwright's driver:
-// the scripts that run arms) and [tools] (the agent tools of tools/, installed by make setup).
+// the scripts that run arms), [tools] (the agent tools of tools/, installed by make setup) and
+// [port-free:8080] (nothing listens on 127.0.0.1:8080, where the docs put the user's staging app).
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "browser":
@@ -77,6 +84,12 @@ func scriptCondition(cond string) (bool, error) {
 		}
 		fi, err := os.Stat("/usr/lib/chromium/chromium-headless-shell")
 		return err == nil && fi.Mode()&0o111 != 0, nil
+	case "port-free:8080": // the README's staging app listens there; a port another program holds skips
+		l, err := net.Listen("tcp", "127.0.0.1:8080")
+		if err != nil {
+			return false, nil
+		}
+		return true, l.Close()
 	case "tools":
 		_, err := os.Stat(filepath.Join("..", "..", "tools", "node_modules", "@playwright", "mcp", "cli.js"))
 		return err == nil, nil
@@ -106,5 +119,60 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// waitForTimeout bounds waitfor: a world or a proxy is up in seconds, even on a loaded machine.
+const waitForTimeout = 90 * time.Second
+
+// cmdWaitFor is `waitfor FILE REGEXP [NAME]`: wait until FILE has a line matching REGEXP (a server
+// started in the background with `exec sh -c '... >FILE' &` has printed it), then, with NAME, set
+// the environment variable NAME to the match's first group (the URL it printed). It reads the file
+// again every 20 ms (a wait on the condition, not a sleep) and fails after waitForTimeout.
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: waitfor FILE REGEXP [NAME]")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	if err != nil {
+		ts.Fatalf("waitfor: %v", err)
+	}
+	file := ts.MkAbs(args[0])
+	deadline := time.Now().Add(waitForTimeout)
+	for {
+		b, _ := os.ReadFile(file) // absent until the shell's redirection creates it
+		if m := re.FindStringSubmatch(string(b)); m != nil {
+			if len(args) == 3 {
+				if len(m) < 2 {
+					ts.Fatalf("waitfor: %q has no group to set %s from", args[1], args[2])
+				}
+				ts.Setenv(args[2], m[1])
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfor: no line of %s matched %q in %s; it holds:\n%s", args[0], args[1], waitForTimeout, strings.TrimSpace(string(b)))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cmdWaitDial is `waitdial HOST:PORT`: wait until a TCP connection to HOST:PORT succeeds (a server
+// started in the background listens), trying again every 20 ms, failing after waitForTimeout.
+func cmdWaitDial(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitdial HOST:PORT")
+	}
+	deadline := time.Now().Add(waitForTimeout)
+	for {
+		c, err := net.DialTimeout("tcp", args[0], time.Second)
+		if err == nil {
+			_ = c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitdial: %s does not answer after %s: %v", args[0], waitForTimeout, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
