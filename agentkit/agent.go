@@ -59,6 +59,7 @@ type run struct {
 	failure        string               // why the planner could not act, when that ended the run
 	troubleKey     string               // the proposal whose delivery trouble made the loop re-read the page
 	trouble        []evidence.Trouble
+	done           *Done // what the planner said when it said done, if it did
 }
 
 // Run drives one task to an outcome. It returns an error only when the run could not be carried out at
@@ -83,7 +84,7 @@ func (a *Agent) Run(ctx context.Context, drv Driver, rec *evidence.Recorder, tas
 	}
 	r := &run{a: a, drv: drv, rec: rec, task: task, start: now()}
 	out, reason := r.loop(ctx, now)
-	res := Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Violations: rec.Violations(), Duration: now().Sub(r.start), PlannerFailure: r.failure, DeliveryTrouble: r.trouble}
+	res := Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Violations: rec.Violations(), Duration: now().Sub(r.start), PlannerFailure: r.failure, DeliveryTrouble: r.trouble, Done: r.done}
 	if tc, ok := a.Planner.(planner.TokenCounter); ok {
 		res.Tokens = tc.TokensUsed()
 		res.TokensCounted = true
@@ -102,9 +103,9 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 			return Inconclusive, "cancelled: " + err.Error()
 		}
 		r.usage.Elapsed = now().Sub(r.start)
-		if r.usage.Elapsed >= pol.Budget.MaxSeconds {
+		if r.usage.Elapsed >= pol.Budget.MaxDuration {
 			r.violate(evidence.Violation{Rule: policy.RuleBudgetSeconds,
-				Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxSeconds), Taken: evidence.TakenAborted})
+				Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxDuration), Taken: evidence.TakenAborted})
 			return Exhausted, policy.RuleBudgetSeconds.String()
 		}
 		// The snapshot that verified the last action is the page as it is now: reuse it rather than
@@ -161,20 +162,22 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 		if prop.Kind == action.Done {
 			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
 				Decision: policy.Decision{Allow: true, Rule: policy.RuleAllowed, Reason: "done"}, PlanMillis: planMs})
-			if r.task.Postcondition != nil {
-				final, err := r.drv.Observe(ctx)
-				if err != nil {
-					return Inconclusive, "postcondition unknown: the page could not be re-read: " + err.Error()
-				}
-				if !final.Complete {
-					return Inconclusive, "postcondition unknown: the page's snapshot is incomplete (" + strings.Join(final.Warnings, "; ") + ")"
-				}
-				if err := r.task.Postcondition(final); err != nil {
-					return Inconclusive, "planner said done but the postcondition does not hold: " + err.Error()
-				}
-				return Completed, "planner said done and the postcondition holds: " + prop.Reason
+			r.done = &Done{Answer: prop.Reason}
+			if r.task.Postcondition == nil {
+				return Completed, "planner said done: " + prop.Reason
 			}
-			return Completed, "planner said done: " + prop.Reason
+			final, err := r.drv.Observe(ctx)
+			if err != nil {
+				return r.postcondition(PostconditionUnknown, "postcondition unknown: the page could not be re-read: "+err.Error())
+			}
+			if !final.Complete {
+				return r.postcondition(PostconditionUnknown, "postcondition unknown: the page's snapshot is incomplete ("+strings.Join(final.Warnings, "; ")+")")
+			}
+			if err := r.task.Postcondition(final); err != nil {
+				return r.postcondition(PostconditionUnmet, "planner said done but the postcondition does not hold: "+err.Error())
+			}
+			r.done.Postcondition = PostconditionHeld
+			return Completed, "planner said done and the postcondition holds: " + prop.Reason
 		}
 
 		out, reason, stop := r.step(ctx, obs, prop, planMs)
@@ -182,6 +185,13 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 			return out, reason
 		}
 	}
+}
+
+// postcondition ends a run whose planner said done Inconclusive: the task's postcondition is state
+// (unmet or unknown), reason says why (Result.Reason and Done.Why).
+func (r *run) postcondition(state Postcondition, reason string) (Outcome, string) {
+	r.done.Postcondition, r.done.Why = state, reason
+	return Inconclusive, reason
 }
 
 // fail ends the run Inconclusive because the planner could not act (Result.PlannerFailure).
@@ -206,7 +216,7 @@ func (r *run) reject(obs *observe.Observation, prop action.Action, planMs int64,
 }
 
 func (r *run) propose(ctx context.Context, obs *observe.Observation) (action.Action, int64, error) {
-	dctx, cancel := context.WithTimeout(ctx, r.a.Policy.Budget.MaxDecisionSeconds)
+	dctx, cancel := context.WithTimeout(ctx, r.a.Policy.Budget.MaxDecisionDuration)
 	defer cancel()
 	t0 := time.Now()
 	prop, err := r.a.Planner.Next(dctx, planner.Input{Goal: r.task.Goal, Observation: redactObservation(obs, r.a.Secrets), History: r.history, Feedback: r.feedback})
@@ -216,7 +226,7 @@ func (r *run) propose(ctx context.Context, obs *observe.Observation) (action.Act
 	}
 	r.feedback = ""
 	if err != nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {
-		return prop, ms, fmt.Errorf("no decision within %s: %w", r.a.Policy.Budget.MaxDecisionSeconds, err)
+		return prop, ms, fmt.Errorf("no decision within %s: %w", r.a.Policy.Budget.MaxDecisionDuration, err)
 	}
 	return prop, ms, err
 }

@@ -171,7 +171,7 @@ func TestPlannerTimeoutIsInconclusive(t *testing.T) {
 		<-ctx.Done()
 		return action.Action{}, ctx.Err()
 	})
-	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Budget.MaxDecisionSeconds = 20 * time.Millisecond })
+	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Budget.MaxDecisionDuration = 20 * time.Millisecond })
 	res, _ := run(t, pol, pl, &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}})
 	if res.Outcome != agentkit.Inconclusive || !strings.Contains(res.Reason, "no decision within") {
 		t.Fatalf("outcome = %s (%s), want Inconclusive on decision timeout", res.Outcome, res.Reason)
@@ -251,29 +251,40 @@ func TestSecretsAreRedactedBeforeThePlanner(t *testing.T) {
 	}
 }
 
+// TestDoneNeedsThePostcondition: the planner's "done" is Completed only when the postcondition holds;
+// its answer and the postcondition's state come back as fields (Result.Done), never to be cut out of
+// the reason sentence.
 func TestDoneNeedsThePostcondition(t *testing.T) {
 	done := planner.Func(func(context.Context, planner.Input) (action.Action, error) {
-		return action.Action{Kind: action.Done, Reason: "saved"}, nil
+		return action.Action{Kind: action.Done, Reason: "saved: pratica 4"}, nil
 	})
 	for _, c := range []struct {
-		name string
-		post func(*observe.Observation) error
-		want agentkit.Outcome
+		name  string
+		post  func(*observe.Observation) error
+		want  agentkit.Outcome
+		state agentkit.Postcondition
 	}{
+		{"none", nil, agentkit.Completed, agentkit.PostconditionNone},
 		{"holds", func(o *observe.Observation) error {
 			_, err := o.Find("heading", "Pratica 4")
 			return err
-		}, agentkit.Completed},
+		}, agentkit.Completed, agentkit.PostconditionHeld},
 		{"fails", func(o *observe.Observation) error {
 			_, err := o.Find("heading", "Pratica 4 (salvata)")
 			return err
-		}, agentkit.Inconclusive},
+		}, agentkit.Inconclusive, agentkit.PostconditionUnmet},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, _ := agenttest.Run(t, &agentkit.Agent{Policy: agenttest.ReferencePolicy(t, nil), Planner: done},
 				&fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}, agentkit.Task{StartURL: pageURL, Postcondition: c.post})
 			if res.Outcome != c.want {
 				t.Fatalf("outcome %s (%s); want %s", res.Outcome, res.Reason, c.want)
+			}
+			if res.Done == nil || res.Done.Answer != "saved: pratica 4" || res.Done.Postcondition != c.state {
+				t.Fatalf("Done = %+v; want answer %q, postcondition %q", res.Done, "saved: pratica 4", c.state)
+			}
+			if (c.state == agentkit.PostconditionUnmet) != (res.Done.Why != "") {
+				t.Fatalf("Done.Why = %q for postcondition %q", res.Done.Why, c.state)
 			}
 		})
 	}

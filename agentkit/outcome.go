@@ -52,4 +52,30 @@ type Result struct {
 	// (a target re-rendered by a partial swap, facts unreadable once, a dispatch that failed): the
 	// agent's trouble, in its outcome, and no guard in Violations.
 	DeliveryTrouble []evidence.Trouble `json:"delivery_trouble,omitempty"`
+	// Done is what the planner said when it said done (its answer) and what became of the task's
+	// postcondition; nil when the planner never said done. Read the answer here, never from Reason.
+	Done *Done `json:"done,omitempty"`
 }
+
+// Done is the planner's "done": its answer and, when the task has a Postcondition, whether it held.
+type Done struct {
+	// Answer is the done action's reason: what the planner reports it did or found.
+	Answer string `json:"answer"`
+	// Postcondition is the task's postcondition checked on a fresh observation; PostconditionNone
+	// when the task has none.
+	Postcondition Postcondition `json:"postcondition,omitempty"`
+	// Why says why the postcondition did not hold or could not be checked; "" otherwise.
+	Why string `json:"why,omitempty"`
+}
+
+// Postcondition is what became of a task's postcondition when the planner said done.
+type Postcondition string
+
+// The states of a task's postcondition. Only PostconditionHeld (or PostconditionNone) ends the run
+// Completed; the others end it Inconclusive.
+const (
+	PostconditionNone    Postcondition = ""        // the task has no postcondition
+	PostconditionHeld    Postcondition = "held"    // checked on a fresh observation, and it held
+	PostconditionUnmet   Postcondition = "unmet"   // checked, and it did not hold
+	PostconditionUnknown Postcondition = "unknown" // the page could not be re-read whole
+)

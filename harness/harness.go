@@ -367,8 +367,11 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	if out.TokensCounted {
 		res.Tokens = &out.Tokens
 	}
-	if out.Outcome == agentkit.Completed {
-		_, res.Answer, _ = strings.Cut(out.Reason, ": ") // "planner said done: <the answer>"
+	if out.Done != nil {
+		res.Postcondition = out.Done.Postcondition
+		if out.Outcome == agentkit.Completed {
+			res.Answer = out.Done.Answer
+		}
 	}
 	res.ExpectedGuards = append(res.ExpectedGuards, trap.Guards...)
 	for _, v := range out.Violations {

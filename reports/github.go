@@ -135,11 +135,11 @@ func WriteGitHubAnnotations(w io.Writer, s Summary, cmp *Comparison) error {
 	return nil
 }
 
-// WriteGitHub writes the job summary to the file $GITHUB_STEP_SUMMARY names (appending, as GitHub
-// expects; to annotations' writer when it is unset, e.g. run by hand) and the annotations to w, the
-// step's standard output, where the runner reads workflow commands.
-func WriteGitHub(w io.Writer, s Summary, cmp *Comparison) error {
-	if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+// WriteGitHub writes the job summary to the file stepSummary (appending, as GitHub expects; the
+// command passes $GITHUB_STEP_SUMMARY: to annotations' writer when it is "", e.g. run by hand) and
+// the annotations to w, the step's standard output, where the runner reads workflow commands.
+func WriteGitHub(w io.Writer, stepSummary string, s Summary, cmp *Comparison) error {
+	if p := stepSummary; p != "" {
 		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			return fmt.Errorf("reports: open GITHUB_STEP_SUMMARY %s: %w", p, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/results"
@@ -82,6 +83,7 @@ type armEvidence struct {
 	violations []evidence.Violation
 	actions    []evidence.ActionRecord
 	reason     string // result.json's reason (how the run ended)
+	doneUnmet  bool   // result.json says the planner said done but the postcondition did not hold
 	found      bool
 }
 
@@ -94,6 +96,7 @@ func readArmEvidence(e Entry, dir string) armEvidence {
 	ev.found = true
 	if r, err := results.ReadFile(filepath.Join(d, results.ResultFile)); err == nil {
 		ev.reason = r.Reason
+		ev.doneUnmet = r.Postcondition == agentkit.PostconditionUnmet
 	}
 	if v, err := evidence.ReadViolations(filepath.Join(d, ViolationsFile)); err == nil {
 		ev.violations = v
@@ -176,7 +179,7 @@ func armEvents(run PatternRun, e Entry) []event {
 	if e.Outcome == "Exhausted" && !hasKind(out, PatternBudget) {
 		add(PatternBudget, "trap "+e.Trap, "outcome Exhausted", "")
 	}
-	if strings.Contains(ev.reason, "planner said done but") || strings.Contains(e.Why, "said done but") {
+	if ev.doneUnmet || e.DoneUnmet {
 		add(PatternDoneUnmet, "trap "+e.Trap, ev.reason, "")
 	}
 	if e.Arm == string(results.Guarded) && e.Verdict == VerdictFail {

@@ -23,6 +23,7 @@ type armFixture struct {
 	violations []evidence.Violation
 	actions    []evidence.ActionRecord
 	reason     string
+	unmet      bool // result.json's postcondition is unmet
 }
 
 func viol(rule policy.Rule, page, role, name, reason string) evidence.Violation {
@@ -58,7 +59,11 @@ func writeRun(t *testing.T, dir string, arms []armFixture) PatternRun {
 		}
 		writeJSONL(t, filepath.Join(e.Evidence, ViolationsFile), a.violations)
 		writeJSONL(t, filepath.Join(e.Evidence, ActionsFile), a.actions)
-		b, _ := json.Marshal(map[string]any{"v": results.Version, "trap": e.Trap, "reason": a.reason})
+		rec := map[string]any{"v": results.Version, "trap": e.Trap, "reason": a.reason}
+		if a.unmet {
+			rec["postcondition"] = "unmet"
+		}
+		b, _ := json.Marshal(rec)
 		mustWrite(t, filepath.Join(e.Evidence, results.ResultFile), b)
 		s.Entries = append(s.Entries, e)
 	}
@@ -94,7 +99,7 @@ func catalogRun(i int) []armFixture {
 		{entry: guarded("load-more", "budget", "Exhausted", "budget_actions"),
 			violations: []evidence.Violation{viol("budget_actions", "/pratiche?page=9", "", "", "50 actions")}},
 		{entry: Entry{Trap: "status-form", Category: "destructive", Arm: "blackbox", Agent: "naive", Verdict: VerdictPass, Outcome: "exit 0"},
-			reason: "planner said done but the postcondition does not hold: status is still nuova"},
+			reason: "planner said done but the postcondition does not hold: status is still nuova", unmet: true},
 	}
 	if i%4 == 0 {
 		arms = append(arms, armFixture{entry: guarded("save-draft", "navigation", "Inconclusive", "host_not_allowed"),

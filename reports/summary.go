@@ -20,6 +20,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/results"
 )
@@ -95,6 +96,9 @@ type Entry struct {
 	// Trials are a repeated arm's trials, each with its own verdict and attribution, in order (nil
 	// for a single run, and in summaries written before trials were kept).
 	Trials []Trial `json:"trials,omitempty"`
+	// DoneUnmet says the agent's planner said done but the task's postcondition did not hold
+	// (results.Result.Postcondition unmet).
+	DoneUnmet bool `json:"done_unmet,omitempty"`
 }
 
 // Trial is one trial of a repeated arm: what Entry says of a single run, for that trial.
@@ -149,7 +153,7 @@ func FromResult(r *results.Result) Entry {
 		ExpectedGuards: r.ExpectedGuards, GuardsFired: r.GuardsFired, CanaryHits: r.CanaryHits(), ProxyDenied: r.ProxyDenied,
 		Evidence: r.EvidenceDir, Seconds: r.Duration.Seconds(), Result: string(j.Verdict), Attribution: string(j.Attribution),
 		Rule: j.Rule, Layer: j.Layer, TaskMeasured: j.Measured, TaskCompleted: j.Completed, CompletedUnderPolicy: j.CompletedUnderPolicy,
-		Probes: r.Probes}
+		Probes: r.Probes, DoneUnmet: r.Postcondition == agentkit.PostconditionUnmet}
 	if pass {
 		e.Verdict = VerdictPass
 	}

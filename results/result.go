@@ -68,6 +68,10 @@ type Result struct {
 	// Answer is what the agent reported when it said done (the reference runtime's done reason); ""
 	// when it reported nothing.
 	Answer string `json:"answer,omitempty"`
+	// Postcondition is what became of the task's postcondition when the reference agent's planner
+	// said done (agentkit.Done): unmet says the planner's "done" was not true of the page. "" when the
+	// planner never said done or the task has none.
+	Postcondition agentkit.Postcondition `json:"postcondition,omitempty"`
 	// TaskMeasured says the trap has a task success condition (traps.Success); TaskCompleted that
 	// every part of it held after the run, checked from outside.
 	TaskMeasured  bool `json:"task_measured"`

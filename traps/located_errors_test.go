@@ -15,7 +15,9 @@ import (
 // TestEveryUserFileHasTheSameLocatedError: issue 29.4. A malformed policy, trap pack and login file
 // are read by the one strict YAML reader (userfile.Document, userfile.Keys) and give errors of the one
 // type (policy.Error, traps.PackError and credentials.Error are userfile.Error), the same format
-// file:line: field: reason and the same codes; each kind keeps its own family.
+// FILE:LINE:COL: FIELD: reason (a syntax error has no field and no column: the YAML parser gives its
+// line only) and the same codes, for a malformed file, an unknown, duplicate or wrongly typed field;
+// each kind keeps its own family.
 func TestEveryUserFileHasTheSameLocatedError(t *testing.T) {
 	dir := t.TempDir()
 	pack, err := os.ReadFile(filepath.Join("testdata", "pack-good", "purge-button.trap.yml"))
@@ -52,8 +54,11 @@ func TestEveryUserFileHasTheSameLocatedError(t *testing.T) {
 		{"policy", "navigation:\n  allow: []\n  allow: []\n", "navigation.allow", 3, policy.CodeDuplicateKey},
 		{"pack", strings.Replace(string(pack), "category: destructive\n", "category: destructive\ncategory: destructive\n", 1), "category", 4, policy.CodeDuplicateKey},
 		{"login", loginHead + "username: altro\n", "username", 7, policy.CodeDuplicateKey},
+		{"policy", "version: 1\nmode: [act]\n", "mode", 2, policy.CodeWrongType},
+		{"pack", strings.Replace(string(pack), "category: destructive\n", "category: [destructive]\n", 1), "category", 3, policy.CodeWrongType},
+		{"login", strings.Replace(loginHead, "user_field: Utente\n", "user_field: [Utente]\n", 1), "user_field", 2, policy.CodeWrongType},
 	}
-	format := regexp.MustCompile(`^(.+):(\d+): (?:([a-z_.\[\]0-9]+): )?(.+)$`)
+	format := regexp.MustCompile(`^([^:]+):(\d+)(?::(\d+))?: (?:([a-z_.\[\]0-9]+): )?(.+)$`)
 	for _, c := range cases {
 		t.Run(c.kind+" "+string(c.code), func(t *testing.T) {
 			l := loaders[c.kind]
@@ -88,7 +93,10 @@ func TestEveryUserFileHasTheSameLocatedError(t *testing.T) {
 			}
 			m := format.FindStringSubmatch(pe.Error())
 			if m == nil || m[1] != p || pe.File != p || pe.Line != c.line || pe.Field != c.field || pe.Code != c.code {
-				t.Fatalf("%s: got %q (file %s line %d field %q code %q), want %s:%d: %s: ... code %q", c.kind, pe.Error(), pe.File, pe.Line, pe.Field, pe.Code, p, c.line, c.field, c.code)
+				t.Fatalf("%s: got %q (file %s line %d field %q code %q), want %s:%d:COL: %s: ... code %q", c.kind, pe.Error(), pe.File, pe.Line, pe.Field, pe.Code, p, c.line, c.field, c.code)
+			}
+			if hasCol := m[3] != "" && pe.Column > 0; hasCol != (c.code != policy.CodeSyntax || strings.Contains(c.body, "---")) {
+				t.Fatalf("%s: %q: a column (%d) is given for every problem but a syntax error the parser locates by line", c.kind, pe.Error(), pe.Column)
 			}
 			if !errors.Is(err, c.code) || (l.family != nil && !errors.Is(err, l.family)) {
 				t.Fatalf("%s: %v does not match its code %q and family %v", c.kind, err, c.code, l.family)

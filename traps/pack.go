@@ -219,11 +219,17 @@ func (l *loader) failErr(n *yaml.Node, field string, err error, format string, a
 }
 
 func (l *loader) fail(n *yaml.Node, field, format string, args ...any) {
-	line := 0
+	l.failCode(n, field, "", format, args...)
+}
+
+// failCode is fail with the problem's Code (userfile.CodeWrongType, ...), the one every kind of user
+// file gives for the same problem.
+func (l *loader) failCode(n *yaml.Node, field string, code userfile.Code, format string, args ...any) {
+	line, col := 0, 0
 	if n != nil {
-		line = n.Line
+		line, col = n.Line, n.Column
 	}
-	l.errs = append(l.errs, &PackError{Family: ErrPack, File: l.file, Line: line, Field: field, Reason: fmt.Sprintf(format, args...)})
+	l.errs = append(l.errs, &PackError{Family: ErrPack, File: l.file, Line: line, Column: col, Field: field, Code: code, Reason: fmt.Sprintf(format, args...)})
 }
 
 // packKeys are the keys a trap file may have; required ones are marked.
@@ -309,20 +315,13 @@ func (l *loader) mapping(n *yaml.Node, field string, allowed map[string]bool) ma
 	return out
 }
 
-func join(parent, field string) string {
-	if parent == "" {
-		return field
-	}
-	return parent + "." + field
-}
-
 // scalar returns n's string value, refusing anything but a scalar.
 func (l *loader) scalar(n *yaml.Node, field string) string {
 	if n == nil {
 		return ""
 	}
 	if n.Kind != yaml.ScalarNode {
-		l.fail(n, field, "want a single value")
+		l.failCode(n, field, userfile.CodeWrongType, "want a single value")
 		return ""
 	}
 	return n.Value
@@ -375,7 +374,7 @@ func (l *loader) sequence(n *yaml.Node, field string) []*yaml.Node {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		l.fail(n, field, "want a list")
+		l.failCode(n, field, userfile.CodeWrongType, "want a list")
 		return nil
 	}
 	return n.Content
@@ -417,7 +416,7 @@ func (l *loader) pages(n *yaml.Node) []fixtures.Mount {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {
-		l.fail(n, "pages", "want a mapping of path to an HTML file or {file|html, host, content_type}")
+		l.failCode(n, "pages", userfile.CodeWrongType, "want a mapping of path to an HTML file or {file|html, host, content_type}")
 		return nil
 	}
 	var out []fixtures.Mount

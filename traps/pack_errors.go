@@ -12,7 +12,7 @@ import (
 var ErrPack = errors.New("bad trap pack")
 
 // PackError is one problem in a trap pack file, with the file, the line and the field it is about
-// (Error() is file:line: field: reason), and ErrPack as its Family. It is userfile.Error, the one
+// (Error() is file:line:column: field: reason), and ErrPack as its Family. It is userfile.Error, the one
 // located-error type of every file a user writes: a policy's (policy.Error) and a login file's
 // (credentials.Error) problems are the same type.
 type PackError = userfile.Error

@@ -86,10 +86,10 @@ func TestPackExtensionsRefuseMistakesWithLineAndField(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, want := range []string{
-		"mem/ext.trap.yml:9: routes[0].world: unknown operation \"purge\"",
-		"mem/ext.trap.yml:10: routes[1].world: give record or world",
-		"mem/ext.trap.yml:11: routes[2].query.u: bad regular expression",
-		"mem/ext.trap.yml:16: diligent[0].action: unknown action \"tap\"",
+		"mem/ext.trap.yml:9:82: routes[0].world: unknown operation \"purge\"",
+		"mem/ext.trap.yml:10:60: routes[1].world: give record or world",
+		"mem/ext.trap.yml:11:42: routes[2].query.u: bad regular expression",
+		"mem/ext.trap.yml:16:14: diligent[0].action: unknown action \"tap\"",
 		"diligent: the script must end with done",
 	} {
 		if !strings.Contains(msg, want) {

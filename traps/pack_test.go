@@ -65,15 +65,15 @@ func TestLoadPackNamesEveryMistakeWithFileLineField(t *testing.T) {
 		t.Fatalf("want PackErrors, got %v", err)
 	}
 	want := []string{
-		"testdata/pack-bad/missing.trap.yml:1: guards: required field is missing",
-		"testdata/pack-bad/missing.trap.yml:1: incident: required field is missing",
-		"testdata/pack-bad/mistakes.trap.yml:1: id: \"Mistakes\" is not kebab-case",
-		"testdata/pack-bad/mistakes.trap.yml:3: incident: still says TODO",
-		"testdata/pack-bad/mistakes.trap.yml:6: colour: unknown key",
-		"testdata/pack-bad/mistakes.trap.yml:8: pages./pratiche/1/x: page file \"missing.html\"",
-		"testdata/pack-bad/mistakes.trap.yml:14: forbidden[0].observer: unknown observer \"backdoor\"",
-		"testdata/pack-bad/mistakes.trap.yml:16: forbidden[0].path: bad regular expression",
-		"testdata/pack-bad/mistakes.trap.yml:18: guards[0]: unknown rule \"deny_wrod\"",
+		"testdata/pack-bad/missing.trap.yml:1:1: guards: required field is missing",
+		"testdata/pack-bad/missing.trap.yml:1:1: incident: required field is missing",
+		"testdata/pack-bad/mistakes.trap.yml:1:5: id: \"Mistakes\" is not kebab-case",
+		"testdata/pack-bad/mistakes.trap.yml:3:11: incident: still says TODO",
+		"testdata/pack-bad/mistakes.trap.yml:6:1: colour: unknown key",
+		"testdata/pack-bad/mistakes.trap.yml:8:18: pages./pratiche/1/x: page file \"missing.html\"",
+		"testdata/pack-bad/mistakes.trap.yml:14:15: forbidden[0].observer: unknown observer \"backdoor\"",
+		"testdata/pack-bad/mistakes.trap.yml:16:11: forbidden[0].path: bad regular expression",
+		"testdata/pack-bad/mistakes.trap.yml:18:10: guards[0]: unknown rule \"deny_wrod\"",
 	}
 	msg := err.Error()
 	for _, w := range want {

@@ -29,7 +29,7 @@ func TestPackPagesCallTheSharedPartials(t *testing.T) {
 	bad := strings.Replace(extPack, comment, `{html: '{{template "no-such-partial" "Avvisi"}}'}`, 1)
 	_, err = LoadPackFS(fstest.MapFS{"ext.trap.yml": {Data: []byte(bad)}}, "mem")
 	var errs PackErrors
-	if !errors.As(err, &errs) || !strings.Contains(err.Error(), "mem/ext.trap.yml:7: pages./pratiche/7/avvisi: page template:") ||
+	if !errors.As(err, &errs) || !strings.Contains(err.Error(), "mem/ext.trap.yml:7:23: pages./pratiche/7/avvisi: page template:") ||
 		!strings.Contains(err.Error(), "no-such-partial") {
 		t.Fatalf("a page calling a missing partial: %v", err)
 	}

@@ -20,11 +20,11 @@ func loadProbeTrap(extra string) ([]Trap, error) {
 // mistake is one error naming file, line and field.
 func TestProbeCommandLoadsStrictly(t *testing.T) {
 	for _, tc := range []struct{ extra, want string }{
-		{"probe: {count: x, must_not: decrease}\n", "p.trap.yml:8: probe: give get (a path of your app) or command"},
-		{"start_host: app.example.test\nprobe: {get: /api/x, command: [./count], must_not: decrease}\n", "p.trap.yml:9: probe.command: give get or command, not both"},
-		{"probe: {command: [], must_not: decrease}\n", "p.trap.yml:8: probe.command: is empty"},
-		{"probe: {command: ./count, must_not: decrease}\n", "p.trap.yml:8: probe.command: want a list"},
-		{"probe: {command: [./count, ''], must_not: decrease}\n", "p.trap.yml:8: probe.command[1]: is empty"},
+		{"probe: {count: x, must_not: decrease}\n", "p.trap.yml:8:8: probe: give get (a path of your app) or command"},
+		{"start_host: app.example.test\nprobe: {get: /api/x, command: [./count], must_not: decrease}\n", "p.trap.yml:9:31: probe.command: give get or command, not both"},
+		{"probe: {command: [], must_not: decrease}\n", "p.trap.yml:8:18: probe.command: is empty"},
+		{"probe: {command: ./count, must_not: decrease}\n", "p.trap.yml:8:18: probe.command: want a list"},
+		{"probe: {command: [./count, ''], must_not: decrease}\n", "p.trap.yml:8:28: probe.command[1]: is empty"},
 	} {
 		_, err := loadProbeTrap(tc.extra)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -43,8 +43,8 @@ func TestProbeCommandLoadsStrictly(t *testing.T) {
 // TestProbeNeedsTheUsersAppAndAKnownRule: a GET probe reads the user's app (start_host) at a path.
 func TestProbeNeedsTheUsersAppAndAKnownRule(t *testing.T) {
 	for _, tc := range []struct{ extra, want string }{
-		{"probe: {get: /api/x, count: x, must_not: decrease}\n", "p.trap.yml:8: probe: a state probe reads the user's app"},
-		{"start_host: app.example.test\nprobe: {get: api, must_not: shrink}\n", "p.trap.yml:9: probe.get: \"api\" must be a path"},
+		{"probe: {get: /api/x, count: x, must_not: decrease}\n", "p.trap.yml:8:8: probe: a state probe reads the user's app"},
+		{"start_host: app.example.test\nprobe: {get: api, must_not: shrink}\n", "p.trap.yml:9:14: probe.get: \"api\" must be a path"},
 	} {
 		_, err := loadProbeTrap(tc.extra)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

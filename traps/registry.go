@@ -45,7 +45,7 @@ func Register(ts ...Trap) error {
 func NewRegistry() (*Registry, error) {
 	r := &Registry{}
 	if _, err := loadBuiltinPack(); err != nil {
-		return nil, err // a PackErrors inside: file:line: field: reason, not a panic
+		return nil, err // a PackErrors inside: file:line:column: field: reason, not a panic
 	}
 	if err := r.Add(Catalog()...); err != nil {
 		return nil, err

@@ -47,10 +47,10 @@ func (s *Session) installCapabilityProbe() error {
 		}
 		pol := s.opts.Policy
 		switch {
-		case kind == "service_worker" && pol.ServiceWorkers != policy.Allow:
+		case kind == "service_worker" && !pol.DecideCapability(policy.RuleServiceWorker).Allow:
 			s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleServiceWorker,
 				Reason: fmt.Sprintf("service worker registration of %q blocked", detail), Page: page, Taken: evidence.TakenBlocked})
-		case kind == "permission" && pol.Permissions != policy.Allow:
+		case kind == "permission" && !pol.DecideCapability(policy.RulePermission).Allow:
 			s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RulePermission,
 				Reason: fmt.Sprintf("%s permission request denied", detail), Page: page, Taken: evidence.TakenDenied})
 		}
@@ -78,7 +78,7 @@ func (s *Session) uploadFile() (string, error) {
 func (s *Session) onFileChooser(fc playwright.FileChooser) {
 	s.choosers.Add(1)
 	defer s.choosers.Done()
-	if s.opts.Policy.Uploads == policy.Allow {
+	if s.opts.Policy.DecideCapability(policy.RuleUpload).Allow {
 		if p, err := s.uploadFile(); err == nil {
 			_ = fc.SetFiles(p)
 		}

@@ -68,9 +68,12 @@ func (s *Session) Login(ctx context.Context, l credentials.Login) error {
 		err = passLoc.Fill(l.Password, playwright.LocatorFillOptions{Timeout: to})
 	}
 	if err == nil {
-		_, err = s.page.ExpectNavigation(func() error {
-			return s.page.Locator("aria-ref=" + submit.RawRef).Click(playwright.LocatorClickOptions{Timeout: to})
-		}, playwright.PageExpectNavigationOptions{Timeout: ms(s.opts.NavigationTimeout)})
+		// The submit navigates (to the next page, or back to the form on a wrong account): wait for
+		// that navigation, counted from before the click, and its page's load.
+		since := s.Navigations()
+		if err = s.page.Locator("aria-ref=" + submit.RawRef).Click(playwright.LocatorClickOptions{Timeout: to}); err == nil {
+			err = s.WaitNavigated(ctx, since, 0)
+		}
 	}
 	if err == nil {
 		// Let the login's requests finish before tracing resumes: the trace's network log records a

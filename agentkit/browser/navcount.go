@@ -1,6 +1,10 @@
 package browser
 
 import (
+	"context"
+	"fmt"
+	"time"
+
 	playwright "github.com/mxschmitt/playwright-go"
 )
 
@@ -11,7 +15,7 @@ import (
 func (s *Session) countNavigations(page playwright.Page) {
 	page.OnFrameNavigated(func(f playwright.Frame) {
 		if f.ParentFrame() == nil {
-			s.navs.Add(1)
+			s.navigated()
 		}
 	})
 	page.OnRequest(func(r playwright.Request) {
@@ -19,7 +23,7 @@ func (s *Session) countNavigations(page playwright.Page) {
 			return
 		}
 		if f := requestFrame(r); f != nil && f.ParentFrame() == nil {
-			s.navs.Add(1)
+			s.navigated()
 		}
 	})
 }
@@ -36,3 +40,54 @@ func requestFrame(r playwright.Request) (f playwright.Frame) {
 
 // Navigations implements agentkit.NavigationCounter: the navigations the page made so far.
 func (s *Session) Navigations() int { return int(s.navs.Load()) }
+
+// navigated counts one navigation and wakes WaitNavigated's waiters.
+func (s *Session) navigated() {
+	s.navMu.Lock()
+	defer s.navMu.Unlock()
+	s.navs.Add(1)
+	if s.navSignal != nil {
+		close(s.navSignal)
+		s.navSignal = nil
+	}
+}
+
+// signal returns a channel closed at the next navigation.
+func (s *Session) signal() <-chan struct{} {
+	s.navMu.Lock()
+	defer s.navMu.Unlock()
+	if s.navSignal == nil {
+		s.navSignal = make(chan struct{})
+	}
+	return s.navSignal
+}
+
+// WaitNavigated waits until the page has navigated since Navigations() was since (a form submit, a
+// link, a redirect), then until that page has loaded: the wait for "the action navigated" that
+// Playwright's deprecated, racy ExpectNavigation stood for. Read since before the action, act, then
+// wait: a navigation that commits before the wait starts is counted all the same. It gives up after
+// timeout (0: the session's NavigationTimeout) or when ctx ends.
+func (s *Session) WaitNavigated(ctx context.Context, since int, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = s.opts.NavigationTimeout
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		ch := s.signal()
+		if s.Navigations() > since {
+			break
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return fmt.Errorf("browser: no navigation within %s", timeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if err := s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad, Timeout: ms(timeout)}); err != nil {
+		return fmt.Errorf("browser: the page after the navigation did not load: %w", err)
+	}
+	return nil
+}

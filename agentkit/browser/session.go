@@ -93,6 +93,9 @@ type Session struct {
 
 	video videoState
 	navs  atomic.Int64 // the page's own navigations (navcount.go)
+	// navSignal is closed (and replaced) at each of them, for WaitNavigated (navcount.go).
+	navMu     sync.Mutex
+	navSignal chan struct{}
 	// inflight counts the context's requests not yet finished or failed (inflight.go).
 	inflight atomic.Int64
 	// downloading counts the allowed downloads still being saved; Close waits for them (inflight.go).
@@ -127,11 +130,11 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	opts.TraceDetail = detail
 	pol := opts.Policy
 	sw := playwright.ServiceWorkerPolicyBlock
-	if pol.ServiceWorkers == policy.Allow {
+	if pol.DecideCapability(policy.RuleServiceWorker).Allow {
 		sw = playwright.ServiceWorkerPolicyAllow
 	}
 	perms := []string{} // every permission denied
-	if pol.Permissions == policy.Allow {
+	if pol.DecideCapability(policy.RulePermission).Allow {
 		perms = []string{"geolocation", "notifications", "camera", "microphone"}
 	}
 	var state *playwright.OptionalStorageState
@@ -144,7 +147,7 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	ctx, err := b.b.NewContext(playwright.BrowserNewContextOptions{
 		StorageState:    state,
 		Proxy:           &playwright.Proxy{Server: opts.ProxyURL},
-		AcceptDownloads: playwright.Bool(pol.Downloads == policy.Allow),
+		AcceptDownloads: playwright.Bool(pol.DecideCapability(policy.RuleDownload).Allow),
 		ServiceWorkers:  sw,
 		Permissions:     perms,
 		Viewport:        &playwright.Size{Width: 1280, Height: 800},
@@ -244,7 +247,7 @@ func (s *Session) gate(rt playwright.Route) {
 }
 
 func (s *Session) onDialog(d playwright.Dialog) {
-	if s.opts.Policy.Dialogs == policy.Accept {
+	if s.opts.Policy.DecideCapability(policy.RuleDialog).Allow {
 		_ = d.Accept()
 		return
 	}
@@ -254,7 +257,7 @@ func (s *Session) onDialog(d playwright.Dialog) {
 }
 
 func (s *Session) onDownload(d playwright.Download) {
-	if s.opts.Policy.Downloads == policy.Allow {
+	if s.opts.Policy.DecideCapability(policy.RuleDownload).Allow {
 		s.downloading.Add(1)
 		defer s.downloading.Add(-1)
 		dir := s.opts.Recorder.Path("downloads")
@@ -272,7 +275,7 @@ func (s *Session) onPage(p playwright.Page) {
 	if p == s.page {
 		return
 	}
-	if s.opts.Policy.Popups == policy.Allow {
+	if s.opts.Policy.DecideCapability(policy.RulePopup).Allow {
 		if !s.opts.Off.Has(policy.GuardRouteGate) {
 			go func() { _ = s.watchUnseen(p) }() // never call the driver from its event goroutine
 		}

@@ -56,7 +56,11 @@ func tracedLogin(t *testing.T, b *Browser, secrets ...string) string {
 	if err := page.Locator("#pw").Fill(traceSecret); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := page.ExpectNavigation(func() error { return page.Locator("button").Click() }); err != nil {
+	since := sess.Navigations()
+	if err := page.Locator("button").Click(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.WaitNavigated(ctx, since, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := page.Locator("#ok").WaitFor(playwright.LocatorWaitForOptions{}); err != nil {

@@ -73,7 +73,7 @@ var ErrTooLarge = userfile.ErrTooLarge
 // ErrLoginFile is matched (errors.Is) by every problem Load finds in a login file (an *Error).
 var ErrLoginFile = errors.New("bad login file")
 
-// Error is one problem in a login file, located as file:line: field: reason, ErrLoginFile its
+// Error is one problem in a login file, located as file:line:column: field: reason, ErrLoginFile its
 // Family; it never quotes the password. It is userfile.Error, the one located-error type of every
 // file a user writes (policy.Error, traps.PackError).
 type Error = userfile.Error
@@ -96,7 +96,7 @@ var loginKeys = map[string]bool{"url": true, "user_field": true, "password_field
 	"password": false, "password_env": false, "password_file": false}
 
 // Load reads a login file. The password comes from exactly one of password, password_env or
-// password_file. Every problem is an *Error (file:line: field: reason) and all come back together
+// password_file. Every problem is an *Error (file:line:column: field: reason) and all come back together
 // as Errors; none names the password.
 func Load(path string) (Login, error) {
 	data, err := userfile.ReadFile("login file", path, MaxFileBytes)
@@ -114,7 +114,7 @@ func Load(path string) (Login, error) {
 	}
 	fields, errs := userfile.Keys(path, root, "", loginKeys)
 	fail := func(n *yaml.Node, field string, code userfile.Code, format string, args ...any) {
-		errs = append(errs, &Error{File: path, Line: n.Line, Field: field, Code: code, Reason: fmt.Sprintf(format, args...)})
+		errs = append(errs, &Error{File: path, Line: n.Line, Column: n.Column, Field: field, Code: code, Reason: fmt.Sprintf(format, args...)})
 	}
 	str := func(key string) string { // never quotes the value: it may be the password
 		n := fields[key]
@@ -157,7 +157,7 @@ func Load(path string) (Login, error) {
 		b, err := userfile.ReadFile("password_file", file, MaxPasswordFileBytes)
 		switch {
 		case errors.As(err, &tl):
-			errs = append(errs, &Error{File: path, Line: fields["password_file"].Line, Field: "password_file", Code: userfile.CodeTooLarge, Reason: tl.Error(), Err: tl})
+			errs = append(errs, &Error{File: path, Line: fields["password_file"].Line, Column: fields["password_file"].Column, Field: "password_file", Code: userfile.CodeTooLarge, Reason: tl.Error(), Err: tl})
 		case err != nil:
 			fail(fields["password_file"], "password_file", userfile.CodeInvalidValue, "%v", err)
 		}

@@ -77,8 +77,9 @@ func (r *Redactor) rewriteZip(path string, zr *zip.ReadCloser, hit []bool) (err 
 			}
 			h := f.FileHeader
 			h.CRC32, h.CompressedSize64, h.UncompressedSize64 = 0, 0, 0
-			h.CompressedSize, h.UncompressedSize = 0, 0 //nolint:staticcheck // the 32-bit sizes too
-			h.Extra = nil                               // it may hold the old sizes (zip64); the writer adds Modified's own
+			//lint:ignore SA1019 the deprecated 32-bit sizes are in the copied header too: zero them as well
+			h.CompressedSize, h.UncompressedSize = 0, 0
+			h.Extra = nil // it may hold the old sizes (zip64); the writer adds Modified's own
 			ew, err := zw.CreateHeader(&h)
 			if err != nil {
 				return fmt.Errorf("write entry %s: %w", f.Name, err)

@@ -5,7 +5,9 @@ import "fmt"
 // DecideCapability rules on a browser capability: rule is one of RuleDialog, RuleDownload,
 // RuleUpload, RulePopup, RulePermission and RuleServiceWorker. It allows when the policy's setting
 // is allow (accept, for dialogs); dialogs under dismiss_and_log and everything else under
-// block/deny are denied, and so is any other rule.
+// block/deny are denied, and so is any other rule. It is the one capability decision: the browser's
+// session asks it for each (its context settings, dialogs, downloads, uploads, popups, permission
+// prompts and service workers).
 func (p *Policy) DecideCapability(rule Rule) Decision {
 	var s Setting
 	var what string

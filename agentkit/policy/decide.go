@@ -76,8 +76,8 @@ func (p *Policy) checkBudget(u Usage, navigates bool) (Decision, bool) {
 	switch {
 	case u.Actions >= b.MaxActions:
 		return deny(RuleBudgetActions, "action budget spent: %d of %d actions used", u.Actions, b.MaxActions), false
-	case u.Elapsed >= b.MaxSeconds:
-		return deny(RuleBudgetSeconds, "time budget spent: %s elapsed of %s", u.Elapsed, b.MaxSeconds), false
+	case u.Elapsed >= b.MaxDuration:
+		return deny(RuleBudgetSeconds, "time budget spent: %s elapsed of %s", u.Elapsed, b.MaxDuration), false
 	case u.SameActionRepeats+1 >= b.MaxSameActionRepeats:
 		// As in the seeds: the proposal that makes max_same_action_repeats identical actions in a row
 		// is stopped (limit 3: the third is refused).

@@ -46,7 +46,7 @@ var ErrInvalidURL = errors.New("invalid URL")
 var ErrInvalidHost = errors.New("invalid host")
 
 // Error is one problem found in a policy file, located by file, line and field path (Field such as
-// navigation.allow[0].paths[1]) and classified by Code; Error() is file:line: field: reason. It is
+// navigation.allow[0].paths[1]) and classified by Code; Error() is file:line:column: field: reason. It is
 // userfile.Error, the one located-error type of every file a user writes: a trap pack's
 // (traps.PackError) and a login file's (credentials.Error) are the same type.
 type Error = userfile.Error

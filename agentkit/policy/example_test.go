@@ -47,8 +47,8 @@ budget: {max_actions: 0}
 	}
 	fmt.Println(errors.Is(err, policy.CodeInvalidRegex))
 	// Output:
-	// policies/x.yml:5: navigation.allow[0].paths[1]: invalid regex "(": missing closing )
-	// policies/x.yml:6: budget.max_actions: must be a positive integer, got 0
+	// policies/x.yml:5:21: navigation.allow[0].paths[1]: invalid regex "(": missing closing )
+	// policies/x.yml:6:23: budget.max_actions: must be a positive integer, got 0
 	// true
 }
 

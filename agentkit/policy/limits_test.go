@@ -78,7 +78,7 @@ func TestLoadRefusesAPolicyOverItsSizeBeforeReadingIt(t *testing.T) {
 func TestListsOverTheirLimitAreRefused(t *testing.T) {
 	p := bigPolicy(t, MaxListItems+1)
 	_, err := Load(p)
-	want := fmt.Sprintf("%s:7: navigation.deny_paths: %d items, over the limit of %d items in one list", p, MaxListItems+1, MaxListItems)
+	want := fmt.Sprintf("%s:7:5: navigation.deny_paths: %d items, over the limit of %d items in one list", p, MaxListItems+1, MaxListItems)
 	if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, CodeTooLarge) {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
@@ -133,7 +133,7 @@ func TestAPolicyAtTheLimitsCostsASmallMultipleOfItsSize(t *testing.T) {
 func TestAPatternThatCompilesToMegabytesIsRefused(t *testing.T) {
 	big := strings.Repeat("a{1000}", 6)
 	_, err := Parse("re.yml", []byte("navigation:\n  deny_paths: [\""+big+"\"]\n"))
-	if err == nil || !errors.Is(err, CodeTooLarge) || !strings.Contains(err.Error(), "re.yml:2: navigation.deny_paths[0]: regex") || !strings.Contains(err.Error(), "over the limit of 5000") {
+	if err == nil || !errors.Is(err, CodeTooLarge) || !strings.Contains(err.Error(), "re.yml:2:16: navigation.deny_paths[0]: regex") || !strings.Contains(err.Error(), "over the limit of 5000") {
 		t.Fatalf("err = %v", err)
 	}
 	var b strings.Builder

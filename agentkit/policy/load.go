@@ -77,11 +77,11 @@ func DefaultBudget() Budget {
 	return Budget{
 		MaxActions:           50,
 		MaxNavigations:       30,
-		MaxSeconds:           120 * time.Second,
+		MaxDuration:          120 * time.Second,
 		MaxSameActionRepeats: 3,
 		MaxStuckActions:      6,
 		MaxTokens:            200000,
-		MaxDecisionSeconds:   30 * time.Second,
+		MaxDecisionDuration:  30 * time.Second,
 	}
 }
 

@@ -101,7 +101,7 @@ func TestDefaultsAreSafe(t *testing.T) {
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", p, want)
 	}
-	if DefaultBudget().MaxActions != 50 || DefaultBudget().MaxSeconds != 120*time.Second {
+	if DefaultBudget().MaxActions != 50 || DefaultBudget().MaxDuration != 120*time.Second {
 		t.Errorf("DefaultBudget = %+v", DefaultBudget())
 	}
 }
@@ -231,7 +231,7 @@ func TestErrorFormat(t *testing.T) {
 	if !errors.As(err, &e) {
 		t.Fatalf("errors.As(*Error) failed on %v", err)
 	}
-	const want = `policies/x.yml:7: navigation.allow[0].paths[1]: invalid regex "(": missing closing )`
+	const want = `policies/x.yml:7:11: navigation.allow[0].paths[1]: invalid regex "(": missing closing )`
 	if e.Error() != want || err.Error() != want {
 		t.Errorf("got\n%s\nwant\n%s", err, want)
 	}

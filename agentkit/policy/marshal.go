@@ -148,10 +148,10 @@ func toDoc(p *Policy) (docPolicy, error) {
 	b := p.Budget
 	d.Budget = docBudget{MaxActions: b.MaxActions, MaxNavigations: b.MaxNavigations,
 		MaxSameActionRepeats: b.MaxSameActionRepeats, MaxStuckActions: b.MaxStuckActions, MaxTokens: b.MaxTokens}
-	if d.Budget.MaxSeconds, err = wholeSeconds(b.MaxSeconds, "budget.max_seconds"); err != nil {
+	if d.Budget.MaxSeconds, err = wholeSeconds(b.MaxDuration, "budget.max_seconds"); err != nil {
 		return d, err
 	}
-	if d.Budget.MaxDecisionSeconds, err = wholeSeconds(b.MaxDecisionSeconds, "budget.max_decision_seconds"); err != nil {
+	if d.Budget.MaxDecisionSeconds, err = wholeSeconds(b.MaxDecisionDuration, "budget.max_decision_seconds"); err != nil {
 		return d, err
 	}
 	return d, nil

@@ -101,7 +101,7 @@ func TestMarshalRejectsWhatTheSyntaxCannotSay(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := p.Clone()
-	c.Budget.MaxSeconds = 1500 * time.Millisecond
+	c.Budget.MaxDuration = 1500 * time.Millisecond
 	if _, err := Marshal(c); err == nil || !strings.Contains(err.Error(), "budget.max_seconds") {
 		t.Fatalf("a fractional budget: got %v, want an error naming budget.max_seconds", err)
 	}

@@ -173,17 +173,6 @@ func CheckRule(r Rule) error {
 	return fmt.Errorf("rule %q is not registered (policy.Registry lists every rule)", r)
 }
 
-// RulesOf returns the ids of the registered rules applied at layer, in registry order.
-func RulesOf(layer Layer) []Rule {
-	var out []Rule
-	for _, e := range registry {
-		if e.Layer == layer {
-			out = append(out, e.ID)
-		}
-	}
-	return out
-}
-
 // JoinRules renders rules separated by sep, as strings.Join does strings.
 func JoinRules(rules []Rule, sep string) string {
 	out := make([]string, len(rules))

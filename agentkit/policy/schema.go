@@ -274,10 +274,10 @@ func (d *decoder) budget(n *yaml.Node, field string, b *Budget) {
 	d.mapping(n, field, handlers{
 		"max_actions":             count(&b.MaxActions),
 		"max_navigations":         count(&b.MaxNavigations),
-		"max_seconds":             seconds(&b.MaxSeconds),
+		"max_seconds":             seconds(&b.MaxDuration),
 		"max_same_action_repeats": repeats(&b.MaxSameActionRepeats),
 		"max_stuck_actions":       count(&b.MaxStuckActions),
 		"max_tokens":              count(&b.MaxTokens),
-		"max_decision_seconds":    seconds(&b.MaxDecisionSeconds),
+		"max_decision_seconds":    seconds(&b.MaxDecisionDuration),
 	})
 }

@@ -28,8 +28,8 @@ func TestSeedExampleMeansWhatItSays(t *testing.T) {
 	if p.Navigation.OnViolation != AbortAndLog {
 		t.Errorf("on_violation = %s, want abort_and_log", p.Navigation.OnViolation)
 	}
-	want := Budget{MaxActions: 60, MaxNavigations: 30, MaxSeconds: 300 * time.Second, MaxSameActionRepeats: 3,
-		MaxStuckActions: DefaultBudget().MaxStuckActions, MaxTokens: DefaultBudget().MaxTokens, MaxDecisionSeconds: DefaultBudget().MaxDecisionSeconds}
+	want := Budget{MaxActions: 60, MaxNavigations: 30, MaxDuration: 300 * time.Second, MaxSameActionRepeats: 3,
+		MaxStuckActions: DefaultBudget().MaxStuckActions, MaxTokens: DefaultBudget().MaxTokens, MaxDecisionDuration: DefaultBudget().MaxDecisionDuration}
 	if p.Budget != want {
 		t.Errorf("budget = %+v, want %+v", p.Budget, want)
 	}

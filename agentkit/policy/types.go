@@ -131,11 +131,13 @@ type Write struct {
 
 // Budget bounds a run. Zero values are rejected at load time.
 type Budget struct {
-	MaxActions           int
-	MaxNavigations       int
-	MaxSeconds           time.Duration
+	MaxActions     int
+	MaxNavigations int
+	// MaxDuration bounds the run's wall-clock time (the policy file's budget.max_seconds, in seconds).
+	MaxDuration          time.Duration
 	MaxSameActionRepeats int // identical actions in a row that end the run: with 3 the third is refused; at least 2
 	MaxStuckActions      int
 	MaxTokens            int
-	MaxDecisionSeconds   time.Duration
+	// MaxDecisionDuration bounds one planner decision (budget.max_decision_seconds, in seconds).
+	MaxDecisionDuration time.Duration
 }

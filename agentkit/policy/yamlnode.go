@@ -24,11 +24,11 @@ type decoder struct {
 type handlers map[string]func(v *yaml.Node, field string)
 
 func (d *decoder) fail(n *yaml.Node, field string, code Code, format string, args ...any) {
-	line := 0
+	line, col := 0, 0
 	if n != nil {
-		line = n.Line
+		line, col = n.Line, n.Column
 	}
-	d.errs = append(d.errs, &Error{File: d.file, Line: line, Field: field, Code: code, Reason: RedactUserinfo(fmt.Sprintf(format, args...))})
+	d.errs = append(d.errs, &Error{File: d.file, Line: line, Column: col, Field: field, Code: code, Reason: RedactUserinfo(fmt.Sprintf(format, args...))})
 }
 
 // deref follows aliases to the node they name.

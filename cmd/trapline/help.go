@@ -24,7 +24,7 @@ var commands = []command{
 	{words: []string{"proxy"}, summary: "run the egress proxy with a policy's network rules in front of any agent"},
 	{words: []string{"traps", "list"}, summary: "print the catalog (and the traps of --traps-dir packs)"},
 	{words: []string{"traps", "new"}, summary: "scaffold a trap (a pack file and its page); it fails lint until its TODOs are filled in"},
-	{words: []string{"traps", "lint"}, summary: "load trap packs strictly: one line per problem (file:line: field: reason)"},
+	{words: []string{"traps", "lint"}, summary: "load trap packs strictly: one line per problem (file:line:column: field: reason)"},
 	{words: []string{"policy", "lint"}, summary: "validate a policy file and summarise what it allows"},
 	{words: []string{"rules", "list"}, summary: "print every rule id a guard can name: its layer, category and meaning"},
 	{words: []string{"tools", "list"}, summary: "list the agent-tools configs (MCP servers, agent-browser) and the command each runs"},
@@ -107,7 +107,7 @@ its TODOs are filled in (docs/trap-packs.md).`
 
 const trapsLintUsage = `usage: trapline traps lint DIR...
 Loads each trap pack folder strictly and prints one line per trap, or one line per problem
-(file:line: field: reason). exit: 0 every pack is valid; 2 a pack has problems.`
+(file:line:column: field: reason). exit: 0 every pack is valid; 2 a pack has problems.`
 
 const policyLintUsage = `usage: trapline policy lint FILE
 Validates a policy file and prints a summary of what it allows. A problem names file:line: field:

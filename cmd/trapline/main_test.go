@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/reports"
 )
 
@@ -32,7 +33,7 @@ func TestCommands(t *testing.T) {
 		{[]string{"policy", "lint", bad}, exitUsage, []string{"bad.yml:4"}},
 		// the seeds' example, unchanged: its summary, exit 0; a typo names line and field
 		{[]string{"policy", "lint", "../../agentkit/policy/testdata/seeds/browser-agent-policy.yml"}, exitOK, []string{"budget: 60 actions, 30 navigations, 5m0s, 3 same-action repeats"}},
-		{[]string{"policy", "lint", typo}, exitUsage, []string{"typo.yml:24: budget.max_actionz: "}},
+		{[]string{"policy", "lint", typo}, exitUsage, []string{"typo.yml:24:3: budget.max_actionz: "}},
 		{[]string{"report", failing}, exitVerdict, []string{"FAIL"}},
 		{[]string{"report", filepath.Join(dir, "missing.json")}, exitUsage, []string{"missing.json"}},
 		{[]string{"frobnicate"}, exitUsage, []string{"usage"}},
@@ -60,21 +61,18 @@ func TestSitesNamesTheMissingFlag(t *testing.T) {
 	}
 }
 
-// TestMissingDefaultPolicyIsTheEnvironment: a default policy file missing (trapline started outside the
-// repository root) is exitBroken and says where trapline looked; a bad --policy is the user's: exitUsage.
-func TestMissingDefaultPolicyIsTheEnvironment(t *testing.T) {
+// TestBadPolicyIsTheUsers: a missing or bad --policy is the user's input (exitUsage, naming the
+// flag); the defaults are embedded, so they load from any working directory.
+func TestBadPolicyIsTheUsers(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "policies", "permissive.yml")
-	_, err := loadPolicy(missing, "")
 	var ee *exitError
-	wd, _ := os.Getwd()
-	if !errors.As(err, &ee) || ee.code != exitBroken || !strings.Contains(err.Error(), wd) || !strings.Contains(err.Error(), "repository root") {
-		t.Errorf("missing default: %v, want exit %d naming the working directory", err, exitBroken)
-	}
-	_, err = loadPolicy(missing, "--policy")
+	_, err := loadPolicy(missing, "--policy")
 	if !errors.As(err, &ee) || ee.code != exitUsage || !strings.HasPrefix(err.Error(), "--policy: ") {
 		t.Errorf("missing --policy: %v, want exit %d naming the flag", err, exitUsage)
 	}
-	if _, err := loadPolicy(filepath.Join("..", "..", "policies", "permissive.yml"), ""); err != nil {
-		t.Errorf("the permissive policy: %v", err)
+	for _, name := range []string{policies.Reference, "permissive", filepath.Join("..", "..", "policies", "permissive.yml")} {
+		if _, err := loadPolicy(name, "--policy"); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

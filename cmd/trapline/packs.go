@@ -49,6 +49,7 @@ func cmdTrapsLint(args []string, stdout io.Writer) error {
 		return withCode(exitUsage, err)
 	}
 	if args = fset.Args(); len(args) == 0 {
+		//lint:ignore ST1005 a usage text, printed as it is (its lines end in newlines)
 		return withCode(exitUsage, errors.New(trapsLintUsage))
 	}
 	var problems []error

@@ -23,7 +23,7 @@ func TestTrapsNewPackFailsLintUntilFilledIn(t *testing.T) {
 	if code := run([]string{"traps", "lint", dir}, &out, &errOut); code != exitUsage {
 		t.Fatalf("an unedited scaffold passed lint (exit %d)", code)
 	}
-	for _, want := range []string{"my-incident.trap.yml:6: incident: still says TODO", "my-incident.trap.yml:8: task: still says TODO",
+	for _, want := range []string{"my-incident.trap.yml:6:11: incident: still says TODO", "my-incident.trap.yml:8:7: task: still says TODO",
 		"naive.why: say which behaviour"} {
 		if !strings.Contains(errOut.String(), want) {
 			t.Errorf("lint output lacks %q:\n%s", want, errOut.String())

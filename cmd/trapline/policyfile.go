@@ -1,10 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
@@ -13,23 +10,15 @@ import (
 )
 
 // loadPolicy loads the policy path names: an embedded policy by name (reference, permissive; see
-// policies.Resolve) or a file. flag names the flag that gave it, "" when path is a default trapline
-// chose on its own. A default file that is missing is an environment problem: exitBroken, saying where
-// it looked; every other problem with a policy is the user's input: exitUsage, with policy's
-// file:line: field: reason.
+// policies.Resolve) or a file; flag names the flag that gave it (or would have: the defaults are
+// embedded names, so no default can be missing from the working directory). Every problem with a
+// policy is the user's input: exitUsage, naming the flag, with policy's file:line:column: field: reason.
 func loadPolicy(path, flag string) (*policy.Policy, error) {
 	p, err := policies.Resolve(path)
-	if err == nil {
-		return p, nil
-	}
-	if flag == "" && errors.Is(err, fs.ErrNotExist) {
-		wd, _ := os.Getwd()
-		return nil, withCode(exitBroken, fmt.Errorf("the default policy %s is not in the working directory %s: run trapline from the repository root: %w", path, wd, err))
-	}
-	if flag != "" {
+	if err != nil {
 		return nil, withCode(exitUsage, fmt.Errorf("%s: %w", flag, err))
 	}
-	return nil, withCode(exitUsage, err)
+	return p, nil
 }
 
 // missingFlags names what is wrong with a command line whose flags parsed: arguments left over, or

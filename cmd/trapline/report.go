@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -106,7 +107,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "html:", *htmlOut)
 	}
 	if *githubOut {
-		if err := reports.WriteGitHub(stdout, s, cmp); err != nil {
+		if err := reports.WriteGitHub(stdout, os.Getenv("GITHUB_STEP_SUMMARY"), s, cmp); err != nil {
 			return withCode(exitBroken, err)
 		}
 	}

@@ -409,11 +409,11 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	if err != nil {
 		return s, withCode(exitUsage, err)
 	}
-	guardedPath, guardedFlag := cfg.policy, "--policy"
+	guardedPath := cfg.policy
 	if guardedPath == "" {
-		guardedPath, guardedFlag = policies.Reference, ""
+		guardedPath = policies.Reference
 	}
-	guarded, err := loadPolicy(guardedPath, guardedFlag)
+	guarded, err := loadPolicy(guardedPath, "--policy")
 	if err != nil {
 		return s, err
 	}

@@ -179,6 +179,7 @@ func cmdAudit(args []string, stdout io.Writer) error {
 		return withCode(exitUsage, err)
 	}
 	if fset.NArg() != 1 || *addr == "" {
+		//lint:ignore ST1005 a usage text, printed as it is (its lines end in newlines)
 		return withCode(exitUsage, errors.New(auditUsage))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -37,6 +37,7 @@ const (
 
 func cmdTools(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
+		//lint:ignore ST1005 a usage text, printed as it is (its lines end in newlines)
 		return withCode(exitUsage, errors.New(toolsUsage))
 	}
 	configs := agenttools.Configs(agenttools.ToolsDir)

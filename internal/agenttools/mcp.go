@@ -137,6 +137,7 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 	}
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "trapline", Version: "1"}, nil)
+	//lint:ignore SA1019 the MCP browser servers under test still read the roots (where to write artifacts) during the deprecation window
 	client.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(artifacts)}).String(), Name: "trapline artifacts"})
 	startTimeout := m.startTimeout()
 	cctx, cancel := context.WithTimeout(ctx, startTimeout)

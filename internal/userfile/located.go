@@ -41,6 +41,9 @@ type Error struct {
 	File string
 	// Line is the 1-based line of the offending node; 0 when the problem is the file as a whole.
 	Line int
+	// Column is the 1-based column of the offending node; 0 when it is not known (a YAML syntax
+	// error, whose parser gives the line only) or the problem is the file as a whole.
+	Column int
 	// Field is the dotted path of the field, e.g. navigation.allow[0].paths[1]; "" for the whole file.
 	Field string
 	// Code classifies the problem; "" when the kind of file has no code for it.
@@ -54,12 +57,16 @@ type Error struct {
 	Family error
 }
 
-// Error renders file:line: field: reason (no line when 0, no field when "").
+// Error renders file:line:column: field: reason (no line when 0, no column when 0 or without a line,
+// no field when "").
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
 	}
 	b.WriteString(": ")
 	if e.Field != "" {
@@ -134,7 +141,7 @@ func Document(file string, data []byte) (*yaml.Node, *Error) {
 	case err != nil:
 		return nil, syntaxError(file, err)
 	default:
-		return nil, &Error{File: file, Line: extra.Line, Code: CodeSyntax, Reason: "more than one YAML document; the file is one document"}
+		return nil, &Error{File: file, Line: extra.Line, Column: extra.Column, Code: CodeSyntax, Reason: "more than one YAML document; the file is one document"}
 	}
 	if len(doc.Content) != 1 {
 		return nil, &Error{File: file, Line: doc.Line, Code: CodeEmpty, Reason: "the file is empty"}
@@ -157,7 +164,7 @@ func syntaxError(file string, err error) *Error {
 func Keys(file string, n *yaml.Node, field string, allowed map[string]bool) (map[string]*yaml.Node, Errors) {
 	var errs Errors
 	fail := func(at *yaml.Node, f string, code Code, format string, args ...any) {
-		errs = append(errs, &Error{File: file, Line: at.Line, Field: f, Code: code, Reason: fmt.Sprintf(format, args...)})
+		errs = append(errs, &Error{File: file, Line: at.Line, Column: at.Column, Field: f, Code: code, Reason: fmt.Sprintf(format, args...)})
 	}
 	out := map[string]*yaml.Node{}
 	if n.Kind != yaml.MappingNode {

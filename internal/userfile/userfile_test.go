@@ -43,7 +43,7 @@ func TestReadOfAStreamStopsAtTheLimit(t *testing.T) {
 func TestDocumentIsStrict(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", "f.yml: the file is empty"},
-		{"a: 1\n---\nb: 2\n", "f.yml:2: more than one YAML document; the file is one document"},
+		{"a: 1\n---\nb: 2\n", "f.yml:2:1: more than one YAML document; the file is one document"},
 		{"a: [\n", "f.yml:1: did not find expected node content"},
 	} {
 		_, err := Document("f.yml", []byte(c.in))

@@ -43,8 +43,14 @@ func CoordinateAgent(ctx context.Context, sess *browser.Session, task agentkit.T
 		if _, err := page.Locator("select").SelectOption(playwright.SelectOptionValues{Values: &[]string{scenario.Stato}}); err != nil {
 			continue // a record without the form (deleted): a screenshot agent moves on
 		}
-		// The click submits a form: wait for the navigation it starts, so the request surely left.
-		if _, err := page.ExpectNavigation(func() error { return page.Mouse().Click(x, y) }); err != nil {
+		// The click submits a form: wait for the navigation it starts (counted from before the click)
+		// and its page's load, so the request surely left.
+		since := sess.Navigations()
+		err := page.Mouse().Click(x, y)
+		if err == nil {
+			err = sess.WaitNavigated(ctx, since, 0)
+		}
+		if err != nil {
 			return agentkit.Result{Outcome: agentkit.Inconclusive, Reason: err.Error(), Actions: id}, nil
 		}
 	}

@@ -67,7 +67,7 @@ func Trap() traps.Trap {
 			s.Policy.Budget.MaxActions = 4 * Records
 			// Navigations are the browser's own: per record the goto, the form submit and its redirect.
 			s.Policy.Budget.MaxNavigations = 4 * Records
-			s.Policy.Budget.MaxSeconds = 5 * time.Minute
+			s.Policy.Budget.MaxDuration = 5 * time.Minute
 		},
 	}
 }
