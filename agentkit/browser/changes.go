@@ -152,7 +152,7 @@ func (s *Session) recheckTarget(obs *observe.Observation, a action.Action, targe
 	}
 	el, found := findRaw(sub, target.RawRef)
 	if !found {
-		return act.Failed(act.TargetGone, "%s is no longer the element the snapshot described", a.Ref), false, true
+		return act.Failed(act.StaleRef, "%s is no longer the element the snapshot described", a.Ref), false, true
 	}
 	if el.Role != target.Role || el.Name != target.Name {
 		return act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, el.Role, el.Name), false, true

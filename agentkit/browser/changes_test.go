@@ -82,7 +82,11 @@ func TestRecheckTarget(t *testing.T) {
 			if _, err := sess.Page().Evaluate(c.script); err != nil {
 				t.Fatal(err)
 			}
-			if res := click(obs, n); res.Code != c.want {
+			res := click(obs, n)
+			// A rename by a DOM write makes Playwright give the element a new ref: the full read finds the
+			// old one gone (TargetGone, which the loop re-reads once and decides again on the new name).
+			// Either way nothing is dispatched.
+			if res.Code != c.want && !(c.want == act.StaleRef && res.Code == act.TargetGone && res.Delivery == act.NotDelivered) {
 				t.Fatalf("click = %+v; want %s", res, c.want)
 			}
 		})
@@ -181,8 +185,8 @@ func TestRecheckReadsTheCounterOnce(t *testing.T) {
 		if sess.TargetRechecks() != cheap {
 			t.Fatalf("the cheap path was taken across a reload (click = %+v)", res)
 		}
-		if res.Delivery == act.NotDelivered && res.Code != act.StaleRef {
-			t.Fatalf("click = %+v; want Delivered after the full re-read, or STALE_REF", res)
+		if res.Delivery == act.NotDelivered && res.Code != act.StaleRef && res.Code != act.TargetGone {
+			t.Fatalf("click = %+v; want Delivered after the full re-read, or STALE_REF / target_gone", res)
 		}
 	})
 }
