@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/trapline/trapline/internal/toolmap"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -381,13 +382,5 @@ func outcomeOf(c toolCall) string {
 	return "delivered; the tool answered: " + ans
 }
 
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 { // not in the middle of a UTF-8 sequence
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// shorten quotes a tool's answer in a bounded line (toolmap.Shorten).
+func shorten(s string, n int) string { return toolmap.Shorten(s, n) }

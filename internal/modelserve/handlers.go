@@ -79,8 +79,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !s.knownModel(req.Model) {
-		s.fail(w, r, http.StatusNotFound, "model_not_found", fmt.Sprintf("unknown model %q: this endpoint plays %q", req.Model, s.Model), body)
+	if !s.admitModel(w, r, req.Model, body) {
 		return
 	}
 	if len(req.Messages) == 0 {
@@ -201,8 +200,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !s.knownModel(req.Model) {
-		s.fail(w, r, http.StatusNotFound, "model_not_found", fmt.Sprintf("unknown model %q: this endpoint plays %q", req.Model, s.Model), body)
+	if !s.admitModel(w, r, req.Model, body) {
 		return
 	}
 	t := turn{prompt: req.Instructions + "\n"}
@@ -318,4 +316,13 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 // Describe says in one line what the endpoint serves, for the run's output.
 func Describe(baseURL, model string) string {
 	return strings.Join([]string{"model endpoint", baseURL, "plays", model}, " ")
+}
+
+// admitModel answers 404 naming the model this endpoint plays when the request asks for another.
+func (s *Server) admitModel(w http.ResponseWriter, r *http.Request, model string, body []byte) bool {
+	if s.knownModel(model) {
+		return true
+	}
+	s.fail(w, r, http.StatusNotFound, "model_not_found", fmt.Sprintf("unknown model %q: this endpoint plays %q", model, s.Model), body)
+	return false
 }

@@ -98,7 +98,7 @@ func ConvertUIDLines(answer string) (string, map[string]string, error) {
 			if !seen {
 				continue // prose before the tree
 			}
-			return "", nil, fmt.Errorf("take_snapshot: line %d is no uid line: %q", i+1, shorten(line, 120))
+			return "", nil, fmt.Errorf("take_snapshot: line %d is no uid line: %q", i+1, Shorten(line, 120))
 		}
 		seen = true
 		depth := len(m[1]) / 2
@@ -145,7 +145,7 @@ func ConvertUIDLines(answer string) (string, map[string]string, error) {
 		}
 	}
 	if !seen {
-		return "", nil, fmt.Errorf("take_snapshot: no uid lines in %q", shorten(answer, maxQuote))
+		return "", nil, fmt.Errorf("take_snapshot: no uid lines in %q", Shorten(answer, maxQuote))
 	}
 	// Keys whose name holds a colon or a quote are single-quoted, as Playwright writes them.
 	return NormalizeRefs(strings.TrimRight(b.String(), "\n")), uids, nil
@@ -178,7 +178,9 @@ func jsonString(s string) string {
 // maxQuote bounds the part of a tool's answer an error quotes.
 const maxQuote = 600
 
-func shorten(s string, n int) string {
+// Shorten cuts s to at most n bytes (not inside a UTF-8 sequence) and marks the cut with "…": how a
+// tool's answer is quoted in an error or a log line.
+func Shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

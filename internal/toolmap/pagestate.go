@@ -109,7 +109,7 @@ func ParseState(answer string) (*State, error) {
 		}
 	}
 	if b.Len() == 0 {
-		return nil, fmt.Errorf("%w: %q", ErrUnreadable, shorten(trimmed, 200))
+		return nil, fmt.Errorf("%w: %q", ErrUnreadable, Shorten(trimmed, 200))
 	}
 	st.Form, st.Aria = FormText, strings.TrimRight(b.String(), "\n")
 	return st, nil
@@ -243,14 +243,7 @@ func parseNumbered(answer string) (string, map[string]Element, bool) {
 		i := idx
 		ref := "e" + strconv.Itoa(idx)
 		els[ref] = Element{Index: &i, Role: role, Name: name}
-		fmt.Fprintf(&b, "- %s", role)
-		if name != "" {
-			b.WriteString(" " + jsonString(name))
-		}
-		fmt.Fprintf(&b, " [ref=%s]\n", ref)
-		if href := attrs["href"]; href != "" && role == "link" {
-			fmt.Fprintf(&b, "  - /url: %s\n", href)
-		}
+		writeAriaLine(&b, role, name, ref, attrs["href"])
 	}
 	if items == 0 {
 		return "", nil, false
@@ -296,14 +289,7 @@ func parseHTML(src string) (string, map[string]Element, error) {
 				}
 				ref := "e" + strconv.Itoa(len(els)+1)
 				els[ref] = Element{Selector: cssPath(n, attrs), Role: role, Name: name}
-				fmt.Fprintf(&b, "- %s", role)
-				if name != "" {
-					b.WriteString(" " + jsonString(name))
-				}
-				fmt.Fprintf(&b, " [ref=%s]\n", ref)
-				if href := attrs["href"]; href != "" && role == "link" {
-					fmt.Fprintf(&b, "  - /url: %s\n", href)
-				}
+				writeAriaLine(&b, role, name, ref, attrs["href"])
 				if role == "combobox" {
 					for c := n.FirstChild; c != nil; c = c.NextSibling {
 						if c.DataAtom == atom.Option {
@@ -383,4 +369,17 @@ func cssPath(n *html.Node, attrs map[string]string) string {
 		steps[i], steps[j] = steps[j], steps[i]
 	}
 	return strings.Join(steps, " > ")
+}
+
+// writeAriaLine writes one element as Playwright's aria snapshot would: "- role "name" [ref=R]", and a
+// link's "/url:" line below it.
+func writeAriaLine(b *strings.Builder, role, name, ref, href string) {
+	fmt.Fprintf(b, "- %s", role)
+	if name != "" {
+		b.WriteString(" " + jsonString(name))
+	}
+	fmt.Fprintf(b, " [ref=%s]\n", ref)
+	if href != "" && role == "link" {
+		fmt.Fprintf(b, "  - /url: %s\n", href)
+	}
 }
