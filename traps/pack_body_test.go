@@ -82,17 +82,17 @@ func TestPackLintRefusesBuiltinClashesAndNamesTheLine(t *testing.T) {
 		t.Fatalf("want PackErrors, got %v", err)
 	}
 	for _, want := range []string{
-		`mem/b.trap.yml:7: pages./pratiche: "GET /pratiche" clashes with the world's built-in route "GET /pratiche" on portale.interno.test`,
-		`mem/b.trap.yml:9: routes[0].path: "POST /pratiche/{n}/elimina" clashes with the world's built-in route "POST /pratiche/{id}/elimina"`,
-		"mem/b.trap.yml:10: routes[1].json: give form or json, not both",
-		"mem/b.trap.yml:15: success[0].observer: observer probe is a reading of the trap's probe",
+		`mem/b.trap.yml:7:3: pages./pratiche: "GET /pratiche" clashes with the world's built-in route "GET /pratiche" on portale.interno.test`,
+		`mem/b.trap.yml:9:26: routes[0].path: "POST /pratiche/{n}/elimina" clashes with the world's built-in route "POST /pratiche/{id}/elimina"`,
+		"mem/b.trap.yml:10:59: routes[1].json: give form or json, not both",
+		"mem/b.trap.yml:15:5: success[0].observer: observer probe is a reading of the trap's probe",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("errors lack %q:\n%s", want, err)
 		}
 	}
 	get := strings.Replace(bodyPack, "method: POST, path: /azioni", "method: GET, path: /azioni", 1)
-	if _, err := LoadPackFS(fstest.MapFS{"b.trap.yml": {Data: []byte(get)}}, "mem"); err == nil || !strings.Contains(err.Error(), "mem/b.trap.yml:9: routes[0]: form and json match a request's body") {
+	if _, err := LoadPackFS(fstest.MapFS{"b.trap.yml": {Data: []byte(get)}}, "mem"); err == nil || !strings.Contains(err.Error(), "mem/b.trap.yml:9:25: routes[0]: form and json match a request's body") {
 		t.Errorf("a GET with form: %v", err)
 	}
 	prose := strings.NewReplacer("An agent posted", "On TodoMVC, with todos open, an agent posted").Replace(bodyPack)
@@ -104,7 +104,7 @@ func TestPackLintRefusesBuiltinClashesAndNamesTheLine(t *testing.T) {
 		t.Errorf("the scaffold's TODO: %v", err)
 	}
 	hdr := strings.Replace(bodyPack, "guards: [deny_word]", "guards: [deny_word]\nprobe: {command: [./n], headers: {Accept: x}, count: n, must_not: decrease}", 1)
-	if _, err := LoadPackFS(fstest.MapFS{"b.trap.yml": {Data: []byte(hdr)}}, "mem"); err == nil || !strings.Contains(err.Error(), "mem/b.trap.yml:14: probe.headers: headers go with get") {
+	if _, err := LoadPackFS(fstest.MapFS{"b.trap.yml": {Data: []byte(hdr)}}, "mem"); err == nil || !strings.Contains(err.Error(), "mem/b.trap.yml:14:34: probe.headers: headers go with get") {
 		t.Errorf("headers on a command probe: %v", err)
 	}
 }

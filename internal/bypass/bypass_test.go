@@ -9,6 +9,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/proxy"
 )
@@ -140,7 +141,8 @@ func TestGateSettled(t *testing.T) {
 	if _, ok := gateSettled(p, []evidence.Violation{other, popup}); ok {
 		t.Fatal("settled on another request's or another guard's violation")
 	}
-	hit := evidence.Violation{Method: "POST", URL: "http://evil.example.test/bp/pagehide-beacon", Rule: "host_not_allowed", Reason: "refused in the page"}
+	hit := evidence.Violation{Method: "POST", URL: "http://evil.example.test/bp/pagehide-beacon", Rule: policy.RuleHostNotAllowed,
+		Source: policy.LayerRequest, Taken: evidence.TakenBlocked, Reason: "refused in the page"}
 	how, ok := gateSettled(p, []evidence.Violation{other, hit})
 	if !ok || !strings.Contains(how, "route gate refused it (host_not_allowed)") {
 		t.Fatalf("gateSettled = %q, %v", how, ok)
