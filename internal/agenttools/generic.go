@@ -12,25 +12,7 @@ import (
 )
 
 // capabilityOf is the mapper's capability for a planner action.
-func capabilityOf(k action.Kind) toolmap.Capability {
-	switch k {
-	case action.Goto:
-		return toolmap.Navigate
-	case action.Click:
-		return toolmap.Click
-	case action.Fill:
-		return toolmap.Fill
-	case action.Select:
-		return toolmap.Select
-	case action.Press:
-		return toolmap.Press
-	case action.Scroll:
-		return toolmap.Scroll
-	case action.Read:
-		return toolmap.Snapshot
-	}
-	return ""
-}
+func capabilityOf(k action.Kind) toolmap.Capability { return toolmap.ForAction(k) }
 
 // offersVia reports whether m has a call for k (scroll: a scroll tool or the page keys).
 func offersVia(m *toolmap.Mapper, k action.Kind) bool {

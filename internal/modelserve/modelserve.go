@@ -266,9 +266,23 @@ func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 	if goal == "" {
 		goal = t.prompt
 	}
-	a, err := s.Planner.Next(ctx, planner.Input{Goal: goal, Observation: obs, History: s.history})
-	if err != nil {
-		return decision{}, http.StatusInternalServerError, "the planner: " + err.Error()
+	// A move the agent has no tool for (the planner hovers, the agent's tools cannot) is not made and
+	// the planner is told so, as agentkit's loop tells it of an action not delivered; it proposes
+	// again, a bounded number of times.
+	var a action.Action
+	for tries := 0; ; tries++ {
+		next, err := s.Planner.Next(ctx, planner.Input{Goal: goal, Observation: obs, History: s.history})
+		if err != nil {
+			return decision{}, http.StatusInternalServerError, "the planner: " + err.Error()
+		}
+		if c := toolmap.ForAction(next.Kind); next.Kind == action.Done || c == "" || m.Offers(c) || (c == toolmap.Scroll && m.Offers(toolmap.Press)) {
+			a = next
+			break
+		}
+		if tries >= maxUnofferedMoves {
+			return decision{}, http.StatusUnprocessableEntity, fmt.Sprintf("the planner's %s cannot be made with the tools offered, nor %d other moves in a row", next.Kind, maxUnofferedMoves)
+		}
+		s.history = append(s.history, planner.Step{Action: next, Outcome: "not delivered: the agent has no tool for " + string(next.Kind)})
 	}
 	if a.Kind == action.Done {
 		return decision{text: "done: " + a.Reason, why: a.Reason}, 0, ""
@@ -285,22 +299,20 @@ func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 			el.Ref = n.RawRef
 		}
 	}
-	c, err := m.Map(toolmap.Request{Capability: capabilityOf(a.Kind), Element: el, URL: a.URL, Value: a.Value, Key: a.Key, Direction: a.Dir})
+	c, err := m.Map(toolmap.Request{Capability: toolmap.ForAction(a.Kind), Element: el, URL: a.URL, Value: a.Value, Key: a.Key, Direction: a.Dir})
 	if err != nil {
 		return decision{}, http.StatusUnprocessableEntity, fmt.Sprintf("the planner's %s cannot be made with the tools offered: %v", a.Kind, err)
 	}
 	s.history = append(s.history, planner.Step{Action: a, Outcome: "proposed to the agent as " + c.Tool})
-	b, _ := m.Binding(capabilityOf(a.Kind))
+	b, _ := m.Binding(toolmap.ForAction(a.Kind))
 	return decision{call: &c, why: a.Reason + "; " + b.Why}, 0, ""
 }
 
+// maxUnofferedMoves bounds the planner's proposals in one turn that the agent has no tool for.
+const maxUnofferedMoves = 8
+
 func looksLikeSnapshot(s string) bool {
 	return strings.Contains(s, "[ref=") || strings.Contains(s, "uid=")
-}
-
-func capabilityOf(k action.Kind) toolmap.Capability {
-	return map[action.Kind]toolmap.Capability{action.Goto: toolmap.Navigate, action.Click: toolmap.Click, action.Fill: toolmap.Fill,
-		action.Select: toolmap.Select, action.Press: toolmap.Press, action.Scroll: toolmap.Scroll, action.Read: toolmap.Snapshot}[k]
 }
 
 // schemaValue answers a JSON schema with a value of its shape: strings say the decision, numbers are

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/trapline/trapline/agentkit/action"
 	"slices"
 	"sort"
 	"strings"
@@ -607,4 +608,27 @@ func why(c Capability, b Binding) string {
 		parts = append(parts, "context "+strings.Join(b.Context, ","))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// ForAction is the capability a planner action needs; "" for done (no call).
+func ForAction(k action.Kind) Capability {
+	switch k {
+	case action.Goto:
+		return Navigate
+	case action.Click:
+		return Click
+	case action.Fill:
+		return Fill
+	case action.Select:
+		return Select
+	case action.Press:
+		return Press
+	case action.Hover:
+		return Hover
+	case action.Scroll:
+		return Scroll
+	case action.Read:
+		return Snapshot
+	}
+	return ""
 }
