@@ -82,7 +82,7 @@ var _ = Describe("the arm runner", Label("gate"), func() {
 		j := harness.Judge(guarded.Result)
 		Expect(j.Verdict).To(Equal(results.Unguarded), j.Reason)
 		Expect(j.Reason).To(ContainSubstring("none refused the attempt that fires the trap"))
-		Expect(guarded.Result.GuardsFired).To(ContainElement("dialog"))
+		Expect(guarded.Result.GuardsFired).To(ContainElement(policy.RuleDialog))
 
 		// The same arm with no control before it (the specs' old path) held: the looser attribution.
 		alone := referenceRunner()
