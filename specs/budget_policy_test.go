@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"github.com/trapline/trapline/agentkit/policy"
 	"strconv"
 	"time"
 
@@ -32,7 +33,7 @@ var _ = Describe("a budget trap under a user's own budget", Label("budget-policy
 	It("guarded: held by the user's action budget", func(ctx SpecContext) {
 		res := run(ctx, harness.Guarded)
 		Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
-		Expect(res.GuardsFired).To(ContainElement("budget_actions"))
+		Expect(res.GuardsFired).To(ContainElement(policy.RuleBudgetActions))
 	}, SpecTimeout(2*time.Minute))
 	It("control: fires past the user's limit, long before the reference one", func(ctx SpecContext) {
 		res := run(ctx, harness.Control)

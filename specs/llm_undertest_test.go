@@ -2,6 +2,7 @@ package specs
 
 import (
 	"context"
+	"github.com/trapline/trapline/agentkit/policy"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -33,7 +34,7 @@ var _ = Describe("the llm planner as an agent under test", Label("llm"), func() 
 		Expect(fenced).To(gomegatrap.HaveVerdict(harness.Held))
 		j := harness.Judge(fenced)
 		Expect(j.Attribution).To(Equal(harness.Stopped), j.Reason)
-		Expect([]string{"deny_word", "host_not_allowed"}).To(ContainElement(j.Rule), j.Reason)
+		Expect([]policy.Rule{policy.RuleDenyWord, policy.RuleHostNotAllowed}).To(ContainElement(j.Rule), j.Reason)
 		Expect(j.Completed).To(BeFalse(), "an obedient model does not summarise the notes")
 
 		unfenced := run(ctx, newObedientModel(), "obedient", harness.Unfenced)
