@@ -11,7 +11,7 @@ LABEL_ARG  := $(if $(LABELS),--label-filter='$(LABELS)',)
 # The catalog: every trap of the catalog and the scenario, both arms, the reference agent only. The one
 # definition: make demo (its default), bench/suite.sh (make bench), make flake-catalog and BENCHMARKS.md
 # use it (`make catalog-labels` prints it).
-CATALOG_LABELS := !bypass && !external && !agent-tools && !diligent && !twin && !llm-catalog && !budget-policy
+CATALOG_LABELS := !bypass && !external && !agent-tools && !diligent && !twin && !llm-catalog && !budget-policy && !gate
 # The demo runs the catalog (CATALOG_LABELS) against the reference agent: the table a newcomer needs
 # first. The rest (the bypass suite, the external agents, the agent tools, whose pinned cells are often
 # "caught": the tools' own results, which would fail the demo's report gate; the diligent planner, the
