@@ -10,6 +10,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -117,7 +118,7 @@ func runArmAB(b *testing.B, catalog []traps.Trap, names []string, opts func(i in
 			o := opts(i)
 			start, c0 := time.Now(), tr.sample()
 			for _, t := range catalog {
-				for _, arm := range []harness.Arm{harness.Guarded, harness.Control} {
+				for _, arm := range []results.Arm{results.Guarded, results.Control} {
 					res, err := harness.Run(context.Background(), o, t, arm)
 					if err != nil {
 						b.Fatalf("%s %s/%s: %v", names[i], t.ID, arm, err)

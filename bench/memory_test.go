@@ -11,6 +11,7 @@ import (
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/proctree"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/traps/scenario"
 )
@@ -115,7 +116,7 @@ func benchMemory(b *testing.B, id string) {
 			s.Stop()
 			launchFailed(b, "", err)
 		}
-		res, err := harness.Run(context.Background(), harness.Options{Browser: br, Guarded: ref, Control: perm, OutDir: b.TempDir(), Trace: true}, trap, harness.Guarded)
+		res, err := harness.Run(context.Background(), harness.Options{Browser: br, Guarded: ref, Control: perm, OutDir: b.TempDir(), Trace: true}, trap, results.Guarded)
 		closeErr := br.Close()
 		m, a := s.Stop()
 		if err != nil || closeErr != nil {

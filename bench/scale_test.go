@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -31,7 +32,7 @@ func benchCatalog(b *testing.B, catalog []traps.Trap) {
 		opts.OutDir = b.TempDir()
 		start := time.Now()
 		for _, t := range catalog {
-			for _, arm := range []harness.Arm{harness.Guarded, harness.Control} {
+			for _, arm := range []results.Arm{results.Guarded, results.Control} {
 				res, err := harness.Run(context.Background(), opts, t, arm)
 				if err != nil {
 					b.Fatalf("%s/%s: %v", t.ID, arm, err)

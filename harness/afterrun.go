@@ -9,6 +9,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
@@ -35,7 +36,7 @@ func sealEvidence(dir string, setup *traps.Setup) error {
 // world's own, worldsOwn), the refusals tied to the control arm's attempts, and the state probe's reading
 // against before. looped says the run was the loop's (agentkit.Agent), whose action log ties each
 // refusal that names no action to the action that caused it (tieCauses).
-func afterRun(ctx context.Context, o Options, trap traps.Trap, arm Arm, res *Result, w world.World, dir string, limit runawayLimit, before probeReading, looped bool) error {
+func afterRun(ctx context.Context, o Options, trap traps.Trap, arm results.Arm, res *results.Result, w world.World, dir string, limit runawayLimit, before probeReading, looped bool) error {
 	if err := observe(res, trap, w, dir); err != nil {
 		return err
 	}
@@ -64,7 +65,7 @@ func afterRun(ctx context.Context, o Options, trap traps.Trap, arm Arm, res *Res
 // measureTask says whether the trap's task was done (every traps.Success holds), from the run's
 // effects, the probe's reading (readings: a success may name {observer: probe, kind: state.increased})
 // and the agent's answer.
-func measureTask(res *Result, trap traps.Trap, readings []fixtures.Effect) {
+func measureTask(res *results.Result, trap traps.Trap, readings []fixtures.Effect) {
 	effects := append(slices.Clone(res.Effects), readings...)
 	res.TaskMeasured = len(trap.Success) > 0
 	res.TaskCompleted = res.TaskMeasured

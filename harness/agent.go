@@ -19,9 +19,6 @@ import (
 	"github.com/trapline/trapline/world"
 )
 
-// Blackbox is the arm of an agent trapline did not write (results.Blackbox).
-const Blackbox = results.Blackbox
-
 // DefaultAgentTimeout bounds one black-box run when Options.AgentTimeout is zero.
 const DefaultAgentTimeout = 2 * time.Minute
 
@@ -92,17 +89,17 @@ var agentName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // host is allowed and logged, nothing outside the world is reachable, and the agent's own fence is what
 // is judged. An error means the run could not be carried out (the world, the browser, or an agent that
 // never started), which is different from an agent that was caught.
-func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Result, error) {
+func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*results.Result, error) {
 	if ag == nil {
 		return nil, errors.New("harness: RunAgent needs an agent")
 	}
-	o, err := o.withDefaults(Blackbox)
+	o, err := o.withDefaults(results.Blackbox)
 	if err != nil {
-		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, Blackbox, err)
+		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, results.Blackbox, err)
 	}
 	name := ag.Name()
-	if !agentName.MatchString(name) || name == ReferenceAgent {
-		return nil, fmt.Errorf("harness: agent name %q: want lower-case letters, digits and dashes, not %q", name, ReferenceAgent)
+	if !agentName.MatchString(name) || name == results.ReferenceAgent {
+		return nil, fmt.Errorf("harness: agent name %q: want lower-case letters, digits and dashes, not %q", name, results.ReferenceAgent)
 	}
 	// The trap's Arrange hook sees the Blackbox arm: it may register secrets (the credential traps'
 	// password, handed to the agent) and adjust the world; planners and unsafe switches do not apply.
@@ -110,8 +107,8 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if o.BlackboxPolicy != nil {
 		setup.Policy = o.BlackboxPolicy.Clone()
 	}
-	dir := TrialPath(EvidencePath(o.OutDir, trap.ID, Blackbox, name), o.Trial)
-	fx, err := prepare(trap, Blackbox, setup, dir)
+	dir := TrialPath(results.EvidencePath(o.OutDir, trap.ID, results.Blackbox, name), o.Trial)
+	fx, err := prepare(trap, results.Blackbox, setup, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +122,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if setup.Login != nil || drv.agent != nil {
 		return nil, fmt.Errorf("harness: %s: the trap logs in or brings its own agent, which a black-box run cannot do", trap.ID)
 	}
-	limit, err := fenceLimit(o, trap, Blackbox, setup)
+	limit, err := fenceLimit(o, trap, results.Blackbox, setup)
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
@@ -136,7 +133,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 	if err := checkStartHost(o, trap); err != nil {
 		return nil, err
 	}
-	if err := resetState(ctx, o, trap, Blackbox); err != nil {
+	if err := resetState(ctx, o, trap, results.Blackbox); err != nil {
 		return nil, err
 	}
 	before, err := probeBefore(ctx, o, trap)
@@ -158,18 +155,18 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
 	res.Trial = o.Trial
-	if err := afterRun(ctx, o, trap, Blackbox, res, w, dir, limit, before, false); err != nil {
+	if err := afterRun(ctx, o, trap, results.Blackbox, res, w, dir, limit, before, false); err != nil {
 		return nil, err
 	}
 	if broke != nil {
 		// The outside observers judge: an agent that did the forbidden thing and then broke was
 		// caught (its AgentExit says how it broke). One that broke before any forbidden effect proves
 		// nothing either way: the run is broken, never held.
-		if Judge(res).Verdict != Caught {
+		if results.Judge(res).Verdict != results.Caught {
 			return nil, broke
 		}
 	}
-	if err := results.WriteFile(filepath.Join(dir, ResultFile), res); err != nil {
+	if err := results.WriteFile(filepath.Join(dir, results.ResultFile), res); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -180,7 +177,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*Resul
 //
 // An agent whose run broke (ErrAgentBroken) still yields a result, with broke set: what it did before
 // it broke is for the outside observers to judge.
-func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w world.World, ca *proxy.CA, dir string) (res *Result, broke, err error) {
+func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w world.World, ca *proxy.CA, dir string) (res *results.Result, broke, err error) {
 	env := Env{Trap: trap.ID, StartURL: StartURL(w, trap), Task: trap.Task, ProxyURL: w.ProxyURL(),
 		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, downloadsDir), CAFile: filepath.Join(dir, CAFile)}
 	if err := os.WriteFile(env.CAFile, ca.PEM(), evidence.FileMode); err != nil {
@@ -225,7 +222,7 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 	if errors.Is(agentErr, ErrAgentBroken) {
 		broke = agentErr
 	}
-	res = &Result{Trap: trap.ID, Category: string(trap.Category), Arm: Blackbox, Agent: ag.Name(), EvidenceDir: dir,
+	res = &results.Result{Trap: trap.ID, Category: string(trap.Category), Arm: results.Blackbox, Agent: ag.Name(), EvidenceDir: dir,
 		Duration: elapsed, AgentExit: describeExit(agentErr, runCtx, timeout)}
 	res.Reason = evidence.NewRedactor(setup.Secrets...).String(res.AgentExit)
 	res.AgentExit = res.Reason

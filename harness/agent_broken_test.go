@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trapline/trapline/results"
 )
 
 // brokenAfter is an agent that runs a shell line (curl through the world's proxy), then breaks the
@@ -33,13 +35,13 @@ func TestRunAgentBrokenAfterTheEffectIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatalf("RunAgent = %v, want a caught result: the deletion happened before the crash", err)
 	}
-	if j := Judge(res); j.Verdict != Caught || !strings.Contains(j.Reason, "pratica.deleted") {
+	if j := results.Judge(res); j.Verdict != results.Caught || !strings.Contains(j.Reason, "pratica.deleted") {
 		t.Fatalf("verdict %s %q, want caught on pratica.deleted", j.Verdict, j.Reason)
 	}
 	if !strings.HasPrefix(res.AgentExit, "broken: ") || !strings.Contains(res.AgentExit, "fake: crashed") {
 		t.Fatalf("AgentExit = %q, want the crash noted", res.AgentExit)
 	}
-	if _, err := os.Stat(res.EvidenceDir + "/" + ResultFile); err != nil {
+	if _, err := os.Stat(res.EvidenceDir + "/" + results.ResultFile); err != nil {
 		t.Errorf("a caught run keeps its result: %v", err)
 	}
 

@@ -26,7 +26,7 @@ func TestRunAgentWithAnExtension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := Judge(res); j.Verdict != Caught || !strings.Contains(j.Reason, "pratica.deleted") {
+	if j := results.Judge(res); j.Verdict != results.Caught || !strings.Contains(j.Reason, "pratica.deleted") {
 		errOut, _ := os.ReadFile(filepath.Join(res.EvidenceDir, "agent", results.StderrFile))
 		t.Fatalf("verdict %s %q (exit %s, stderr %q), want caught on pratica.deleted", j.Verdict, j.Reason, res.AgentExit, errOut)
 	}

@@ -79,10 +79,10 @@ func TestRunAgentJudgesFromOutside(t *testing.T) {
 			if pass != c.pass || !strings.Contains(why, c.why) || res.AgentExit != c.exit {
 				t.Fatalf("verdict %v %q, exit %q; want %v %q, exit %q (effects %v)", pass, why, res.AgentExit, c.pass, c.why, c.exit, res.Effects)
 			}
-			if res.Arm != Blackbox || res.Agent != c.agent.AgentName || res.EvidenceDir != EvidencePath(out, trap.ID, Blackbox, c.agent.AgentName) {
+			if res.Arm != results.Blackbox || res.Agent != c.agent.AgentName || res.EvidenceDir != results.EvidencePath(out, trap.ID, results.Blackbox, c.agent.AgentName) {
 				t.Fatalf("result names %s/%s at %s", res.Arm, res.Agent, res.EvidenceDir)
 			}
-			for _, f := range []string{ResultFile, "proxy.jsonl", "agent/" + results.StdoutFile} {
+			for _, f := range []string{results.ResultFile, "proxy.jsonl", "agent/" + results.StdoutFile} {
 				if _, err := os.Stat(res.EvidenceDir + "/" + f); err != nil {
 					t.Errorf("evidence: %v", err)
 				}
@@ -96,7 +96,7 @@ func TestRunAgentRejectsBadNamesAndMissingAgents(t *testing.T) {
 	if _, err := RunAgent(context.Background(), Options{OutDir: t.TempDir()}, trap, nil); err == nil {
 		t.Error("a nil agent must be refused")
 	}
-	for _, name := range []string{"", "Bad Name", ReferenceAgent} {
+	for _, name := range []string{"", "Bad Name", results.ReferenceAgent} {
 		if _, err := RunAgent(context.Background(), Options{OutDir: t.TempDir()}, trap, curlAgent(name, "true")); err == nil {
 			t.Errorf("agent name %q must be refused", name)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/policies"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -17,18 +18,18 @@ import (
 // for a black-box run.
 // A permissive arm's budget is then lifted just past the limit (Runaway.Lift), so the limit is
 // reachable without the fence and the run ends soon after it.
-func fenceLimit(o Options, trap traps.Trap, arm Arm, setup *traps.Setup) (runawayLimit, error) {
+func fenceLimit(o Options, trap traps.Trap, arm results.Arm, setup *traps.Setup) (runawayLimit, error) {
 	r := trap.Runaway
 	if r == nil {
 		return runawayLimit{}, nil
 	}
 	var fence *policy.Policy
 	switch {
-	case arm == Guarded || arm == Fenced:
+	case arm == results.Guarded || arm == results.Fenced:
 		fence = setup.Policy
-	case arm == Blackbox && o.BlackboxPolicy != nil:
+	case arm == results.Blackbox && o.BlackboxPolicy != nil:
 		fence = o.BlackboxPolicy
-	case arm == Blackbox && o.Guarded == nil:
+	case arm == results.Blackbox && o.Guarded == nil:
 		// Observe mode with no fence named: the agent's own budget is unknown, so the runaway is
 		// measured against the reference policy's budget.
 		p, err := policies.Named(policies.Reference)
@@ -40,7 +41,7 @@ func fenceLimit(o Options, trap traps.Trap, arm Arm, setup *traps.Setup) (runawa
 		if o.Guarded == nil {
 			return runawayLimit{}, errors.New("the budget trap needs the guarded policy, whose budget it tests (Options.Guarded)")
 		}
-		p, err := trap.ApplyPolicyPatch(Guarded, o.Guarded.Clone())
+		p, err := trap.ApplyPolicyPatch(results.Guarded, o.Guarded.Clone())
 		if err != nil {
 			return runawayLimit{}, err
 		}
@@ -54,7 +55,7 @@ func fenceLimit(o Options, trap traps.Trap, arm Arm, setup *traps.Setup) (runawa
 		return runawayLimit{}, fmt.Errorf("%s: %w", trap.ID, err)
 	}
 	rl := runawayLimit{step: limit, fence: fence.Budget} // the fence's budget before any lift
-	if (arm == Control || arm == Unfenced) && setup.Policy != nil {
+	if (arm == results.Control || arm == results.Unfenced) && setup.Policy != nil {
 		r.Lift(&setup.Policy.Budget, limit)
 	}
 	return rl, nil
@@ -73,7 +74,7 @@ type runawayLimit struct {
 // is measured against the tokens the agent reported spending when its planner counts them
 // (Runaway.MeasuredLimit): a runaway is past what the agent's own use and the policy's max_tokens allow,
 // never past a guess of what a page costs.
-func markRunaways(res *Result, trap traps.Trap, rl runawayLimit) {
+func markRunaways(res *results.Result, trap traps.Trap, rl runawayLimit) {
 	if trap.Runaway == nil || rl.step <= 0 {
 		return
 	}

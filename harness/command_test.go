@@ -91,13 +91,13 @@ func TestCommandNotStarted(t *testing.T) {
 }
 
 func TestEvidencePath(t *testing.T) {
-	if got := EvidencePath("/e", "t", Guarded, ""); got != "/e/t/guarded" {
+	if got := results.EvidencePath("/e", "t", results.Guarded, ""); got != "/e/t/guarded" {
 		t.Errorf("reference: %s", got)
 	}
-	if got := EvidencePath("/e", "t", Guarded, ReferenceAgent); got != "/e/t/guarded" {
+	if got := results.EvidencePath("/e", "t", results.Guarded, results.ReferenceAgent); got != "/e/t/guarded" {
 		t.Errorf("reference by name: %s", got)
 	}
-	if got := EvidencePath("/e", "t", Blackbox, "naive"); got != "/e/t/blackbox-naive" {
+	if got := results.EvidencePath("/e", "t", results.Blackbox, "naive"); got != "/e/t/blackbox-naive" {
 		t.Errorf("agent: %s", got)
 	}
 }

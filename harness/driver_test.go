@@ -38,13 +38,13 @@ func TestArrangeNeverReplacesTheAgentUnderTest(t *testing.T) {
 			s.Off = s.Off.With(policy.GuardStaleRef)
 		}
 	}}
-	for _, arm := range []Arm{Fenced, Unfenced} {
+	for _, arm := range []results.Arm{results.Fenced, results.Unfenced} {
 		s := &traps.Setup{Policy: &policy.Policy{}, Planner: own}
 		arrange(trap, arm, s)
 		if fmt.Sprint(s.Planner) != fmt.Sprint(own) || s.Driver != nil {
 			t.Errorf("%s: the trap replaced the agent under test: %+v", arm, s)
 		}
-		if s.Policy.Budget.MaxActions != 7 || s.Off.Has(policy.GuardStaleRef) != (arm == Unfenced) {
+		if s.Policy.Budget.MaxActions != 7 || s.Off.Has(policy.GuardStaleRef) != (arm == results.Unfenced) {
 			t.Errorf("%s: the trap's policy and switches were not applied as for its proof arm: %+v", arm, s)
 		}
 		// Even a driver left in place never replaces the agent under test: only its hook applies.
@@ -55,8 +55,8 @@ func TestArrangeNeverReplacesTheAgentUnderTest(t *testing.T) {
 		}
 	}
 	s := &traps.Setup{Policy: &policy.Policy{}, Planner: own}
-	arrange(trap, Guarded, s)
-	d, err := resolveDriver(trap, Guarded, s)
+	arrange(trap, results.Guarded, s)
+	d, err := resolveDriver(trap, results.Guarded, s)
 	if err != nil || d.agent == nil || d.hook == nil {
 		t.Errorf("the adversary's guarded arm lost the trap's driver: %+v, %v", d, err)
 	}
@@ -72,12 +72,12 @@ func (notADriver) DriverName() string { return "nothing" }
 func TestAPageDriverMustBeKnown(t *testing.T) {
 	trap := traps.Trap{ID: "t"}
 	for _, d := range []traps.PageDriver{traps.NamedDriver("no-such-driver"), notADriver{}} {
-		if _, err := resolveDriver(trap, Guarded, &traps.Setup{Driver: d}); err == nil || !strings.Contains(err.Error(), d.DriverName()) {
+		if _, err := resolveDriver(trap, results.Guarded, &traps.Setup{Driver: d}); err == nil || !strings.Contains(err.Error(), d.DriverName()) {
 			t.Errorf("resolveDriver(%v) = %v, want an error naming it", d, err)
 		}
 	}
 	for _, n := range []traps.NamedDriver{traps.DriverStaleRefPusher, traps.DriverCoordinateAgent} {
-		if _, err := resolveDriver(trap, Control, &traps.Setup{Driver: n}); err != nil {
+		if _, err := resolveDriver(trap, results.Control, &traps.Setup{Driver: n}); err != nil {
 			t.Errorf("resolveDriver(%s): %v", n, err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/traps/drivers"
 )
@@ -35,7 +36,7 @@ type pageDriver struct {
 // resolveDriver turns the setup's page driver into the run's hook or agent (driverOf). A driver that is
 // also a planner becomes the arm's planner. For an agent under test only a session hook applies: the
 // agent is never replaced.
-func resolveDriver(trap traps.Trap, arm Arm, setup *traps.Setup) (pageDriver, error) {
+func resolveDriver(trap traps.Trap, arm results.Arm, setup *traps.Setup) (pageDriver, error) {
 	d, out, err := driverOf(trap, setup.Driver)
 	if err != nil || d == nil {
 		return pageDriver{}, err

@@ -3,7 +3,7 @@
 // everything, and collects what the outside observers saw. Specs assert on the Result; trapline's commands print it.
 //
 //	res, err := harness.Run(ctx, harness.Options{Browser: b, Guarded: ref, Control: permissive, OutDir: dir},
-//		trap, harness.Guarded)
+//		trap, results.Guarded)
 //
 // Arms:
 //   - Guarded: the reference policy, in exploration mode (on_violation block_and_log, so the adversary
@@ -41,15 +41,6 @@ import (
 	"github.com/trapline/trapline/world"
 )
 
-// Arm is one side of a trap's proof, or an agent under test's run: results.Arm, the one arm enum.
-type Arm = results.Arm
-
-// The arms.
-const (
-	Guarded = results.Guarded
-	Control = results.Control
-)
-
 // downloadsDir is the run's download folder, inside its evidence folder: every file in it after the run
 // is an effect seen on disk.
 const downloadsDir = "downloads"
@@ -72,7 +63,7 @@ type Options struct {
 	TraceDetail browser.TraceDetail
 	// NewPlanner makes the default planner for a run (a trap's Arrange hook may still replace it); nil
 	// means the adversary.
-	NewPlanner func(traps.Trap, Arm) planner.Planner
+	NewPlanner func(traps.Trap, results.Arm) planner.Planner
 
 	// BlackboxPolicy is what the proxy enforces in RunAgent's black-box runs: the user's deployment
 	// fence. nil is observe mode: every world host is allowed and logged (nothing outside the world is
@@ -102,7 +93,7 @@ type Options struct {
 	// FiredBy are the attempts that fired the trap in its control arm (that run's Result.FiredBy): a
 	// guarded or fenced arm given them credits a refusal only when it refused one of them. Nil keeps
 	// the looser attribution (any refusal of an agent's attempt).
-	FiredBy []Attempt
+	FiredBy []results.Attempt
 	// StorageState is a Playwright storage-state file every run's context starts from (a trap may set
 	// its own); `trapline run --storage-state FILE`. Never written into the evidence.
 	StorageState string
@@ -119,7 +110,7 @@ type Options struct {
 
 // Run runs trap in arm and returns what was observed. An error means the run could not be carried out
 // (the fixture broke), which is different from a trap that fired.
-func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, error) {
+func Run(ctx context.Context, o Options, trap traps.Trap, arm results.Arm) (*results.Result, error) {
 	o, err := o.withDefaults(arm)
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
@@ -129,13 +120,13 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if o.NewPlanner != nil {
 		setup.Planner = o.NewPlanner(trap, arm)
 	}
-	dir := TrialPath(EvidencePath(o.OutDir, trap.ID, arm, o.AgentName), o.Trial)
+	dir := TrialPath(results.EvidencePath(o.OutDir, trap.ID, arm, o.AgentName), o.Trial)
 	fx, err := prepare(trap, arm, setup, dir)
 	if err != nil {
 		return nil, err
 	}
 	fx.Upstreams = append(fx.Upstreams, o.Upstreams...)
-	if arm == Guarded && o.Mutate != nil {
+	if arm == results.Guarded && o.Mutate != nil {
 		o.Mutate(setup)
 	}
 	if setup.Off != 0 { // one off-set, passed down as it is: Decide's guards read it from the policy
@@ -164,7 +155,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err := errors.Join(runErr, closeErr, sealEvidence(dir, setup)); err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, arm, err)
 	}
-	if UnderTest(arm) {
+	if results.UnderTest(arm) {
 		res.Agent = o.AgentName
 	}
 	res.Trial = o.Trial
@@ -174,7 +165,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err := keepVideo(o.Video, res, dir); err != nil {
 		return nil, err
 	}
-	if err := results.WriteFile(filepath.Join(dir, ResultFile), res); err != nil {
+	if err := results.WriteFile(filepath.Join(dir, results.ResultFile), res); err != nil {
 		return nil, err
 	}
 	if traps.IsDiligent(setup.Planner) && res.PlannerFailure != "" {
@@ -183,7 +174,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 		// broken with the reason, whatever it reached; never a pass.
 		return nil, fmt.Errorf("harness: %s/%s: %w: the diligent script could not go on: %s", trap.ID, arm, ErrAgentBroken, res.PlannerFailure)
 	}
-	if j := Judge(res); j.Verdict == results.Broken {
+	if j := results.Judge(res); j.Verdict == results.Broken {
 		// An agent under test that could not act tested nothing: the run is broken, never held (its
 		// result.json stays, for the evidence).
 		return nil, fmt.Errorf("harness: %s/%s: %w: %s", trap.ID, arm, ErrAgentBroken, j.Reason)
@@ -193,7 +184,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 
 // prepare cleans the run's evidence folder, builds the trap's fixture configuration and lets the trap
 // arrange the arm's setup.
-func prepare(trap traps.Trap, arm Arm, setup *traps.Setup, dir string) (fixtures.Config, error) {
+func prepare(trap traps.Trap, arm results.Arm, setup *traps.Setup, dir string) (fixtures.Config, error) {
 	if err := traps.CheckPages(); err != nil {
 		return fixtures.Config{}, fmt.Errorf("harness: %s: %w", trap.ID, err)
 	}
@@ -229,7 +220,7 @@ func startWorld(ctx context.Context, o Options, trap traps.Trap, spec world.Spec
 // observe fills res with what the outside observers saw once the world is closed: the backend's and
 // the canaries' effects, the files in the download folder, the forbidden ones among them, and the
 // proxy's decisions.
-func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
+func observe(res *results.Result, trap traps.Trap, w world.World, dir string) error {
 	disk, err := diskEffects(filepath.Join(dir, downloadsDir))
 	if err != nil {
 		return err
@@ -261,7 +252,7 @@ func observe(res *Result, trap traps.Trap, w world.World, dir string) error {
 			if slices.Contains(worldHosts, host) {
 				res.ProxyGuards = append(res.ProxyGuards, d.Rule)
 				res.ProxyStops = append(res.ProxyStops, results.Stop{Rule: d.Rule, Layer: policy.LayerProxy,
-					Target: Attempt{Method: d.Method, Host: d.Host, Path: d.Path}, At: d.Time})
+					Target: results.Attempt{Method: d.Method, Host: d.Host, Path: d.Path}, At: d.Time})
 				if !slices.Contains(res.GuardsFired, d.Rule) {
 					res.GuardsFired = append(res.GuardsFired, d.Rule)
 				}
@@ -298,13 +289,13 @@ func outsideEffects(decisions []proxy.Decision, worldHosts []string, seq int) []
 }
 
 // armPolicy is the arm's policy, a copy a trap's Arrange hook may change (validate checked it is set).
-func armPolicy(o Options, arm Arm) *policy.Policy {
+func armPolicy(o Options, arm results.Arm) *policy.Policy {
 	switch arm {
-	case Guarded:
+	case results.Guarded:
 		p := o.Guarded.Clone()
 		p.Navigation.OnViolation = policy.BlockAndLog // exploration: every attempt must be stopped
 		return p
-	case Fenced:
+	case results.Fenced:
 		return o.Guarded.Clone() // as deployed: its own on_violation
 	}
 	return o.Control.Clone() // control, unfenced
@@ -312,7 +303,7 @@ func armPolicy(o Options, arm Arm) *policy.Policy {
 
 // runAgent runs the arm's agent (the loop, or the trap's own page agent) in a session behind w's proxy;
 // looped says it was the loop, whose action log the evidence holds.
-func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, arm Arm, w world.World, dir string) (res *Result, looped bool, err error) {
+func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, arm results.Arm, w world.World, dir string) (res *results.Result, looped bool, err error) {
 	drv, err := resolveDriver(trap, arm, setup)
 	if err != nil {
 		return nil, false, err
@@ -361,7 +352,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	if err != nil {
 		return nil, false, err
 	}
-	res = &Result{Trap: trap.ID, Category: string(trap.Category), Arm: arm, Outcome: out.Outcome, Reason: out.Reason,
+	res = &results.Result{Trap: trap.ID, Category: string(trap.Category), Arm: arm, Outcome: out.Outcome, Reason: out.Reason,
 		Violations: out.Violations, EvidenceDir: dir, Duration: out.Duration, PlannerFailure: out.PlannerFailure,
 		DeliveryTrouble: out.DeliveryTrouble}
 	if out.TokensCounted {

@@ -17,7 +17,7 @@ var ErrInvalidOptions = errors.New("harness: invalid options")
 // RunAgent). The one place Options get defaults: World (the embedded world), AgentTimeout
 // (DefaultAgentTimeout), Video (VideoOff). A nil NewPlanner stays nil: Run gives each run a fresh
 // adversary.
-func (o Options) withDefaults(arm Arm) (Options, error) {
+func (o Options) withDefaults(arm results.Arm) (Options, error) {
 	if o.World == nil {
 		o.World = world.Embedded{}
 	}
@@ -34,7 +34,7 @@ func (o Options) withDefaults(arm Arm) (Options, error) {
 }
 
 // validate checks o for a run of arm; the first problem is an error naming its field.
-func (o Options) validate(arm Arm) error {
+func (o Options) validate(arm results.Arm) error {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("%w: Options.%s: %s", ErrInvalidOptions, field, fmt.Sprintf(format, args...))
 	}
@@ -44,15 +44,15 @@ func (o Options) validate(arm Arm) error {
 	if o.OutDir == "" {
 		return bad("OutDir", "empty: the evidence root is required")
 	}
-	if arm != Blackbox && o.Browser == nil {
+	if arm != results.Blackbox && o.Browser == nil {
 		return bad("Browser", "nil: the %s arm runs in a browser the caller launched (browser.Launch)", arm)
 	}
 	switch arm {
-	case Guarded, Fenced:
+	case results.Guarded, results.Fenced:
 		if o.Guarded == nil {
 			return bad("Guarded", "nil: the %s arm runs under the guarded policy", arm)
 		}
-	case Control, Unfenced:
+	case results.Control, results.Unfenced:
 		if o.Control == nil {
 			return bad("Control", "nil: the %s arm runs under the permissive policy", arm)
 		}
@@ -66,12 +66,12 @@ func (o Options) validate(arm Arm) error {
 	if o.Trial < 0 {
 		return bad("Trial", "%d is negative (0 is a single run, 1, 2, ... repeated trials)", o.Trial)
 	}
-	if arm == Fenced || arm == Unfenced {
+	if arm == results.Fenced || arm == results.Unfenced {
 		if o.NewPlanner == nil {
 			return bad("NewPlanner", "nil: the %s arm needs the agent under test's planner", arm)
 		}
-		if !agentName.MatchString(o.AgentName) || o.AgentName == ReferenceAgent {
-			return bad("AgentName", "%q: the %s arm's agent wants lower-case letters, digits and dashes, not %q", o.AgentName, arm, ReferenceAgent)
+		if !agentName.MatchString(o.AgentName) || o.AgentName == results.ReferenceAgent {
+			return bad("AgentName", "%q: the %s arm's agent wants lower-case letters, digits and dashes, not %q", o.AgentName, arm, results.ReferenceAgent)
 		}
 	}
 	for i, u := range o.Upstreams {

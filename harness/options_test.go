@@ -12,6 +12,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
@@ -23,7 +24,7 @@ func TestOptionsNameTheBadField(t *testing.T) {
 	pol := &policy.Policy{}
 	ok := Options{Browser: b, Guarded: pol, Control: pol, OutDir: t.TempDir()}
 	planned := ok
-	planned.NewPlanner = func(traps.Trap, Arm) planner.Planner {
+	planned.NewPlanner = func(traps.Trap, results.Arm) planner.Planner {
 		return planner.Func(func(context.Context, planner.Input) (action.Action, error) { return action.Action{}, nil })
 	}
 	planned.AgentName = "safe"
@@ -31,23 +32,23 @@ func TestOptionsNameTheBadField(t *testing.T) {
 	cases := []struct {
 		name string
 		o    Options
-		arm  Arm
+		arm  results.Arm
 		want string
 	}{
-		{"unknown arm", ok, Arm("sideways"), `unknown arm "sideways"`},
-		{"no out dir", with(ok, func(o *Options) { o.OutDir = "" }), Guarded, "Options.OutDir: empty"},
-		{"no browser", with(ok, func(o *Options) { o.Browser = nil }), Control, "Options.Browser: nil"},
-		{"no guarded policy", with(ok, func(o *Options) { o.Guarded = nil }), Guarded, "Options.Guarded: nil"},
-		{"no guarded policy, fenced", with(planned, func(o *Options) { o.Guarded = nil }), Fenced, "Options.Guarded: nil"},
-		{"no control policy", with(ok, func(o *Options) { o.Control = nil }), Control, "Options.Control: nil"},
-		{"no control policy, unfenced", with(planned, func(o *Options) { o.Control = nil }), Unfenced, "Options.Control: nil"},
-		{"bad video", with(ok, func(o *Options) { o.Video = "sometimes" }), Guarded, `Options.Video: video "sometimes"`},
-		{"negative timeout", with(ok, func(o *Options) { o.AgentTimeout = -time.Second }), Blackbox, "Options.AgentTimeout: -1s is negative"},
-		{"negative trial", with(ok, func(o *Options) { o.Trial = -1 }), Guarded, "Options.Trial: -1 is negative"},
-		{"fenced without a planner", with(planned, func(o *Options) { o.NewPlanner = nil }), Fenced, "Options.NewPlanner: nil"},
-		{"fenced as the reference", with(planned, func(o *Options) { o.AgentName = ReferenceAgent }), Fenced, `Options.AgentName: "reference"`},
-		{"unfenced unnamed", with(planned, func(o *Options) { o.AgentName = "" }), Unfenced, `Options.AgentName: ""`},
-		{"upstream without URL", with(ok, func(o *Options) { o.Upstreams = []fixtures.Upstream{{Host: "app.example.test"}} }), Guarded, "Options.Upstreams[0]"},
+		{"unknown arm", ok, results.Arm("sideways"), `unknown arm "sideways"`},
+		{"no out dir", with(ok, func(o *Options) { o.OutDir = "" }), results.Guarded, "Options.OutDir: empty"},
+		{"no browser", with(ok, func(o *Options) { o.Browser = nil }), results.Control, "Options.Browser: nil"},
+		{"no guarded policy", with(ok, func(o *Options) { o.Guarded = nil }), results.Guarded, "Options.Guarded: nil"},
+		{"no guarded policy, fenced", with(planned, func(o *Options) { o.Guarded = nil }), results.Fenced, "Options.Guarded: nil"},
+		{"no control policy", with(ok, func(o *Options) { o.Control = nil }), results.Control, "Options.Control: nil"},
+		{"no control policy, unfenced", with(planned, func(o *Options) { o.Control = nil }), results.Unfenced, "Options.Control: nil"},
+		{"bad video", with(ok, func(o *Options) { o.Video = "sometimes" }), results.Guarded, `Options.Video: video "sometimes"`},
+		{"negative timeout", with(ok, func(o *Options) { o.AgentTimeout = -time.Second }), results.Blackbox, "Options.AgentTimeout: -1s is negative"},
+		{"negative trial", with(ok, func(o *Options) { o.Trial = -1 }), results.Guarded, "Options.Trial: -1 is negative"},
+		{"fenced without a planner", with(planned, func(o *Options) { o.NewPlanner = nil }), results.Fenced, "Options.NewPlanner: nil"},
+		{"fenced as the reference", with(planned, func(o *Options) { o.AgentName = results.ReferenceAgent }), results.Fenced, `Options.AgentName: "reference"`},
+		{"unfenced unnamed", with(planned, func(o *Options) { o.AgentName = "" }), results.Unfenced, `Options.AgentName: ""`},
+		{"upstream without URL", with(ok, func(o *Options) { o.Upstreams = []fixtures.Upstream{{Host: "app.example.test"}} }), results.Guarded, "Options.Upstreams[0]"},
 	}
 	for _, c := range cases {
 		_, err := c.o.withDefaults(c.arm)
@@ -58,8 +59,8 @@ func TestOptionsNameTheBadField(t *testing.T) {
 	// Valid options get their defaults, and a black-box run needs no browser nor policies.
 	for _, c := range []struct {
 		o   Options
-		arm Arm
-	}{{ok, Guarded}, {ok, Control}, {planned, Fenced}, {planned, Unfenced}, {Options{OutDir: t.TempDir()}, Blackbox}} {
+		arm results.Arm
+	}{{ok, results.Guarded}, {ok, results.Control}, {planned, results.Fenced}, {planned, results.Unfenced}, {Options{OutDir: t.TempDir()}, results.Blackbox}} {
 		d, err := c.o.withDefaults(c.arm)
 		if err != nil {
 			t.Errorf("%s: %v", c.arm, err)
@@ -70,7 +71,7 @@ func TestOptionsNameTheBadField(t *testing.T) {
 		}
 	}
 	// Run refuses them before anything starts.
-	if _, err := Run(context.Background(), with(ok, func(o *Options) { o.Guarded = nil }), traps.Trap{ID: "t"}, Guarded); !errors.Is(err, ErrInvalidOptions) {
+	if _, err := Run(context.Background(), with(ok, func(o *Options) { o.Guarded = nil }), traps.Trap{ID: "t"}, results.Guarded); !errors.Is(err, ErrInvalidOptions) {
 		t.Errorf("Run = %v, want ErrInvalidOptions", err)
 	}
 }

@@ -40,7 +40,7 @@ func probeBefore(ctx context.Context, o Options, trap traps.Trap) (probeReading,
 // is broken, adds the effect (observer probe) to res and recomputes the forbidden ones. It returns the
 // reading's effects a success condition may match (traps.Probe.ReadingEffects). A reading that fails
 // is an error: unknown is not unchanged.
-func probeAfter(ctx context.Context, o Options, trap traps.Trap, res *Result, before probeReading) ([]fixtures.Effect, error) {
+func probeAfter(ctx context.Context, o Options, trap traps.Trap, res *results.Result, before probeReading) ([]fixtures.Effect, error) {
 	if !before.ok {
 		return nil, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -42,7 +43,7 @@ func TestStateProbeCommand(t *testing.T) {
 		t.Fatalf("before: %+v %v", before, err)
 	}
 	write(`{"pratiche":[1,2]}`)
-	res := &Result{}
+	res := &results.Result{}
 	if _, err := probeAfter(ctx, Options{}, trap, res, before); err != nil || len(res.Forbidden) != 1 || !strings.Contains(res.Forbidden[0].Detail, "count(pratiche) 3 -> 2") {
 		t.Fatalf("decreased: %+v %v", res.Forbidden, err)
 	}

@@ -32,7 +32,7 @@ func TestStateProbeRecordsABrokenRuleAndRefusesUnknown(t *testing.T) {
 	if err != nil || before.n != 3 {
 		t.Fatalf("before: %+v %v", before, err)
 	}
-	res := &Result{}
+	res := &results.Result{}
 	if _, err := probeAfter(ctx, o, trap, res, before); err != nil || len(res.Forbidden) != 0 {
 		t.Fatalf("unchanged: %+v %v", res, err)
 	}
@@ -44,7 +44,7 @@ func TestStateProbeRecordsABrokenRuleAndRefusesUnknown(t *testing.T) {
 		t.Fatal("a probe with no upstream read something")
 	}
 	app.Close()
-	if _, err := probeAfter(ctx, o, trap, &Result{}, before); err == nil {
+	if _, err := probeAfter(ctx, o, trap, &results.Result{}, before); err == nil {
 		t.Fatal("an unreadable app was taken as unchanged")
 	}
 }
@@ -87,7 +87,7 @@ func TestProbeReadingsAreRecordedWithHeadersAndReset(t *testing.T) {
 		t.Fatalf("before: %+v %v", before, err)
 	}
 	n.Store(3)
-	res := &Result{}
+	res := &results.Result{}
 	readings, err := probeAfter(ctx, o, trap, res, before)
 	if err != nil {
 		t.Fatal(err)
@@ -111,17 +111,17 @@ func TestProbeReadingsAreRecordedWithHeadersAndReset(t *testing.T) {
 	dir := t.TempDir()
 	marker := dir + "/reset"
 	ok := Options{Upstreams: o.Upstreams, ResetCommand: []string{"/bin/sh", "-c", `[ "$TRAPLINE_ARM" = control ] && [ "$TRAPLINE_UPSTREAM_TODO_EXAMPLE_TEST_URL" = "$TRAPLINE_UPSTREAM_URL" ] && touch ` + marker}}
-	if err := resetState(ctx, ok, trap, Control); err != nil {
+	if err := resetState(ctx, ok, trap, results.Control); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("the reset did not run with its environment: %v", err)
 	}
 	bad := Options{ResetCommand: []string{"/bin/sh", "-c", "echo db locked >&2; exit 5"}}
-	if err := resetState(ctx, bad, trap, Guarded); err == nil || !strings.Contains(err.Error(), "reset command /bin/sh -c") || !strings.Contains(err.Error(), "exit 5: db locked") {
+	if err := resetState(ctx, bad, trap, results.Guarded); err == nil || !strings.Contains(err.Error(), "reset command /bin/sh -c") || !strings.Contains(err.Error(), "exit 5: db locked") {
 		t.Fatalf("a failing reset: %v", err)
 	}
-	if err := resetState(ctx, Options{}, traps.Trap{ID: "q"}, Guarded); err != nil {
+	if err := resetState(ctx, Options{}, traps.Trap{ID: "q"}, results.Guarded); err != nil {
 		t.Fatalf("no reset: %v", err)
 	}
 }

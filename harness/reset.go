@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -22,7 +23,7 @@ func resetArgv(o Options, trap traps.Trap) []string {
 // one; either sees TRAPLINE_TRAP, TRAPLINE_ARM and the upstreams' URLs (trapEnv). Its standard output
 // is ignored. A reset that fails is an error naming the command and its error output: the arm is
 // broken (it would run on a state nobody knows), never run.
-func resetState(ctx context.Context, o Options, trap traps.Trap, arm Arm) error {
+func resetState(ctx context.Context, o Options, trap traps.Trap, arm results.Arm) error {
 	argv := resetArgv(o, trap)
 	if len(argv) == 0 {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -38,13 +39,13 @@ type ArmRunner struct {
 	Done  func(ArmRun)
 
 	mu    sync.Mutex
-	fired map[string][]Attempt // trap id -> the control arm's attempts
+	fired map[string][]results.Attempt // trap id -> the control arm's attempts
 }
 
 // ArmRun is one run of one arm of a trap, as an ArmRunner ran it.
 type ArmRun struct {
 	Trap traps.Trap
-	Arm  Arm
+	Arm  results.Arm
 	// Agent is the agent under test's name; "" for the adversary's arms.
 	Agent string
 	// Trial is the run's number among an arm's trials; 0 for a single run.
@@ -52,7 +53,7 @@ type ArmRun struct {
 	// Evidence is the run's evidence folder.
 	Evidence string
 	// Result is what the run produced; nil when Err says it could not be carried out.
-	Result *Result
+	Result *results.Result
 	Err    error
 	// Entry is the run's report entry (set once the run is done): reports.Run.Entry of Result and Err,
 	// broken when the run could not be carried out.
@@ -65,15 +66,15 @@ var ErrInterrupted = errors.New("harness: run interrupted")
 // RunTrap runs arms of t (the control arm first when it is among them, then the others in order)
 // and returns one report entry per arm, an agent under test's trials merged (reports.Repeated). An
 // error means the context ended (ErrInterrupted); a run that broke is a broken entry, not an error.
-func (r *ArmRunner) RunTrap(ctx context.Context, t traps.Trap, arms []Arm) ([]reports.Entry, error) {
-	ordered := make([]Arm, 0, len(arms))
+func (r *ArmRunner) RunTrap(ctx context.Context, t traps.Trap, arms []results.Arm) ([]reports.Entry, error) {
+	ordered := make([]results.Arm, 0, len(arms))
 	for _, a := range arms {
-		if a == Control {
+		if a == results.Control {
 			ordered = append(ordered, a)
 		}
 	}
 	for _, a := range arms {
-		if a != Control {
+		if a != results.Control {
 			ordered = append(ordered, a)
 		}
 	}
@@ -94,7 +95,7 @@ func (r *ArmRunner) RunTrap(ctx context.Context, t traps.Trap, arms []Arm) ([]re
 
 // Run runs every trial of one arm of t and returns the runs. The control arm's attempts are kept for
 // the trap's later arms. An error means the context ended before a run (ErrInterrupted).
-func (r *ArmRunner) Run(ctx context.Context, t traps.Trap, arm Arm) ([]ArmRun, error) {
+func (r *ArmRunner) Run(ctx context.Context, t traps.Trap, arm results.Arm) ([]ArmRun, error) {
 	n := 1
 	if arm.UnderTest() && r.Trials > 1 {
 		n = r.Trials
@@ -102,11 +103,11 @@ func (r *ArmRunner) Run(ctx context.Context, t traps.Trap, arm Arm) ([]ArmRun, e
 	opts, agent := r.Proof, ""
 	if arm.UnderTest() {
 		opts, agent = r.UnderTest, r.UnderTest.AgentName
-		if arm == Blackbox && r.Agent != nil {
+		if arm == results.Blackbox && r.Agent != nil {
 			agent = r.Agent.Name()
 		}
 	}
-	if arm != Control {
+	if arm != results.Control {
 		opts.FiredBy = r.firedBy(t.ID)
 	}
 	var runs []ArmRun
@@ -118,12 +119,12 @@ func (r *ArmRunner) Run(ctx context.Context, t traps.Trap, arm Arm) ([]ArmRun, e
 			opts.Trial = i + 1
 		}
 		run := ArmRun{Trap: t, Arm: arm, Agent: agent, Trial: opts.Trial,
-			Evidence: TrialPath(EvidencePath(opts.OutDir, t.ID, arm, agent), opts.Trial)}
+			Evidence: TrialPath(results.EvidencePath(opts.OutDir, t.ID, arm, agent), opts.Trial)}
 		if r.Start != nil {
 			r.Start(run)
 		}
 		run.Result, run.Err = r.runOnce(ctx, opts, t, arm)
-		if arm == Control && run.Err == nil {
+		if arm == results.Control && run.Err == nil {
 			r.keepFired(t.ID, run.Result.FiredBy)
 		}
 		run.Entry = reports.Run{Trap: t.ID, Category: string(t.Category), Incident: t.Incident, Task: t.Task,
@@ -137,12 +138,12 @@ func (r *ArmRunner) Run(ctx context.Context, t traps.Trap, arm Arm) ([]ArmRun, e
 }
 
 // runOnce is one run of arm, then the release of what its planner started.
-func (r *ArmRunner) runOnce(ctx context.Context, opts Options, t traps.Trap, arm Arm) (*Result, error) {
+func (r *ArmRunner) runOnce(ctx context.Context, opts Options, t traps.Trap, arm results.Arm) (*results.Result, error) {
 	var (
-		res *Result
+		res *results.Result
 		err error
 	)
-	if arm == Blackbox {
+	if arm == results.Blackbox {
 		if r.Agent == nil {
 			return nil, fmt.Errorf("harness: %s/%s: the runner has no agent", t.ID, arm)
 		}
@@ -158,17 +159,17 @@ func (r *ArmRunner) runOnce(ctx context.Context, opts Options, t traps.Trap, arm
 	return res, err
 }
 
-func (r *ArmRunner) firedBy(trap string) []Attempt {
+func (r *ArmRunner) firedBy(trap string) []results.Attempt {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Attempt(nil), r.fired[trap]...)
+	return append([]results.Attempt(nil), r.fired[trap]...)
 }
 
-func (r *ArmRunner) keepFired(trap string, fired []Attempt) {
+func (r *ArmRunner) keepFired(trap string, fired []results.Attempt) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.fired == nil {
-		r.fired = map[string][]Attempt{}
+		r.fired = map[string][]results.Attempt{}
 	}
-	r.fired[trap] = append([]Attempt(nil), fired...)
+	r.fired[trap] = append([]results.Attempt(nil), fired...)
 }

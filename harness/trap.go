@@ -4,23 +4,24 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
 // Proof is a trap's two arms run in order by RunTrap: the control arm (the trap must fire) and the
 // guarded arm (the fence must hold), each a Result with its probe readings as numbers (Result.Probes).
 type Proof struct {
-	Control, Guarded *Result
+	Control, Guarded *results.Result
 }
 
 // Proved reports whether both arms passed their verdicts (the control arm fired, the guarded arm
 // held), and why not when they did not.
 func (p Proof) Proved() (bool, string) {
-	for _, r := range []*Result{p.Control, p.Guarded} {
+	for _, r := range []*results.Result{p.Control, p.Guarded} {
 		if r == nil {
 			return false, "an arm did not run"
 		}
-		if j := Judge(r); !j.Pass {
+		if j := results.Judge(r); !j.Pass {
 			return false, fmt.Sprintf("%s: %s", r.Arm, j.Reason)
 		}
 	}
@@ -34,13 +35,13 @@ func (p Proof) Proved() (bool, string) {
 // guarded arm would be tied to nothing); the Proof holds what ran.
 func RunTrap(ctx context.Context, o Options, trap traps.Trap) (Proof, error) {
 	var p Proof
-	control, err := Run(ctx, o, trap, Control)
+	control, err := Run(ctx, o, trap, results.Control)
 	if err != nil {
 		return p, err
 	}
 	p.Control = control
 	o.FiredBy = control.FiredBy
-	guarded, err := Run(ctx, o, trap, Guarded)
+	guarded, err := Run(ctx, o, trap, results.Guarded)
 	if err != nil {
 		return p, err
 	}

@@ -9,22 +9,15 @@ import (
 	"github.com/trapline/trapline/traps"
 )
 
-// The arms of an agent under test that runs on trapline's runtime (an exec or llm planner): the same
-// world and page as the adversary's arms, judged by the outside observers only (see Judge).
-const (
-	Fenced   = results.Fenced
-	Unfenced = results.Unfenced
-)
-
 // arrange lets the trap adjust the arm's setup. For an agent under test, the trap may change the policy
 // and the world, never the agent: a planner, a replacement agent or a session hook the trap brings for
 // its own driver (traps.Trap.Driver) are undone, so the agent itself meets the same page (stale-ref's
 // page then re-renders on its own timer, the world's push).
-func arrange(trap traps.Trap, arm Arm, setup *traps.Setup) {
+func arrange(trap traps.Trap, arm results.Arm, setup *traps.Setup) {
 	if trap.Arrange == nil {
 		return
 	}
-	if !arm.UnderTest() || arm == Blackbox {
+	if !arm.UnderTest() || arm == results.Blackbox {
 		trap.Arrange(arm, setup)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/results"
 )
 
 // Video modes of Options.Video.
@@ -31,7 +32,7 @@ func recordsVideo(mode string) bool { return mode == VideoFailing || mode == Vid
 
 // keepVideo applies the video mode once the verdict is known: under VideoFailing a passing run's
 // video is removed.
-func keepVideo(mode string, res *Result, dir string) error {
+func keepVideo(mode string, res *results.Result, dir string) error {
 	if mode != VideoFailing {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 )
 
 func TestParseVideo(t *testing.T) {
@@ -30,14 +31,14 @@ func TestKeepVideo(t *testing.T) {
 		}
 		return dir
 	}
-	passing := &Result{Arm: Control, Forbidden: []fixtures.Effect{{Observer: fixtures.ObserverBackend, Kind: "pratica.deleted"}}}
-	failing := &Result{Arm: Control}
+	passing := &results.Result{Arm: results.Control, Forbidden: []fixtures.Effect{{Observer: fixtures.ObserverBackend, Kind: "pratica.deleted"}}}
+	failing := &results.Result{Arm: results.Control}
 	if pass, _ := passing.Passed(); !pass {
 		t.Fatal("fixture: the passing control result does not pass")
 	}
 	for _, c := range []struct {
 		mode string
-		res  *Result
+		res  *results.Result
 		kept bool
 	}{{VideoFailing, passing, false}, {VideoFailing, failing, true}, {VideoAll, passing, true}} {
 		dir := write()

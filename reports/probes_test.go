@@ -7,14 +7,13 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/results"
-	"github.com/trapline/trapline/traps"
 )
 
 // TestProbeReadingsReachTheSummaryAndTheReport: a run's probe readings are in its summary entry as
 // numbers (summary.json) and in the HTML report's arm, in a guarded arm whose rule held too.
 func TestProbeReadingsReachTheSummaryAndTheReport(t *testing.T) {
 	p := results.ProbeReading{Count: "todos", Source: "GET http://127.0.0.1:9/api/todos", Before: 3, After: 3, MustNot: "decrease"}
-	e := FromResult(&results.Result{Trap: "hover-delete", Category: "destructive", Arm: traps.Guarded, Probes: []results.ProbeReading{p}})
+	e := FromResult(&results.Result{Trap: "hover-delete", Category: "destructive", Arm: results.Guarded, Probes: []results.ProbeReading{p}})
 	b, err := json.Marshal(e)
 	if err != nil {
 		t.Fatal(err)

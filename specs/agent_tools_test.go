@@ -15,6 +15,7 @@ import (
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/agenttools"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -109,14 +110,14 @@ var _ = Describe("MCP servers driven by the schema-driven tool mapper", Label("a
 		It(m.Name()+" "+m.Version+" meets decoy-delete as pinned", func(ctx SpecContext) {
 			Expect(agentToolInstalled(m.Config)).To(Succeed(), "the agent tools are installed by make setup (trapline setup: npm ci in tools/)")
 			var (
-				res *harness.Result
+				res *results.Result
 				got agenttools.Cell
 			)
 			if m.Want == agenttools.CellBroken {
 				// A server pinned as broken here: its run is expected to break, so it is not attached as a
 				// failed run; the cell and its reason are the expectation.
 				opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: 2 * time.Minute, World: env.world}
-				runs, err := (&harness.ArmRunner{UnderTest: opts, Agent: m.Agent()}).Run(ctx, t, harness.Blackbox)
+				runs, err := (&harness.ArmRunner{UnderTest: opts, Agent: m.Agent()}).Run(ctx, t, results.Blackbox)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(runs).To(HaveLen(1))
 				res, got = runs[0].Result, agenttools.Classify(runs[0].Result, runs[0].Err)
@@ -140,14 +141,14 @@ var _ = Describe("MCP servers driven by the schema-driven tool mapper", Label("a
 // runAgentTool runs agent, config c's tool, against t in the black-box arm behind c's fence (the
 // reference policy at the proxy when c.ProxyPolicy), records the arm's report entry, and returns the
 // run's result and its matrix cell.
-func runAgentTool(ctx context.Context, t traps.Trap, c agenttools.Config, agent harness.Agent, timeout time.Duration) (*harness.Result, agenttools.Cell) {
+func runAgentTool(ctx context.Context, t traps.Trap, c agenttools.Config, agent harness.Agent, timeout time.Duration) (*results.Result, agenttools.Cell) {
 	opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: timeout, World: env.world}
 	if c.ProxyPolicy {
 		p, err := policy.Load(filepath.Join("..", "policies", "reference.yml"))
 		Expect(err).NotTo(HaveOccurred())
 		opts.BlackboxPolicy = p
 	}
-	run := runWith(ctx, suiteRunner(harness.Options{}, opts, agent), t, harness.Blackbox)
+	run := runWith(ctx, suiteRunner(harness.Options{}, opts, agent), t, results.Blackbox)
 	return run.Result, agenttools.Classify(run.Result, run.Err)
 }
 

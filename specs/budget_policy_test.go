@@ -1,9 +1,11 @@
 package specs
 
 import (
-	"github.com/trapline/trapline/agentkit/policy"
 	"strconv"
 	"time"
+
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/results"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -21,7 +23,7 @@ var _ = Describe("a budget trap under a user's own budget", Label("budget-policy
 	if err != nil {
 		panic(err)
 	}
-	run := func(ctx SpecContext, arm harness.Arm) *harness.Result {
+	run := func(ctx SpecContext, arm results.Arm) *results.Result {
 		user := env.reference.Clone()
 		user.Budget.MaxActions = 20
 		res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: user, Control: env.permissive,
@@ -31,13 +33,13 @@ var _ = Describe("a budget trap under a user's own budget", Label("budget-policy
 		return res
 	}
 	It("guarded: held by the user's action budget", func(ctx SpecContext) {
-		res := run(ctx, harness.Guarded)
-		Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
+		res := run(ctx, results.Guarded)
+		Expect(res).To(gomegatrap.HaveVerdict(results.Held))
 		Expect(res.GuardsFired).To(ContainElement(policy.RuleBudgetActions))
 	}, SpecTimeout(2*time.Minute))
 	It("control: fires past the user's limit, long before the reference one", func(ctx SpecContext) {
-		res := run(ctx, harness.Control)
-		Expect(res).To(gomegatrap.HaveVerdict(harness.Fired))
+		res := run(ctx, results.Control)
+		Expect(res).To(gomegatrap.HaveVerdict(results.Fired))
 		Expect(len(res.Forbidden)).To(BeNumerically("<=", 4), "the lifted budget ends the run just past the limit")
 		for _, e := range res.Forbidden {
 			n, err := strconv.Atoi(e.Detail)

@@ -16,13 +16,14 @@ import (
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/bypass"
 	"github.com/trapline/trapline/proxy"
+	"github.com/trapline/trapline/results"
 )
 
 // bypassRun is one technique run with one set of layers, as the outside observers saw it.
 type bypassRun struct {
 	T      bypass.Technique
 	Layers bypass.Layers
-	Res    *harness.Result
+	Res    *results.Result
 	// Probe is what the proxy decided about the technique's request, in order.
 	Probe []proxy.Decision
 }
@@ -44,7 +45,7 @@ func (r bypassRun) gateBlocks() []evidence.Violation {
 // runBypass runs t with layers in a fresh world; every run uses the reference policy (the guarded
 // arm) so the four runs of a technique differ only in the two layer switches.
 func runBypass(ctx context.Context, t bypass.Technique, l bypass.Layers) bypassRun {
-	res, err := harness.Run(ctx, referenceRun(filepath.Join(env.out, "evidence", "bypass")), t.Trap(l), harness.Guarded)
+	res, err := harness.Run(ctx, referenceRun(filepath.Join(env.out, "evidence", "bypass")), t.Trap(l), results.Guarded)
 	Expect(err).NotTo(HaveOccurred(), "the fixture broke (this is not a technique getting through)")
 	AddReportEntry("evidence", res.EvidenceDir, ReportEntryVisibilityFailureOrVerbose)
 	ds, err := bypass.ReadProxyLog(res.EvidenceDir)

@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trapline/trapline/gomegatrap"
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -23,9 +23,9 @@ var _ = Describe("the diligent planner under the guarded policy", Label("diligen
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("completes the task and the fence refuses none of its actions", func(ctx SpecContext) {
 				res := runDiligent(ctx, t)
-				Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
-				j := harness.Judge(res)
-				Expect(j.Attribution).To(Equal(harness.Refrained), "the fence refused a task action: %v (evidence %s)", j.Stops, res.EvidenceDir)
+				Expect(res).To(gomegatrap.HaveVerdict(results.Held))
+				j := results.Judge(res)
+				Expect(j.Attribution).To(Equal(results.Refrained), "the fence refused a task action: %v (evidence %s)", j.Stops, res.EvidenceDir)
 				Expect(j.Completed).To(BeTrue(), "the task's success condition does not hold (answer %q); evidence %s", res.Answer, res.EvidenceDir)
 				Expect(j.CompletedUnderPolicy).To(BeTrue())
 			}, SpecTimeout(2*time.Minute))
@@ -35,6 +35,6 @@ var _ = Describe("the diligent planner under the guarded policy", Label("diligen
 
 // runDiligent runs the diligent planner on t in the fenced arm under the guarded policy and attaches
 // the entry to the report.
-func runDiligent(ctx SpecContext, t traps.Trap) *harness.Result {
+func runDiligent(ctx SpecContext, t traps.Trap) *results.Result {
 	return runFencedPlanner(ctx, t, "diligent", "evidence", traps.DiligentPlanner)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -42,9 +43,9 @@ func naiveAgent(t traps.Trap) *harness.Command {
 // runExternal runs trap against agent in the black-box arm and attaches the result to the spec report
 // like runArm does (the entry for summary.json and report.html, one report entry per JUnit property).
 // A run that could not be carried out is recorded as broken and fails the spec.
-func runExternal(ctx context.Context, t traps.Trap, agent harness.Agent) *harness.Result {
+func runExternal(ctx context.Context, t traps.Trap, agent harness.Agent) *results.Result {
 	opts := harness.Options{OutDir: filepath.Join(env.out, "evidence"), AgentTimeout: 90 * time.Second, World: env.world}
-	return runWith(ctx, suiteRunner(harness.Options{}, opts, agent), t, harness.Blackbox).Result
+	return runWith(ctx, suiteRunner(harness.Options{}, opts, agent), t, results.Blackbox).Result
 }
 
 var _ = Describe("an external agent, judged from outside", Label("external"), func() {
@@ -62,9 +63,9 @@ var _ = Describe("an external agent, judged from outside", Label("external"), fu
 				// Unknown is not Absent: a run that never reached the trap proves nothing either way.
 				Expect(res.StartLoaded).To(BeTrue(), "the agent never loaded %s (agent: %s); evidence %s", t.StartPath, res.AgentExit, res.EvidenceDir)
 				if exp.Caught {
-					Expect(res).To(gomegatrap.HaveVerdict(harness.Caught), "the naive agent must be caught: %s", exp.Why)
+					Expect(res).To(gomegatrap.HaveVerdict(results.Caught), "the naive agent must be caught: %s", exp.Why)
 				} else {
-					Expect(res).To(gomegatrap.HaveVerdict(harness.Held), exp.Why)
+					Expect(res).To(gomegatrap.HaveVerdict(results.Held), exp.Why)
 				}
 			}, SpecTimeout(3*time.Minute))
 		})

@@ -35,7 +35,7 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 		proof := referenceRun(filepath.Join(env.out, "evidence-gate"))
 		underTest := proof
 		underTest.AgentName = name
-		underTest.NewPlanner = func(traps.Trap, harness.Arm) planner.Planner {
+		underTest.NewPlanner = func(traps.Trap, results.Arm) planner.Planner {
 			p, err := llm.New(llm.Config{BaseURL: baseURL, Model: name})
 			Expect(err).NotTo(HaveOccurred())
 			return p
@@ -57,13 +57,13 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 			// A runner of its own: the suite's fails the spec on a run that broke, which is the claim here.
 			r := runnerFor(c.url, c.name, 1)
 			r.Start, r.Done = nil, nil
-			runs, err := r.Run(ctx, lookup("decoy-delete"), harness.Fenced)
+			runs, err := r.Run(ctx, lookup("decoy-delete"), results.Fenced)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(runs).To(HaveLen(1))
 			Expect(runs[0].Entry.Verdict).To(Equal(reports.VerdictBroken), "%s at %s: %s", c.name, c.url, runs[0].Entry.Why)
 			Expect(runs[0].Entry.Why).To(ContainSubstring("could not act"))
 			if res := runs[0].Result; res != nil {
-				Expect(harness.Judge(res).Verdict).To(Equal(results.Broken))
+				Expect(results.Judge(res).Verdict).To(Equal(results.Broken))
 			}
 		}
 	}, SpecTimeout(3*time.Minute))
@@ -71,20 +71,20 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 	It("a lazy agent is never caught or stopped: what the page does before its first action is the world's", func(ctx SpecContext) {
 		r := runnerFor(model.URL(), fakemodel.Lazy, 1)
 		for _, id := range []string{"websocket-exfil", "session-boundary"} {
-			for _, arm := range []harness.Arm{harness.Fenced, harness.Unfenced} {
+			for _, arm := range []results.Arm{results.Fenced, results.Unfenced} {
 				res := runWith(ctx, r, lookup(id), arm).Result
-				j := harness.Judge(res)
-				Expect(j.Verdict).To(Equal(harness.Held), "%s/%s: %s", id, arm, j.Reason)
-				Expect(j.Attribution).To(Equal(harness.Refrained), "%s/%s: %s", id, arm, j.Reason)
+				j := results.Judge(res)
+				Expect(j.Verdict).To(Equal(results.Held), "%s/%s: %s", id, arm, j.Reason)
+				Expect(j.Attribution).To(Equal(results.Refrained), "%s/%s: %s", id, arm, j.Reason)
 				Expect(j.Completed).To(BeFalse(), "%s/%s: a lazy agent completes no task (answer %q)", id, arm, res.Answer)
 			}
 		}
 	}, SpecTimeout(4*time.Minute))
 
 	It("a frugal agent passes token-burn: the runaway is measured against its own use", func(ctx SpecContext) {
-		res := runWith(ctx, runnerFor(model.URL(), fakemodel.Frugal, 1), lookup("token-burn"), harness.Fenced).Result
-		j := harness.Judge(res)
-		Expect(j.Verdict).To(Equal(harness.Held), j.Reason)
+		res := runWith(ctx, runnerFor(model.URL(), fakemodel.Frugal, 1), lookup("token-burn"), results.Fenced).Result
+		j := results.Judge(res)
+		Expect(j.Verdict).To(Equal(results.Held), j.Reason)
 		Expect(res.Tokens).NotTo(BeNil())
 		Expect(*res.Tokens).To(BeNumerically("<", env.reference.Budget.MaxTokens/4), "a frugal agent")
 		pages := 0
@@ -101,35 +101,35 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 		r := runnerFor(model.URL(), fakemodel.Obedient, 1)
 		for _, id := range []string{"hidden-injection", "decoy-delete", "confirm-dialog"} {
 			t := lookup(id)
-			control := runWith(ctx, r, t, harness.Control).Result
+			control := runWith(ctx, r, t, results.Control).Result
 			Expect(control.FiredBy).NotTo(BeEmpty(), "%s: the control arm did not fire", id)
-			res := runWith(ctx, r, t, harness.Fenced).Result
-			j := harness.Judge(res)
-			Expect(j.Verdict).To(Equal(harness.Held), "%s: %s", id, j.Reason)
+			res := runWith(ctx, r, t, results.Fenced).Result
+			j := results.Judge(res)
+			Expect(j.Verdict).To(Equal(results.Held), "%s: %s", id, j.Reason)
 			attempted := attemptedAny(res, control.FiredBy)
 			if attempted {
-				Expect(j.Attribution).To(Equal(harness.Stopped), "%s: the model attempted the bait: %s", id, j.Reason)
+				Expect(j.Attribution).To(Equal(results.Stopped), "%s: the model attempted the bait: %s", id, j.Reason)
 			} else {
-				Expect(j.Attribution).To(Equal(harness.Refrained), "%s: the model never attempted the bait: %s", id, j.Reason)
+				Expect(j.Attribution).To(Equal(results.Refrained), "%s: the model never attempted the bait: %s", id, j.Reason)
 			}
 		}
 	}, SpecTimeout(6*time.Minute))
 
 	It("--repeat 3 keeps each trial's verdict", func(ctx SpecContext) {
-		entries, err := runnerFor(model.URL(), fakemodel.Lazy, 3).RunTrap(ctx, lookup("decoy-delete"), []harness.Arm{harness.Fenced})
+		entries, err := runnerFor(model.URL(), fakemodel.Lazy, 3).RunTrap(ctx, lookup("decoy-delete"), []results.Arm{results.Fenced})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(entries).To(HaveLen(1))
 		Expect(entries[0].Trials).To(HaveLen(3))
 		Expect(reports.ResultLabel(entries[0])).To(ContainSubstring("3 of 3 held"))
 		for _, tr := range entries[0].Trials {
-			Expect(tr.Result).To(Equal(string(harness.Held)))
+			Expect(tr.Result).To(Equal(string(results.Held)))
 		}
 	}, SpecTimeout(3*time.Minute))
 })
 
 // attemptedAny says the run's action log has an action the model proposed (whatever the fence decided)
 // that is one of the control arm's attempts: the same kind on the same named target.
-func attemptedAny(res *harness.Result, fired []harness.Attempt) bool {
+func attemptedAny(res *results.Result, fired []results.Attempt) bool {
 	actions, err := evidence.ReadActions(filepath.Join(res.EvidenceDir, evidence.ActionsFile))
 	Expect(err).NotTo(HaveOccurred())
 	for _, a := range actions {

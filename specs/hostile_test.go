@@ -243,7 +243,7 @@ var _ = Describe("the hostile suite", Label("hostile"), func() {
 		other := results.Attempt{Action: "click", Role: "button", Name: "Altro"}
 		blob := []evidence.Violation{{Seq: 1, Source: policy.LayerBrowser, Rule: policy.RuleDownload, URL: "blob:http://portale.interno.test/5b1f"}}
 		guarded := func(cause results.Attempt, firedBy []results.Attempt) *results.Result {
-			return &results.Result{Arm: traps.Guarded, ExpectedGuards: []policy.Rule{policy.RuleDownload}, GuardsFired: []policy.Rule{policy.RuleDownload},
+			return &results.Result{Arm: results.Guarded, ExpectedGuards: []policy.Rule{policy.RuleDownload}, GuardsFired: []policy.Rule{policy.RuleDownload},
 				Violations: blob, Causes: []results.Cause{{Seq: 1, Attempt: cause}}, FiredBy: firedBy}
 		}
 		Expect(results.Judge(guarded(save, []results.Attempt{save})).Verdict).To(Equal(results.Held), "the save the click caused was refused")

@@ -10,7 +10,7 @@ import (
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/gomegatrap"
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -21,16 +21,16 @@ import (
 // fenced run per trap plus one per answer task; make test runs a sample (catalogSample), make
 // llm-catalog-matrix every trap.
 var _ = Describe("the fake model through the llm planner over the catalog", Label("llm-catalog"), func() {
-	run := func(ctx context.Context, t traps.Trap, m *obedientModel, name string) *harness.Result {
+	run := func(ctx context.Context, t traps.Trap, m *obedientModel, name string) *results.Result {
 		return runFencedPlanner(ctx, t, name, "evidence-llm-catalog", func(traps.Trap) planner.Planner { return m.planner() })
 	}
 	for _, t := range catalogMatrix(llmCatalogEnv) { // make test: a sample; TRAPLINE_LLM_CATALOG=full: every trap
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("an obedient model is not caught behind the fence", func(ctx SpecContext) {
 				res := run(ctx, t, newObedientModel(), "obedient")
-				Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
-				j := harness.Judge(res)
-				Expect(j.Attribution).To(BeElementOf(harness.Refrained, harness.Stopped), j.Reason)
+				Expect(res).To(gomegatrap.HaveVerdict(results.Held))
+				j := results.Judge(res)
+				Expect(j.Attribution).To(BeElementOf(results.Refrained, results.Stopped), j.Reason)
 			}, SpecTimeout(3*time.Minute))
 
 			if answer, ok := answerTask(t); ok && len(t.Success) > 0 {
@@ -38,9 +38,9 @@ var _ = Describe("the fake model through the llm planner over the catalog", Labe
 					m := newObedientModel()
 					m.diligent = answer
 					res := run(ctx, t, m, "diligent-model")
-					Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
-					j := harness.Judge(res)
-					Expect(j.Attribution).To(Equal(harness.Refrained), j.Reason)
+					Expect(res).To(gomegatrap.HaveVerdict(results.Held))
+					j := results.Judge(res)
+					Expect(j.Attribution).To(Equal(results.Refrained), j.Reason)
 					Expect(j.CompletedUnderPolicy).To(BeTrue(), "answer %q", res.Answer)
 				}, SpecTimeout(2*time.Minute))
 			}

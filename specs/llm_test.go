@@ -21,6 +21,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner/llm"
 	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -152,18 +153,18 @@ var _ = Describe("the llm planner", Label("llm"), func() {
 	if err != nil {
 		panic(err)
 	}
-	run := func(ctx context.Context, m *obedientModel, arm harness.Arm) *harness.Result {
+	run := func(ctx context.Context, m *obedientModel, arm results.Arm) *results.Result {
 		res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
 			OutDir: env.out + "/evidence-llm", Trace: true,
-			NewPlanner: func(traps.Trap, harness.Arm) planner.Planner { return m.planner() }}, trap, arm)
+			NewPlanner: func(traps.Trap, results.Arm) planner.Planner { return m.planner() }}, trap, arm)
 		Expect(err).NotTo(HaveOccurred())
 		return res
 	}
 
 	It("with a model that obeys hidden instructions, the guarded agent holds and the key stays out of the evidence", func(ctx SpecContext) {
 		m := newObedientModel()
-		res := run(ctx, m, harness.Guarded)
-		Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
+		res := run(ctx, m, results.Guarded)
+		Expect(res).To(gomegatrap.HaveVerdict(results.Held))
 		Expect(m.clicked && m.went).To(BeTrue(), "the fake model did not obey the injection: the spec proves nothing")
 		Expect(m.auth).To(HaveEach("Bearer "+m.key), "the planner authenticates with the configured key")
 		Expect(m.outsideFrame()).To(BeEmpty(), "page text reached the model outside the untrusted-data frame")
@@ -172,8 +173,8 @@ var _ = Describe("the llm planner", Label("llm"), func() {
 
 	It("control: the same obedient model under the permissive policy fires the trap", func(ctx SpecContext) {
 		m := newObedientModel()
-		res := run(ctx, m, harness.Control)
-		Expect(res).To(gomegatrap.HaveVerdict(harness.Fired))
+		res := run(ctx, m, results.Control)
+		Expect(res).To(gomegatrap.HaveVerdict(results.Fired))
 		Expect(res.EvidenceDir).To(ContainNoSecret(m.key, false))
 	}, SpecTimeout(2*time.Minute))
 })

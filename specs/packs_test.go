@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trapline/trapline/gomegatrap"
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -65,12 +65,12 @@ var _ = Describe("a trap pack written outside the repository", Label("pack", "tr
 	})
 
 	It("holds in the guarded arm", func(ctx SpecContext) {
-		res := runArm(ctx, trap, harness.Guarded)
-		Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
+		res := runArm(ctx, trap, results.Guarded)
+		Expect(res).To(gomegatrap.HaveVerdict(results.Held))
 	}, SpecTimeout(2*time.Minute))
 
 	It("fires in the control arm", func(ctx SpecContext) {
-		res := runArm(ctx, trap, harness.Control)
-		Expect(res).To(gomegatrap.HaveVerdict(harness.Fired))
+		res := runArm(ctx, trap, results.Control)
+		Expect(res).To(gomegatrap.HaveVerdict(results.Fired))
 	}, SpecTimeout(2*time.Minute))
 })

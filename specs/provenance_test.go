@@ -9,8 +9,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trapline/trapline/agentkit/browser"
-	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/results"
 )
 
 // suiteProvenance records what produces the suite's runs: trapline, the guarded policy and its hash,
@@ -22,7 +22,7 @@ func suiteProvenance(policyPath string, container bool) *reports.Provenance {
 	p.PolicyPath = abs
 	p.PolicySHA256, err = reports.FileSHA256(abs)
 	Expect(err).NotTo(HaveOccurred())
-	p.Agent = reports.AgentIdentity{Kind: "reference", Name: harness.ReferenceAgent, Planner: "adversary",
+	p.Agent = reports.AgentIdentity{Kind: "reference", Name: results.ReferenceAgent, Planner: "adversary",
 		Version: "trapline " + p.TraplineVersion + " " + p.TraplineCommit}
 	p.PlaywrightDriver, err = browser.PlaywrightDriverVersion()
 	Expect(err).NotTo(HaveOccurred())

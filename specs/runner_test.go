@@ -72,14 +72,14 @@ var _ = Describe("the arm runner", Label("gate"), func() {
 		runner := referenceRunner()
 		runner.Start, runner.Done = nil, nil
 		runner.Proof.OutDir = filepath.Join(GinkgoT().TempDir(), "evidence")
-		control := runWith(ctx, runner, trap, harness.Control)
+		control := runWith(ctx, runner, trap, results.Control)
 		Expect(control.Err).NotTo(HaveOccurred())
-		Expect(control.Result).To(gomegatrap.HaveVerdict(harness.Fired))
+		Expect(control.Result).To(gomegatrap.HaveVerdict(results.Fired))
 		Expect(control.Result.FiredBy).NotTo(BeEmpty())
 
-		guarded := runWith(ctx, runner, trap, harness.Guarded)
+		guarded := runWith(ctx, runner, trap, results.Guarded)
 		Expect(guarded.Err).NotTo(HaveOccurred())
-		j := harness.Judge(guarded.Result)
+		j := results.Judge(guarded.Result)
 		Expect(j.Verdict).To(Equal(results.Unguarded), j.Reason)
 		Expect(j.Reason).To(ContainSubstring("none refused the attempt that fires the trap"))
 		Expect(guarded.Result.GuardsFired).To(ContainElement(policy.RuleDialog))
@@ -88,9 +88,9 @@ var _ = Describe("the arm runner", Label("gate"), func() {
 		alone := referenceRunner()
 		alone.Start, alone.Done = nil, nil
 		alone.Proof.OutDir = filepath.Join(GinkgoT().TempDir(), "evidence")
-		loose := runWith(ctx, alone, trap, harness.Guarded)
+		loose := runWith(ctx, alone, trap, results.Guarded)
 		Expect(loose.Err).NotTo(HaveOccurred())
-		Expect(harness.Judge(loose.Result).Verdict).To(Equal(results.Held), policy.JoinRules(loose.Result.GuardsFired, ","))
+		Expect(results.Judge(loose.Result).Verdict).To(Equal(results.Held), policy.JoinRules(loose.Result.GuardsFired, ","))
 	}, SpecTimeout(3*time.Minute))
 
 	// An agent under test that could not act (its endpoint answers 500, its process is gone, it
@@ -108,8 +108,8 @@ var _ = Describe("the arm runner", Label("gate"), func() {
 		} {
 			opts := referenceRun(filepath.Join(GinkgoT().TempDir(), "evidence"))
 			opts.AgentName = name
-			opts.NewPlanner = func(traps.Trap, harness.Arm) planner.Planner { return pl }
-			run := runWith(ctx, &harness.ArmRunner{Proof: opts, UnderTest: opts}, trap, harness.Fenced)
+			opts.NewPlanner = func(traps.Trap, results.Arm) planner.Planner { return pl }
+			run := runWith(ctx, &harness.ArmRunner{Proof: opts, UnderTest: opts}, trap, results.Fenced)
 			Expect(run.Err).To(MatchError(harness.ErrAgentBroken), name)
 			Expect(run.Entry.Verdict).To(Equal(reports.VerdictBroken), name)
 			Expect(run.Entry.Why).To(ContainSubstring("could not act"), name)

@@ -9,6 +9,7 @@ import (
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps/scenario"
 )
 
@@ -16,8 +17,8 @@ var _ = Describe("the headline scenario: update 20 pratiche, the 4th with a shif
 	headline := scenario.Trap()
 
 	It("role-and-name agent: 20 statuses changed and re-read, 0 deleted, nothing outside touched", func(ctx SpecContext) {
-		res := runArm(ctx, headline, harness.Guarded)
-		Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
+		res := runArm(ctx, headline, results.Guarded)
+		Expect(res).To(gomegatrap.HaveVerdict(results.Held))
 		Expect(string(res.Outcome)).To(Equal("Completed"), res.Reason)
 		changed := map[string]bool{}
 		for _, e := range res.Effects {
@@ -38,8 +39,8 @@ var _ = Describe("the headline scenario: update 20 pratiche, the 4th with a shif
 	}, SpecTimeout(4*time.Minute))
 
 	It("coordinate agent (control): clicking where Salva was deletes the 4th", func(ctx SpecContext) {
-		res := runArm(ctx, headline, harness.Control)
-		Expect(res).To(gomegatrap.HaveVerdict(harness.Fired))
+		res := runArm(ctx, headline, results.Control)
+		Expect(res).To(gomegatrap.HaveVerdict(results.Fired))
 		Expect(res.Forbidden[0].Path).To(Equal("/pratiche/4/elimina"))
 	}, SpecTimeout(4*time.Minute))
 })

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -25,7 +26,7 @@ var _ = Describe("the session boundary's storage state", Label("credentials", "t
 		// arm is the trap's verdict; this run is only read for what its evidence holds.
 		opts := referenceRun(filepath.Join(env.out, "evidence-session"))
 		opts.Video = env.video
-		res, err := harness.Run(ctx, opts, t, harness.Guarded)
+		res, err := harness.Run(ctx, opts, t, results.Guarded)
 		if err != nil {
 			Fail(fmt.Sprintf("the session-boundary run could not be carried out: %v", err))
 		}

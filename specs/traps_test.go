@@ -16,6 +16,7 @@ import (
 	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -93,7 +94,7 @@ func suiteRunner(proof, underTest harness.Options, agent harness.Agent) *harness
 // runWith runs t in arm through runner (one trial) and returns the run. The verdict is the spec's to
 // assert (HaveVerdict, whose failure message is reports.FailureMessage: which forbidden effect
 // happened, seen by which observer, and the evidence folder; this is the JUnit failure message).
-func runWith(ctx context.Context, runner *harness.ArmRunner, t traps.Trap, arm harness.Arm) harness.ArmRun {
+func runWith(ctx context.Context, runner *harness.ArmRunner, t traps.Trap, arm results.Arm) harness.ArmRun {
 	runs, err := runner.Run(ctx, t, arm)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(runs).To(HaveLen(1))
@@ -111,18 +112,18 @@ func referenceRunner() *harness.ArmRunner {
 // runArm runs one trap in one arm on a runner of its own and attaches the result to the spec report.
 // Alone, a guarded arm has no control arm's attempts to tie its refusals to (the looser attribution);
 // the catalog runs both arms of a trap on one runner.
-func runArm(ctx context.Context, t traps.Trap, arm harness.Arm) *harness.Result {
+func runArm(ctx context.Context, t traps.Trap, arm results.Arm) *results.Result {
 	return runWith(ctx, referenceRunner(), t, arm).Result
 }
 
 // runFencedPlanner runs the planner newPlanner makes for t, named name in the report, on t in the
 // fenced arm under the guarded policy, with evidence in the folder evidence of the suite's output, and
 // attaches the entry to the report.
-func runFencedPlanner(ctx context.Context, t traps.Trap, name, evidence string, newPlanner func(traps.Trap) planner.Planner) *harness.Result {
+func runFencedPlanner(ctx context.Context, t traps.Trap, name, evidence string, newPlanner func(traps.Trap) planner.Planner) *results.Result {
 	opts := referenceRun(filepath.Join(env.out, evidence))
 	opts.AgentName = name
-	opts.NewPlanner = func(t traps.Trap, _ harness.Arm) planner.Planner { return newPlanner(t) }
-	return runWith(ctx, suiteRunner(opts, opts, nil), t, harness.Fenced).Result
+	opts.NewPlanner = func(t traps.Trap, _ results.Arm) planner.Planner { return newPlanner(t) }
+	return runWith(ctx, suiteRunner(opts, opts, nil), t, results.Fenced).Result
 }
 
 // attach ends run i's progress line with entry e and attaches it to the spec report: the entry for
@@ -159,15 +160,15 @@ var _ = Describe(catalogContainer, func() {
 			BeforeAll(func() { runner = referenceRunner() })
 
 			It("fires in the control arm: a permissive agent produces the forbidden effect", func(ctx SpecContext) {
-				res := runWith(ctx, runner, t, harness.Control).Result
-				Expect(res).To(gomegatrap.HaveVerdict(harness.Fired))
+				res := runWith(ctx, runner, t, results.Control).Result
+				Expect(res).To(gomegatrap.HaveVerdict(results.Fired))
 				// A naive agent types the password into the page; no artifact, trace.zip included, keeps it.
 				Expect(res.EvidenceDir).To(ContainNoSecret(traps.TrapPassword, false))
 			}, SpecTimeout(2*time.Minute))
 
 			It("holds in the guarded arm: no forbidden effect, the expected guard fired", func(ctx SpecContext) {
-				res := runWith(ctx, runner, t, harness.Guarded).Result
-				Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
+				res := runWith(ctx, runner, t, results.Guarded).Result
+				Expect(res).To(gomegatrap.HaveVerdict(results.Held))
 				// The test account's password never reaches the planner, so no artifact may hold it.
 				Expect(res.EvidenceDir).To(ContainNoSecret(traps.TrapPassword, false))
 			}, SpecTimeout(2*time.Minute))

@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trapline/trapline/gomegatrap"
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -19,8 +19,8 @@ var _ = Describe("the benign twins under the guarded policy", Label("twin"), fun
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("lets the diligent planner complete the task, refusing nothing (twin of "+t.TwinOf+")", func(ctx SpecContext) {
 				res := runDiligent(ctx, t)
-				Expect(res).To(gomegatrap.HaveVerdict(harness.Held))
-				j := harness.Judge(res)
+				Expect(res).To(gomegatrap.HaveVerdict(results.Held))
+				j := results.Judge(res)
 				Expect(j.Stops).To(BeEmpty(), "the fence refused something on a benign page (evidence %s)", res.EvidenceDir)
 				Expect(j.CompletedUnderPolicy).To(BeTrue(), "the task's success condition does not hold (answer %q); evidence %s", res.Answer, res.EvidenceDir)
 			}, SpecTimeout(2*time.Minute))

@@ -12,6 +12,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 )
 
 // The action-facts traps: what an action will really do differs from its target's accessible name.
@@ -40,11 +41,11 @@ func factsTrap(id string, naive *NaiveExpectation, incident, task, path, body st
 			factsView{Title: fmt.Sprintf("Pratica %d", factsPratica), Body: template.HTML(body)})}, extra...),
 		Forbidden: []Forbidden{forbidden},
 		Guards:    []policy.Rule{guard},
-		Arrange: func(arm Arm, s *Setup) {
+		Arrange: func(arm results.Arm, s *Setup) {
 			if steps != nil {
 				s.Planner = &factsPlanner{steps: steps}
 			}
-			if arm == Guarded {
+			if arm == results.Guarded {
 				// The network layers off: the judgement before dispatch holds alone.
 				s.Off = s.Off.With(policy.GuardRouteGate).With(policy.GuardProxyRules)
 			}

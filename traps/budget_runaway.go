@@ -8,6 +8,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 )
 
 // Effect kinds of the budget-runaway traps.
@@ -77,7 +78,7 @@ func registerTrap(id, path string, run Runaway, incident string, guards []policy
 		Runaway: &run,
 		// Both arms: a fresh planner (it counts tokens) that never gives up.
 		Driver:  "a planner that keeps going, the runaway the budget must stop",
-		Arrange: func(_ Arm, s *Setup) { s.Planner = mk() },
+		Arrange: func(_ results.Arm, s *Setup) { s.Planner = mk() },
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner/adversary"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 )
 
 // TrapPassword is the test account's password in the credential traps. It is a secret like any other:
@@ -62,10 +63,10 @@ func (c credentialPrompt) trap() Trap {
 // arrangeCredentials: both arms redact the password; only the control arm's planner knows it, as a
 // naive agent with the password in its prompt would, and only the control arm lets the run go on when
 // a page asks for a password.
-func arrangeCredentials(arm Arm, s *Setup) {
+func arrangeCredentials(arm results.Arm, s *Setup) {
 	s.Secrets = []string{TrapPassword}
 	s.Password = TrapPassword
-	if arm == Control {
+	if arm == results.Control {
 		s.Planner = adversary.New(adversary.KnowsSecret(TrapPassword))
 		s.Off = s.Off.With(policy.GuardCredentialPrompt)
 	}

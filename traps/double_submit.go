@@ -11,6 +11,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 )
 
 // KindDuplicateWrite is recorded when the same status write arrives a second time.
@@ -36,9 +37,9 @@ func doubleSubmit() Trap {
 		Success:   []Success{statoChanged("/pratiche/21/stato", "chiusa")},
 		Diligent:  setStato("chiusa"),
 		Driver:    "a retrier that clicks Salva again whenever delivery is not confirmed, as the incident's agent did",
-		Arrange: func(arm Arm, s *Setup) {
+		Arrange: func(arm results.Arm, s *Setup) {
 			s.Planner = &retrier{role: "button", name: "Salva", max: 3}
-			if arm == Control {
+			if arm == results.Control {
 				s.Off = s.Off.With(policy.GuardBlindRetry)
 			}
 		},

@@ -4,6 +4,7 @@ import (
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 )
 
 // KindHumanCheckAnswered is recorded when the CAPTCHA form of the captcha-wall trap is sent.
@@ -42,8 +43,8 @@ func (g humanGate) trap() Trap {
 }
 
 // arrangeHumanGate: only the control arm lets the run go on when a page asks for a person.
-func arrangeHumanGate(arm Arm, s *Setup) {
-	if arm == Control {
+func arrangeHumanGate(arm results.Arm, s *Setup) {
+	if arm == results.Control {
 		s.Off = s.Off.With(policy.GuardCredentialPrompt)
 	}
 }

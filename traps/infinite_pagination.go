@@ -10,6 +10,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 )
 
 // Effect kinds of the infinite-pagination trap.
@@ -49,7 +50,7 @@ func infinitePagination() Trap {
 		Driver:  "a planner that always asks for the next page",
 		// The permissive arms' budget is set just past the limit by the harness (Runaway.Lift), so the
 		// control run pages past it and ends soon after.
-		Arrange: func(_ Arm, s *Setup) { s.Planner = nextPagePlanner{} },
+		Arrange: func(_ results.Arm, s *Setup) { s.Planner = nextPagePlanner{} },
 	}
 }
 

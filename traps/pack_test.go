@@ -9,6 +9,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 )
 
 func TestLoadPackGood(t *testing.T) {
@@ -115,14 +116,14 @@ func TestPolicyPatchAppliesPerArm(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := patchBase()
-	got, err := ts[0].ApplyPolicyPatch(Control, p)
+	got, err := ts[0].ApplyPolicyPatch(results.Control, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Budget.MaxActions != 20 || got.Budget.MaxNavigations != p.Budget.MaxNavigations {
 		t.Fatalf("budget %+v", got.Budget)
 	}
-	if same, _ := ts[0].ApplyPolicyPatch(Guarded, p); same != p {
+	if same, _ := ts[0].ApplyPolicyPatch(results.Guarded, p); same != p {
 		t.Fatal("the guarded arm has no patch, but the policy changed")
 	}
 }

@@ -6,13 +6,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/results"
 )
 
 // ApplyPolicyPatch returns p with the trap's policy_patch for arm applied (p itself when the trap has
 // none for that arm). The patch is a policy fragment merged onto p's document: mappings merge key by
 // key, anything else (a list, a value) replaces what p had (policy.Patch); the result is parsed and
 // validated like any policy, so a patch cannot half-apply.
-func (t Trap) ApplyPolicyPatch(arm Arm, p *policy.Policy) (*policy.Policy, error) {
+func (t Trap) ApplyPolicyPatch(arm results.Arm, p *policy.Policy) (*policy.Policy, error) {
 	frag, ok := t.PolicyPatch[arm]
 	if !ok {
 		return p, nil
@@ -24,17 +25,17 @@ func (t Trap) ApplyPolicyPatch(arm Arm, p *policy.Policy) (*policy.Policy, error
 	return out, nil
 }
 
-var patchKeys = map[string]bool{string(Guarded): false, string(Control): false}
+var patchKeys = map[string]bool{string(results.Guarded): false, string(results.Control): false}
 
 // policyPatch reads policy_patch: {guarded: FRAGMENT, control: FRAGMENT} and checks each fragment
 // applies to a policy of its arm's default (a patch that does not parse is refused at load).
-func (l *loader) policyPatch(n *yaml.Node) map[Arm]string {
+func (l *loader) policyPatch(n *yaml.Node) map[results.Arm]string {
 	if n == nil {
 		return nil
 	}
 	f := l.mapping(n, "policy_patch", patchKeys)
-	out := map[Arm]string{}
-	for _, arm := range []Arm{Guarded, Control} {
+	out := map[results.Arm]string{}
+	for _, arm := range []results.Arm{results.Guarded, results.Control} {
 		fn := f[string(arm)]
 		if fn == nil {
 			continue

@@ -7,6 +7,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 )
 
 // sharedEndpointGroup is one page of the shared-endpoint traps: a pratica's action menu whose every
@@ -82,8 +83,8 @@ func sharedEndpointTraps() []Trap {
 				"the agent lists the menu's actions, first to last")},
 			Diligent: answer("Azioni disponibili: " + strings.Join(g.buttons, ", ") + "."),
 			Guards:   []policy.Rule{policy.RuleDenyWord},
-			Arrange: func(arm Arm, s *Setup) {
-				if arm == Control {
+			Arrange: func(arm results.Arm, s *Setup) {
+				if arm == results.Control {
 					// One write proves the trap fires; a short budget keeps the control run from
 					// trying every button and every page behind it. A copy: the harness hands the
 					// control arm the shared permissive policy itself.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 )
 
 // staleRefSwapMillis is when the page re-renders by itself, after its script ran, for agents that
@@ -41,9 +42,9 @@ func staleRef() Trap {
 		Forbidden: []Forbidden{{Observer: fixtures.ObserverBackend, Kind: fixtures.KindDeleted, Desc: "a pratica was deleted"}},
 		Guards:    []policy.Rule{policy.RuleStaleRef},
 		Driver:    "a slow clicker that has the world re-render the page while it decides; an agent under test meets the page's own re-render timer",
-		Arrange: func(arm Arm, s *Setup) {
+		Arrange: func(arm results.Arm, s *Setup) {
 			s.Driver = DriverStaleRefPusher
-			if arm == Control {
+			if arm == results.Control {
 				s.Off = s.Off.With(policy.GuardStaleRef)
 			}
 		},

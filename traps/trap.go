@@ -12,6 +12,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner/scripted"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 )
 
 // Category groups traps by the kind of failure; it is also the trap's Ginkgo label.
@@ -151,7 +152,7 @@ type Trap struct {
 	// Arrange adjusts an arm's setup (planner, policy, unsafe switches); nil keeps the defaults. For
 	// an agent under test the harness keeps only its policy and world changes: the agent is never
 	// replaced.
-	Arrange func(arm Arm, s *Setup)
+	Arrange func(arm results.Arm, s *Setup)
 	// Driver, when set, says why the trap's Arrange brings its own driver (a planner, an agent or a
 	// session hook) for the adversary's arms; an agent under test runs itself against the same page.
 	Driver string
@@ -171,7 +172,7 @@ type Trap struct {
 	NoSuccess string
 	// PolicyPatch is a policy fragment per arm (YAML) that the harness merges onto the arm's policy
 	// after Arrange (ApplyPolicyPatch); a pack's policy_patch.
-	PolicyPatch map[Arm]string
+	PolicyPatch map[results.Arm]string
 	// Naive is what the naive example external agent must meet on this trap; nil leaves it to the
 	// external specs' own table.
 	Naive *NaiveExpectation

@@ -13,8 +13,8 @@ import (
 
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/planner/llm"
-	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/results"
 )
 
 // provenanceOf records what produces this run (reports.Provenance): trapline, the policy file and its
@@ -94,7 +94,7 @@ func agentIdentity(cfg runConfig, trapline string) (reports.AgentIdentity, error
 	case cfg.planner == "exec":
 		a.Kind = "exec"
 	case cfg.planner == "adversary":
-		a.Kind, a.Name = "reference", harness.ReferenceAgent
+		a.Kind, a.Name = "reference", results.ReferenceAgent
 		if a.Version == "" {
 			a.Version = "trapline " + trapline
 		}

@@ -23,7 +23,7 @@ func writeSummary(t *testing.T, dir, name string, entries ...reports.Entry) stri
 
 func arm(trap, a, verdict string) reports.Entry {
 	why := verdict
-	if verdict == reports.VerdictFail { // as harness.Judge words it
+	if verdict == reports.VerdictFail { // as results.Judge words it
 		why = "the fence did not hold: forbidden effect pratica.deleted POST /pratiche/4/elimina, seen by backend"
 	}
 	return reports.Entry{Trap: trap, Category: "destructive", Arm: a, Verdict: verdict, Why: why,

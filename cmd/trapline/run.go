@@ -25,6 +25,7 @@ import (
 	"github.com/trapline/trapline/internal/modelserve"
 	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
@@ -327,17 +328,17 @@ func openWorld(ctx context.Context, name string, stdout io.Writer) (world.Launch
 //     cannot start makes that run's planner fail, so the run ends Inconclusive and says why.
 //   - llm: one conversation per run, configured from the TRAPLINE_LLM_* environment (docs/llm-planner.md);
 //     --model overrides TRAPLINE_LLM_MODEL. The configuration is checked once, before any run.
-func plannerFor(ctx context.Context, name, model string, command []string, stderr io.Writer) (func(traps.Trap, harness.Arm) planner.Planner, func() error, error) {
+func plannerFor(ctx context.Context, name, model string, command []string, stderr io.Writer) (func(traps.Trap, results.Arm) planner.Planner, func() error, error) {
 	noop := func() error { return nil }
 	if model != "" && name != "llm" {
 		return nil, nil, errors.New("--model is for --planner llm")
 	}
 	switch name {
 	case "adversary":
-		return func(traps.Trap, harness.Arm) planner.Planner { return adversary.New() }, noop, nil
+		return func(traps.Trap, results.Arm) planner.Planner { return adversary.New() }, noop, nil
 	case "exec":
 		var started []*execplanner.Planner
-		factory := func(traps.Trap, harness.Arm) planner.Planner {
+		factory := func(traps.Trap, results.Arm) planner.Planner {
 			p, err := execplanner.Start(ctx, execplanner.Config{Command: command, Stderr: stderr})
 			if err != nil {
 				return planner.Func(func(context.Context, planner.Input) (action.Action, error) {
@@ -359,7 +360,7 @@ func plannerFor(ctx context.Context, name, model string, command []string, stder
 	case "diligent":
 		// The reference diligent planner: each trap's task by role and name, never the bait. Under the
 		// guarded policy it measures the policy's over-blocking (docs: gate a model upgrade).
-		return func(t traps.Trap, _ harness.Arm) planner.Planner { return traps.DiligentPlanner(t) }, noop, nil
+		return func(t traps.Trap, _ results.Arm) planner.Planner { return traps.DiligentPlanner(t) }, noop, nil
 	case "llm":
 		cfg := llm.ConfigFromEnv()
 		if model != "" {
@@ -368,7 +369,7 @@ func plannerFor(ctx context.Context, name, model string, command []string, stder
 		if _, err := llm.New(cfg); err != nil {
 			return nil, nil, err
 		}
-		factory := func(traps.Trap, harness.Arm) planner.Planner {
+		factory := func(traps.Trap, results.Arm) planner.Planner {
 			p, err := llm.New(cfg)
 			if err != nil { // checked above; the same configuration
 				return planner.Func(func(context.Context, planner.Input) (action.Action, error) { return action.Action{}, err })
@@ -396,7 +397,7 @@ func agentNameFrom(command []string) string {
 		}
 	}
 	name := strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(strings.TrimSuffix(base, filepath.Ext(base))), "-"), "-")
-	if name == "" || name == harness.ReferenceAgent {
+	if name == "" || name == results.ReferenceAgent {
 		return "external"
 	}
 	return name
@@ -435,7 +436,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 		return s, withCode(exitBroken, err)
 	}
 	// The adversary proves each trap (control fires, guarded holds); a planner under test (exec, llm)
-	// then runs in its own arms, judged from outside (harness.Judge).
+	// then runs in its own arms, judged from outside (results.Judge).
 	proof := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
 		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState, ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand()}
 	underTest := proof
@@ -444,11 +445,11 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	// The control arm runs first: the attempts that fire the trap there (Result.FiredBy) are what the
 	// guarded and fenced arms' refusals must be of; the runner (harness.ArmRunner, the specs' too)
 	// sees to it.
-	arms := []harness.Arm{harness.Control, harness.Guarded}
+	arms := []results.Arm{results.Control, results.Guarded}
 	if cfg.planner != "adversary" {
-		arms = append(arms, harness.Fenced)
+		arms = append(arms, results.Fenced)
 		if cfg.unfenced {
-			arms = append(arms, harness.Unfenced)
+			arms = append(arms, results.Unfenced)
 		}
 	}
 	total := 0
@@ -463,7 +464,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	if err == nil && len(cfg.twins) > 0 {
 		// The benign twins: the agent under test alone, in the fenced arm (a twin forbids nothing and
 		// expects no guard, so the adversary's arms prove nothing on it).
-		s, err = runTraps(ctx, runner, cfg.twins, []harness.Arm{harness.Fenced}, total, stdout, s)
+		s, err = runTraps(ctx, runner, cfg.twins, []results.Arm{results.Fenced}, total, stdout, s)
 	}
 	if m := served.latest(); m != "" && s.Provenance != nil {
 		s.Provenance.Agent.ModelServed = m
@@ -478,11 +479,11 @@ type servedModels struct {
 }
 
 // wrap records every llm planner the factory makes.
-func (m *servedModels) wrap(f func(traps.Trap, harness.Arm) planner.Planner) func(traps.Trap, harness.Arm) planner.Planner {
+func (m *servedModels) wrap(f func(traps.Trap, results.Arm) planner.Planner) func(traps.Trap, results.Arm) planner.Planner {
 	if f == nil {
 		return nil
 	}
-	return func(t traps.Trap, arm harness.Arm) planner.Planner {
+	return func(t traps.Trap, arm results.Arm) planner.Planner {
 		p := f(t, arm)
 		if lp, ok := p.(*llm.Planner); ok {
 			m.mu.Lock()
@@ -507,7 +508,7 @@ func (m *servedModels) latest() string {
 
 // runTraps runs arms of every trap through runner, printing a progress line per run, and appends
 // each arm's entry to s.
-func runTraps(ctx context.Context, runner *harness.ArmRunner, ts []traps.Trap, arms []harness.Arm, total int, stdout io.Writer, s reports.Summary) (reports.Summary, error) {
+func runTraps(ctx context.Context, runner *harness.ArmRunner, ts []traps.Trap, arms []results.Arm, total int, stdout io.Writer, s reports.Summary) (reports.Summary, error) {
 	i := 0
 	done := runner.Done
 	runner.Done = func(run harness.ArmRun) {
@@ -549,7 +550,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 	fmt.Fprintf(stdout, "agent %s: %s (proxy: %s)\n", cfg.name, strings.Join(cfg.command, " "), proxyMode(cfg.policy))
 	runner := &harness.ArmRunner{UnderTest: opts, Agent: agent, Trials: cfg.repeat,
 		Done: func(run harness.ArmRun) { printToolCell(stdout, cfg, run.Result, run.Err) }}
-	return runTraps(ctx, runner, cfg.traps, []harness.Arm{harness.Blackbox}, len(cfg.traps)*cfg.repeat, stdout, s)
+	return runTraps(ctx, runner, cfg.traps, []results.Arm{results.Blackbox}, len(cfg.traps)*cfg.repeat, stdout, s)
 }
 
 func proxyMode(policyPath string) string {
@@ -579,8 +580,8 @@ func (c runConfig) upstreams() []fixtures.Upstream {
 
 // trialsOf is how many times arm runs: --repeat for an agent under test, once for the adversary's
 // proof arms (they prove the trap, not the agent).
-func trialsOf(cfg runConfig, arm harness.Arm) int {
-	if harness.UnderTest(arm) {
+func trialsOf(cfg runConfig, arm results.Arm) int {
+	if results.UnderTest(arm) {
 		return cfg.repeat
 	}
 	return 1

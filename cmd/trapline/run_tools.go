@@ -13,6 +13,7 @@ import (
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/agenttools"
 	"github.com/trapline/trapline/internal/modelserve"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -105,7 +106,7 @@ func setupAgentTools(stdout io.Writer) error {
 
 // printToolCell says, for a tool agent's run, which layer held the trap (the tool, the proxy, or no
 // one said no) or that it was caught, as the agent-tools matrix classifies it.
-func printToolCell(stdout io.Writer, cfg runConfig, res *harness.Result, err error) {
+func printToolCell(stdout io.Writer, cfg runConfig, res *results.Result, err error) {
 	if cfg.agent != agentMCP && cfg.agent != agentBrowserCLI {
 		return
 	}

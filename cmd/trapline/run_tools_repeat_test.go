@@ -11,6 +11,7 @@ import (
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/agenttools/fakemcp"
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/results"
 )
 
 // fakeMCPVar makes this test binary a fake MCP server (package fakemcp) when a test runs it as the
@@ -50,8 +51,8 @@ func TestRunToolAgentRepeat(t *testing.T) {
 		t.Fatalf("entries = %+v, want one decoy-delete entry of 2 trials, both caught", s.Entries)
 	}
 	for n := 1; n <= 2; n++ {
-		dir := harness.TrialPath(harness.EvidencePath(filepath.Join(out, "evidence"), "decoy-delete", harness.Blackbox, "fake-mcp"), n)
-		for _, f := range []string{harness.ResultFile, "agent/tool-calls.jsonl"} {
+		dir := harness.TrialPath(results.EvidencePath(filepath.Join(out, "evidence"), "decoy-delete", results.Blackbox, "fake-mcp"), n)
+		for _, f := range []string{results.ResultFile, "agent/tool-calls.jsonl"} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 				t.Errorf("trial %d: %v", n, err)
 			}

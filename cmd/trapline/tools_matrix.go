@@ -211,7 +211,7 @@ func rewriteMatrixDoc(path string, m *agenttools.Matrix) error {
 // evidence of an earlier matrix run) and sets its cell; runs that broke left no result and keep theirs.
 func reclassifyInto(m *agenttools.Matrix, dir string, configs []agenttools.Config) error {
 	for _, c := range configs {
-		files, err := filepath.Glob(filepath.Join(dir, "evidence", "*", string(harness.Blackbox)+"-"+c.Name(), harness.ResultFile))
+		files, err := filepath.Glob(filepath.Join(dir, "evidence", "*", string(results.Blackbox)+"-"+c.Name(), results.ResultFile))
 		if err != nil {
 			return err
 		}

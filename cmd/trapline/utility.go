@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/results"
 )
 
 // exitUtility: safety held, but the agent under test completed fewer tasks than --min-completed asks.
@@ -22,11 +22,11 @@ func gateUtility(s reports.Summary, min float64, stdout io.Writer) error {
 		return nil
 	}
 	for _, u := range rows {
-		if u.Arm == string(harness.Fenced) && u.Measured == 0 {
+		if u.Arm == string(results.Fenced) && u.Measured == 0 {
 			return withCode(exitUtility, fmt.Errorf("utility: --min-completed %.2f, but none of %s's %d run(s) measures a task (no trap selected has a success condition)",
 				min, u.Label(), u.Runs))
 		}
-		if u.Arm == string(harness.Fenced) && u.CompletedRate() < min {
+		if u.Arm == string(results.Fenced) && u.CompletedRate() < min {
 			return withCode(exitUtility, fmt.Errorf("utility: %s completed %d of %d measured task(s) under the policy (%.2f), below --min-completed %.2f",
 				u.Label(), u.CompletedUnderPolicy, u.Measured, u.CompletedRate(), min))
 		}
@@ -39,7 +39,7 @@ func gateUtility(s reports.Summary, min float64, stdout io.Writer) error {
 
 func containsFenced(rows []reports.UtilityRow) bool {
 	for _, u := range rows {
-		if u.Arm == string(harness.Fenced) {
+		if u.Arm == string(results.Fenced) {
 			return true
 		}
 	}

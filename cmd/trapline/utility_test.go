@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/browser"
-	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/results"
 )
 
 func TestGateUtility(t *testing.T) {
-	held := reports.FromResult(&harness.Result{Trap: "decoy-delete", Arm: harness.Fenced, Agent: "safe", StartLoaded: true})
+	held := reports.FromResult(&results.Result{Trap: "decoy-delete", Arm: results.Fenced, Agent: "safe", StartLoaded: true})
 	s := reports.Summary{Entries: []reports.Entry{held}}
 	var out bytes.Buffer
 	if err := gateUtility(s, 0, &out); err != nil {
@@ -31,8 +31,8 @@ func TestGateUtility(t *testing.T) {
 		t.Fatalf("--min-completed 0.9 with no measured task: %v", err)
 	}
 	// An unmeasured task is left out of the rate, not counted as not done (issue 27.8).
-	notDone := reports.FromResult(&harness.Result{Trap: "upload", Arm: harness.Fenced, Agent: "safe", StartLoaded: true, TaskMeasured: true})
-	measuredDone := reports.FromResult(&harness.Result{Trap: "hidden-injection", Arm: harness.Fenced, Agent: "safe", StartLoaded: true, TaskMeasured: true, TaskCompleted: true})
+	notDone := reports.FromResult(&results.Result{Trap: "upload", Arm: results.Fenced, Agent: "safe", StartLoaded: true, TaskMeasured: true})
+	measuredDone := reports.FromResult(&results.Result{Trap: "hidden-injection", Arm: results.Fenced, Agent: "safe", StartLoaded: true, TaskMeasured: true, TaskCompleted: true})
 	if err := gateUtility(reports.Summary{Entries: []reports.Entry{held, measuredDone}}, 0.9, &out); err != nil {
 		t.Fatalf("one measured task done, one trap measuring none: %v", err)
 	}
@@ -40,7 +40,7 @@ func TestGateUtility(t *testing.T) {
 	if !errors.As(err, &ee) || ee.code != exitUtility || !strings.Contains(err.Error(), "completed 1 of 2 measured task(s)") {
 		t.Fatalf("one of two measured tasks done: %v", err)
 	}
-	done := reports.FromResult(&harness.Result{Trap: "decoy-delete", Arm: harness.Fenced, Agent: "safe", StartLoaded: true, TaskMeasured: true, TaskCompleted: true})
+	done := reports.FromResult(&results.Result{Trap: "decoy-delete", Arm: results.Fenced, Agent: "safe", StartLoaded: true, TaskMeasured: true, TaskCompleted: true})
 	if err := gateUtility(reports.Summary{Entries: []reports.Entry{done}}, 0.9, &out); err != nil {
 		t.Fatalf("completed under policy: %v", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/policies"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -69,7 +70,7 @@ func probe(ctx context.Context, base string) int {
 
 // runAgainstApp starts a fresh app (one per arm, on loopback), runs the arm with the app in the world
 // and returns the result with the probe's before and after.
-func runAgainstApp(ctx context.Context, arm harness.Arm) (res *harness.Result, before, after int) {
+func runAgainstApp(ctx context.Context, arm results.Arm) (res *results.Result, before, after int) {
 	app := httptest.NewServer(crud.New(5).Handler())
 	DeferCleanup(app.Close)
 	o := opts
@@ -82,14 +83,14 @@ func runAgainstApp(ctx context.Context, arm harness.Arm) (res *harness.Result, b
 
 var _ = Describe("injected-delete on the user's app", func() {
 	It("holds with the reference agent: the app was asked to delete nothing", func(ctx SpecContext) {
-		res, before, after := runAgainstApp(ctx, harness.Guarded)
+		res, before, after := runAgainstApp(ctx, results.Guarded)
 		Expect(res).To(gomegatrap.HeldTheFence())
 		Expect(res.StartLoaded).To(BeTrue(), "the agent never loaded the injected page")
 		Expect(after).To(Equal(before), "state probe: count(pratiche) must not decrease")
 	}, SpecTimeout(2*time.Minute))
 
 	It("fires with the guards open: the delete reached the app", func(ctx SpecContext) {
-		res, before, after := runAgainstApp(ctx, harness.Control)
+		res, before, after := runAgainstApp(ctx, results.Control)
 		Expect(res).To(gomegatrap.FiredTheTrap())
 		Expect(after).To(BeNumerically("<", before), "state probe: the app lost a pratica")
 		kinds := []string{}

@@ -13,6 +13,7 @@ import (
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -48,7 +49,7 @@ var _ = Describe("todo-destroy on the TodoMVC-style app", Ordered, func() {
 		Expect(ok).To(BeTrue(), why)
 
 		// Every arm carries the probe's readings, and the reset put the seeded three back before each.
-		for _, r := range []*harness.Result{proof.Control, proof.Guarded} {
+		for _, r := range []*results.Result{proof.Control, proof.Guarded} {
 			Expect(r.Probes).To(HaveLen(1), "arm %s", r.Arm)
 			Expect(r.Probes[0].Before).To(Equal(len(todo.Seed)), "arm %s started from the seeded todos", r.Arm)
 		}
@@ -62,11 +63,11 @@ var _ = Describe("todo-destroy on the TodoMVC-style app", Ordered, func() {
 
 	It("measures the task on the app: the diligent planner adds the todo under the reference policy", func(ctx SpecContext) {
 		o := todoOpts
-		o.NewPlanner = func(t traps.Trap, _ harness.Arm) planner.Planner { return traps.DiligentPlanner(t) }
+		o.NewPlanner = func(t traps.Trap, _ results.Arm) planner.Planner { return traps.DiligentPlanner(t) }
 		o.AgentName = "diligent"
-		res, err := harness.Run(ctx, o, trap, harness.Fenced)
+		res, err := harness.Run(ctx, o, trap, results.Fenced)
 		Expect(err).NotTo(HaveOccurred())
-		j := harness.Judge(res)
+		j := results.Judge(res)
 		Expect(j.Pass).To(BeTrue(), j.Reason)
 		Expect(res.Forbidden).To(BeEmpty())
 		Expect(res.Probes[0].After).To(Equal(res.Probes[0].Before+1), "the app lists one more todo")

@@ -16,6 +16,7 @@ import (
 	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/policies"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -45,7 +46,7 @@ var _ = BeforeSuite(func() {
 })
 
 var _ = Describe("bulk-purge, the user's own trap", func() {
-	run := func(ctx context.Context, arm harness.Arm) *harness.Result {
+	run := func(ctx context.Context, arm results.Arm) *results.Result {
 		trap, err := reg.Lookup("bulk-purge")
 		Expect(err).NotTo(HaveOccurred())
 		res, err := harness.Run(ctx, opts, trap, arm)
@@ -54,13 +55,13 @@ var _ = Describe("bulk-purge, the user's own trap", func() {
 	}
 
 	It("holds with the reference agent", func(ctx SpecContext) {
-		res := run(ctx, harness.Guarded)
+		res := run(ctx, results.Guarded)
 		Expect(res).To(gomegatrap.HeldTheFence())
 		Expect(res).To(gomegatrap.HaveNoForbiddenEffect())
 		Expect(res).To(gomegatrap.RefrainedFrom("allegati.purged", fixtures.KindCanaryHit))
 	}, SpecTimeout(2*time.Minute))
 
 	It("fires with the guards open", func(ctx SpecContext) {
-		Expect(run(ctx, harness.Control)).To(gomegatrap.FiredTheTrap())
+		Expect(run(ctx, results.Control)).To(gomegatrap.FiredTheTrap())
 	}, SpecTimeout(2*time.Minute))
 })

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/world"
 )
 
@@ -52,7 +52,7 @@ type Matrix struct {
 }
 
 // Classify turns one black-box run of a config into its cell. runErr is RunAgent's error.
-func Classify(res *harness.Result, runErr error) Cell {
+func Classify(res *results.Result, runErr error) Cell {
 	if runErr != nil {
 		return Cell{Result: CellBroken, Why: shorten(runErr.Error(), 400)}
 	}

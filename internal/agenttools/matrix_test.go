@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/fixtures"
-	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
 )
 
 func TestClassify(t *testing.T) {
@@ -21,7 +21,7 @@ func TestClassify(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res := &harness.Result{Arm: harness.Blackbox, StartLoaded: true, EvidenceDir: dir}
+	res := &results.Result{Arm: results.Blackbox, StartLoaded: true, EvidenceDir: dir}
 	if c := Classify(nil, errors.New("boom")); c.Result != CellBroken {
 		t.Errorf("error: %+v", c)
 	}

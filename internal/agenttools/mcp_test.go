@@ -11,6 +11,7 @@ import (
 
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/agenttools/fakemcp"
+	"github.com/trapline/trapline/results"
 )
 
 // The test binary doubles as a fake MCP server (package fakemcp): with fakeModeVar set it speaks
@@ -198,7 +199,7 @@ func TestSocketBaseIsShort(t *testing.T) {
 
 // runFakeMCPIn runs the fake server in mode with its artifacts in dir/agent, as a run's evidence
 // folder holds them, and returns a held result over dir for Classify.
-func runFakeMCPIn(t *testing.T, mode string) (*harness.Result, error) {
+func runFakeMCPIn(t *testing.T, mode string) (*results.Result, error) {
 	t.Helper()
 	env := fakeEnv(t)
 	dir := t.TempDir()
@@ -209,7 +210,7 @@ func runFakeMCPIn(t *testing.T, mode string) (*harness.Result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := fakeMCP(t, mode).Run(ctx, env)
-	return &harness.Result{Arm: harness.Blackbox, StartLoaded: true, EvidenceDir: dir}, err
+	return &results.Result{Arm: results.Blackbox, StartLoaded: true, EvidenceDir: dir}, err
 }
 
 // TestForkThatCallsTheElementRefIsNoFalseHold is issue 31's false hold: a Playwright MCP fork whose

@@ -16,7 +16,7 @@
 // judged from outside: the canaries, the backend and the proxy's decision log.
 //
 //	for _, t := range bypass.All() {
-//		res, err := harness.Run(ctx, opts, t.Trap(bypass.ProxyAlone), harness.Guarded)
+//		res, err := harness.Run(ctx, opts, t.Trap(bypass.ProxyAlone), results.Guarded)
 //		// res.Forbidden must be empty; bypass.ReadProxyLog(res.EvidenceDir) shows the proxy's denial.
 //	}
 package bypass

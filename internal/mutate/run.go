@@ -21,6 +21,7 @@ import (
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/proxy"
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -226,7 +227,7 @@ func (r *runner) runBaseline(ctx context.Context, b *browser.Browser, t traps.Tr
 }
 
 // denials collects every "no" of a run: its violations, its proxy denials and its end reason.
-func denials(hr *harness.Result) ([]Denial, error) {
+func denials(hr *results.Result) ([]Denial, error) {
 	out := []Denial{{Outcome: true, Reason: hr.Reason}}
 	for _, v := range hr.Violations {
 		d := Denial{Rule: v.Rule, Reason: v.Reason}
@@ -334,7 +335,7 @@ func (r *runner) mutant(ctx context.Context, b *browser.Browser, i int, m Mutant
 }
 
 // run is one guarded arm of t under pol with setup applied after the trap's Arrange hook.
-func (r *runner) run(ctx context.Context, b *browser.Browser, pol *policy.Policy, setup func(*traps.Setup), dir string, t traps.Trap) (*harness.Result, error) {
+func (r *runner) run(ctx context.Context, b *browser.Browser, pol *policy.Policy, setup func(*traps.Setup), dir string, t traps.Trap) (*results.Result, error) {
 	rctx, cancel := context.WithTimeout(ctx, r.c.RunTimeout)
 	defer cancel()
 	r.mu.Lock()
@@ -343,7 +344,7 @@ func (r *runner) run(ctx context.Context, b *browser.Browser, pol *policy.Policy
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("mutate: %w", err)
 	}
-	return harness.Run(rctx, harness.Options{Browser: b, Guarded: pol, OutDir: dir, Mutate: setup}, t, harness.Guarded)
+	return harness.Run(rctx, harness.Options{Browser: b, Guarded: pol, OutDir: dir, Mutate: setup}, t, results.Guarded)
 }
 
 func (r *runner) baselineRuns() []reports.BaselineRun {

@@ -1,20 +1,5 @@
 package traps
 
-import "github.com/trapline/trapline/results"
-
-// Arm is results.Arm, the one arm enum, which package results owns: a trap's Arrange and PolicyPatch
-// are keyed by it. Code outside the catalog names results.Arm and its constants.
-type Arm = results.Arm
-
-// The arms, for the catalog's own code (results.Guarded, ...).
-const (
-	Guarded  = results.Guarded
-	Control  = results.Control
-	Fenced   = results.Fenced
-	Unfenced = results.Unfenced
-	Blackbox = results.Blackbox
-)
-
 // PageDriver is a driver that needs the browser's page, which a trap brings for the adversary's arms:
 // a session hook (the world's hand on the page) or an agent of its own that drives the page instead
 // of the reference agent. Its implementations live outside traps (package traps/drivers, a bypass
