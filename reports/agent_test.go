@@ -22,9 +22,9 @@ func TestCompareKeysOnAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := Summary{Entries: []Entry{
-		{Trap: "decoy-delete", Arm: "guarded", Agent: results.ReferenceAgent, Verdict: VerdictFail},
-		{Trap: "decoy-delete", Arm: "blackbox", Agent: "naive", Verdict: VerdictFail},
-		{Trap: "decoy-delete", Arm: "blackbox", Agent: "careful", Verdict: VerdictPass},
+		{Trap: "decoy-delete", Arm: "guarded", Agent: results.ReferenceAgent, Status: StatusFail},
+		{Trap: "decoy-delete", Arm: "blackbox", Agent: "naive", Status: StatusFail},
+		{Trap: "decoy-delete", Arm: "blackbox", Agent: "careful", Status: StatusPass},
 	}}
 	c := Compare(base, cur)
 	if len(c.Regressions) != 1 || c.Regressions[0].Arm != "guarded" || c.Regressions[0].Agent != "" {
@@ -54,7 +54,7 @@ func TestBlackboxEntry(t *testing.T) {
 	r := &results.Result{Trap: "decoy-delete", Category: "destructive", Arm: results.Blackbox, Agent: "naive", AgentExit: "exit 0",
 		StartLoaded: true, Effects: []fixtures.Effect{deleted}, Forbidden: []fixtures.Effect{deleted}, EvidenceDir: "/out/evidence/decoy-delete/blackbox-naive"}
 	e := FromResult(r)
-	if e.Agent != "naive" || e.Outcome != "exit 0" || e.Verdict != VerdictFail {
+	if e.Agent != "naive" || e.Outcome != "exit 0" || e.Status != StatusFail {
 		t.Fatalf("entry = %+v", e)
 	}
 	msg := FailureMessage(e)
@@ -75,7 +75,7 @@ func TestBlackboxEntry(t *testing.T) {
 			t.Errorf("reference agent property = %q", p.Value)
 		}
 	}
-	s := Summary{Entries: []Entry{e, {Trap: "decoy-delete", Arm: "control", Verdict: VerdictPass}, {Trap: "decoy-delete", Arm: "guarded", Verdict: VerdictPass}}}
+	s := Summary{Entries: []Entry{e, {Trap: "decoy-delete", Arm: "control", Status: StatusPass}, {Trap: "decoy-delete", Arm: "guarded", Status: StatusPass}}}
 	s.Finish(time.Unix(0, 0))
 	if s.Entries[0].Arm != "guarded" || s.Entries[1].Arm != "control" || s.Entries[2].Agent != "naive" {
 		t.Fatalf("order: %+v", s.Entries)

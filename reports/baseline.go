@@ -119,7 +119,7 @@ func CompareWith(baseline, current Summary, o CompareOptions) Comparison {
 		k := keyOf(e)
 		seen[k] = true
 		b, had := before[k]
-		ch := Change{Trap: e.Trap, Arm: e.Arm, Agent: k.agent, Before: b.Verdict, After: e.Verdict, Why: why(e), AfterResult: ResultLabel(e), AfterEvidence: e.Evidence}
+		ch := Change{Trap: e.Trap, Arm: e.Arm, Agent: k.agent, Before: b.Status, After: e.Status, Why: why(e), AfterResult: ResultLabel(e), AfterEvidence: e.Evidence}
 		if had {
 			ch.BeforeResult, ch.BeforeEvidence = ResultLabel(b), b.Evidence
 		}
@@ -127,20 +127,20 @@ func CompareWith(baseline, current Summary, o CompareOptions) Comparison {
 			c.New = append(c.New, ch)
 		}
 		switch {
-		case e.Verdict == VerdictBroken:
+		case e.Status == StatusBroken:
 			c.Broken = append(c.Broken, ch)
-		case e.Verdict == VerdictPass:
-			if had && b.Verdict != VerdictPass {
+		case e.Status == StatusPass:
+			if had && b.Status != StatusPass {
 				c.Fixed = append(c.Fixed, ch)
 			}
-		case !had || b.Verdict == VerdictBroken:
+		case !had || b.Status == StatusBroken:
 			c.Unproven = append(c.Unproven, ch)
-		case b.Verdict == VerdictPass:
+		case b.Status == StatusPass:
 			c.Regressions = append(c.Regressions, ch)
 		default:
 			c.StillFailing = append(c.StillFailing, ch)
 		}
-		if had && e.Verdict == VerdictPass && b.Verdict == VerdictPass {
+		if had && e.Status == StatusPass && b.Status == StatusPass {
 			if less := lessSafe(b, e); less != "" {
 				ch.Why = less + "; " + ch.Why
 				c.Regressions = append(c.Regressions, ch)
@@ -149,7 +149,7 @@ func CompareWith(baseline, current Summary, o CompareOptions) Comparison {
 	}
 	for _, b := range baseline.Entries {
 		if k := keyOf(b); !seen[k] {
-			c.Removed = append(c.Removed, Change{Trap: b.Trap, Arm: b.Arm, Agent: k.agent, Before: b.Verdict, Why: "not in the current run",
+			c.Removed = append(c.Removed, Change{Trap: b.Trap, Arm: b.Arm, Agent: k.agent, Before: b.Status, Why: "not in the current run",
 				BeforeResult: ResultLabel(b), BeforeEvidence: b.Evidence})
 		}
 	}
@@ -179,7 +179,7 @@ func safetyOf(e Entry) safety {
 		return s
 	}
 	for _, t := range e.Trials {
-		if t.Verdict == VerdictPass || t.Verdict == VerdictFail {
+		if t.Status == StatusPass || t.Status == StatusFail {
 			add(t.Result, t.Attribution)
 		}
 	}
@@ -214,7 +214,7 @@ func utilityDrops(baseline, current Summary, seen map[key]bool, maxDrop float64)
 	var b, c Summary
 	for _, e := range baseline.Entries {
 		k := keyOf(e)
-		if n, ok := now[k]; ok && seen[k] && e.Verdict != VerdictBroken && n.Verdict != VerdictBroken && results.UnderTest(results.Arm(e.Arm)) {
+		if n, ok := now[k]; ok && seen[k] && e.Status != StatusBroken && n.Status != StatusBroken && results.UnderTest(results.Arm(e.Arm)) {
 			b.Entries = append(b.Entries, e)
 			c.Entries = append(c.Entries, n)
 		}

@@ -40,7 +40,7 @@ func (r Run) Entry(res *results.Result, err error) Entry {
 
 // InterruptedEntry records an arm a signal cut off: it was not judged. cause says what stopped it.
 func InterruptedEntry(trap, category, arm, evidence, cause string) Entry {
-	return Entry{Trap: trap, Category: category, Arm: arm, Verdict: VerdictInterrupted, Why: "interrupted before the arm ended (" + cause + "); not judged",
+	return Entry{Trap: trap, Category: category, Arm: arm, Status: StatusInterrupted, Why: "interrupted before the arm ended (" + cause + "); not judged",
 		Outcome: "interrupted", Evidence: evidence}
 }
 

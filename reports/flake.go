@@ -56,7 +56,7 @@ func CheckFlakes(names []string, runs []Summary) FlakeCheck {
 				order = append(order, k)
 				verdicts[k] = make([]string, len(runs))
 			}
-			verdicts[k][i] = e.Verdict
+			verdicts[k][i] = e.Status
 			if e.Repeat > 1 && e.TrialsPassed > 0 && e.TrialsPassed < e.Repeat {
 				verdicts[k][i] += " (" + PassRate(e) + ")"
 				mixed[k] = true
@@ -75,7 +75,7 @@ func CheckFlakes(names []string, runs []Summary) FlakeCheck {
 		}
 		if k.arm == string(results.Control) {
 			c.Controls++
-			if slices.ContainsFunc(vs, func(v string) bool { return v != "" && v != VerdictPass }) {
+			if slices.ContainsFunc(vs, func(v string) bool { return v != "" && v != StatusPass }) {
 				c.Silent = append(c.Silent, f)
 			}
 		}
@@ -111,11 +111,11 @@ func (c FlakeCheck) Write(w io.Writer) error {
 			var per []string
 			for i, v := range f.Verdicts {
 				counts[v]++
-				if v != "" && v != VerdictPass {
+				if v != "" && v != StatusPass {
 					per = append(per, fmt.Sprintf("%s=%s", c.Names[i], strings.ToUpper(v)))
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d/%d/%d\t%s\n", f.Trap, ArmLabel(Entry{Arm: f.Arm, Agent: f.Agent}), counts[VerdictPass], counts[VerdictFail], counts[VerdictBroken],
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d/%d\t%s\n", f.Trap, ArmLabel(Entry{Arm: f.Arm, Agent: f.Agent}), counts[StatusPass], counts[StatusFail], counts[StatusBroken],
 				"not PASS in: "+strings.Join(per, " "))
 		}
 	}
@@ -141,7 +141,7 @@ func (c FlakeCheck) Write(w io.Writer) error {
 					continue
 				}
 				there++
-				if v == VerdictPass {
+				if v == StatusPass {
 					fired++
 				} else {
 					not = append(not, fmt.Sprintf("%s=%s", c.Names[i], strings.ToUpper(v)))

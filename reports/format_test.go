@@ -17,17 +17,17 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 func fullSummary() Summary {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	held := Entry{Trap: "decoy-delete", Category: "destructive", Incident: "i", Task: "t", Arm: "fenced", Agent: "mine",
-		Verdict: VerdictPass, Why: "held (stopped by deny_word at decide)", Outcome: "Completed",
+		Status: StatusPass, Why: "held (stopped by deny_word at decide)", Outcome: "Completed",
 		ExpectedGuards: []policy.Rule{"deny_word"}, GuardsFired: []policy.Rule{"deny_word", "host_not_allowed"},
 		Effects: []string{}, Evidence: "evidence/decoy-delete/fenced-mine", Seconds: 1.5,
 		Result: "held", Attribution: "stopped", Rule: "deny_word", Layer: "decide",
 		TaskMeasured: true, TaskCompleted: true, CompletedUnderPolicy: true, Repeat: 2, TrialsPassed: 2}
 	for n := 1; n <= 2; n++ {
-		held.Trials = append(held.Trials, Trial{N: n, Verdict: VerdictPass, Result: "held", Attribution: "stopped", Rule: "deny_word", Layer: "decide",
+		held.Trials = append(held.Trials, Trial{N: n, Status: StatusPass, Result: "held", Attribution: "stopped", Rule: "deny_word", Layer: "decide",
 			Why: "held", Outcome: "Completed", Evidence: "evidence/decoy-delete/fenced-mine/trial-1", Seconds: 0.75,
 			TaskMeasured: true, TaskCompleted: true, CompletedUnderPolicy: true})
 	}
-	guarded := Entry{Trap: "upload", Category: "upload", Arm: "guarded", Verdict: VerdictFail, Why: "unguarded", Outcome: "Completed",
+	guarded := Entry{Trap: "upload", Category: "upload", Arm: "guarded", Status: StatusFail, Why: "unguarded", Outcome: "Completed",
 		ExpectedGuards: []policy.Rule{"upload"}, GuardsFired: nil, Effects: []string{"backend upload POST /carica"}, CanaryHits: 1, ProxyDenied: 3,
 		Evidence: "evidence/upload/guarded", Seconds: 2, Result: "unguarded", Rule: "upload"}
 	return Summary{V: SchemaVersion, Generated: t0, Passed: 1, Failed: 1, Entries: []Entry{held, guarded}}

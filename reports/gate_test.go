@@ -13,7 +13,7 @@ import (
 )
 
 func entry(trap, arm, verdict string) Entry {
-	return Entry{Trap: trap, Arm: arm, Verdict: verdict, Evidence: "ev/" + trap + "/" + arm}
+	return Entry{Trap: trap, Arm: arm, Status: verdict, Evidence: "ev/" + trap + "/" + arm}
 }
 
 func keys(cs []Change) []string {
@@ -26,23 +26,23 @@ func keys(cs []Change) []string {
 
 func TestCompare(t *testing.T) {
 	base := Summary{Entries: []Entry{
-		entry("held", "guarded", VerdictPass),        // regresses
-		entry("steady", "guarded", VerdictPass),      // still passes
-		entry("known", "guarded", VerdictFail),       // still failing
-		entry("mended", "guarded", VerdictFail),      // fixed
-		entry("flaky-env", "control", VerdictBroken), // broke before, fails now: no verdict to compare
-		entry("gone", "control", VerdictPass),        // removed
-		entry("env", "guarded", VerdictPass),         // broken now
+		entry("held", "guarded", StatusPass),        // regresses
+		entry("steady", "guarded", StatusPass),      // still passes
+		entry("known", "guarded", StatusFail),       // still failing
+		entry("mended", "guarded", StatusFail),      // fixed
+		entry("flaky-env", "control", StatusBroken), // broke before, fails now: no verdict to compare
+		entry("gone", "control", StatusPass),        // removed
+		entry("env", "guarded", StatusPass),         // broken now
 	}}
 	cur := Summary{Entries: []Entry{
-		entry("held", "guarded", VerdictFail),
-		entry("steady", "guarded", VerdictPass),
-		entry("known", "guarded", VerdictFail),
-		entry("mended", "guarded", VerdictPass),
-		entry("flaky-env", "control", VerdictFail),
-		entry("env", "guarded", VerdictBroken),
-		entry("added", "guarded", VerdictFail),
-		entry("added", "control", VerdictPass),
+		entry("held", "guarded", StatusFail),
+		entry("steady", "guarded", StatusPass),
+		entry("known", "guarded", StatusFail),
+		entry("mended", "guarded", StatusPass),
+		entry("flaky-env", "control", StatusFail),
+		entry("env", "guarded", StatusBroken),
+		entry("added", "guarded", StatusFail),
+		entry("added", "control", StatusPass),
 	}}
 	c := Compare(base, cur)
 	for _, g := range []struct {
@@ -78,10 +78,10 @@ func TestCompare(t *testing.T) {
 
 func TestFlakes(t *testing.T) {
 	runs := []Summary{
-		{Entries: []Entry{entry("a", "guarded", VerdictPass), entry("b", "control", VerdictPass), entry("c", "guarded", VerdictFail)}},
-		{Entries: []Entry{entry("a", "guarded", VerdictFail), entry("b", "control", VerdictPass), entry("c", "guarded", VerdictFail)}},
-		{Entries: []Entry{entry("a", "guarded", VerdictPass), entry("c", "guarded", VerdictFail), entry("d", "guarded", VerdictBroken)}},
-		{Entries: []Entry{entry("d", "guarded", VerdictPass)}},
+		{Entries: []Entry{entry("a", "guarded", StatusPass), entry("b", "control", StatusPass), entry("c", "guarded", StatusFail)}},
+		{Entries: []Entry{entry("a", "guarded", StatusFail), entry("b", "control", StatusPass), entry("c", "guarded", StatusFail)}},
+		{Entries: []Entry{entry("a", "guarded", StatusPass), entry("c", "guarded", StatusFail), entry("d", "guarded", StatusBroken)}},
+		{Entries: []Entry{entry("d", "guarded", StatusPass)}},
 	}
 	names := []string{"s1.json", "s2.json", "s3.json", "s4.json"}
 	c := CheckFlakes(names, runs)
@@ -116,8 +116,8 @@ func TestFlakes(t *testing.T) {
 	}
 	// A control arm that never fires is not flaky, but it is listed: its trap proved nothing.
 	silent := CheckFlakes(names[:2], []Summary{
-		{Entries: []Entry{entry("b", "control", VerdictFail), entry("e", "control", VerdictPass)}},
-		{Entries: []Entry{entry("b", "control", VerdictFail), entry("e", "control", VerdictPass)}},
+		{Entries: []Entry{entry("b", "control", StatusFail), entry("e", "control", StatusPass)}},
+		{Entries: []Entry{entry("b", "control", StatusFail), entry("e", "control", StatusPass)}},
 	})
 	if len(silent.Flaky) != 0 || silent.Controls != 2 || len(silent.Silent) != 1 || silent.Silent[0].Trap != "b" {
 		t.Fatalf("silent control: %+v", silent)
@@ -167,11 +167,11 @@ func TestProgress(t *testing.T) {
 	var b bytes.Buffer
 	p := NewProgressWriter(&b, 2)
 	i := p.Start("decoy-delete", "guarded")
-	p.Done(i, Entry{Trap: "decoy-delete", Arm: "guarded", Verdict: VerdictPass, Seconds: 2.5})
+	p.Done(i, Entry{Trap: "decoy-delete", Arm: "guarded", Status: StatusPass, Seconds: 2.5})
 	j := p.Start("decoy-delete", "control")
-	p.Done(j, Entry{Trap: "decoy-delete", Arm: "control", Verdict: VerdictFail, Why: "did not fire"})
+	p.Done(j, Entry{Trap: "decoy-delete", Arm: "control", Status: StatusFail, Why: "did not fire"})
 	k := p.Start("scenario", "guarded")
-	p.Done(k, Entry{Trap: "scenario", Arm: "guarded", Verdict: VerdictPass})
+	p.Done(k, Entry{Trap: "scenario", Arm: "guarded", Status: StatusPass})
 	out := b.String()
 	for _, want := range []string{"[1/2] decoy-delete guarded running…", "\r\033[K[1/2] decoy-delete guarded PASS (2.5s)\n",
 		"[2/2] decoy-delete control FAIL (0.0s): did not fire\n", "[3] scenario guarded PASS"} {
@@ -189,7 +189,7 @@ func TestProgress(t *testing.T) {
 		t.Fatal("a regular file is a terminal")
 	}
 	q := NewProgress(f, 1)
-	q.Done(q.Start("a", "guarded"), Entry{Trap: "a", Verdict: VerdictPass})
+	q.Done(q.Start("a", "guarded"), Entry{Trap: "a", Status: StatusPass})
 	if fi, _ := f.Stat(); fi.Size() != 0 {
 		t.Errorf("progress wrote %d bytes to a file", fi.Size())
 	}
@@ -202,7 +202,7 @@ func TestProgress(t *testing.T) {
 }
 
 func TestFinishCountsBroken(t *testing.T) {
-	s := Summary{Entries: []Entry{entry("a", "guarded", VerdictPass), entry("a", "control", VerdictBroken), entry("b", "guarded", VerdictFail)}}
+	s := Summary{Entries: []Entry{entry("a", "guarded", StatusPass), entry("a", "control", StatusBroken), entry("b", "guarded", StatusFail)}}
 	s.Finish(time.Unix(0, 0))
 	if s.Passed != 1 || s.Failed != 1 || s.Broken != 1 {
 		t.Fatalf("Finish counted %d passed, %d failed, %d broken; want 1 each", s.Passed, s.Failed, s.Broken)
@@ -223,9 +223,9 @@ func TestProgressLine(t *testing.T) {
 		e    Entry
 		want string
 	}{
-		{Entry{Trap: "decoy-delete", Arm: "guarded", Verdict: VerdictPass, Seconds: 2.54}, "decoy-delete guarded PASS (2.5s)"},
-		{Entry{Trap: "external-link", Arm: "blackbox", Agent: "agent-browser-strictest-proxy", Verdict: VerdictPass, Seconds: 106}, "external-link blackbox/agent-browser-strictest-proxy PASS (106.0s)"},
-		{Entry{Trap: "popup", Arm: "control", Verdict: VerdictFail, Why: "did not fire", Seconds: 1}, "popup control FAIL (1.0s): did not fire"},
+		{Entry{Trap: "decoy-delete", Arm: "guarded", Status: StatusPass, Seconds: 2.54}, "decoy-delete guarded PASS (2.5s)"},
+		{Entry{Trap: "external-link", Arm: "blackbox", Agent: "agent-browser-strictest-proxy", Status: StatusPass, Seconds: 106}, "external-link blackbox/agent-browser-strictest-proxy PASS (106.0s)"},
+		{Entry{Trap: "popup", Arm: "control", Status: StatusFail, Why: "did not fire", Seconds: 1}, "popup control FAIL (1.0s): did not fire"},
 	} {
 		if got := ProgressLine(c.e); got != c.want {
 			t.Errorf("ProgressLine(%+v) = %q, want %q", c.e, got, c.want)

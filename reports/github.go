@@ -30,10 +30,10 @@ var (
 func standings(s Summary, cmp *Comparison) ([]Entry, map[key]standing) {
 	st := map[key]standing{}
 	for _, e := range s.Entries {
-		switch e.Verdict {
-		case VerdictPass:
+		switch e.Status {
+		case StatusPass:
 			st[keyOf(e)] = standPass
-		case VerdictBroken, VerdictInterrupted:
+		case StatusBroken, StatusInterrupted:
 			st[keyOf(e)] = standBroken
 		default:
 			st[keyOf(e)] = standUnproven
@@ -97,7 +97,7 @@ func WriteGitHubSummary(w io.Writer, s Summary, cmp *Comparison) error {
 			why = e.Why
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | `%s` |\n", mark, mdCell(e.Trap), mdCell(ArmLabel(e)), mdCell(e.Category),
-			strings.ToUpper(e.Verdict), sd.label, mdCell(why), mdCell(relative(e.Evidence)))
+			strings.ToUpper(e.Status), sd.label, mdCell(why), mdCell(relative(e.Evidence)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -120,7 +120,7 @@ func WriteGitHubAnnotations(w io.Writer, s Summary, cmp *Comparison) error {
 	entries, st := standings(s, cmp)
 	for _, e := range entries {
 		sd := st[keyOf(e)]
-		if e.Verdict == VerdictPass {
+		if e.Status == StatusPass {
 			continue
 		}
 		level := "error"

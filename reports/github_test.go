@@ -8,15 +8,15 @@ import (
 
 func TestGitHubOutputOrderAndEscaping(t *testing.T) {
 	s := Summary{Entries: []Entry{
-		{Trap: "a-pass", Arm: "guarded", Verdict: VerdictPass},
-		{Trap: "b-known", Arm: "guarded", Verdict: VerdictFail, Effects: []string{"backend x POST /a|b"}, Evidence: "/e/b",
+		{Trap: "a-pass", Arm: "guarded", Status: StatusPass},
+		{Trap: "b-known", Arm: "guarded", Status: StatusFail, Effects: []string{"backend x POST /a|b"}, Evidence: "/e/b",
 			Why: "the fence did not hold: forbidden effect x POST /a|b, seen by backend"},
-		{Trap: "c-broken", Arm: "control", Verdict: VerdictBroken, Why: "the run could not be carried out: line1\nline2"},
-		{Trap: "d-regressed", Arm: "guarded", Verdict: VerdictFail, Effects: []string{"backend pratica.deleted POST /p, 100%"}, Evidence: "/e/d",
+		{Trap: "c-broken", Arm: "control", Status: StatusBroken, Why: "the run could not be carried out: line1\nline2"},
+		{Trap: "d-regressed", Arm: "guarded", Status: StatusFail, Effects: []string{"backend pratica.deleted POST /p, 100%"}, Evidence: "/e/d",
 			Why: "the fence did not hold: forbidden effect pratica.deleted POST /p, 100%, seen by backend"}, // as results.Judge words it
 	}}
 	s.Finish(s.Generated)
-	base := Summary{Entries: []Entry{{Trap: "b-known", Arm: "guarded", Verdict: VerdictFail}, {Trap: "d-regressed", Arm: "guarded", Verdict: VerdictPass}}}
+	base := Summary{Entries: []Entry{{Trap: "b-known", Arm: "guarded", Status: StatusFail}, {Trap: "d-regressed", Arm: "guarded", Status: StatusPass}}}
 	c := Compare(base, s)
 	var md, ann bytes.Buffer
 	if err := WriteGitHubSummary(&md, s, &c); err != nil {

@@ -177,11 +177,11 @@ type violationView struct {
 
 func verdictClass(v string) (class, text string) {
 	switch v {
-	case VerdictPass:
+	case StatusPass:
 		return "pass", "PASS"
-	case VerdictFail:
+	case StatusFail:
 		return "fail", "FAIL"
-	case VerdictBroken:
+	case StatusBroken:
 		return "broken", "BROKEN"
 	case "":
 		return "none", "NOT RUN"
@@ -236,7 +236,7 @@ func buildView(s Summary, o HTMLOptions) htmlView {
 			if tv.Incident == "" {
 				tv.Incident, tv.Task = e.Incident, e.Task
 			}
-			class, text := verdictClass(e.Verdict)
+			class, text := verdictClass(e.Status)
 			row.Cells = append(row.Cells, cellView{Arm: arm, Class: class, Text: text, Anchor: anchor(id, arm), Facets: fi.of(e), Ran: true})
 			av := buildArm(e, o)
 			av.Facets = fi.of(e)
@@ -267,7 +267,7 @@ func locate(e Entry, summaryDir string) (string, bool) {
 }
 
 func buildArm(e Entry, o HTMLOptions) armView {
-	class, text := verdictClass(e.Verdict)
+	class, text := verdictClass(e.Status)
 	a := armView{Anchor: anchor(e.Trap, ArmLabel(e)), Arm: ArmLabel(e), Class: class, Text: text, Why: e.Why, Failure: FailureMessage(e),
 		Outcome: e.Outcome, ExpectedGuards: policy.JoinRules(e.ExpectedGuards, ", "), GuardsFired: policy.JoinRules(e.GuardsFired, ", "),
 		Effects: e.Effects, CanaryHits: e.CanaryHits, ProxyDenied: e.ProxyDenied, Seconds: e.Seconds}

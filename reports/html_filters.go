@@ -32,8 +32,8 @@ type filterIndex struct {
 
 func newFilterIndex(s Summary) filterIndex {
 	var f filterIndex
-	for _, v := range []string{VerdictFail, VerdictBroken, VerdictPass} {
-		if slices.ContainsFunc(s.Entries, func(e Entry) bool { return e.Verdict == v }) {
+	for _, v := range []string{StatusFail, StatusBroken, StatusPass} {
+		if slices.ContainsFunc(s.Entries, func(e Entry) bool { return e.Status == v }) {
 			f.verdicts = append(f.verdicts, v)
 		}
 	}
@@ -44,15 +44,15 @@ func newFilterIndex(s Summary) filterIndex {
 		if a := agentOrReference(e.Agent); !slices.Contains(f.agents, a) {
 			f.agents = append(f.agents, a)
 		}
-		if !slices.Contains(f.verdicts, e.Verdict) {
-			f.verdicts = append(f.verdicts, e.Verdict)
+		if !slices.Contains(f.verdicts, e.Status) {
+			f.verdicts = append(f.verdicts, e.Status)
 		}
 	}
 	return f
 }
 
 func (f filterIndex) of(e Entry) facets {
-	return facets{slices.Index(f.categories, e.Category), slices.Index(f.verdicts, e.Verdict), slices.Index(f.agents, agentOrReference(e.Agent))}
+	return facets{slices.Index(f.categories, e.Category), slices.Index(f.verdicts, e.Status), slices.Index(f.agents, agentOrReference(e.Agent))}
 }
 
 func (f filterIndex) groups() []filterGroup {

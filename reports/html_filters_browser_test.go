@@ -99,14 +99,14 @@ func TestHTMLFiltersBaselineAndWidthInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Entries = append(s.Entries, Entry{Trap: "decoy-delete", Category: "destructive", Arm: "blackbox", Agent: "naive", Verdict: VerdictFail,
+	s.Entries = append(s.Entries, Entry{Trap: "decoy-delete", Category: "destructive", Arm: "blackbox", Agent: "naive", Status: StatusFail,
 		Effects: []string{"backend pratica.deleted POST /pratiche/4/elimina"}, Evidence: "/ci/evidence/decoy-delete/blackbox-naive"})
 	s.Finish(s.Generated)
 	s.EvidenceBytes = 123456
 	base := s
 	base.Entries = nil
 	for _, e := range s.Entries {
-		e.Verdict = VerdictPass
+		e.Status = StatusPass
 		base.Entries = append(base.Entries, e)
 	}
 	cmp := Compare(base, s)

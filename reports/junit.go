@@ -47,7 +47,7 @@ func Properties(e Entry) []Property {
 		{PropCategory, e.Category},
 		{PropArm, e.Arm},
 		{PropAgent, agentOrReference(e.Agent)},
-		{PropVerdict, e.Verdict},
+		{PropVerdict, e.Status},
 		{PropExpectedGuard, policy.JoinRules(e.ExpectedGuards, ",")},
 		{PropGuardFired, policy.JoinRules(e.GuardsFired, ",")},
 		{PropEffects, strings.Join(e.Effects, "; ")},
@@ -75,12 +75,12 @@ func FailureMessage(e Entry) string {
 		head = fmt.Sprintf("%s (%s arm, agent %s): ", e.Trap, e.Arm, a)
 	}
 	var body string
-	switch e.Verdict {
-	case VerdictPass:
+	switch e.Status {
+	case StatusPass:
 		return ""
-	case VerdictInterrupted:
+	case StatusInterrupted:
 		body = "interrupted: a signal stopped the run before this arm ended; this says nothing about the trap: " + e.Why
-	case VerdictBroken:
+	case StatusBroken:
 		body = "the fixture or the environment broke; this is not a trap firing: " + strings.TrimPrefix(e.Why, "the run could not be carried out: ")
 	default:
 		body = e.Why
@@ -126,12 +126,12 @@ func JUnitOf(s Summary) reporters.JUnitTestSuites {
 		if b, err := json.Marshal(e); err == nil {
 			tc.Properties.Properties = append(tc.Properties.Properties, reporters.JUnitProperty{Name: EntryName, Value: string(b)})
 		}
-		switch e.Verdict {
-		case VerdictPass:
-		case VerdictFail:
+		switch e.Status {
+		case StatusPass:
+		case StatusFail:
 			tc.Status, tc.Failure = "failed", &reporters.JUnitFailure{Message: FailureMessage(e), Type: "failed", Description: e.Why}
 			suite.Failures++
-		case VerdictInterrupted:
+		case StatusInterrupted:
 			tc.Status, tc.Error = "interrupted", &reporters.JUnitError{Message: FailureMessage(e), Type: "interrupted", Description: e.Why}
 			suite.Errors++
 		default:

@@ -56,7 +56,7 @@ func TestJUnitValidatesAgainstXSD(t *testing.T) {
 
 	// The JUnit `trapline run` writes (JUnitOf): passing, failing, broken and interrupted arms.
 	run := Summary{Entries: append(append([]Entry(nil), fixtureEntries...),
-		Entry{Trap: "zz-cut", Arm: "guarded", Verdict: VerdictInterrupted, Why: "interrupted", Evidence: "ev/zz-cut/guarded"})}
+		Entry{Trap: "zz-cut", Arm: "guarded", Status: StatusInterrupted, Why: "interrupted", Evidence: "ev/zz-cut/guarded"})}
 	run.Finish(run.Generated)
 	runJUnit := filepath.Join(dir, "run.xml")
 	if err := WriteJUnit(runJUnit, JUnitOf(run)); err != nil {

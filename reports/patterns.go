@@ -182,7 +182,7 @@ func armEvents(run PatternRun, e Entry) []event {
 	if ev.doneUnmet || e.DoneUnmet {
 		add(PatternDoneUnmet, "trap "+e.Trap, ev.reason, "")
 	}
-	if e.Arm == string(results.Guarded) && e.Verdict == VerdictFail {
+	if e.Arm == string(results.Guarded) && e.Status == StatusFail {
 		if m := missingGuards(e); len(m) > 0 {
 			add(PatternGuardSilent, "trap "+e.Trap, "expected "+policy.JoinRules(m, ","), "")
 		}
@@ -240,7 +240,7 @@ func FindPatterns(runs []PatternRun) []Pattern {
 	details := map[gk]map[string]bool{}
 	for _, run := range runs {
 		for _, e := range run.Summary.Entries {
-			if e.Arm == string(results.Control) || e.Verdict == VerdictBroken {
+			if e.Arm == string(results.Control) || e.Status == StatusBroken {
 				continue
 			}
 			for _, ev := range armEvents(run, e) {

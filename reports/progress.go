@@ -68,8 +68,8 @@ func ProgressLine(e Entry) string {
 	if e.Agent != "" {
 		arm += "/" + e.Agent
 	}
-	line := fmt.Sprintf("%s %s %s (%.1fs)", e.Trap, arm, strings.ToUpper(e.Verdict), e.Seconds)
-	if e.Verdict != VerdictPass {
+	line := fmt.Sprintf("%s %s %s (%.1fs)", e.Trap, arm, strings.ToUpper(e.Status), e.Seconds)
+	if e.Status != StatusPass {
 		line += ": " + e.Why
 	}
 	return line

@@ -27,10 +27,10 @@ func Repeated(trials []Entry) Entry {
 	classes := make([]string, len(trials))
 	var secs float64
 	for i, t := range trials {
-		switch t.Verdict {
-		case VerdictPass:
+		switch t.Status {
+		case StatusPass:
 			passed++
-		case VerdictBroken, VerdictInterrupted:
+		case StatusBroken, StatusInterrupted:
 			broken = true
 		}
 		if t.Result == string(results.Held) {
@@ -42,7 +42,7 @@ func Repeated(trials []Entry) Entry {
 		completed = completed && t.TaskCompleted
 		cup = cup && t.CompletedUnderPolicy
 		secs += t.Seconds
-		kept[i] = Trial{N: i + 1, Verdict: t.Verdict, Result: t.Result, Attribution: t.Attribution, Rule: t.Rule, Layer: t.Layer, Why: t.Why,
+		kept[i] = Trial{N: i + 1, Status: t.Status, Result: t.Result, Attribution: t.Attribution, Rule: t.Rule, Layer: t.Layer, Why: t.Why,
 			Outcome: t.Outcome, Evidence: t.Evidence, Seconds: t.Seconds, TaskMeasured: t.TaskMeasured, TaskCompleted: t.TaskCompleted,
 			CompletedUnderPolicy: t.CompletedUnderPolicy}
 		classes[i] = fmt.Sprintf("trial %d %s", i+1, trialClass(t))
@@ -54,16 +54,16 @@ func Repeated(trials []Entry) Entry {
 	base.Evidence = parentOfTrials(base.Evidence)
 	switch {
 	case broken:
-		base.Verdict = VerdictBroken
+		base.Status = StatusBroken
 		for _, t := range trials {
-			if t.Verdict == VerdictInterrupted {
-				base.Verdict = VerdictInterrupted
+			if t.Status == StatusInterrupted {
+				base.Status = StatusInterrupted
 			}
 		}
 	case passed == k:
-		base.Verdict = VerdictPass
+		base.Status = StatusPass
 	default:
-		base.Verdict = VerdictFail
+		base.Status = StatusFail
 	}
 	base.Seconds = secs
 	base.Why = fmt.Sprintf("pass^%d: %d of %d trial(s) passed, %d of %d held; %s; worst, trial %d: %s", k, passed, k, held, k,
@@ -75,7 +75,7 @@ func Repeated(trials []Entry) Entry {
 // "caught"), or its verdict when it has no result (broken).
 func trialClass(t Entry) string {
 	if t.Result == "" {
-		return t.Verdict
+		return t.Status
 	}
 	return resultWords(t)
 }
@@ -84,9 +84,9 @@ func trialClass(t Entry) string {
 // caught (or any result that fails a proof arm), not exercised, stopped, then refrained.
 func trialRank(t Entry) int {
 	r := 0
-	switch t.Verdict {
-	case VerdictPass:
-	case VerdictFail:
+	switch t.Status {
+	case StatusPass:
+	case StatusFail:
 		r = 10
 	default:
 		r = 20

@@ -107,7 +107,7 @@ func TestHTMLListsVideos(t *testing.T) {
 	for _, f := range []string{"video-001.webm", "video-002.webm", ActionsFile} {
 		mustWrite(t, filepath.Join(ev, f), []byte("{}\n"))
 	}
-	s := Summary{Entries: []Entry{{Trap: "decoy-delete", Category: "destructive", Arm: "guarded", Verdict: VerdictFail, Evidence: ev}}}
+	s := Summary{Entries: []Entry{{Trap: "decoy-delete", Category: "destructive", Arm: "guarded", Status: StatusFail, Evidence: ev}}}
 	s.Finish(time.Now())
 	var b strings.Builder
 	if err := WriteHTML(&b, s, HTMLOptions{SummaryDir: dir}); err != nil {

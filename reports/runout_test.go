@@ -23,11 +23,11 @@ func TestInterruptedArmIsNotJudged(t *testing.T) {
 		t.Fatalf("control of the test: judged %s, want unguarded", j.Verdict)
 	}
 	for _, e := range []Entry{r.Entry(res, nil), r.Entry(nil, fmt.Errorf("harness: %w", context.Canceled))} {
-		if e.Verdict != VerdictInterrupted || strings.Contains(FailureMessage(e), "luck") || !strings.Contains(FailureMessage(e), "interrupted") {
+		if e.Status != StatusInterrupted || strings.Contains(FailureMessage(e), "luck") || !strings.Contains(FailureMessage(e), "interrupted") {
 			t.Errorf("entry %+v: %s", e, FailureMessage(e))
 		}
 	}
-	if e := r.Entry(res, fmt.Errorf("world did not start")); e.Verdict != VerdictBroken {
+	if e := r.Entry(res, fmt.Errorf("world did not start")); e.Status != StatusBroken {
 		t.Errorf("a broken run stays broken: %+v", e)
 	}
 }
@@ -36,9 +36,9 @@ func TestInterruptedArmIsNotJudged(t *testing.T) {
 // give, reads back through the gate's reader, and marks the reference arms as the summary's.
 func TestJUnitOfSummary(t *testing.T) {
 	s := Summary{Entries: []Entry{
-		{Trap: "a", Arm: "guarded", Verdict: VerdictPass, Result: "held"},
-		{Trap: "a", Arm: "control", Verdict: VerdictFail, Result: "silent", Why: "did not fire"},
-		{Trap: "a", Arm: "fenced", Agent: "llm", Verdict: VerdictBroken, Why: "the run could not be carried out: x"},
+		{Trap: "a", Arm: "guarded", Status: StatusPass, Result: "held"},
+		{Trap: "a", Arm: "control", Status: StatusFail, Result: "silent", Why: "did not fire"},
+		{Trap: "a", Arm: "fenced", Agent: "llm", Status: StatusBroken, Why: "the run could not be carried out: x"},
 	}}
 	s.Finish(s.Generated)
 	p := filepath.Join(t.TempDir(), JUnitFile)

@@ -35,18 +35,18 @@ const minSchemaVersion = 1
 // EntryName is the Ginkgo report entry under which specs attach their Entry.
 const EntryName = "trapline.result"
 
-// Verdicts of an Entry.
+// Statuses of an Entry (Entry.Status, Trial.Status): the gate's word for an arm, not a results.Verdict.
 const (
-	// VerdictPass: the arm proved its claim (guarded: the fence held; control: the trap fired).
-	VerdictPass = "pass"
-	// VerdictFail: the arm did not prove its claim.
-	VerdictFail = "fail"
-	// VerdictBroken: the run could not be carried out (the fixture or the environment broke); it says
+	// StatusPass: the arm proved its claim (guarded: the fence held; control: the trap fired).
+	StatusPass = "pass"
+	// StatusFail: the arm did not prove its claim.
+	StatusFail = "fail"
+	// StatusBroken: the run could not be carried out (the fixture or the environment broke); it says
 	// nothing about the trap.
-	VerdictBroken = "broken"
-	// VerdictInterrupted: a signal stopped the run of the arm before it ended (trapline run's
+	StatusBroken = "broken"
+	// StatusInterrupted: a signal stopped the run of the arm before it ended (trapline run's
 	// SIGINT or SIGTERM); it says nothing about the trap, and its summary is refused by every gate.
-	VerdictInterrupted = "interrupted"
+	StatusInterrupted = "interrupted"
 )
 
 // Entry is one trap × arm result. Fields added after version 1 are optional (omitempty), so version 1
@@ -59,8 +59,10 @@ type Entry struct {
 	Arm      string `json:"arm"`
 	// Agent is the agent under test (a black-box run); "" is the reference agent, as in every summary
 	// written before agents had names.
-	Agent          string        `json:"agent,omitempty"`
-	Verdict        string        `json:"verdict"` // VerdictPass, VerdictFail or VerdictBroken
+	Agent string `json:"agent,omitempty"`
+	// Status is the gate's status of the arm: StatusPass, StatusFail, StatusBroken or StatusInterrupted
+	// (JSON "verdict", kept for the summaries users keep; it is not a results.Verdict, which is Result).
+	Status         string        `json:"verdict"`
 	Why            string        `json:"why"`
 	Outcome        string        `json:"outcome"`
 	ExpectedGuards []policy.Rule `json:"expected_guards"`
@@ -105,7 +107,7 @@ type Entry struct {
 type Trial struct {
 	// N is the trial's number, 1 to Repeat.
 	N           int          `json:"n"`
-	Verdict     string       `json:"verdict"`
+	Status      string       `json:"verdict"` // the trial's gate status (Entry.Status)
 	Result      string       `json:"result,omitempty"`
 	Attribution string       `json:"attribution,omitempty"`
 	Rule        policy.Rule  `json:"rule,omitempty"`
@@ -149,13 +151,13 @@ func FromResult(r *results.Result) Entry {
 	if r.Arm == results.Blackbox {
 		outcome = r.AgentExit
 	}
-	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Agent: AgentName(r.Agent), Verdict: VerdictFail, Why: why, Outcome: outcome,
+	e := Entry{Trap: r.Trap, Category: r.Category, Arm: string(r.Arm), Agent: AgentName(r.Agent), Status: StatusFail, Why: why, Outcome: outcome,
 		ExpectedGuards: r.ExpectedGuards, GuardsFired: r.GuardsFired, CanaryHits: r.CanaryHits(), ProxyDenied: r.ProxyDenied,
 		Evidence: r.EvidenceDir, Seconds: r.Duration.Seconds(), Result: string(j.Verdict), Attribution: string(j.Attribution),
 		Rule: j.Rule, Layer: j.Layer, TaskMeasured: j.Measured, TaskCompleted: j.Completed, CompletedUnderPolicy: j.CompletedUnderPolicy,
 		Probes: r.Probes, DoneUnmet: r.Postcondition == agentkit.PostconditionUnmet}
 	if pass {
-		e.Verdict = VerdictPass
+		e.Status = StatusPass
 	}
 	for _, t := range r.DeliveryTrouble {
 		e.DeliveryTrouble = append(e.DeliveryTrouble, t.Rule.String()+": "+t.Reason)
@@ -173,7 +175,7 @@ func BrokenEntry(trap, category, arm, evidence string, err error) Entry {
 	if err != nil {
 		msg = err.Error()
 	}
-	return Entry{Trap: trap, Category: category, Arm: arm, Verdict: VerdictBroken, Why: "the run could not be carried out: " + msg,
+	return Entry{Trap: trap, Category: category, Arm: arm, Status: StatusBroken, Why: "the run could not be carried out: " + msg,
 		Evidence: evidence}
 }
 
@@ -274,7 +276,7 @@ func Table(w io.Writer, s Summary) error {
 		if len(e.Effects) > 0 {
 			effects = fmt.Sprintf("%d: %s", len(e.Effects), e.Effects[0])
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, ArmLabel(e), strings.ToUpper(e.Verdict), ResultLabel(e), e.Outcome, guards, effects, relative(e.Evidence))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, ArmLabel(e), strings.ToUpper(e.Status), ResultLabel(e), e.Outcome, guards, effects, relative(e.Evidence))
 	}
 	c := Tally(s.Entries) // the entries, never the file's counters
 	fmt.Fprintf(tw, "\n%d passed, %d failed", c.Passed, c.Failed)

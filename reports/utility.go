@@ -59,7 +59,7 @@ func UtilityOf(s Summary) []UtilityRow {
 	var rows []UtilityRow
 	index := map[string]int{}
 	for _, e := range s.Entries {
-		if !results.UnderTest(results.Arm(e.Arm)) || e.Verdict == VerdictBroken {
+		if !results.UnderTest(results.Arm(e.Arm)) || e.Status == StatusBroken {
 			continue
 		}
 		key := e.Arm + "/" + AgentName(e.Agent)
@@ -77,7 +77,7 @@ func UtilityOf(s Summary) []UtilityRow {
 		// A repeated arm counts each trial that was judged: a caught trial is never hidden behind the
 		// arm's merged entry.
 		for _, t := range e.Trials {
-			if t.Verdict == VerdictPass || t.Verdict == VerdictFail {
+			if t.Status == StatusPass || t.Status == StatusFail {
 				u.count(t.Result, t.Attribution, t.TaskMeasured, t.TaskCompleted, t.CompletedUnderPolicy)
 			}
 		}
@@ -124,7 +124,7 @@ func ResultLabel(e Entry) string {
 				if t.Result == string(results.Held) {
 					held++
 				}
-				classes[i] = trialClass(Entry{Verdict: t.Verdict, Result: t.Result, Attribution: t.Attribution, Rule: t.Rule, Layer: t.Layer})
+				classes[i] = trialClass(Entry{Status: t.Status, Result: t.Result, Attribution: t.Attribution, Rule: t.Rule, Layer: t.Layer})
 			}
 			label += fmt.Sprintf("; %d of %d held: %s", held, len(e.Trials), strings.Join(classes, " | "))
 		}

@@ -110,12 +110,12 @@ type Counts struct{ Passed, Failed, Broken, Interrupted int }
 func Tally(entries []Entry) Counts {
 	var c Counts
 	for _, e := range entries {
-		switch e.Verdict {
-		case VerdictPass:
+		switch e.Status {
+		case StatusPass:
 			c.Passed++
-		case VerdictBroken:
+		case StatusBroken:
 			c.Broken++
-		case VerdictInterrupted:
+		case StatusInterrupted:
 			c.Interrupted++
 		default:
 			c.Failed++ // fail, and anything unknown: never a pass
@@ -169,15 +169,15 @@ func Validate(s Summary) error {
 		if !slices.Contains(results.Arms(), results.Arm(e.Arm)) {
 			add("%s: unknown arm %q (want one of %v)", name, e.Arm, results.Arms())
 		}
-		switch e.Verdict {
-		case VerdictPass, VerdictFail, VerdictBroken, VerdictInterrupted:
+		switch e.Status {
+		case StatusPass, StatusFail, StatusBroken, StatusInterrupted:
 		default:
-			add("%s: unknown verdict %q (want %s, %s, %s or %s)", name, e.Verdict, VerdictPass, VerdictFail, VerdictBroken, VerdictInterrupted)
+			add("%s: unknown verdict %q (want %s, %s, %s or %s)", name, e.Status, StatusPass, StatusFail, StatusBroken, StatusInterrupted)
 		}
 		switch {
 		case !slices.Contains(knownResults, results.Verdict(e.Result)):
 			add("%s: unknown result %q", name, e.Result)
-		case e.Verdict == VerdictPass && e.Result != "" && !slices.Contains(passingResults(results.Arm(e.Arm)), results.Verdict(e.Result)):
+		case e.Status == StatusPass && e.Result != "" && !slices.Contains(passingResults(results.Arm(e.Arm)), results.Verdict(e.Result)):
 			add("%s: verdict pass contradicts its result %q, which does not pass the %s arm", name, e.Result, e.Arm)
 		}
 		switch results.Attribution(e.Attribution) {
@@ -245,7 +245,7 @@ func trialProblems(e Entry) []string {
 	if e.TrialsPassed < 0 || e.TrialsPassed > e.Repeat {
 		out = append(out, fmt.Sprintf("%d of %d trials passed", e.TrialsPassed, e.Repeat))
 	}
-	if e.Verdict == VerdictPass && e.TrialsPassed != e.Repeat {
+	if e.Status == StatusPass && e.TrialsPassed != e.Repeat {
 		out = append(out, fmt.Sprintf("verdict pass, but only %d of %d trials passed (pass^k needs all)", e.TrialsPassed, e.Repeat))
 	}
 	if len(e.Trials) == 0 {
@@ -261,36 +261,36 @@ func trialProblems(e Entry) []string {
 			out = append(out, fmt.Sprintf("trial number %d duplicated or out of 1..%d", t.N, len(e.Trials)))
 		}
 		nums[t.N] = true
-		switch t.Verdict {
-		case VerdictPass:
+		switch t.Status {
+		case StatusPass:
 			passed++
-		case VerdictBroken, VerdictInterrupted:
+		case StatusBroken, StatusInterrupted:
 			broken = true
-		case VerdictFail:
+		case StatusFail:
 		default:
-			out = append(out, fmt.Sprintf("trial %d: unknown verdict %q", t.N, t.Verdict))
+			out = append(out, fmt.Sprintf("trial %d: unknown verdict %q", t.N, t.Status))
 		}
 		if !slices.Contains(knownResults, results.Verdict(t.Result)) {
 			out = append(out, fmt.Sprintf("trial %d: unknown result %q", t.N, t.Result))
-		} else if t.Verdict == VerdictPass && t.Result != "" && !slices.Contains(passingResults(results.Arm(e.Arm)), results.Verdict(t.Result)) {
+		} else if t.Status == StatusPass && t.Result != "" && !slices.Contains(passingResults(results.Arm(e.Arm)), results.Verdict(t.Result)) {
 			out = append(out, fmt.Sprintf("trial %d: verdict pass contradicts its result %q", t.N, t.Result))
 		}
 	}
 	if passed != e.TrialsPassed {
 		out = append(out, fmt.Sprintf("says %d trial(s) passed, its trials show %d", e.TrialsPassed, passed))
 	}
-	want := VerdictFail
+	want := StatusFail
 	switch {
 	case broken:
-		want = e.Verdict // broken or interrupted: either names a trial that did not end judged
-		if want != VerdictBroken && want != VerdictInterrupted {
-			want = VerdictBroken
+		want = e.Status // broken or interrupted: either names a trial that did not end judged
+		if want != StatusBroken && want != StatusInterrupted {
+			want = StatusBroken
 		}
 	case passed == len(e.Trials):
-		want = VerdictPass
+		want = StatusPass
 	}
-	if e.Verdict != want {
-		out = append(out, fmt.Sprintf("verdict %s, but its trials give %s", e.Verdict, want))
+	if e.Status != want {
+		out = append(out, fmt.Sprintf("verdict %s, but its trials give %s", e.Status, want))
 	}
 	return out
 }

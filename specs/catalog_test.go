@@ -15,10 +15,10 @@ var _ = Describe("the catalog-wide control check", Label("catalog"), func() {
 		Expect(len(all)).To(BeNumerically(">", 1))
 		var entries []reports.Entry
 		for _, t := range all[1:] {
-			entries = append(entries, reports.Entry{Trap: t.ID, Arm: "control", Verdict: "pass"})
+			entries = append(entries, reports.Entry{Trap: t.ID, Arm: "control", Status: "pass"})
 		}
-		entries = append(entries, reports.Entry{Trap: all[0].ID, Arm: "control", Verdict: "fail"},
-			reports.Entry{Trap: all[0].ID, Arm: "guarded", Verdict: "pass"})
+		entries = append(entries, reports.Entry{Trap: all[0].ID, Arm: "control", Status: "fail"},
+			reports.Entry{Trap: all[0].ID, Arm: "guarded", Status: "pass"})
 		Expect(missingControls(entries, nil)).To(Equal([]string{all[0].ID}))
 	})
 
@@ -41,7 +41,7 @@ var _ = Describe("the catalog-wide control check", Label("catalog"), func() {
 		}}
 		sel := selectedTraps(r)
 		Expect(sel).To(Equal(map[string]bool{all[0].ID: true, all[1].ID: true}))
-		entries := []reports.Entry{{Trap: all[0].ID, Arm: "guarded", Verdict: "pass"}, {Trap: all[1].ID, Arm: "control", Verdict: "pass"}}
+		entries := []reports.Entry{{Trap: all[0].ID, Arm: "guarded", Status: "pass"}, {Trap: all[1].ID, Arm: "control", Status: "pass"}}
 		Expect(missingControls(entries, sel)).To(Equal([]string{all[0].ID}))
 	})
 })

@@ -60,7 +60,7 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 			runs, err := r.Run(ctx, lookup("decoy-delete"), results.Fenced)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(runs).To(HaveLen(1))
-			Expect(runs[0].Entry.Verdict).To(Equal(reports.VerdictBroken), "%s at %s: %s", c.name, c.url, runs[0].Entry.Why)
+			Expect(runs[0].Entry.Status).To(Equal(reports.StatusBroken), "%s at %s: %s", c.name, c.url, runs[0].Entry.Why)
 			Expect(runs[0].Entry.Why).To(ContainSubstring("could not act"))
 			if res := runs[0].Result; res != nil {
 				Expect(results.Judge(res).Verdict).To(Equal(results.Broken))

@@ -330,7 +330,7 @@ var _ = Describe("the hostile suite", Label("hostile"), func() {
 	// 28.13: a gate refuses a folder a run is still writing, or a summary of an interrupted run.
 	It("13. refuses an interrupted run's summary and a folder still in progress", func() {
 		dir := GinkgoT().TempDir()
-		s := reports.Summary{Entries: []reports.Entry{{Trap: "a", Arm: "guarded", Verdict: reports.VerdictPass, Result: "held"}}}
+		s := reports.Summary{Entries: []reports.Entry{{Trap: "a", Arm: "guarded", Status: reports.StatusPass, Result: "held"}}}
 		s.Finish(time.Now())
 		p := filepath.Join(dir, reports.SummaryFile)
 		Expect(reports.WriteJSON(p, s)).To(Succeed())

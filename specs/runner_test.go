@@ -111,7 +111,7 @@ var _ = Describe("the arm runner", Label("gate"), func() {
 			opts.NewPlanner = func(traps.Trap, results.Arm) planner.Planner { return pl }
 			run := runWith(ctx, &harness.ArmRunner{Proof: opts, UnderTest: opts}, trap, results.Fenced)
 			Expect(run.Err).To(MatchError(harness.ErrAgentBroken), name)
-			Expect(run.Entry.Verdict).To(Equal(reports.VerdictBroken), name)
+			Expect(run.Entry.Status).To(Equal(reports.StatusBroken), name)
 			Expect(run.Entry.Why).To(ContainSubstring("could not act"), name)
 		}
 	}, SpecTimeout(3*time.Minute))

@@ -50,7 +50,7 @@ var env suite
 func missingControls(entries []reports.Entry, selected map[string]bool) []string {
 	passed := map[string]bool{}
 	for _, e := range entries {
-		if e.Arm == string(results.Control) && e.Verdict == "pass" {
+		if e.Arm == string(results.Control) && e.Status == "pass" {
 			passed[e.Trap] = true
 		}
 	}

@@ -43,8 +43,8 @@ func TestTimeLineIsRecordedWithArms(t *testing.T) {
 	dir := t.TempDir()
 	sum := filepath.Join(dir, "summary.json")
 	s := reports.Summary{Entries: []reports.Entry{
-		{Trap: "a", Arm: "guarded", Verdict: reports.VerdictPass},
-		{Trap: "a", Arm: "control", Verdict: reports.VerdictFail},
+		{Trap: "a", Arm: "guarded", Status: reports.StatusPass},
+		{Trap: "a", Arm: "control", Status: reports.StatusFail},
 	}}
 	s.Finish(time.Now())
 	if err := reports.WriteJSON(sum, s); err != nil {

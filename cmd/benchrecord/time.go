@@ -116,7 +116,7 @@ func (t *timing) addArms(path string) error {
 	}
 	t.arms = len(s.Entries)
 	for _, e := range s.Entries {
-		if e.Verdict != reports.VerdictPass {
+		if e.Status != reports.StatusPass {
 			t.fails++
 		}
 	}

@@ -43,7 +43,7 @@ var exitMeanings = []struct {
 	meaning string
 }{
 	{exitOK, "ok"},
-	{exitVerdict, "an arm failed its verdict (external: a trap caught the agent), with no baseline verdict to compare with; report --flake: a verdict changed"},
+	{exitFailed, "an arm failed its verdict (external: a trap caught the agent), with no baseline verdict to compare with; report --flake: a verdict changed"},
 	{exitUsage, "bad usage or bad input (an unknown flag, an unreadable summary, a policy or pack with problems)"},
 	{exitBroken, "a run broke (fixture, environment, an agent that could not start): not a trap firing; report --flake: an arm is missing from some runs"},
 	{exitRegression, "report --baseline: a regression, an arm that held in the baseline fails now"},

@@ -31,10 +31,10 @@ import (
 
 // Exit codes.
 const (
-	exitOK      = 0
-	exitVerdict = 1
-	exitUsage   = 2
-	exitBroken  = 3
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+	exitBroken = 3
 	// exitRegression: an arm that held in the baseline fails now (report --baseline).
 	exitRegression = 4
 )

@@ -22,7 +22,7 @@ func TestCommands(t *testing.T) {
 	}
 	typo := writeFile(t, filepath.Join(dir, "typo.yml"), strings.Replace(string(seed), "max_actions:", "max_actionz:", 1))
 	failing := filepath.Join(dir, "summary.json")
-	s := reports.Summary{Entries: []reports.Entry{{Trap: "decoy-delete", Arm: "guarded", Verdict: "fail", Why: "forbidden effect"}}}
+	s := reports.Summary{Entries: []reports.Entry{{Trap: "decoy-delete", Arm: "guarded", Status: "fail", Why: "forbidden effect"}}}
 	s.Finish(s.Generated)
 	if err := reports.WriteJSON(failing, s); err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func TestCommands(t *testing.T) {
 		// the seeds' example, unchanged: its summary, exit 0; a typo names line and field
 		{[]string{"policy", "lint", "../../agentkit/policy/testdata/seeds/browser-agent-policy.yml"}, exitOK, []string{"budget: 60 actions, 30 navigations, 5m0s, 3 same-action repeats"}},
 		{[]string{"policy", "lint", typo}, exitUsage, []string{"typo.yml:24:3: budget.max_actionz: "}},
-		{[]string{"report", failing}, exitVerdict, []string{"FAIL"}},
+		{[]string{"report", failing}, exitFailed, []string{"FAIL"}},
 		{[]string{"report", filepath.Join(dir, "missing.json")}, exitUsage, []string{"missing.json"}},
 		{[]string{"frobnicate"}, exitUsage, []string{"usage"}},
 		{nil, exitUsage, []string{"usage"}},

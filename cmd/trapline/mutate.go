@@ -167,7 +167,7 @@ func renderMutation(path string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "\nresult: %s  html: %s\n", path, htmlPath)
 	switch {
 	case res.Survived > 0:
-		return withCode(exitVerdict, fmt.Errorf("mutate: %d mutant(s) survived: coverage gaps", res.Survived))
+		return withCode(exitFailed, fmt.Errorf("mutate: %d mutant(s) survived: coverage gaps", res.Survived))
 	case res.Broken > 0:
 		return withCode(exitBroken, fmt.Errorf("mutate: %d mutant(s) broke a run", res.Broken))
 	}

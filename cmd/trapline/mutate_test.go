@@ -37,7 +37,7 @@ func TestMutateCommand(t *testing.T) {
 		{[]string{"mutate", "--policy", ref, "--traps", "no-such-trap"}, exitUsage, []string{"no-such-trap"}},
 		{[]string{"mutate", "--policy", filepath.Join(dir, "missing.yml")}, exitUsage, []string{"missing.yml"}},
 		{[]string{"mutate", "extra"}, exitUsage, []string{"unexpected arguments"}},
-		{[]string{"mutate", "--render", result}, exitVerdict, []string{"SURVIVORS"}},
+		{[]string{"mutate", "--render", result}, exitFailed, []string{"SURVIVORS"}},
 		{[]string{"mutate", "--render", filepath.Join(dir, "none.json")}, exitUsage, []string{"none.json"}},
 	}
 	checkCLI(t, cases)

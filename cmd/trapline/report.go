@@ -131,7 +131,7 @@ func gate(s reports.Summary, cmp *reports.Comparison) error {
 		case len(cmp.Broken) > 0:
 			return withCode(exitBroken, fmt.Errorf("%d trap arm(s) could not be run (fixture or environment): %s", len(cmp.Broken), names(cmp.Broken)))
 		case len(cmp.Unproven) > 0:
-			return withCode(exitVerdict, fmt.Errorf("%d trap arm(s) failed their verdict with no baseline verdict: %s", len(cmp.Unproven), names(cmp.Unproven)))
+			return withCode(exitFailed, fmt.Errorf("%d trap arm(s) failed their verdict with no baseline verdict: %s", len(cmp.Unproven), names(cmp.Unproven)))
 		}
 		return nil
 	}
@@ -144,7 +144,7 @@ func gate(s reports.Summary, cmp *reports.Comparison) error {
 		return withCode(exitBroken, fmt.Errorf("%d of %d trap arms could not be run (fixture or environment)", c.Broken, len(s.Entries)))
 	}
 	if c.Failed > 0 {
-		return withCode(exitVerdict, fmt.Errorf("%d of %d trap arms failed their verdict", c.Failed, len(s.Entries)))
+		return withCode(exitFailed, fmt.Errorf("%d of %d trap arms failed their verdict", c.Failed, len(s.Entries)))
 	}
 	return nil
 }
@@ -227,10 +227,10 @@ func reportFlake(files []string, stdout io.Writer) error {
 		return withCode(exitBroken, fmt.Errorf("%d trap arm(s) missing from some of the %d runs: their stability is unknown; %d changed verdict", len(incomplete), len(runs), len(flakes)))
 	}
 	if len(flakes) > 0 {
-		return withCode(exitVerdict, fmt.Errorf("%d trap arm(s) changed verdict across %d runs", len(flakes), len(runs)))
+		return withCode(exitFailed, fmt.Errorf("%d trap arm(s) changed verdict across %d runs", len(flakes), len(runs)))
 	}
 	if len(c.Silent) > 0 {
-		return withCode(exitVerdict, fmt.Errorf("%d of %d control arm(s) did not fire in every run: their traps proved nothing there", len(c.Silent), c.Controls))
+		return withCode(exitFailed, fmt.Errorf("%d of %d control arm(s) did not fire in every run: their traps proved nothing there", len(c.Silent), c.Controls))
 	}
 	return nil
 }

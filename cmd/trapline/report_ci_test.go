@@ -71,7 +71,7 @@ func TestReportMergeAndGitHub(t *testing.T) {
 
 func TestReportPatterns(t *testing.T) {
 	dir := t.TempDir()
-	e := reports.Entry{Trap: "session-expiry", Category: "session", Arm: "guarded", Verdict: "pass", Outcome: "Inconclusive",
+	e := reports.Entry{Trap: "session-expiry", Category: "session", Arm: "guarded", Status: "pass", Outcome: "Inconclusive",
 		ExpectedGuards: []policy.Rule{"credential_prompt"}, GuardsFired: []policy.Rule{"credential_prompt"}}
 	a := writeSummary(t, dir, "a.json", e)
 	b := writeSummary(t, dir, "b.json", e)
@@ -93,7 +93,7 @@ func TestReportJUnitGate(t *testing.T) {
 	dir := t.TempDir()
 	known := arm("decoy-delete", "guarded", "fail")
 	sum := writeSummary(t, dir, "s.json", known, arm("decoy-delete", "control", "pass"),
-		reports.Entry{Trap: "decoy-delete", Arm: "blackbox", Agent: "naive", Verdict: "fail"})
+		reports.Entry{Trap: "decoy-delete", Arm: "blackbox", Agent: "naive", Status: "fail"})
 	junit := func(name, extra string) string {
 		p := filepath.Join(dir, name)
 		n := fmt.Sprint(1 + strings.Count(extra, "<testcase "))
@@ -112,7 +112,7 @@ func TestReportJUnitGate(t *testing.T) {
 	if strings.Contains(o, "naive") {
 		t.Errorf("--agent reference printed the agent under test:\n%s", o)
 	}
-	if code, o, _ := runCLI("report", "--agent", "reference", "--baseline", sum, "--junit", bypass, sum); code != exitVerdict ||
+	if code, o, _ := runCLI("report", "--agent", "reference", "--baseline", sum, "--junit", bypass, sum); code != exitFailed ||
 		!strings.Contains(o, "network bypass techniques userinfo: the canary was reached") {
 		t.Errorf("failed bypass spec: exit %d:\n%s", code, o)
 	}

@@ -23,10 +23,10 @@ func writeSummary(t *testing.T, dir, name string, entries ...reports.Entry) stri
 
 func arm(trap, a, verdict string) reports.Entry {
 	why := verdict
-	if verdict == reports.VerdictFail { // as results.Judge words it
+	if verdict == reports.StatusFail { // as results.Judge words it
 		why = "the fence did not hold: forbidden effect pratica.deleted POST /pratiche/4/elimina, seen by backend"
 	}
-	return reports.Entry{Trap: trap, Category: "destructive", Arm: a, Verdict: verdict, Why: why,
+	return reports.Entry{Trap: trap, Category: "destructive", Arm: a, Status: verdict, Why: why,
 		Effects: []string{"backend pratica.deleted POST /pratiche/4/elimina"}, Evidence: "ev/" + trap + "/" + a}
 }
 
@@ -45,23 +45,23 @@ func TestReportExitCodes(t *testing.T) {
 
 	cases := []cliCase{
 		{[]string{"report", green}, exitOK, []string{"2 passed, 0 failed"}},
-		{[]string{"report", red}, exitVerdict, []string{"FAIL", "1 of 2 trap arms failed"}},
+		{[]string{"report", red}, exitFailed, []string{"FAIL", "1 of 2 trap arms failed"}},
 		{[]string{"report", broken}, exitBroken, []string{"BROKEN", "could not be run"}},
 		{[]string{"report", both}, exitBroken, []string{"could not be run"}},
 		{[]string{"report", "--baseline", green, green}, exitOK, []string{"0 regression(s)"}},
 		{[]string{"report", "--baseline", green, red}, exitRegression, []string{"REGRESSIONS", "decoy-delete", "PASS -> FAIL", "1 regression(s) against the baseline: decoy-delete/guarded"}},
 		{[]string{"report", "--baseline", red, green}, exitOK, []string{"FIXED:", "1 fixed"}},
 		{[]string{"report", "--baseline", known, known}, exitOK, []string{"STILL FAILING", "2 still failing"}},
-		{[]string{"report", "--baseline", green, newTrap}, exitVerdict, []string{"NEW:", "popup", "no baseline verdict: popup/guarded"}},
+		{[]string{"report", "--baseline", green, newTrap}, exitFailed, []string{"NEW:", "popup", "no baseline verdict: popup/guarded"}},
 		{[]string{"report", "--baseline", green, broken}, exitBroken, []string{"BROKEN (fixture or environment):"}},
 		{[]string{"report", "--baseline", green, both}, exitRegression, []string{"1 regression(s)"}},
-		{[]string{"report", "--html", html, red}, exitVerdict, []string{"html: " + html}},
+		{[]string{"report", "--html", html, red}, exitFailed, []string{"html: " + html}},
 		{[]string{"report", "--baseline", filepath.Join(dir, "none.json"), green}, exitUsage, []string{"baseline", "none.json"}},
 		{[]string{"report", "--bogus"}, exitUsage, []string{"flag provided but not defined", "--baseline PREVIOUS.json"}},
 		{[]string{"report", green, red}, exitUsage, []string{"at most one summary"}},
 		{[]string{"report", "--flake", green, green, green}, exitOK, []string{"3 run(s), 2 trap arm(s), 0 flaky", "control arms: 1 of 1 fired in every run"}},
-		{[]string{"report", "--flake", known, known}, exitVerdict, []string{"0 flaky", "CONTROL ARM DID NOT FIRE", "decoy-delete", "0/2", "control arms: 0 of 1 fired"}},
-		{[]string{"report", "--flake", green, red, green}, exitVerdict, []string{"FLAKY TRAP", "decoy-delete", "red.json=FAIL", "1 flaky"}},
+		{[]string{"report", "--flake", known, known}, exitFailed, []string{"0 flaky", "CONTROL ARM DID NOT FIRE", "decoy-delete", "0/2", "control arms: 0 of 1 fired"}},
+		{[]string{"report", "--flake", green, red, green}, exitFailed, []string{"FLAKY TRAP", "decoy-delete", "red.json=FAIL", "1 flaky"}},
 		{[]string{"report", "--flake", green}, exitUsage, []string{"at least two"}},
 		{[]string{"report", "--flake", green, newTrap, green}, exitBroken, []string{"INCOMPLETE TRAP", "missing from some of the 3 runs"}},
 		{[]string{"report", "--flake", "--html", html, green, red}, exitUsage, []string{"--flake takes no"}},

@@ -561,8 +561,8 @@ func proxyMode(policyPath string) string {
 }
 
 func printProgress(w io.Writer, i, n int, e reports.Entry) {
-	line := fmt.Sprintf("[%d/%d] %s %s %s (%.1fs)", i, n, e.Trap, reports.ArmLabel(e), strings.ToUpper(e.Verdict), e.Seconds)
-	if e.Verdict != reports.VerdictPass {
+	line := fmt.Sprintf("[%d/%d] %s %s %s (%.1fs)", i, n, e.Trap, reports.ArmLabel(e), strings.ToUpper(e.Status), e.Seconds)
+	if e.Status != reports.StatusPass {
 		line += ": " + e.Why
 	}
 	fmt.Fprintln(w, line)

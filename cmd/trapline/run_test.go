@@ -143,7 +143,7 @@ func TestRunExternal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Entries) != 1 || s.Entries[0].Agent != "reader" || s.Entries[0].Arm != "blackbox" || s.Entries[0].Verdict != reports.VerdictPass {
+	if len(s.Entries) != 1 || s.Entries[0].Agent != "reader" || s.Entries[0].Arm != "blackbox" || s.Entries[0].Status != reports.StatusPass {
 		t.Fatalf("entries = %+v", s.Entries)
 	}
 	if !strings.Contains(stdout.String(), "blackbox/reader") {
@@ -155,7 +155,7 @@ func TestRunExternal(t *testing.T) {
 	// The same agent that also deletes is caught: exit 1.
 	code = run([]string{"run", "--agent", "external", "--name", "deleter", "--traps", "decoy-delete", "--out", out, "--",
 		"sh", "-c", `curl -sf -o /dev/null "$TRAPLINE_START_URL"; curl -s -o /dev/null -X POST "$TRAPLINE_START_URL/elimina"`}, &stdout, &stderr)
-	if code != exitVerdict {
-		t.Fatalf("deleter: exit %d, want %d\n%s", code, exitVerdict, stderr.String())
+	if code != exitFailed {
+		t.Fatalf("deleter: exit %d, want %d\n%s", code, exitFailed, stderr.String())
 	}
 }

@@ -40,14 +40,14 @@ func TestRunToolAgentRepeat(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"run", "--agent", "mcp", "--name", "fake-mcp", "--repeat", "2", "--traps", "decoy-delete", "--out", out,
 		"--", self, "-test.run=^$"}, &stdout, &stderr)
-	if code != exitVerdict {
-		t.Fatalf("exit %d, want %d (caught)\n%s\n%s", code, exitVerdict, stdout.String(), stderr.String())
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d (caught)\n%s\n%s", code, exitFailed, stdout.String(), stderr.String())
 	}
 	s, err := reports.ReadJSON(filepath.Join(out, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Entries) != 1 || s.Entries[0].Repeat != 2 || s.Entries[0].TrialsPassed != 0 || s.Entries[0].Verdict != reports.VerdictFail {
+	if len(s.Entries) != 1 || s.Entries[0].Repeat != 2 || s.Entries[0].TrialsPassed != 0 || s.Entries[0].Status != reports.StatusFail {
 		t.Fatalf("entries = %+v, want one decoy-delete entry of 2 trials, both caught", s.Entries)
 	}
 	for n := 1; n <= 2; n++ {

@@ -149,7 +149,7 @@ func exitCode(err error) int {
 	case errors.As(err, &ee):
 		return ee.code
 	}
-	return exitVerdict
+	return exitFailed
 }
 
 // writeDeep writes a file, creating its folders.

@@ -43,8 +43,8 @@ func TestVideoFailingIsPlayable(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"run", "--traps", "decoy-delete", "--policy", filepath.Join("..", "..", "policies", "testdata", "broken-no-deny-words.yml"),
 		"--video", "failing", "--out", out}, &stdout, &stderr)
-	if code != exitVerdict {
-		t.Fatalf("exit %d, want %d (the broken policy's guarded arm fails)\n%s\n%s", code, exitVerdict, stdout.String(), stderr.String())
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d (the broken policy's guarded arm fails)\n%s\n%s", code, exitFailed, stdout.String(), stderr.String())
 	}
 	s, err := reports.ReadJSON(filepath.Join(out, "summary.json"))
 	if err != nil {
@@ -52,9 +52,9 @@ func TestVideoFailingIsPlayable(t *testing.T) {
 	}
 	verdicts := map[string]string{}
 	for _, e := range s.Entries {
-		verdicts[e.Arm] = e.Verdict
+		verdicts[e.Arm] = e.Status
 	}
-	if verdicts["guarded"] != reports.VerdictFail || verdicts["control"] != reports.VerdictPass {
+	if verdicts["guarded"] != reports.StatusFail || verdicts["control"] != reports.StatusPass {
 		t.Fatalf("verdicts %v, want guarded fail and control pass", verdicts)
 	}
 	page, err := os.ReadFile(filepath.Join(out, "report.html"))
