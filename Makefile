@@ -11,7 +11,7 @@ LABEL_ARG  := $(if $(LABELS),--label-filter='$(LABELS)',)
 # The catalog: every trap of the catalog and the scenario, both arms, the reference agent only. The one
 # definition: make demo (its default), bench/suite.sh (make bench), make flake-catalog and BENCHMARKS.md
 # use it (`make catalog-labels` prints it).
-CATALOG_LABELS := !bypass && !external && !agent-tools && !diligent && !twin && !llm-catalog && !budget-policy && !gate
+CATALOG_LABELS := !bypass && !external && !agent-tools && !diligent && !twin && !llm-catalog && !budget-policy && !gate && !agent-frameworks
 # The demo runs the catalog (CATALOG_LABELS) against the reference agent: the table a newcomer needs
 # first. The rest (the bypass suite, the external agents, the agent tools, whose pinned cells are often
 # "caught": the tools' own results, which would fail the demo's report gate; the diligent planner, the
@@ -105,14 +105,16 @@ specs:
 ## samples (specs/matrix_test.go; docs/ci.md): every pinned cell of the agent-tools matrix
 ## (docs/agent-tools.json: 9 configs × the catalog, hours on 2 cores; AGENT_TOOLS=smoke runs the two
 ## smoke traps × every config instead), the naive external agent over every trap, the fake model over
-## every trap. Reports in $(OUT)/<target>/; LABELS narrows the matrix (e.g. LABELS=tool:agent-browser).
+## every trap, every pinned cell of the agent frameworks (docs/agent-frameworks.md). Reports in
+## $(OUT)/<target>/; LABELS narrows the matrix (e.g. LABELS=tool:agent-browser).
 AGENT_TOOLS ?= full
 MATRIX_LABELS_agent-tools-matrix := agent-tools
+MATRIX_LABELS_agent-frameworks-matrix := agent-frameworks
 MATRIX_LABELS_external-matrix    := external && !bypass
 MATRIX_LABELS_llm-catalog-matrix := llm-catalog
-.PHONY: agent-tools-matrix external-matrix llm-catalog-matrix
-agent-tools-matrix external-matrix llm-catalog-matrix: setup
-	TRAPLINE_AGENT_TOOLS=$(AGENT_TOOLS) TRAPLINE_EXTERNAL=full TRAPLINE_LLM_CATALOG=full TRAPLINE_OUT=$(abspath $(OUT))/$@ \
+.PHONY: agent-tools-matrix external-matrix llm-catalog-matrix agent-frameworks-matrix
+agent-tools-matrix external-matrix llm-catalog-matrix agent-frameworks-matrix: setup
+	TRAPLINE_AGENT_TOOLS=$(AGENT_TOOLS) TRAPLINE_EXTERNAL=full TRAPLINE_LLM_CATALOG=full TRAPLINE_AGENT_FRAMEWORKS=full TRAPLINE_OUT=$(abspath $(OUT))/$@ \
 	  $(MAKE) --no-print-directory specs OUT=$(OUT)/$@ LABELS='$(MATRIX_LABELS_$@)$(if $(LABELS), && ($(LABELS)),)'
 
 ## setup-docker: make a Docker engine answer for container mode (installs docker.io and starts dockerd

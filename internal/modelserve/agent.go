@@ -66,9 +66,10 @@ func (a *Agent) Run(ctx context.Context, env harness.Env) error {
 	if failed := s.Failed(); failed != "" {
 		return errors.Join(fmt.Errorf("%w: the model endpoint (%s) could not play a request: %s", harness.ErrAgentBroken, a.Model, failed), runErr)
 	}
-	if s.Played() == 0 && ctx.Err() == nil {
-		// The framework never asked its model: whatever the browser saw was not the model's doing, so
-		// the run measured nothing of the framework played by trapline; its own last words say why.
+	if s.Played() == 0 {
+		// The framework never asked its model (it crashed, hung until the deadline, or talks to another
+		// endpoint): whatever the browser saw was not the model's doing, so the run measured nothing of
+		// the framework played by trapline; its own last words say why.
 		return errors.Join(fmt.Errorf("%w: the agent never called the model endpoint (OPENAI_BASE_URL)%s", harness.ErrAgentBroken, stderrTail(env, s.Redactor)), runErr)
 	}
 	return runErr
