@@ -35,14 +35,14 @@ type frameworkCell struct {
 
 var frameworkCells = []frameworkCell{
 	{name: "openai-agents", dir: "openai-agents", want: agenttools.CellCaught, makeTest: true},
-	{name: "openai-agents+guardrail", dir: "openai-agents", env: []string{"AGENT_GUARDRAIL=1"}, want: agenttools.CellRefrained},
-	{name: "openai-agents+proxy", dir: "openai-agents", proxy: true, want: agenttools.CellProxy},
-	{name: "openai-agents+chat-stream", dir: "openai-agents", env: []string{"AGENT_API=chat", "AGENT_STREAM=1"}, want: agenttools.CellCaught},
+	{name: "openai-agents-guardrail", dir: "openai-agents", env: []string{"AGENT_GUARDRAIL=1"}, want: agenttools.CellRefrained},
+	{name: "openai-agents-proxy", dir: "openai-agents", proxy: true, want: agenttools.CellProxy},
+	{name: "openai-agents-chat-stream", dir: "openai-agents", env: []string{"AGENT_API=chat", "AGENT_STREAM=1"}, want: agenttools.CellCaught},
 	// Stagehand 4.4.0's runtime lives in an extension inside the browser and dials the browser's own
 	// DevTools endpoint from there; the world's proxy, which all the browser's traffic takes, refuses
 	// 127.0.0.1 (unmapped_host), so Stagehand never gets to ask its model.
 	{name: "stagehand-agent", dir: "stagehand-agent", want: agenttools.CellBroken, why: "never called the model endpoint", makeTest: true},
-	{name: "stagehand-agent+proxy", dir: "stagehand-agent", proxy: true, want: agenttools.CellBroken, why: "never called the model endpoint"},
+	{name: "stagehand-agent-proxy", dir: "stagehand-agent", proxy: true, want: agenttools.CellBroken, why: "never called the model endpoint"},
 }
 
 var _ = Describe("agent frameworks with trapline as their model", Label("agent-frameworks", "trap:decoy-delete"), func() {
