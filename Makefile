@@ -22,11 +22,18 @@ BENCHRECORD := bin/benchrecord
 
 UNIT_PKGS   = $(shell $(GO) list ./... | grep -v /specs$$)
 
-.PHONY: all setup build demo test test-parts unit specs vet fmt bench clean flake flake-catalog gate-demo catalog-labels benchrecord
+.PHONY: all setup setup-demo build demo test test-parts unit specs vet fmt bench clean flake flake-catalog gate-demo catalog-labels benchrecord
 
 all: test
 
-## setup: install what the suite needs (idempotent; apt needs root)
+## setup-demo: install what the catalog needs, nothing more (make demo): Debian's chromium-headless-shell
+## (the default headless browser), gcc and the Playwright driver. No ffmpeg, no agent tools, no xmllint.
+setup-demo:
+	@test -x /usr/lib/chromium/chromium-headless-shell || { echo "installing Debian chromium-headless-shell (the default headless browser)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; }
+	@command -v cc >/dev/null 2>&1 || { echo "installing gcc (builds the browser's netlink shim)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; }
+	@$(GO) run ./cmd/trapline setup --browser-only
+
+## setup: install what the whole suite needs (idempotent; apt needs root)
 setup:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian chromium"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	@test -x /usr/lib/chromium/chromium-headless-shell || { echo "installing Debian chromium-headless-shell (the default headless browser)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; }
@@ -43,7 +50,7 @@ build:
 ## On a terminal, one line per finished arm (trap, arm, verdict, seconds) while it runs: every spec
 ## process appends it to $(OUT)/progress.log (TRAPLINE_PROGRESS), which tail follows; elsewhere (CI,
 ## a pipe) nothing is followed and the log's path is printed instead.
-demo: setup build
+demo: setup-demo build
 	@mkdir -p $(OUT) && : >$(OUT)/progress.log
 	@echo "make demo: the trap catalog and the scenario against the reference agent ($(if $(LABELS),label filter $(LABELS),CATALOG_LABELS)), each"; \
 	  echo "  trap's guarded and control arm in a fresh world ($(PROCS) processes); usually 2 to 4 minutes on a quiet"; \
