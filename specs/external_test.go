@@ -54,6 +54,7 @@ func externalBrowser(ctx context.Context) *browser.SharedCDP {
 	}
 	if env.cdp == nil {
 		// Chromium's stderr and the sink's decisions (the browser's own traffic), closed with it.
+		Expect(os.MkdirAll(env.out, 0o755)).To(Succeed())
 		log, err := os.Create(filepath.Join(env.out, fmt.Sprintf("chromium-shared-%d.log", GinkgoParallelProcess())))
 		Expect(err).NotTo(HaveOccurred())
 		env.cdpLog = log
