@@ -768,7 +768,9 @@ func (r *SharedRun) Close() error {
 }
 
 // checkEmpty fails unless the browser holds no browser context but the default one and no target
-// that could carry a run's state.
+// that could carry a run's state. A disposed context's service and shared workers are torn down after
+// disposeBrowserContext answers, so targets get until ctx ends to go (polled: the protocol has no
+// event for "the last one went" on a session that does not discover targets).
 func (s *SharedCDP) checkEmpty(ctx context.Context) error {
 	var bc struct {
 		BrowserContextIDs []string `json:"browserContextIds"`
@@ -779,16 +781,29 @@ func (s *SharedCDP) checkEmpty(ctx context.Context) error {
 	if len(bc.BrowserContextIDs) > 0 {
 		return fmt.Errorf("browser: shared chromium after a run: %d browser contexts left", len(bc.BrowserContextIDs))
 	}
-	ts, err := s.targets(ctx)
-	if err != nil {
-		return fmt.Errorf("browser: shared chromium after a run: %w", err)
-	}
-	for _, t := range ts {
-		if t.Type != "browser" {
-			return fmt.Errorf("browser: shared chromium after a run: a %s target is left (%s)", t.Type, t.URL)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ts, err := s.targets(ctx)
+		if err != nil {
+			return fmt.Errorf("browser: shared chromium after a run: %w", err)
+		}
+		var left *targetInfo
+		for i, t := range ts {
+			if t.Type != "browser" {
+				left = &ts[i]
+				break
+			}
+		}
+		if left == nil {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return fmt.Errorf("browser: shared chromium after a run: a %s target is left (%s)", left.Type, left.URL)
 		}
 	}
-	return nil
 }
 
 // Close kills the browser's process group, closes the sink and removes the profile. Safe to call
