@@ -85,6 +85,12 @@ type Options struct {
 	// Extensions are unpacked browser extensions RunAgent loads into the black-box browser (an agent
 	// that lives in a Manifest V3 extension; browser.CDPOptions.Extensions).
 	Extensions []string
+	// SharedCDP, when set and Extensions is empty, is the browser RunAgent gives each black-box run a
+	// fresh browser context of (browser.SharedCDP: no DevTools port but the run's own, every context
+	// behind the run's world proxy, nothing of a run left when it ends) instead of launching a
+	// Chromium per run; the run's world then intercepts HTTPS with the browser's CA. Runs on one
+	// SharedCDP go one at a time.
+	SharedCDP *browser.SharedCDP
 	// World starts each run's world; nil means world.Embedded{} (in process).
 	World world.Launcher
 	// Upstreams are users' own staging apps every run's world serves beside the built-in sites (a

@@ -41,6 +41,10 @@ type suite struct {
 	video string
 	// provenance says what produced this process's runs (summary.json and every JUnit case).
 	provenance *reports.Provenance
+	// cdp is the process's shared CDP browser for the external agents' runs, launched by the first
+	// (externalBrowser) and closed after the suite; nil until then.
+	cdp    *browser.SharedCDP
+	cdpLog *os.File
 }
 
 var env suite
@@ -132,6 +136,10 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 // panicked before closing its own, an interrupted run); then process 1, after all the others, checks
 // that no container or network of this run is left.
 var _ = SynchronizedAfterSuite(func() {
+	if env.cdp != nil {
+		Expect(env.cdp.Close()).To(Succeed())
+		Expect(env.cdpLog.Close()).To(Succeed())
+	}
 	if env.container != nil {
 		Expect(env.container.Close()).To(Succeed())
 	}
