@@ -17,9 +17,10 @@ CATALOG_LABELS := !bypass && !external && !agent-tools && !diligent && !twin && 
 # "caught": the tools' own results, which would fail the demo's report gate; the diligent planner, the
 # twins, the fake model and its gate specs, the agent frameworks, the budget policy; the trap-bug
 # check, which runs every trap with an agent that does nothing; the CLI-parity spec, which runs a
-# sample through trapline run as well) runs in make test. The gate specs' agents are named fake-<model> and they report only their
-# own arms, so a run that includes them (CI's catalog shard) still has one summary entry per trap, arm
-# and agent (the specs' summary writer refuses two). LABELS replaces the filter (CI's shards).
+# sample through trapline run as well) runs in make test. The gate specs' agents are named
+# fake-<model> and they report only their own arms, so a run that includes them (CI's catalog shard)
+# still has one summary entry per trap, arm and agent (the specs' summary writer refuses two). LABELS
+# replaces the filter (CI's shards).
 DEMO_LABEL_ARG := --label-filter='$(if $(LABELS),$(LABELS),$(CATALOG_LABELS))'
 # benchrecord times commands (benchrecord time): make test's and .ci/run's parts, bench/suite.sh's runs.
 BENCHRECORD := bin/benchrecord
