@@ -11,11 +11,16 @@ LABEL_ARG  := $(if $(LABELS),--label-filter='$(LABELS)',)
 # The catalog: every trap of the catalog and the scenario, both arms, the reference agent only. The one
 # definition: make demo (its default), bench/suite.sh (make bench), make flake-catalog and BENCHMARKS.md
 # use it (`make catalog-labels` prints it).
-CATALOG_LABELS := !bypass && !external && !agent-tools && !diligent && !twin && !llm-catalog && !budget-policy && !gate && !agent-frameworks
+CATALOG_LABELS := !bypass && !external && !agent-tools && !diligent && !twin && !llm-catalog && !budget-policy && !gate && !agent-frameworks && !trap-bug && !cli-parity
 # The demo runs the catalog (CATALOG_LABELS) against the reference agent: the table a newcomer needs
 # first. The rest (the bypass suite, the external agents, the agent tools, whose pinned cells are often
 # "caught": the tools' own results, which would fail the demo's report gate; the diligent planner, the
-# twins, the fake model, the budget policy) runs in make test. LABELS replaces the filter (CI's shards).
+# twins, the fake model and its gate specs, the agent frameworks, the budget policy; the trap-bug
+# check, which runs every trap with an agent that does nothing; the CLI-parity spec, which runs a
+# sample through trapline run as well) runs in make test. The gate specs' agents are named
+# fake-<model> and they report only their own arms, so a run that includes them (CI's catalog shard)
+# still has one summary entry per trap, arm and agent (the specs' summary writer refuses two). LABELS
+# replaces the filter (CI's shards).
 DEMO_LABEL_ARG := --label-filter='$(if $(LABELS),$(LABELS),$(CATALOG_LABELS))'
 # benchrecord times commands (benchrecord time): make test's and .ci/run's parts, bench/suite.sh's runs.
 BENCHRECORD := bin/benchrecord

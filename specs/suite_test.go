@@ -70,6 +70,29 @@ func missingControls(entries []reports.Entry, selected map[string]bool) []string
 	return missing
 }
 
+// duplicateArms lists each pair of entries with the same trap, arm and agent (the key the strict
+// summary reader and the baseline use: reports.AgentName, so "" and the reference agent are one),
+// with the specs that reported them (specs[i] is entry i's).
+func duplicateArms(entries []reports.Entry, specs []string) []string {
+	type key struct{ trap, arm, agent string }
+	first := map[key]int{}
+	var out []string
+	for i, e := range entries {
+		k := key{e.Trap, e.Arm, reports.AgentName(e.Agent)}
+		if j, ok := first[k]; ok {
+			agent := k.agent
+			if agent == "" {
+				agent = results.ReferenceAgent
+			}
+			out = append(out, fmt.Sprintf("%s/%s of agent %s: reported by %q and by %q (give the agent under test a name of its own, or leave the repeated arm out of the report)",
+				k.trap, k.arm, agent, specs[j], specs[i]))
+			continue
+		}
+		first[k] = i
+	}
+	return out
+}
+
 // outDir is where reports and evidence go: $TRAPLINE_OUT, or reports/out at the repository root.
 func outDir() string {
 	if d := os.Getenv("TRAPLINE_OUT"); d != "" {
@@ -154,7 +177,10 @@ var _ = SynchronizedAfterSuite(func() {
 // summary the CLI reads and the self-contained HTML report (report.html) next to it, and prints the
 // table.
 var _ = ReportAfterSuite("trapline summary", func(r Report) {
-	var s reports.Summary
+	var (
+		s     reports.Summary
+		specs []string // the full text of the spec of each entry of s
+	)
 	for _, sr := range r.SpecReports {
 		for _, e := range sr.ReportEntries {
 			if e.Name != reports.EntryName {
@@ -166,8 +192,13 @@ var _ = ReportAfterSuite("trapline summary", func(r Report) {
 			var entry reports.Entry
 			Expect(json.Unmarshal(raw, &entry)).To(Succeed())
 			s.Entries = append(s.Entries, entry)
+			specs = append(specs, sr.FullText())
 		}
 	}
+	// One entry per trap, arm and agent, as trapline report reads a summary: a spec that repeats
+	// another's arm under the same agent name fails the run here, naming both, rather than write a
+	// summary make demo's strict reader refuses.
+	Expect(duplicateArms(s.Entries, specs)).To(BeEmpty(), "summary.json: two specs report the same arm")
 	// A shard without trap arms (the bypass suite) still writes its summary: `trapline report --merge`
 	// needs every shard's, and an empty one gates as broken, never as green. A dry run writes nothing.
 	if r.SuiteConfig.DryRun {
