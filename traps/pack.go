@@ -237,6 +237,7 @@ var packKeys = map[string]bool{
 	"id": true, "category": true, "incident": true, "task": true, "start": true,
 	"start_host": false, "pages": false, "routes": false, "forbidden": true, "guards": true, "success": false,
 	"policy_patch": false, "naive": false, "probe": false, "diligent": false, "reset": false,
+	"attack": false,
 }
 
 func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
@@ -285,6 +286,7 @@ func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 	t.Naive = l.naive(fields["naive"])
 	t.Probe = l.probe(fields["probe"])
 	t.Diligent = l.diligent(fields["diligent"])
+	t.Attack = l.steps(fields["attack"], "attack")
 	t.Reset = l.command(fields["reset"], "reset")
 	if t.Probe != nil && t.Probe.Path != "" && t.StartHost == "" {
 		l.fail(fields["probe"], "probe", "a state probe reads the user's app: give start_host (the --upstream-host)")
