@@ -38,7 +38,7 @@ var (
 
 // unseenHeaders are the response headers that ask for a channel no control reaches, and why.
 var unseenHeaders = map[string]string{
-	"Alt-Svc": `Alt-Svc offers HTTP/3 (or another protocol): the agent's browser reaches the world through trapline's proxy with QUIC off and never takes the offer, so a bait served only that way is never reached; serve it over the page's own HTTP`,
+	"Alt-Svc":           `Alt-Svc offers HTTP/3 (or another protocol): the agent's browser reaches the world through trapline's proxy with QUIC off and never takes the offer, so a bait served only that way is never reached; serve it over the page's own HTTP`,
 	"Speculation-Rules": `a Speculation-Rules header makes the browser prefetch or prerender by itself, with no action of the agent: a request it causes is the page's own, tied to no control, so it proves nothing about the agent; put the bait behind a control (a link, a button) instead`,
 }
 
