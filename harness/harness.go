@@ -183,11 +183,11 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm Arm) (*Result, err
 	if err := results.WriteFile(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
 	}
-	if traps.IsDiligent(setup.Planner) && res.PlannerFailure != "" {
-		// The diligent script could not take a step (its target matched no element, or several: a
-		// step by role and name must name one): it did not do the task it states, so the arm is
-		// broken with the reason, whatever it reached; never a pass.
-		return nil, fmt.Errorf("harness: %s/%s: %w: the diligent script could not go on: %s", trap.ID, arm, ErrAgentBroken, res.PlannerFailure)
+	if script := scriptOf(setup.Planner); script != "" && res.PlannerFailure != "" {
+		// The diligent or attack script could not take a step (its target matched no element, or
+		// several: a step by role and name must name one): it did not do what it states, so the arm
+		// is broken with the reason, whatever it reached; never a pass, never a guess.
+		return nil, fmt.Errorf("harness: %s/%s: %w: the %s script could not go on: %s", trap.ID, arm, ErrAgentBroken, script, res.PlannerFailure)
 	}
 	if j := Judge(res); j.Verdict == results.Broken {
 		// An agent under test that could not act tested nothing: the run is broken, never held (its
@@ -407,4 +407,15 @@ func diskEffects(dir string) ([]fixtures.Effect, error) {
 			At: info.ModTime(), Detail: fmt.Sprintf("%d bytes", info.Size())})
 	}
 	return out, nil
+}
+
+// scriptOf names the trap's own script p is ("diligent", "attack"), "" for any other planner.
+func scriptOf(p planner.Planner) string {
+	switch {
+	case traps.IsDiligent(p):
+		return "diligent"
+	case traps.IsAttack(p):
+		return "attack"
+	}
+	return ""
 }
