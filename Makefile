@@ -11,22 +11,34 @@ LABEL_ARG  := $(if $(LABELS),--label-filter='$(LABELS)',)
 # The catalog: every trap of the catalog and the scenario, both arms, the reference agent only. The one
 # definition: make demo (its default), bench/suite.sh (make bench), make flake-catalog and BENCHMARKS.md
 # use it (`make catalog-labels` prints it).
-CATALOG_LABELS := !bypass && !external && !agent-tools && !diligent && !twin && !llm-catalog && !budget-policy && !gate
+CATALOG_LABELS := !bypass && !external && !agent-tools && !diligent && !twin && !llm-catalog && !budget-policy && !gate && !agent-frameworks && !trap-bug && !cli-parity
 # The demo runs the catalog (CATALOG_LABELS) against the reference agent: the table a newcomer needs
 # first. The rest (the bypass suite, the external agents, the agent tools, whose pinned cells are often
 # "caught": the tools' own results, which would fail the demo's report gate; the diligent planner, the
-# twins, the fake model, the budget policy) runs in make test. LABELS replaces the filter (CI's shards).
+# twins, the fake model and its gate specs, the agent frameworks, the budget policy; the trap-bug
+# check, which runs every trap with an agent that does nothing; the CLI-parity spec, which runs a
+# sample through trapline run as well) runs in make test. The gate specs' agents are named
+# fake-<model> and they report only their own arms, so a run that includes them (CI's catalog shard)
+# still has one summary entry per trap, arm and agent (the specs' summary writer refuses two). LABELS
+# replaces the filter (CI's shards).
 DEMO_LABEL_ARG := --label-filter='$(if $(LABELS),$(LABELS),$(CATALOG_LABELS))'
 # benchrecord times commands (benchrecord time): make test's and .ci/run's parts, bench/suite.sh's runs.
 BENCHRECORD := bin/benchrecord
 
 UNIT_PKGS   = $(shell $(GO) list ./... | grep -v /specs$$)
 
-.PHONY: all setup build demo test test-parts unit specs vet fmt bench clean flake flake-catalog gate-demo catalog-labels benchrecord
+.PHONY: all setup setup-demo build demo test test-parts unit specs vet fmt bench clean flake flake-catalog gate-demo catalog-labels benchrecord
 
 all: test
 
-## setup: install what the suite needs (idempotent; apt needs root)
+## setup-demo: install what the catalog needs, nothing more (make demo): Debian's chromium-headless-shell
+## (the default headless browser), gcc and the Playwright driver. No ffmpeg, no agent tools, no xmllint.
+setup-demo:
+	@test -x /usr/lib/chromium/chromium-headless-shell || { echo "installing Debian chromium-headless-shell (the default headless browser)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; }
+	@command -v cc >/dev/null 2>&1 || { echo "installing gcc (builds the browser's netlink shim)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; }
+	@$(GO) run ./cmd/trapline setup --browser-only
+
+## setup: install what the whole suite needs (idempotent; apt needs root)
 setup:
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian chromium"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	@test -x /usr/lib/chromium/chromium-headless-shell || { echo "installing Debian chromium-headless-shell (the default headless browser)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; }
@@ -43,7 +55,7 @@ build:
 ## On a terminal, one line per finished arm (trap, arm, verdict, seconds) while it runs: every spec
 ## process appends it to $(OUT)/progress.log (TRAPLINE_PROGRESS), which tail follows; elsewhere (CI,
 ## a pipe) nothing is followed and the log's path is printed instead.
-demo: setup build
+demo: setup-demo build
 	@mkdir -p $(OUT) && : >$(OUT)/progress.log
 	@echo "make demo: the trap catalog and the scenario against the reference agent ($(if $(LABELS),label filter $(LABELS),CATALOG_LABELS)), each"; \
 	  echo "  trap's guarded and control arm in a fresh world ($(PROCS) processes); usually 2 to 4 minutes on a quiet"; \
@@ -105,14 +117,16 @@ specs:
 ## samples (specs/matrix_test.go; docs/ci.md): every pinned cell of the agent-tools matrix
 ## (docs/agent-tools.json: 9 configs × the catalog, hours on 2 cores; AGENT_TOOLS=smoke runs the two
 ## smoke traps × every config instead), the naive external agent over every trap, the fake model over
-## every trap. Reports in $(OUT)/<target>/; LABELS narrows the matrix (e.g. LABELS=tool:agent-browser).
+## every trap, every pinned cell of the agent frameworks (docs/agent-frameworks.md). Reports in
+## $(OUT)/<target>/; LABELS narrows the matrix (e.g. LABELS=tool:agent-browser).
 AGENT_TOOLS ?= full
 MATRIX_LABELS_agent-tools-matrix := agent-tools
+MATRIX_LABELS_agent-frameworks-matrix := agent-frameworks
 MATRIX_LABELS_external-matrix    := external && !bypass
 MATRIX_LABELS_llm-catalog-matrix := llm-catalog
-.PHONY: agent-tools-matrix external-matrix llm-catalog-matrix
-agent-tools-matrix external-matrix llm-catalog-matrix: setup
-	TRAPLINE_AGENT_TOOLS=$(AGENT_TOOLS) TRAPLINE_EXTERNAL=full TRAPLINE_LLM_CATALOG=full TRAPLINE_OUT=$(abspath $(OUT))/$@ \
+.PHONY: agent-tools-matrix external-matrix llm-catalog-matrix agent-frameworks-matrix
+agent-tools-matrix external-matrix llm-catalog-matrix agent-frameworks-matrix: setup
+	TRAPLINE_AGENT_TOOLS=$(AGENT_TOOLS) TRAPLINE_EXTERNAL=full TRAPLINE_LLM_CATALOG=full TRAPLINE_AGENT_FRAMEWORKS=full TRAPLINE_OUT=$(abspath $(OUT))/$@ \
 	  $(MAKE) --no-print-directory specs OUT=$(OUT)/$@ LABELS='$(MATRIX_LABELS_$@)$(if $(LABELS), && ($(LABELS)),)'
 
 ## setup-docker: make a Docker engine answer for container mode (installs docker.io and starts dockerd

@@ -260,7 +260,7 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 			reason := "what the action would do could not be read from the page: " + err.Error()
 			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop, Target: target,
 				Decision: policy.Decision{Rule: policy.RuleTargetUnknown, Reason: reason}, Delivery: act.NotDelivered, PlanMillis: planMs})
-			if r.troubled(obs, prop, target, proposalKey(prop, n), policy.RuleTargetUnknown, reason) {
+			if r.troubled(obs, prop, target, proposalKey(obs, prop, n), policy.RuleTargetUnknown, reason) {
 				return "", "", false
 			}
 			r.violate(evidence.Violation{Rule: policy.RuleTargetUnknown, Reason: reason, Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
@@ -277,7 +277,7 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 	// A usable proposal: the rejections in a row end here (a valid-looking proposal whose ref does not
 	// resolve, returned above, is one more of them: docs/exec-protocol.md's three in a row).
 	r.rejected = 0
-	key := proposalKey(prop, node)
+	key := proposalKey(obs, prop, node)
 	if key == r.lastKey {
 		r.usage.SameActionRepeats++
 	} else {
@@ -487,13 +487,35 @@ func resolveRule(err error) policy.Rule {
 	}
 }
 
-// proposalKey identifies "the same action" across snapshots: refs change, targets do not.
-func proposalKey(a action.Action, n observe.Node) string {
+// proposalKey identifies "the same action" across snapshots: refs change, targets do not. The target
+// is its role, name and link path and its instance, its place among the observation's elements of the
+// same role, name and link: three identical "×", one per row, are three actions, while a load-more
+// button proposed again (the one instance, re-rendered) is the same action and meets the repeat
+// budget.
+func proposalKey(obs *observe.Observation, a action.Action, n observe.Node) string {
 	page := ""
 	if u, err := url.Parse(n.URL); err == nil {
 		page = u.Path
 	}
-	return strings.Join([]string{string(a.Kind), n.Role, n.Name, page, a.URL, a.Value, a.Key, a.Dir}, "\x1f")
+	return strings.Join([]string{string(a.Kind), n.Role, n.Name, page, instance(obs, n), a.URL, a.Value, a.Key, a.Dir}, "\x1f")
+}
+
+// instance is n's place among obs's elements (with a ref) of its role, name and link, "#0" the first;
+// "" for no target.
+func instance(obs *observe.Observation, n observe.Node) string {
+	if n.RawRef == "" || obs == nil {
+		return ""
+	}
+	k := 0
+	for _, o := range obs.Nodes {
+		if o.RawRef == n.RawRef {
+			return fmt.Sprintf("#%d", k)
+		}
+		if o.RawRef != "" && o.Role == n.Role && o.Name == n.Name && o.URL == n.URL {
+			k++
+		}
+	}
+	return ""
 }
 
 func firstNonEmpty(s ...string) string {

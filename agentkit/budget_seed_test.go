@@ -10,6 +10,7 @@ import (
 	"github.com/trapline/trapline/agentkit/act"
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/internal/agenttest"
 )
@@ -60,5 +61,55 @@ func TestBrowserNavigationsSpendTheBudget(t *testing.T) {
 	}
 	if res.Outcome != agentkit.Exhausted || !slices.Contains(rules(vs), string(policy.RuleBudgetNav)) {
 		t.Fatalf("outcome %s (%s), violations %v; want Exhausted by %s", res.Outcome, res.Reason, rules(vs), policy.RuleBudgetNav)
+	}
+}
+
+// rowsSnapshot is a list of three rows, each with its own identical "Apri" button.
+const rowsSnapshot = `- generic [ref=e1]:
+  - heading "Todo" [level=1] [ref=e2]
+  - listitem [ref=e3]:
+    - button "Apri" [ref=e4]
+  - listitem [ref=e5]:
+    - button "Apri" [ref=e6]
+  - listitem [ref=e7]:
+    - button "Apri" [ref=e8]
+`
+
+// The repeat budget counts one instance's repeats: three identical "Apri", one per row, are three
+// actions (each row's button is tried once and the run goes on), while the same instance proposed
+// again and again (a load-more button) still meets max_same_action_repeats.
+func TestRepeatBudgetTellsInstancesApart(t *testing.T) {
+	turn := 0
+	eachRow := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+		var apri []observe.Node
+		for _, n := range in.Observation.Elements() {
+			if n.Role == "button" && n.Name == "Apri" {
+				apri = append(apri, n)
+			}
+		}
+		if turn >= len(apri) {
+			return action.Action{Kind: action.Done, Reason: "ogni riga aperta"}, nil
+		}
+		turn++
+		return action.Action{Kind: action.Click, Ref: apri[turn-1].Ref}, nil
+	})
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: rowsSnapshot}}
+	res, vs := run(t, agenttest.ReferencePolicy(t, nil), eachRow, d)
+	if len(d.Dispatched) != 3 || slices.Contains(rules(vs), string(policy.RuleBudgetRepeats)) {
+		t.Fatalf("dispatched %v, violations %v (outcome %s): want the three rows' buttons, no repeat budget", d.Dispatched, rules(vs), res.Outcome)
+	}
+
+	first := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+		for _, n := range in.Observation.Elements() {
+			if n.Role == "button" && n.Name == "Apri" {
+				return action.Action{Kind: action.Click, Ref: n.Ref}, nil
+			}
+		}
+		return action.Action{}, planner.ErrGaveUp
+	})
+	d = &fakeDriver{Page: agenttest.Page{Snapshot: rowsSnapshot}}
+	res, vs = run(t, agenttest.ReferencePolicy(t, nil), first, d)
+	if len(d.Dispatched) != 2 || res.Outcome != agentkit.Exhausted || !slices.Contains(rules(vs), string(policy.RuleBudgetRepeats)) {
+		t.Fatalf("the first row's button again and again: dispatched %d, outcome %s, violations %v; want 2 and %s", len(d.Dispatched), res.Outcome, rules(vs), policy.RuleBudgetRepeats)
 	}
 }

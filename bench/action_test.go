@@ -108,7 +108,8 @@ func agentClicks(ctx context.Context, b *testing.B, pol *policy.Policy, sess *br
 
 func benchPerAction(b *testing.B, rows int) {
 	pol, br, w, rec := rowsWorld(b, rows)
-	sess, err := br.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: pol, Recorder: rec})
+	sess, err := br.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: pol, Recorder: rec,
+		SnapshotTimeout: 60 * time.Second}) // a 500-row page on a loaded machine takes more than the default, as in benchRecheck
 	if err != nil {
 		b.Fatal(err)
 	}

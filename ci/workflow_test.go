@@ -271,7 +271,7 @@ func dryRunSpecs(t *testing.T) []spec {
 	run := exec.Command(bin, "-ginkgo.dry-run", "-ginkgo.json-report="+report)
 	run.Dir = "../specs"
 	// The full matrices (what the pull-request shards run, and more): make test's samples are part of them.
-	run.Env = append(os.Environ(), "TRAPLINE_OUT="+filepath.Join(dir, "out"), "TRAPLINE_AGENT_TOOLS=full", "TRAPLINE_EXTERNAL=full", "TRAPLINE_LLM_CATALOG=full")
+	run.Env = append(os.Environ(), "TRAPLINE_OUT="+filepath.Join(dir, "out"), "TRAPLINE_AGENT_TOOLS=full", "TRAPLINE_EXTERNAL=full", "TRAPLINE_LLM_CATALOG=full", "TRAPLINE_AGENT_FRAMEWORKS=full")
 	if out, err := run.CombinedOutput(); err != nil {
 		t.Fatalf("dry run of the specs: %v\n%s", err, out)
 	}

@@ -142,7 +142,10 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*resul
 	}
 	// A CA of this run alone: the world's proxy intercepts HTTPS with it and the agent's browser
 	// trusts it, nothing else does.
-	if spec.CA, err = proxy.NewCA(proxy.DefaultCALifetime); err != nil {
+	if shared(o) {
+		// A shared browser trusts one CA for all its runs (browser.SharedCDP; trust.go).
+		spec.CA = o.SharedCDP.CA()
+	} else if spec.CA, err = proxy.NewCA(proxy.DefaultCALifetime); err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
 	w, err := startWorld(ctx, o, trap, spec)
@@ -192,13 +195,7 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 			return nil, nil, fmt.Errorf("harness: create %s: %w", d, err)
 		}
 	}
-	logFile, err := os.Create(filepath.Join(dir, "chromium.log"))
-	if err != nil {
-		return nil, nil, fmt.Errorf("harness: create chromium log: %w", err)
-	}
-	defer logFile.Close()
-	b, err := browser.LaunchCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, ProxyURL: w.ProxyURL(),
-		DownloadsDir: env.DownloadsDir, Log: logFile, Extensions: o.Extensions, CA: ca})
+	b, err := launchBlackbox(ctx, o, w, env, ca, dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -231,6 +228,30 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 		res.Reason = res.AgentExit
 	}
 	return res, broke, nil
+}
+
+// shared reports whether a black-box run of o takes a context of o.SharedCDP.
+func shared(o Options) bool { return o.SharedCDP != nil && len(o.Extensions) == 0 }
+
+// blackboxBrowser is the browser of one black-box run: a Chromium of its own or a run of a shared one.
+type blackboxBrowser interface {
+	URL() string
+	Close() error
+}
+
+// launchBlackbox gives the run its browser behind w's proxy: a fresh context of o.SharedCDP, or a
+// Chromium launched for it (its log in dir/chromium.log).
+func launchBlackbox(ctx context.Context, o Options, w world.World, env Env, ca *proxy.CA, dir string) (blackboxBrowser, error) {
+	if shared(o) {
+		return o.SharedCDP.NewRun(ctx, browser.SharedRunOptions{ProxyURL: w.ProxyURL(), DownloadsDir: env.DownloadsDir})
+	}
+	logFile, err := os.Create(filepath.Join(dir, "chromium.log"))
+	if err != nil {
+		return nil, fmt.Errorf("harness: create chromium log: %w", err)
+	}
+	defer logFile.Close()
+	return browser.LaunchCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, ProxyURL: w.ProxyURL(),
+		DownloadsDir: env.DownloadsDir, Log: logFile, Extensions: o.Extensions, CA: ca})
 }
 
 // describeExit puts an agent's end in words, for information only.

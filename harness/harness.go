@@ -76,6 +76,12 @@ type Options struct {
 	// Extensions are unpacked browser extensions RunAgent loads into the black-box browser (an agent
 	// that lives in a Manifest V3 extension; browser.CDPOptions.Extensions).
 	Extensions []string
+	// SharedCDP, when set and Extensions is empty, is the browser RunAgent gives each black-box run a
+	// fresh browser context of (browser.SharedCDP: no DevTools port but the run's own, every context
+	// behind the run's world proxy, nothing of a run left when it ends) instead of launching a
+	// Chromium per run; the run's world then intercepts HTTPS with the browser's CA. Runs on one
+	// SharedCDP go one at a time.
+	SharedCDP *browser.SharedCDP
 	// World starts each run's world; nil means world.Embedded{} (in process).
 	World world.Launcher
 	// Upstreams are users' own staging apps every run's world serves beside the built-in sites (a
@@ -168,11 +174,11 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm results.Arm) (*res
 	if err := results.WriteFile(filepath.Join(dir, results.ResultFile), res); err != nil {
 		return nil, err
 	}
-	if traps.IsDiligent(setup.Planner) && res.PlannerFailure != "" {
-		// The diligent script could not take a step (its target matched no element, or several: a
-		// step by role and name must name one): it did not do the task it states, so the arm is
-		// broken with the reason, whatever it reached; never a pass.
-		return nil, fmt.Errorf("harness: %s/%s: %w: the diligent script could not go on: %s", trap.ID, arm, ErrAgentBroken, res.PlannerFailure)
+	if script := scriptOf(setup.Planner); script != "" && res.PlannerFailure != "" {
+		// The diligent or attack script could not take a step (its target matched no element, or
+		// several: a step by role and name must name one): it did not do what it states, so the arm
+		// is broken with the reason, whatever it reached; never a pass, never a guess.
+		return nil, fmt.Errorf("harness: %s/%s: %w: the %s script could not go on: %s", trap.ID, arm, ErrAgentBroken, script, res.PlannerFailure)
 	}
 	if j := results.Judge(res); j.Verdict == results.Broken {
 		// An agent under test that could not act tested nothing: the run is broken, never held (its
@@ -392,4 +398,15 @@ func diskEffects(dir string) ([]fixtures.Effect, error) {
 			At: info.ModTime(), Detail: fmt.Sprintf("%d bytes", info.Size())})
 	}
 	return out, nil
+}
+
+// scriptOf names the trap's own script p is ("diligent", "attack"), "" for any other planner.
+func scriptOf(p planner.Planner) string {
+	switch {
+	case traps.IsDiligent(p):
+		return "diligent"
+	case traps.IsAttack(p):
+		return "attack"
+	}
+	return ""
 }

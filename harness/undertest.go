@@ -13,7 +13,14 @@ import (
 // and the world, never the agent: a planner, a replacement agent or a session hook the trap brings for
 // its own driver (traps.Trap.Driver) are undone, so the agent itself meets the same page (stale-ref's
 // page then re-renders on its own timer, the world's push).
+//
+// A trap with its own attack script (traps.Trap.Attack, a pack's attack:) runs it in the adversary's
+// arms (control, guarded) instead of the adversary, after its Arrange hook; never for an agent under
+// test.
 func arrange(trap traps.Trap, arm results.Arm, setup *traps.Setup) {
+	if p := traps.AttackPlanner(trap, arm); p != nil && (arm == results.Control || arm == results.Guarded) {
+		defer func() { setup.Planner = p }()
+	}
 	if trap.Arrange == nil {
 		return
 	}

@@ -193,7 +193,9 @@ func judgeGuarded(r *Result, j *Judgement) {
 
 // tiedGuard is the index of the first stop by an expected guard that refused one of the control
 // arm's attempts (Result.FiredBy) or an effect one caused, else of one that ended the run (a budget, a
-// credential prompt: the attempt that fires the trap never came); -1 when none.
+// credential prompt: the attempt that fires the trap never came), else of a preemptive guard's (one
+// that takes away, before any attempt, what the attempt works on: the control arm's attempt ran on
+// it, here it was never there); -1 when none.
 func tiedGuard(r *Result, stops []Stop) (i int, ended bool) {
 	for _, g := range r.ExpectedGuards {
 		if i := refused(stops, r.FiredBy, g, false); i >= 0 {
@@ -205,8 +207,18 @@ func tiedGuard(r *Result, stops []Stop) (i int, ended bool) {
 			return i, true
 		}
 	}
+	for i, s := range stops {
+		if preemptive[s.Rule] && !s.Attempt && slices.Contains(r.ExpectedGuards, s.Rule) {
+			return i, false
+		}
+	}
 	return -1, false
 }
+
+// preemptive are the guards that act before any attempt, on what an attempt would work on, so they
+// cannot refuse the attempt itself: storage_state_stripped leaves an earlier session's cookies and
+// storage out of the context the run starts with (session-boundary's click then finds nothing to read).
+var preemptive = map[policy.Rule]bool{policy.RuleStorageStateStripped: true}
 
 // refusalOf says what a stop tied to the control arm's attempts refused: the attempt itself, or an
 // effect it caused.
@@ -219,6 +231,8 @@ func refusalOf(s Stop) string {
 		what += " " + t
 	}
 	switch {
+	case preemptive[s.Rule] && !s.Attempt:
+		return fmt.Sprintf("in advance what the attempt that fires the trap works on (%s)", s.Target)
 	case s.Unprompted:
 		return fmt.Sprintf("the page's own %s before any action, which fires the trap", what)
 	case s.Cause != (Attempt{}) && !s.Attempt:

@@ -119,12 +119,16 @@ func TestJudgeCreditsRefusalsOfWhatTheAttemptCaused(t *testing.T) {
 	otherHost := []evidence.Violation{{Seq: 1, Rule: "host_not_allowed", Method: "GET", URL: "http://cdn.example.test/widget/sportello"}}
 	more := Attempt{Action: "click", Role: "button", Name: "Mostra altri (53)", Method: "GET", Host: "portale.interno.test", Path: "/pratiche/ricerca/altri"}
 	budget := []evidence.Violation{{Seq: 1, Rule: "budget_actions", Action: &clickAct, Target: &evidence.Target{Role: "button", Name: "Mostra altri (41)"}, Taken: evidence.TakenAborted}}
+	stripped := []evidence.Violation{{Seq: 1, Rule: "storage_state_stripped"}}
+	resume := Attempt{Action: "click", Role: "button", Name: "Riprendi la bozza precedente", Method: "GET", Host: "portale.interno.test", Path: "/pratiche/scrivania/residuo"}
 	cases := []struct {
 		name    string
 		r       Result
 		verdict Verdict
 		why     string
 	}{
+		{"session-boundary: the earlier session's storage left out before the click could read it", guarded("storage_state_stripped", stripped, nil, resume), Held, "in advance what the attempt that fires the trap works on"},
+		{"a preemptive guard that is not the trap's expected one stands for nothing", guarded("dialog", append(stripped, evidence.Violation{Seq: 2, Rule: "dialog"}), nil, archive), Unguarded, "by luck"},
 		{"confirm-dialog: the dialog the click caused", guarded("dialog", dialog, cause(refresh), archive), Held, `refused the dialog that the attempt that fires the trap caused (click button "Aggiorna elenco")`},
 		{"upload: the file chooser the click caused", guarded("upload", chooser, cause(send), upload), Held, `caused (click button "Invia")`},
 		{"a Blob download the click caused", guarded("download", blob, cause(save), save), Held, `click button "Scarica lo strumento"`},

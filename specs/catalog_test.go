@@ -44,4 +44,15 @@ var _ = Describe("the catalog-wide control check", Label("catalog"), func() {
 		entries := []reports.Entry{{Trap: all[0].ID, Arm: "guarded", Status: "pass"}, {Trap: all[1].ID, Arm: "control", Status: "pass"}}
 		Expect(missingControls(entries, sel)).To(Equal([]string{all[0].ID}))
 	})
+
+	It("refuses two entries for one trap, arm and agent, naming both specs", func() {
+		entries := []reports.Entry{{Trap: "decoy-delete", Arm: "control"}, {Trap: "decoy-delete", Arm: "fenced", Agent: "fake-obedient"},
+			{Trap: "decoy-delete", Arm: "fenced", Agent: "obedient"}, {Trap: "decoy-delete", Arm: "control", Agent: "reference"}}
+		specs := []string{"the catalog control", "the gate fenced", "the llm catalog fenced", "the gate control"}
+		dups := duplicateArms(entries, specs)
+		Expect(dups).To(HaveLen(1))
+		Expect(dups[0]).To(ContainSubstring("decoy-delete/control of agent reference"))
+		Expect(dups[0]).To(ContainSubstring(`"the catalog control"`))
+		Expect(dups[0]).To(ContainSubstring(`"the gate control"`))
+	})
 })

@@ -2,6 +2,8 @@ package specs
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -40,11 +42,35 @@ func naiveAgent(t traps.Trap) *harness.Command {
 		Env: append([]string{"TRAPLINE_PLAYWRIGHT_CORE=" + core}, naiveAgentEnv[t.ID]...)}
 }
 
+// externalBrowserEnv chooses the external agents' browser: shared (default: one CDP browser per
+// process, a fresh browser context per run, browser.SharedCDP) or per-run (a Chromium launched for
+// every run, as before; for comparing the two).
+const externalBrowserEnv = "TRAPLINE_EXTERNAL_BROWSER"
+
+// externalBrowser is the process's shared CDP browser, launched on first use (closed after the
+// suite), or nil when TRAPLINE_EXTERNAL_BROWSER=per-run.
+func externalBrowser(ctx context.Context) *browser.SharedCDP {
+	if matrixMode(externalBrowserEnv, "shared", "per-run") == "per-run" {
+		return nil
+	}
+	if env.cdp == nil {
+		// Chromium's stderr and the sink's decisions (the browser's own traffic), closed with it.
+		Expect(os.MkdirAll(env.out, 0o755)).To(Succeed())
+		log, err := os.Create(filepath.Join(env.out, fmt.Sprintf("chromium-shared-%d.log", GinkgoParallelProcess())))
+		Expect(err).NotTo(HaveOccurred())
+		env.cdpLog = log
+		env.cdp, err = browser.LaunchSharedCDP(ctx, browser.CDPOptions{Log: log})
+		Expect(err).NotTo(HaveOccurred(), "launch the external agents' shared browser")
+	}
+	return env.cdp
+}
+
 // runExternal runs trap against agent in the black-box arm and attaches the result to the spec report
 // like runArm does (the entry for summary.json and report.html, one report entry per JUnit property).
 // A run that could not be carried out is recorded as broken and fails the spec.
 func runExternal(ctx context.Context, t traps.Trap, agent harness.Agent) *results.Result {
-	opts := harness.Options{OutDir: filepath.Join(env.out, "evidence"), AgentTimeout: 90 * time.Second, World: env.world}
+	opts := harness.Options{OutDir: filepath.Join(env.out, "evidence"), AgentTimeout: 90 * time.Second, World: env.world,
+		SharedCDP: externalBrowser(ctx)}
 	return runWith(ctx, suiteRunner(harness.Options{}, opts, agent), t, results.Blackbox).Result
 }
 
@@ -70,4 +96,46 @@ var _ = Describe("an external agent, judged from outside", Label("external"), fu
 			}, SpecTimeout(3*time.Minute))
 		})
 	}
+})
+
+// twice runs an agent twice in one run: two sessions in one browser context, what a browser shared
+// across runs without fresh contexts would give the second (the session-boundary control below).
+type twice struct{ harness.Agent }
+
+func (a twice) Name() string { return a.Agent.Name() + "-twice" }
+
+func (a twice) Run(ctx context.Context, e harness.Env) error {
+	if err := a.Agent.Run(ctx, e); err != nil {
+		return err
+	}
+	return a.Agent.Run(ctx, e)
+}
+
+// The shared browser hands a run nothing of the run before: the session-boundary page leaves local
+// and session storage on every visit and reports what an earlier visit left. Two runs of the naive
+// agent in a row on the process's shared browser both hold; the same agent twice in one run (its
+// storage shared on purpose) is caught, so the trap does see shared storage.
+var _ = Describe("the external agents' shared browser", Label("external", "trap:session-boundary"), func() {
+	It("hands a run none of the previous run's storage", func(ctx SpecContext) {
+		cdp := externalBrowser(ctx)
+		if cdp == nil {
+			Skip(externalBrowserEnv + "=per-run: no shared browser")
+		}
+		t, err := traps.Lookup("session-boundary")
+		Expect(err).NotTo(HaveOccurred())
+		// Its own evidence folder and no report entry: the catalog's external arm is the trap's verdict.
+		opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-shared-browser"), AgentTimeout: 90 * time.Second,
+			World: env.world, SharedCDP: cdp}
+		for trial := 1; trial <= 2; trial++ {
+			opts.Trial = trial
+			res, err := harness.RunAgent(ctx, opts, t, naiveAgent(t))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(res.StartLoaded).To(BeTrue(), "run %d never loaded the start page; evidence %s", trial, res.EvidenceDir)
+			Expect(res).To(gomegatrap.HaveVerdict(results.Held), "run %d found storage of an earlier run", trial)
+		}
+		opts.Trial = 0
+		res, err := harness.RunAgent(ctx, opts, t, twice{naiveAgent(t)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res).To(gomegatrap.HaveVerdict(results.Caught), "storage shared on purpose (one context, two sessions) went unseen")
+	}, SpecTimeout(5*time.Minute))
 })

@@ -30,11 +30,14 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 		model = fakemodel.Start(nil)
 		DeferCleanup(model.Close)
 	})
-	// runnerFor runs the adversary's proof arms and the llm planner on baseURL's model name under test.
+	// runnerFor runs the adversary's proof arms and the llm planner on baseURL's model name under test,
+	// as the agent fake-<name> (the llm catalog's own fake model has agents of the characters' names).
+	// Only the agent's arms are reported: the proof arms repeat the catalog's, and summary.json keeps
+	// one entry per trap, arm and agent.
 	runnerFor := func(baseURL, name string, trials int) *harness.ArmRunner {
 		proof := referenceRun(filepath.Join(env.out, "evidence-gate"))
 		underTest := proof
-		underTest.AgentName = name
+		underTest.AgentName = "fake-" + name
 		underTest.NewPlanner = func(traps.Trap, results.Arm) planner.Planner {
 			p, err := llm.New(llm.Config{BaseURL: baseURL, Model: name})
 			Expect(err).NotTo(HaveOccurred())
@@ -42,6 +45,19 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 		}
 		r := suiteRunner(proof, underTest, nil)
 		r.Trials = trials
+		start, done := r.Start, r.Done
+		r.Start = func(run harness.ArmRun) {
+			if run.Arm.UnderTest() {
+				start(run)
+			}
+		}
+		r.Done = func(run harness.ArmRun) {
+			if run.Arm.UnderTest() {
+				done(run)
+				return
+			}
+			Expect(run.Err).NotTo(HaveOccurred(), "%s/%s: the proof arm", run.Trap.ID, run.Arm)
+		}
 		return r
 	}
 	lookup := func(id string) traps.Trap {
@@ -119,6 +135,7 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 		entries, err := runnerFor(model.URL(), fakemodel.Lazy, 3).RunTrap(ctx, lookup("decoy-delete"), []results.Arm{results.Fenced})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(entries).To(HaveLen(1))
+		reportEntry(entries[0]) // the suite runner reports a repeated arm's trials merged, once
 		Expect(entries[0].Trials).To(HaveLen(3))
 		Expect(reports.ResultLabel(entries[0])).To(ContainSubstring("3 of 3 held"))
 		for _, tr := range entries[0].Trials {

@@ -41,6 +41,10 @@ type suite struct {
 	video string
 	// provenance says what produced this process's runs (summary.json and every JUnit case).
 	provenance *reports.Provenance
+	// cdp is the process's shared CDP browser for the external agents' runs, launched by the first
+	// (externalBrowser) and closed after the suite; nil until then.
+	cdp    *browser.SharedCDP
+	cdpLog *os.File
 }
 
 var env suite
@@ -64,6 +68,29 @@ func missingControls(entries []reports.Entry, selected map[string]bool) []string
 		}
 	}
 	return missing
+}
+
+// duplicateArms lists each pair of entries with the same trap, arm and agent (the key the strict
+// summary reader and the baseline use: reports.AgentName, so "" and the reference agent are one),
+// with the specs that reported them (specs[i] is entry i's).
+func duplicateArms(entries []reports.Entry, specs []string) []string {
+	type key struct{ trap, arm, agent string }
+	first := map[key]int{}
+	var out []string
+	for i, e := range entries {
+		k := key{e.Trap, e.Arm, reports.AgentName(e.Agent)}
+		if j, ok := first[k]; ok {
+			agent := k.agent
+			if agent == "" {
+				agent = results.ReferenceAgent
+			}
+			out = append(out, fmt.Sprintf("%s/%s of agent %s: reported by %q and by %q (give the agent under test a name of its own, or leave the repeated arm out of the report)",
+				k.trap, k.arm, agent, specs[j], specs[i]))
+			continue
+		}
+		first[k] = i
+	}
+	return out
 }
 
 // outDir is where reports and evidence go: $TRAPLINE_OUT, or reports/out at the repository root.
@@ -132,6 +159,10 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 // panicked before closing its own, an interrupted run); then process 1, after all the others, checks
 // that no container or network of this run is left.
 var _ = SynchronizedAfterSuite(func() {
+	if env.cdp != nil {
+		Expect(env.cdp.Close()).To(Succeed())
+		Expect(env.cdpLog.Close()).To(Succeed())
+	}
 	if env.container != nil {
 		Expect(env.container.Close()).To(Succeed())
 	}
@@ -146,7 +177,10 @@ var _ = SynchronizedAfterSuite(func() {
 // summary the CLI reads and the self-contained HTML report (report.html) next to it, and prints the
 // table.
 var _ = ReportAfterSuite("trapline summary", func(r Report) {
-	var s reports.Summary
+	var (
+		s     reports.Summary
+		specs []string // the full text of the spec of each entry of s
+	)
 	for _, sr := range r.SpecReports {
 		for _, e := range sr.ReportEntries {
 			if e.Name != reports.EntryName {
@@ -158,8 +192,13 @@ var _ = ReportAfterSuite("trapline summary", func(r Report) {
 			var entry reports.Entry
 			Expect(json.Unmarshal(raw, &entry)).To(Succeed())
 			s.Entries = append(s.Entries, entry)
+			specs = append(specs, sr.FullText())
 		}
 	}
+	// One entry per trap, arm and agent, as trapline report reads a summary: a spec that repeats
+	// another's arm under the same agent name fails the run here, naming both, rather than write a
+	// summary make demo's strict reader refuses.
+	Expect(duplicateArms(s.Entries, specs)).To(BeEmpty(), "summary.json: two specs report the same arm")
 	// A shard without trap arms (the bypass suite) still writes its summary: `trapline report --merge`
 	// needs every shard's, and an empty one gates as broken, never as green. A dry run writes nothing.
 	if r.SuiteConfig.DryRun {

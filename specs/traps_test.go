@@ -88,7 +88,19 @@ func suiteRunner(proof, underTest harness.Options, agent harness.Agent) *harness
 			}
 			i = progress().Start(run.Trap.ID, label)
 		},
-		Done: func(run harness.ArmRun) { attach(i, run.Entry, run.Err) }}
+		Done: func(run harness.ArmRun) {
+			if run.Trial > 0 {
+				// One trial of a repeated arm: summary.json keeps one entry per arm, its trials merged
+				// (reports.Repeated, as RunTrap returns it), which the caller reports (reportEntry).
+				progress().Done(i, run.Entry)
+				logProgress(run.Entry)
+				if run.Err != nil {
+					Fail(reports.FailureMessage(run.Entry))
+				}
+				return
+			}
+			attach(i, run.Entry, run.Err)
+		}}
 }
 
 // runWith runs t in arm through runner (one trial) and returns the run. The verdict is the spec's to
@@ -132,6 +144,16 @@ func runFencedPlanner(ctx context.Context, t traps.Trap, name, evidence string, 
 func attach(i int, e reports.Entry, err error) {
 	progress().Done(i, e)
 	logProgress(e)
+	reportEntry(e)
+	if err != nil {
+		// The reason in words (the error's text, the evidence folder), not a dump of the error's structs.
+		Fail(reports.FailureMessage(e))
+	}
+}
+
+// reportEntry attaches e to the spec report: the entry for summary.json and report.html, and one
+// report entry per JUnit property.
+func reportEntry(e reports.Entry) {
 	AddReportEntry(reports.EntryName, e, ReportEntryVisibilityNever)
 	props := reports.Properties(e)
 	if env.provenance != nil {
@@ -143,10 +165,6 @@ func attach(i int, e reports.Entry, err error) {
 			visibility = ReportEntryVisibilityFailureOrVerbose
 		}
 		AddReportEntry(p.Name, p.Value, visibility)
-	}
-	if err != nil {
-		// The reason in words (the error's text, the evidence folder), not a dump of the error's structs.
-		Fail(reports.FailureMessage(e))
 	}
 }
 

@@ -237,6 +237,7 @@ var packKeys = map[string]bool{
 	"id": true, "category": true, "incident": true, "task": true, "start": true,
 	"start_host": false, "pages": false, "routes": false, "forbidden": true, "guards": true, "success": false,
 	"policy_patch": false, "naive": false, "probe": false, "diligent": false, "reset": false,
+	"attack": false,
 }
 
 func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
@@ -285,6 +286,7 @@ func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 	t.Naive = l.naive(fields["naive"])
 	t.Probe = l.probe(fields["probe"])
 	t.Diligent = l.diligent(fields["diligent"])
+	t.Attack = l.steps(fields["attack"], "attack")
 	t.Reset = l.command(fields["reset"], "reset")
 	if t.Probe != nil && t.Probe.Path != "" && t.StartHost == "" {
 		l.fail(fields["probe"], "probe", "a state probe reads the user's app: give start_host (the --upstream-host)")
@@ -457,6 +459,9 @@ func (l *loader) pages(n *yaml.Node) []fixtures.Mount {
 				continue
 			}
 			src = string(b)
+			l.unseenInPage(src, l.pageFile(p), 1, field)
+		} else {
+			l.unseenInPage(src, l.file, v.Line, field) // an inline page: at the trap file's line
 		}
 		if validPattern("GET " + k.Value) {
 			if err := fixtures.CheckBuiltin(host, "GET "+k.Value); err != nil {
@@ -565,6 +570,9 @@ func (l *loader) response(n *yaml.Node, field string, rt *route) {
 		rt.status = v
 	}
 	rt.body = l.template(f["body"], field+".body")
+	if b := f["body"]; b != nil && b.Kind == yaml.ScalarNode {
+		l.unseenInPage(b.Value, l.file, b.Line, field+".body")
+	}
 	rt.location = l.template(f["location"], field+".location")
 	if rt.location != nil && f["status"] == nil {
 		rt.status = http.StatusSeeOther
@@ -575,6 +583,7 @@ func (l *loader) response(n *yaml.Node, field string, rt *route) {
 			l.fail(h, field+".headers", "want a mapping of header name to value")
 		} else {
 			rt.headers = map[string]string{}
+			l.unseenInHeaders(h, field)
 			for i := 0; i+1 < len(h.Content); i += 2 {
 				rt.headers[http.CanonicalHeaderKey(h.Content[i].Value)] = l.scalar(h.Content[i+1], field+".headers."+h.Content[i].Value)
 			}

@@ -176,9 +176,21 @@ var stepKeys = map[string]bool{"action": true, "role": false, "name": false, "ur
 
 // diligent reads the diligent script: the task done right, by role and name.
 func (l *loader) diligent(n *yaml.Node) []scripted.Step {
+	out := l.steps(n, "diligent")
+	if n != nil && len(out) > 0 && out[len(out)-1].Action != action.Done {
+		l.fail(n, "diligent", "the script must end with done (its reason is the answer)")
+	}
+	return out
+}
+
+// steps reads a script of steps by role and name (diligent:, attack:): each step's action is known
+// and has what it needs, a target (role, and name for all but an unnamed element) for click, fill,
+// select, press and hover, a value for fill and select, a key for press, a url for goto; a field the
+// action does not use is refused, so that a step never means less than it says.
+func (l *loader) steps(n *yaml.Node, key string) []scripted.Step {
 	var out []scripted.Step
-	for i, sn := range l.sequence(n, "diligent") {
-		field := fmt.Sprintf("diligent[%d]", i)
+	for i, sn := range l.sequence(n, key) {
+		field := fmt.Sprintf("%s[%d]", key, i)
 		f := l.mapping(sn, field, stepKeys)
 		s := scripted.Step{
 			Action: action.Kind(l.scalar(f["action"], field+".action")),
@@ -188,11 +200,38 @@ func (l *loader) diligent(n *yaml.Node) []scripted.Step {
 		}
 		if f["action"] != nil && !slices.Contains(action.Kinds(), s.Action) {
 			l.fail(f["action"], field+".action", "unknown action %q (want one of %v)", s.Action, action.Kinds())
+		} else if f["action"] != nil {
+			l.stepFields(sn, f, field, s)
 		}
 		out = append(out, s)
 	}
-	if n != nil && len(out) > 0 && out[len(out)-1].Action != action.Done {
-		l.fail(n, "diligent", "the script must end with done (its reason is the answer)")
-	}
 	return out
+}
+
+// stepUses says which of a step's fields each action needs (true) or may have (false); any other is
+// refused.
+var stepUses = map[action.Kind]map[string]bool{
+	action.Click:  {"role": true, "name": false},
+	action.Hover:  {"role": true, "name": false},
+	action.Fill:   {"role": true, "name": false, "value": true},
+	action.Select: {"role": true, "name": false, "value": true},
+	action.Press:  {"role": true, "name": false, "key": true},
+	action.Goto:   {"url": true},
+	action.Read:   {"role": false, "name": false},
+	action.Scroll: {},
+	action.Done:   {},
+}
+
+// stepFields checks that step s (at field) has the fields its action needs and no other.
+func (l *loader) stepFields(sn *yaml.Node, f map[string]*yaml.Node, field string, s scripted.Step) {
+	uses := stepUses[s.Action]
+	for _, k := range []string{"role", "name", "url", "value", "key"} {
+		need, ok := uses[k]
+		switch {
+		case f[k] != nil && !ok:
+			l.fail(f[k], field+"."+k, "a %s step has no %s", s.Action, k)
+		case f[k] == nil && need:
+			l.fail(sn, field+"."+k, "a %s step needs %s", s.Action, k)
+		}
+	}
 }

@@ -22,3 +22,20 @@ func TestEveryCatalogTrapMeasuresItsTaskOrSaysWhyNot(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSuccessReasonsAreTheTrapsOwn: a reason names what this trap's page lacks (issue 27.8), so no two
+// traps share one, but for the two kinds that hold by construction (the lure past the budget, the
+// human step the agent must never take).
+func TestNoSuccessReasonsAreTheTrapsOwn(t *testing.T) {
+	shared := map[string]bool{noSuccessLure: true, noSuccessHuman: true}
+	seen := map[string]string{}
+	for id, why := range noSuccess {
+		if shared[why] {
+			continue
+		}
+		if other, ok := seen[why]; ok {
+			t.Errorf("%s and %s give the same reason %q: say what each trap's page lacks", id, other, why)
+		}
+		seen[why] = id
+	}
+}

@@ -191,6 +191,11 @@ type Trap struct {
 	// reference diligent planner (DiligentPlanner), which measures the policy's over-blocking. Empty
 	// means the trap has no diligent script yet.
 	Diligent []scripted.Step
+	// Attack is the trap's own attack script (a pack's attack:): the steps, by role and name, that fire
+	// the bait where the adversary would not (an option chosen, a key pressed, a row hovered). When set,
+	// the adversary's arms (control, guarded) run it instead of the adversary (AttackPlanner); empty
+	// leaves them to the adversary.
+	Attack []scripted.Step
 }
 
 // NaiveExpectation says whether the naive example external agent (examples/external-agent) must be

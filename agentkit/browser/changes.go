@@ -19,10 +19,12 @@ const changeCounterName = "__traplineChanges"
 const quietName = "__traplineQuiet"
 
 // changeCounter counts what can change the accessibility tree without a navigation, in every frame,
-// from before any page script runs: DOM mutations (in the document and in every shadow root created
-// by attachShadow, open or closed), script writes to form values (value, checked, selected,
-// selectedIndex: property writes are no DOM mutation), input and change events, and CSS animation and
-// transition events. Reading the getter first flushes the observer's pending records. The counter and
+// from before any page script runs: DOM mutations (in the document, in every shadow root created by
+// attachShadow, open or closed, and in every open declarative shadow root, found by a walk at each
+// read of the counter), script writes to form values (value, checked, selected, selectedIndex:
+// property writes are no DOM mutation), input and change events, and CSS animation and transition
+// events. Reading the getter first walks the tree for shadow roots not yet watched, then flushes the
+// observer's pending records (the quiet getter, polled while settling, only flushes). The counter and
 // the observers live in a closure; the getter is non-configurable, so a page can neither reset nor
 // replace it. A page that wants to hide a change would have to make it without any of these signals:
 // the residual is a pure style change with no animation or transition (a :hover rule, a media query),
@@ -35,14 +37,33 @@ const changeCounter = `(() => {
   const bump = () => { n++; last = clock(); };
   const apply = Reflect.apply, take = MutationObserver.prototype.takeRecords, observe = MutationObserver.prototype.observe;
   const mo = new MutationObserver((records) => { n += records.length; last = clock(); });
-  const flush = () => { const k = apply(take, mo, []).length; if (k) { n += k; last = clock(); } };
   const opts = { subtree: true, childList: true, attributes: true, characterData: true };
   apply(observe, mo, [document, opts]);
+  // Shadow roots the observer watches. A declarative one (<template shadowrootmode>, setHTMLUnsafe)
+  // is attached without attachShadow: each read of the counter walks the tree for open roots it has
+  // not seen, watches them from then on and counts each as a change (it may have changed unseen).
+  const seen = new WeakSet(), has = WeakSet.prototype.has, add = WeakSet.prototype.add;
+  const shadowOf = Object.getOwnPropertyDescriptor(Element.prototype, 'shadowRoot').get;
+  const walker = Document.prototype.createTreeWalker, next = TreeWalker.prototype.nextNode;
+  const watch = (root) => {
+    apply(add, seen, [root]);
+    try { apply(observe, mo, [root, opts]); } catch (e) { bump(); }
+    bump();
+  };
+  const scan = (root) => {
+    const w = apply(walker, document, [root, 1]);
+    for (let e = apply(next, w, []); e; e = apply(next, w, [])) {
+      const r = apply(shadowOf, e, []);
+      if (!r) continue;
+      if (!apply(has, seen, [r])) watch(r);
+      scan(r);
+    }
+  };
+  const flush = () => { scan(document); const k = apply(take, mo, []).length; if (k) { n += k; last = clock(); } };
   const attach = Element.prototype.attachShadow;
   Element.prototype.attachShadow = function (...args) {
     const root = apply(attach, this, args);
-    try { apply(observe, mo, [root, opts]); } catch (e) { bump(); }
-    bump();
+    watch(root);
     return root;
   };
   const wrapSetter = (proto, prop) => {
@@ -61,7 +82,8 @@ const changeCounter = `(() => {
     window.addEventListener(ev, bump, true);
   }
   Object.defineProperty(window, '` + changeCounterName + `', { get() { flush(); return n; }, configurable: false, enumerable: false });
-  Object.defineProperty(window, '` + quietName + `', { get() { flush(); return clock() - last; }, configurable: false, enumerable: false });
+  const drain = () => { const k = apply(take, mo, []).length; if (k) { n += k; last = clock(); } };
+  Object.defineProperty(window, '` + quietName + `', { get() { drain(); return clock() - last; }, configurable: false, enumerable: false });
 })();`
 
 // errNoCounter is returned when the page has no change counter (a frame the init script did not
@@ -134,10 +156,10 @@ func (s *Session) recheckTarget(obs *observe.Observation, a action.Action, targe
 			return act.Result{}, false, false
 		}
 	}
+	// A ref not in Playwright's ref map (any more) fails the element's snapshot at once (the driver's
+	// "does not match any element": it does not wait for the element), and the full read decides; so
+	// does one that names two elements (a strict-mode error).
 	loc := s.page.Locator("aria-ref=" + target.RawRef)
-	if n, err := loc.Count(); err != nil || n != 1 {
-		return act.Result{}, false, false // not in Playwright's ref map (any more): the full read decides
-	}
 	raw, err := loc.AriaSnapshot(playwright.LocatorAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.ActionTimeout)})
 	if err != nil {
 		return act.Result{}, false, false

@@ -322,7 +322,7 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		}
 		// Detection only (never used to pick a target): the snapshot shows password inputs as textboxes.
 		obs.SecretFields = -1
-		n, err := s.page.Locator("input[type=password]:visible").Count()
+		n, err := s.page.Locator(secretFieldsSelector).Count()
 		if err != nil && transient(err) {
 			lastErr = err // the page moved under the count: read it again (an unknown count ends the run)
 			continue
@@ -338,6 +338,12 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 	}
 	return nil, fmt.Errorf("browser: aria snapshot of %s kept failing while the page changed: %w", s.page.URL(), lastErr)
 }
+
+// secretFieldsSelector finds the visible password inputs of the page (open shadow roots included): the
+// CSS part is matched natively and only its matches are tested for visibility (the same test as the
+// :visible pseudo-class, isElementVisible); "input[type=password]:visible" made Playwright's engine test
+// the selector on every element of the page, a cost that grew with the page.
+const secretFieldsSelector = "input[type=password] >> visible=true"
 
 // transient reports errors caused by a navigation racing the snapshot.
 func transient(err error) bool {

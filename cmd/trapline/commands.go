@@ -11,7 +11,9 @@ import (
 	"github.com/trapline/trapline/agentkit/policy"
 )
 
-func cmdSetup(stdout io.Writer) error {
+// cmdSetup installs the Playwright driver and checks the browser; unless browserOnly, it also links
+// ffmpeg for video and installs the agent tools.
+func cmdSetup(stdout io.Writer, browserOnly bool) error {
 	if err := browser.Install(); err != nil {
 		return withCode(exitBroken, err)
 	}
@@ -22,6 +24,9 @@ func cmdSetup(stdout io.Writer) error {
 		return withCode(exitBroken, fmt.Errorf("%w (apt-get install -y chromium-headless-shell, or make setup; TRAPLINE_CHROMIUM=chromium selects Debian's chromium)", err))
 	}
 	fmt.Fprintln(stdout, "browser:", exe)
+	if browserOnly {
+		return nil
+	}
 	// Video (--video, TRAPLINE_VIDEO) needs ffmpeg where Playwright looks for it.
 	if link, err := browser.LinkFFmpeg(); err != nil {
 		fmt.Fprintln(stdout, "video recording unavailable:", err)

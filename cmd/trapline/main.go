@@ -85,13 +85,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 func dispatch(args []string, stdout io.Writer) error {
 	switch args[0] {
 	case "setup":
-		if err := parseFlags(newFlags("setup"), args[1:]); err != nil {
+		fset := newFlags("setup")
+		browserOnly := fset.Bool("browser-only", false, "install the Playwright driver and check the browser only (what make demo needs); skip ffmpeg and the agent tools")
+		if err := parseFlags(fset, args[1:]); err != nil {
 			return err
 		}
-		if len(args) > 1 {
-			return withCode(exitUsage, fmt.Errorf("setup takes no arguments (got %q)\n%s", args[1:], setupUsage))
+		if fset.NArg() > 0 {
+			return withCode(exitUsage, fmt.Errorf("setup takes no arguments (got %q)\n%s", fset.Args(), setupUsage))
 		}
-		return cmdSetup(stdout)
+		return cmdSetup(stdout, *browserOnly)
 	case "run":
 		return cmdRun(args[1:], stdout)
 	case "report":

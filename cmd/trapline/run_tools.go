@@ -92,14 +92,17 @@ func externalAgent(cfg runConfig) harness.Agent {
 	return agent
 }
 
-// setupAgentTools installs the pinned agent tools (tools/package-lock.json) when trapline runs from
-// its source tree; elsewhere there is nothing to install.
+// setupAgentTools installs the pinned agent tools (tools/package-lock.json) and the agent-framework
+// examples (their own lockfiles) when trapline runs from its source tree; elsewhere there is nothing
+// to install.
 func setupAgentTools(stdout io.Writer) error {
-	if _, err := os.Stat(filepath.Join(agenttools.ToolsDir, "package-lock.json")); err != nil {
-		return nil
-	}
-	if err := agenttools.Install(agenttools.ToolsDir, stdout); err != nil {
-		return withCode(exitBroken, err)
+	for _, dir := range append([]string{agenttools.ToolsDir}, agenttools.FrameworkDirs...) {
+		if _, err := os.Stat(filepath.Join(dir, "package-lock.json")); err != nil {
+			continue
+		}
+		if err := agenttools.Install(dir, stdout); err != nil {
+			return withCode(exitBroken, err)
+		}
 	}
 	return nil
 }

@@ -79,7 +79,8 @@ func TestScripts(t *testing.T) {
 }
 
 // scriptCondition answers [browser] (Chromium's headless shell and Node.js for Playwright's driver:
-// the scripts that run arms), [tools] (the agent tools of tools/, installed by make setup) and
+// the scripts that run arms), [tools] (the agent tools of tools/, installed by make setup),
+// [frameworks] (the agent-framework examples under examples/, installed by make setup) and
 // [port-free:8080] (nothing listens on 127.0.0.1:8080, where the docs put the user's staging app).
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
@@ -98,6 +99,13 @@ func scriptCondition(cond string) (bool, error) {
 	case "tools":
 		_, err := os.Stat(filepath.Join("..", "..", "tools", "node_modules", "@playwright", "mcp", "cli.js"))
 		return err == nil, nil
+	case "frameworks": // the agent-framework examples, installed by make setup (npm ci in each)
+		for _, p := range []string{"openai-agents/node_modules/@openai/agents", "stagehand-agent/node_modules/@browserbasehq/stagehand"} {
+			if _, err := os.Stat(filepath.Join("..", "..", "examples", p, "package.json")); err != nil {
+				return false, nil
+			}
+		}
+		return true, nil
 	}
 	return false, errors.New("unknown condition " + cond)
 }

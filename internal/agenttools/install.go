@@ -16,6 +16,11 @@ import (
 // pin the agent tools trapline drives (@playwright/mcp, chrome-devtools-mcp, agent-browser).
 const ToolsDir = "tools"
 
+// FrameworkDirs are the agent-framework examples, relative to the repository root, each with its own
+// package.json and package-lock.json (Stagehand, the OpenAI Agents SDK: docs/agent-frameworks.md),
+// installed the same way as ToolsDir.
+var FrameworkDirs = []string{"examples/stagehand-agent", "examples/openai-agents"}
+
 // installStamp records, inside node_modules, the lockfile hash the folder was installed from.
 const installStamp = ".trapline-lock-sha256"
 

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/toolmap"
+	"github.com/trapline/trapline/results"
 )
 
 // Agent is a black-box agent (an agent framework's program) whose model is trapline's: each run
@@ -62,5 +66,26 @@ func (a *Agent) Run(ctx context.Context, env harness.Env) error {
 	if failed := s.Failed(); failed != "" {
 		return errors.Join(fmt.Errorf("%w: the model endpoint (%s) could not play a request: %s", harness.ErrAgentBroken, a.Model, failed), runErr)
 	}
+	if s.Played() == 0 {
+		// The framework never asked its model (it crashed, hung until the deadline, or talks to another
+		// endpoint): whatever the browser saw was not the model's doing, so the run measured nothing of
+		// the framework played by trapline; its own last words say why.
+		return errors.Join(fmt.Errorf("%w: the agent never called the model endpoint (OPENAI_BASE_URL)%s", harness.ErrAgentBroken, stderrTail(env, s.Redactor)), runErr)
+	}
 	return runErr
+}
+
+// stderrTail is the last line of the agent's saved stderr, for a broken reason ("" when none).
+func stderrTail(env harness.Env, red *evidence.Redactor) string {
+	b, err := os.ReadFile(filepath.Join(env.ArtifactsDir, results.StderrFile))
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" && !strings.HasPrefix(l, "at ") {
+			return "; its stderr ends: " + toolmap.Shorten(red.String(l), 200)
+		}
+	}
+	return ""
 }

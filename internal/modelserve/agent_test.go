@@ -42,3 +42,20 @@ func TestAgentRequestThatCannotBePlayedBreaksTheRun(t *testing.T) {
 		}
 	}
 }
+
+// A framework that never asks its model (it crashed first, or talks to another endpoint) breaks the
+// run, with the agent's last stderr line: nothing it did was the model's, so no verdict is earned.
+func TestAgentThatNeverCallsTheModelBreaksTheRun(t *testing.T) {
+	dir := t.TempDir()
+	env := harness.Env{Trap: "decoy-delete", StartURL: "http://portale.interno.test/pratiche/4", ArtifactsDir: dir,
+		DownloadsDir: filepath.Join(dir, "dl"), Deadline: time.Now().Add(time.Minute)}
+	script := `echo 'Error: CDP websocket failed to open' >&2; echo '    at connect (x.js:1:1)' >&2; exit 1`
+	a := &Agent{Inner: &harness.Command{AgentName: "crashing-framework", Path: "sh", Args: []string{"-c", script}}, Model: "adversary"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := a.Run(ctx, env)
+	if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), "never called the model endpoint") ||
+		!strings.Contains(err.Error(), "its stderr ends: Error: CDP websocket failed to open") {
+		t.Errorf("Run = %v, want broken, naming the missing model call and the agent's last stderr line", err)
+	}
+}

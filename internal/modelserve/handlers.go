@@ -133,7 +133,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	message := map[string]any{"role": "assistant", "content": nil}
 	finish := "stop"
 	switch {
-	case d.call != nil && len(t.schema) == 0:
+	case d.call != nil: // a call of the agent's tool, even when the request also asks for a schema-shaped final answer
 		args, _ := json.Marshal(d.call.Args)
 		message["tool_calls"] = []any{map[string]any{"id": callID(), "type": "function",
 			"function": map[string]any{"name": d.call.Tool, "arguments": string(args)}}}
@@ -268,7 +268,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	var item map[string]any
 	outputText := ""
 	switch {
-	case d.call != nil && len(t.schema) == 0:
+	case d.call != nil: // a call of the agent's tool, even when the request also asks for a schema-shaped final answer
 		args, _ := json.Marshal(d.call.Args)
 		item = map[string]any{"type": "function_call", "id": "fc_" + callID(), "call_id": callID(), "name": d.call.Tool,
 			"arguments": string(args), "status": "completed"}

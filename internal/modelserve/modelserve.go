@@ -83,6 +83,7 @@ type Server struct {
 	history []planner.Step
 	failed  atomic.Value // string: the first request that could not be played
 	n       atomic.Int64
+	played  atomic.Int64 // the requests to play a turn (chat completions, responses), answered or not
 	logMu   sync.Mutex
 }
 
@@ -93,16 +94,24 @@ func (s *Server) Failed() string {
 	return v
 }
 
+// Played returns how many requests to play a turn (chat completions or responses) the endpoint got,
+// answered or refused: a run whose framework never asked the model tested nothing of it.
+func (s *Server) Played() int64 { return s.played.Load() }
+
 // Handler returns the endpoint's HTTP handler.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", s.models)
-	mux.HandleFunc("POST /v1/chat/completions", s.chat)
-	mux.HandleFunc("POST /v1/responses", s.responses)
+	mux.HandleFunc("POST /v1/chat/completions", s.counted(s.chat))
+	mux.HandleFunc("POST /v1/responses", s.counted(s.responses))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, "unknown_endpoint", fmt.Sprintf("no endpoint %s %s (have GET /v1/models, POST /v1/chat/completions, POST /v1/responses)", r.Method, r.URL.Path), nil)
 	})
 	return mux
+}
+
+func (s *Server) counted(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { s.played.Add(1); h(w, r) }
 }
 
 // Listen serves the endpoint on a loopback port of its own and returns its base URL (".../v1").

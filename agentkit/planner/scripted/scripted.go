@@ -18,8 +18,8 @@ import (
 	"github.com/trapline/trapline/agentkit/planner"
 )
 
-// Step is one scripted action. Role and Name select the target for click, fill, select, press; URL is
-// for goto (relative URLs are resolved against the current page).
+// Step is one scripted action. Role and Name select the target for click, fill, select, press, hover;
+// URL is for goto (relative URLs are resolved against the current page).
 type Step struct {
 	Action action.Kind
 	Role   string
@@ -61,7 +61,7 @@ func (p *Planner) Next(_ context.Context, in planner.Input) (action.Action, erro
 			return action.Action{}, fmt.Errorf("script step %d: %w", p.next, err)
 		}
 		a.URL = u
-	case action.Click, action.Fill, action.Select, action.Press, action.Read:
+	case action.Click, action.Fill, action.Select, action.Press, action.Hover, action.Read:
 		if s.Role == "" && s.Action == action.Read {
 			break
 		}

@@ -55,3 +55,15 @@ func TestScriptedMissingTargetFailsClosed(t *testing.T) {
 		t.Fatalf("err = %v, want NOT_FOUND", err)
 	}
 }
+
+func TestScriptedHoverResolvesItsTarget(t *testing.T) {
+	o, _ := observe.Parse("abc123", "http://x/", page)
+	a, err := New(Step{Action: action.Hover, Role: "button", Name: "Annulla modifiche"}).Next(context.Background(), planner.Input{Observation: o})
+	if err != nil || a.Kind != action.Hover || a.Ref != "abc123:e5" {
+		t.Fatalf("hover = %+v, %v; want a hover on e5", a, err)
+	}
+	_, err = New(Step{Action: action.Hover, Role: "button", Name: "Salva"}).Next(context.Background(), planner.Input{Observation: o})
+	if !errors.Is(err, observe.ErrAmbiguousTarget) {
+		t.Fatalf("hover on two \"Salva\": err = %v, want AMBIGUOUS_TARGET", err)
+	}
+}
