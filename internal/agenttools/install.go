@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +76,9 @@ func AgentBrowserBinary(dir string) string {
 
 // makeExecutable does the one thing agent-browser's postinstall does here: chmod its binary.
 func makeExecutable(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "agent-browser")); errors.Is(err, fs.ErrNotExist) {
+		return nil // this folder's lockfile pins no agent-browser (an agent-framework example)
+	}
 	bin := AgentBrowserBinary(dir)
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("agent tools: agent-browser has no binary for this platform: %w", err)
