@@ -76,8 +76,8 @@ const activePortFile = "DevToolsActivePort"
 // sent to o.ProxyURL, and downloads saved to o.DownloadsDir. It waits until the DevTools endpoint is
 // announced (or the process exits, or the timeout passes).
 func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
-	if os.Getenv(forcedLoopbackEnv) != "" {
-		return nil, ErrLoopbackBypass
+	if err := refuseLoopbackBypass(); err != nil {
+		return nil, err
 	}
 	if o.ProxyURL == "" || o.DownloadsDir == "" {
 		return nil, errors.New("browser: LaunchCDP needs ProxyURL and DownloadsDir")

@@ -19,6 +19,15 @@ const forcedLoopbackEnv = "PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK"
 // ErrLoopbackBypass is returned when the environment would let loopback traffic bypass the proxy.
 var ErrLoopbackBypass = errors.New(forcedLoopbackEnv + " is set: loopback would bypass the proxy")
 
+// refuseLoopbackBypass is every launch's first check: Playwright reads forcedLoopbackEnv from the
+// process environment itself, so this check has to as well (it is the one place that does).
+func refuseLoopbackBypass() error {
+	if os.Getenv(forcedLoopbackEnv) != "" {
+		return ErrLoopbackBypass
+	}
+	return nil
+}
+
 // useSystemNode points playwright-go at the machine's Node.js; it would otherwise download one.
 func useSystemNode() error {
 	if os.Getenv("PLAYWRIGHT_NODEJS_PATH") != "" {

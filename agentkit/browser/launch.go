@@ -46,8 +46,8 @@ type Browser struct {
 
 // Launch starts the Playwright driver and Chromium behind a deny-all sink proxy on loopback.
 func Launch(opts Options) (*Browser, error) {
-	if os.Getenv(forcedLoopbackEnv) != "" {
-		return nil, ErrLoopbackBypass
+	if err := refuseLoopbackBypass(); err != nil {
+		return nil, err
 	}
 	if err := useSystemNode(); err != nil {
 		return nil, err

@@ -115,8 +115,8 @@ func Connect(opts RemoteOptions) (*Browser, error) {
 	if err := checkEndpoint(opts.Endpoint); err != nil {
 		return nil, fmt.Errorf("browser: %w", err)
 	}
-	if os.Getenv(forcedLoopbackEnv) != "" {
-		return nil, ErrLoopbackBypass
+	if err := refuseLoopbackBypass(); err != nil {
+		return nil, err
 	}
 	if err := useSystemNode(); err != nil {
 		return nil, err

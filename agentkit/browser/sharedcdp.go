@@ -88,8 +88,8 @@ type cdpError struct {
 // DownloadsDir must be empty (each run brings its own, NewRun) and Extensions are refused (an
 // extension would live across runs). o.CA, when nil, is a fresh CA.
 func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
-	if os.Getenv(forcedLoopbackEnv) != "" {
-		return nil, ErrLoopbackBypass
+	if err := refuseLoopbackBypass(); err != nil {
+		return nil, err
 	}
 	if o.ProxyURL != "" || o.DownloadsDir != "" || len(o.Extensions) > 0 {
 		return nil, errors.New("browser: LaunchSharedCDP takes no ProxyURL, DownloadsDir or Extensions: each run brings its proxy and downloads folder (NewRun)")
