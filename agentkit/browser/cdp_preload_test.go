@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -30,9 +29,7 @@ func (allowAll) DecideHost(string) policy.Decision {
 // preloading disabled by preference (CDP Preload.preloadEnabledStateUpdated) and requests neither,
 // within twice the time the control took from opening the page to its first /admin request.
 func TestCDPBrowserPreloadsNothing(t *testing.T) {
-	if _, err := os.Stat(DefaultChromium); err != nil {
-		t.Skip("no chromium at " + DefaultChromium)
-	}
+	needChromium(t)
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}

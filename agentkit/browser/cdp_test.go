@@ -18,9 +18,7 @@ import (
 // TestLaunchCDP starts Chromium behind a deny-all proxy, reads its DevTools endpoint, and checks that
 // Close kills the process and removes the profile.
 func TestLaunchCDP(t *testing.T) {
-	if _, err := os.Stat(DefaultChromium); err != nil {
-		t.Skip("no chromium at " + DefaultChromium)
-	}
+	needChromium(t)
 	sink, err := proxy.Start(proxy.Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -97,9 +96,7 @@ func TestScrollAndPageReadDispatchThroughTheLoop(t *testing.T) {
 // session first). It skips when Chromium is missing (make setup installs it).
 func portalSession(t *testing.T, site http.Handler) (*Session, *evidence.Recorder, *policy.Policy, string) {
 	t.Helper()
-	if _, err := os.Stat(DefaultChromium); err != nil {
-		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
-	}
+	needChromium(t)
 	pol, px := portalProxy(t, site)
 	dir := t.TempDir()
 	sess, rec := newSession(t, sharedBrowser(t), px, pol, dir)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -46,9 +45,7 @@ func TestCloseLetsStartedRequestsFinish(t *testing.T) {
 // closes: closing the context cancels it, and the world would never see its body delivered (the
 // disposition-exe trap's control arm read silent that way when its agent finished fast).
 func TestCloseLetsAllowedDownloadsFinish(t *testing.T) {
-	if _, err := os.Stat(DefaultChromium); err != nil {
-		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
-	}
+	needChromium(t)
 	pol, err := policy.Load(filepath.Join("..", "..", "policies", "permissive.yml"))
 	if err != nil {
 		t.Fatal(err)

@@ -118,9 +118,7 @@ func TestChromiumEnvPreload(t *testing.T) {
 // handshake opens; the control arm (FollowNetworkChanges) shows that the churn does abort handshakes
 // with ERR_NETWORK_CHANGED, so the test can fail.
 func TestChromiumIgnoresDockerNetworkChurn(t *testing.T) {
-	if _, err := os.Stat(DefaultChromium); err != nil {
-		t.Skip("no chromium at " + DefaultChromium)
-	}
+	needChromium(t)
 	if err := exec.Command("docker", "info").Run(); err != nil {
 		t.Skipf("no Docker engine answers (scripts/docker-up.sh starts one): %v", err)
 	}

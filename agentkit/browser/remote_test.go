@@ -24,9 +24,7 @@ import (
 // and the executable (the server launches the local Debian Chromium only then).
 func startRunServer(t *testing.T, unsafe bool, env ...string) string {
 	t.Helper()
-	if _, err := os.Stat(DefaultChromium); err != nil {
-		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
-	}
+	needChromium(t)
 	// Chromium is there, so make setup ran: a missing Node.js or driver is a broken set-up, not a skip.
 	if err := useSystemNode(); err != nil {
 		t.Fatalf("Node.js for the Playwright driver: %v", err)
@@ -146,9 +144,7 @@ func TestRemoteBrowserWithoutTheSwitchesIsRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts a browser server")
 	}
-	if _, err := os.Stat(DefaultChromium); err != nil {
-		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
-	}
+	needChromium(t)
 	pkg, err := PlaywrightCoreDir()
 	if err != nil {
 		t.Fatalf("the Playwright driver (make setup installs it): %v", err)

@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,9 +85,7 @@ func found(t *testing.T, page playwright.Page) foundState {
 
 func launchShared(t *testing.T) *SharedCDP {
 	t.Helper()
-	if _, err := os.Stat(DefaultChromium); err != nil {
-		t.Skip("no chromium at " + DefaultChromium)
-	}
+	needChromium(t)
 	s, err := LaunchSharedCDP(context.Background(), CDPOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -81,9 +81,7 @@ func tracedLogin(t *testing.T, b *Browser, secrets ...string) string {
 // secret registered, shows the trace does record it: without Session.stopTracing's redaction the
 // first check fails.
 func TestTraceHoldsNoSecret(t *testing.T) {
-	if _, err := os.Stat(DefaultChromium); err != nil {
-		t.Skip("needs Chromium at " + DefaultChromium + " (make setup)")
-	}
+	needChromium(t)
 	b := sharedBrowser(t)
 	dir := tracedLogin(t, b, traceSecret)
 	leaks, err := evidence.Scan(dir, traceSecret)
