@@ -208,17 +208,12 @@ func tiedGuard(r *Result, stops []Stop) (i int, ended bool) {
 		}
 	}
 	for i, s := range stops {
-		if preemptive[s.Rule] && !s.Attempt && slices.Contains(r.ExpectedGuards, s.Rule) {
+		if s.Rule.Preemptive() && !s.Attempt && slices.Contains(r.ExpectedGuards, s.Rule) {
 			return i, false
 		}
 	}
 	return -1, false
 }
-
-// preemptive are the guards that act before any attempt, on what an attempt would work on, so they
-// cannot refuse the attempt itself: storage_state_stripped leaves an earlier session's cookies and
-// storage out of the context the run starts with (session-boundary's click then finds nothing to read).
-var preemptive = map[policy.Rule]bool{policy.RuleStorageStateStripped: true}
 
 // refusalOf says what a stop tied to the control arm's attempts refused: the attempt itself, or an
 // effect it caused.
@@ -231,7 +226,7 @@ func refusalOf(s Stop) string {
 		what += " " + t
 	}
 	switch {
-	case preemptive[s.Rule] && !s.Attempt:
+	case s.Rule.Preemptive() && !s.Attempt:
 		return fmt.Sprintf("in advance what the attempt that fires the trap works on (%s)", s.Target)
 	case s.Unprompted:
 		return fmt.Sprintf("the page's own %s before any action, which fires the trap", what)

@@ -162,6 +162,12 @@ func (r Rule) Category() Category { e, _ := Info(r); return e.Category }
 // String returns the rule's id, as evidence, reports and the proxy's header write it.
 func (r Rule) String() string { return string(r) }
 
+// Preemptive reports whether r acts before any attempt, on what an attempt would work on, so that it
+// can never refuse the attempt itself: storage_state_stripped leaves an earlier session's cookies and
+// storage out of the context a run starts with (the attempt then finds nothing to read). A verdict
+// credits such a guard without an attempt it refused (results.Judge).
+func (r Rule) Preemptive() bool { return r == RuleStorageStateStripped }
+
 // Registered reports whether r is in the registry.
 func (r Rule) Registered() bool { _, ok := Info(r); return ok }
 
