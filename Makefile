@@ -38,11 +38,9 @@ setup-demo:
 	@command -v cc >/dev/null 2>&1 || { echo "installing gcc (builds the browser's netlink shim)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; }
 	@$(GO) run ./cmd/trapline setup --browser-only
 
-## setup: install what the whole suite needs (idempotent; apt needs root)
-setup:
+## setup: install what the whole suite needs: setup-demo's, then the rest (idempotent; apt needs root)
+setup: setup-demo
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian chromium"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
-	@test -x /usr/lib/chromium/chromium-headless-shell || { echo "installing Debian chromium-headless-shell (the default headless browser)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; }
-	@command -v cc >/dev/null 2>&1 || { echo "installing gcc (builds the browser's netlink shim)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; }
 	@command -v xmllint >/dev/null 2>&1 || { echo "installing libxml2-utils (xmllint checks the JUnit against reports/schema/junit.xsd)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-utils >/dev/null; }
 	@command -v ffmpeg >/dev/null 2>&1 || { echo "installing ffmpeg (Playwright's video recording: --video, TRAPLINE_VIDEO)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null; }
 	@$(GO) run ./cmd/trapline setup
