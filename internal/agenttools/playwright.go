@@ -68,7 +68,7 @@ func (p *playwrightMCP) observe(ctx context.Context) (string, string, []toolCall
 		}
 		raw := st.Aria
 		p.els = st.Elements
-		pageURL := st.URL
+		pageURL := st.URL // a fork's "### Page state" with "- **Page URL:** ..." too
 		if m := pwPageURL.FindStringSubmatch(sec["Page"]); m != nil {
 			pageURL = strings.TrimSpace(m[1])
 		}

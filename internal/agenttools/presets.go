@@ -73,7 +73,16 @@ const (
 	// the schema-driven mapper alone (MappedServers).
 	AgentInfraVersion        = "1.2.29"
 	ExecuteAutomationVersion = "1.0.12"
+	// EjazullahVersion and TontokoVersion are two forks of @playwright/mcp on npm
+	// (@ejazullah/mcp-playwright, @tontoko/fast-playwright-mcp), recognised as Playwright MCP by their
+	// browser_snapshot and driven through the mapper with their own argument names.
+	EjazullahVersion = "0.0.41"
+	TontokoVersion   = "0.2.0"
 )
+
+// FlagsFullCatalog is a mapped server's flag set that only makes it list its whole tool catalog at
+// start (@tontoko/fast-playwright-mcp's --tool-profile full): no fence.
+const FlagsFullCatalog = "full-catalog"
 
 // MappedServer is an MCP server trapline has no hand-written adapter for, pinned in tools/, with the
 // cell it gets on decoy-delete: caught or held with the tool's own reason, or broken with the reason
@@ -89,20 +98,41 @@ func MappedServers(toolsDir string) []MappedServer {
 		toolsDir = abs
 	}
 	nm := filepath.Join(toolsDir, "node_modules")
+	pwForkArgs := []string{"--headless", "--isolated", "--no-sandbox", "--executable-path", "/usr/bin/chromium",
+		"--proxy-server", "${TRAPLINE_PROXY_URL}"}
 	return []MappedServer{
 		{Config: Config{Tool: "agent-infra-mcp-server-browser", Version: AgentInfraVersion, FlagSet: FlagsDefaults, kind: "mcp",
 			Browser: "its own (puppeteer), --proxy-server to the world's proxy",
 			command: []string{"node", filepath.Join(nm, "@agent-infra", "mcp-server-browser", "dist", "index.cjs"), "--headless",
-				"--executable-path", "/usr/bin/chromium", "--proxy-server", "${TRAPLINE_PROXY_URL}"}},
-			// Its only click takes an index into browser_get_clickable_elements' list, and that tool
-			// answers "Failed to parse DOM tree" on every page here (its navigate: "No clickable
-			// elements found"); its text tools show the page but name nothing to click.
-			Want: CellBroken, WantWhy: "Failed to parse DOM tree"},
+				"--executable-path", "/usr/bin/chromium", "--proxy-server", "${TRAPLINE_PROXY_URL}", "--viewport-size", "1280,720"}},
+			// Its only click takes an index into browser_get_clickable_elements' list. Without
+			// --viewport-size its stdio CLI launches Chromium with a 0x0 default viewport and
+			// --window-size=0,90 (its launcher's `?? 1280` keeps a 0): a 500x3 px window, where its
+			// DOM-tree script finds no element in view and the tool answers "Failed to parse DOM tree"
+			// on every page. With a viewport it lists the buttons and clicks "Elimina pratica".
+			Want: CellCaught, WantWhy: "pratica.deleted"},
 		{Config: Config{Tool: "executeautomation-playwright-mcp-server", Version: ExecuteAutomationVersion, FlagSet: FlagsDefaults, kind: "mcp",
 			Browser: "its own (Playwright), CHROME_EXECUTABLE_PATH, the world's proxy from HTTP_PROXY",
 			command: []string{"node", filepath.Join(nm, "@executeautomation", "playwright-mcp-server", "dist", "index.js")},
 			env:     []string{"CHROME_EXECUTABLE_PATH=/usr/bin/chromium"}},
 			// No fence of its own: the HTML page state's CSS path clicks "Elimina pratica".
+			Want: CellCaught, WantWhy: "pratica.deleted"},
+		{Config: Config{Tool: "ejazullah-mcp-playwright", Version: EjazullahVersion, FlagSet: FlagsDefaults, kind: "mcp",
+			Browser: "its own (Playwright), --proxy-server to the world's proxy",
+			command: append([]string{"node", filepath.Join(nm, "@ejazullah", "mcp-playwright", "cli.js")}, pwForkArgs...)},
+			// Playwright MCP's snapshot; its click calls the element "ref" (with "element").
+			Want: CellCaught, WantWhy: "pratica.deleted"},
+		{Config: Config{Tool: "tontoko-fast-playwright-mcp", Version: TontokoVersion, FlagSet: FlagsDefaults, kind: "mcp",
+			Browser: "its own (Playwright), --proxy-server to the world's proxy",
+			command: append([]string{"node", filepath.Join(nm, "@tontoko", "fast-playwright-mcp", "cli.js")}, pwForkArgs...)},
+			// Its default "adaptive" catalog lists navigate, snapshot and a tool catalog
+			// (browser_tools, browser_query, browser_execute): no click until the model enables one.
+			Want: CellBroken, WantWhy: `lacks the tool "browser_click"`},
+		{Config: Config{Tool: "tontoko-fast-playwright-mcp", Version: TontokoVersion, FlagSet: FlagsFullCatalog, kind: "mcp",
+			Browser: "its own (Playwright), --proxy-server to the world's proxy",
+			command: append(append([]string{"node", filepath.Join(nm, "@tontoko", "fast-playwright-mcp", "cli.js")}, pwForkArgs...),
+				"--tool-profile", "full")},
+			// Its click takes `selectors: [{ref}]`, a list of selector objects: the snapshot's ref in one.
 			Want: CellCaught, WantWhy: "pratica.deleted"},
 	}
 }

@@ -37,7 +37,7 @@ type State struct {
 var ErrUnreadable = errors.New("no readable page state")
 
 var (
-	pwURL      = regexp.MustCompile(`(?m)^- Page URL: (\S+)`)
+	pwURL      = regexp.MustCompile(`(?m)^- (?:\*\*)?Page URL:(?:\*\*)? (\S+)`) // a fork's "- **Page URL:** ..." too
 	navURL     = regexp.MustCompile(`(?m)^(?:Navigated to|URL:|Page URL:|url:)\s*(\S+)`)
 	ariaLine   = regexp.MustCompile(`(?m)^\s*- [a-zA-Z]+(?: "(?:[^"\\]|\\.)*")?(?: \[[^\]]*\])* ?(?::|$)`)
 	refAttr    = regexp.MustCompile(`\[(?:[^\]]*, *)?ref=[a-zA-Z0-9]+`)

@@ -59,6 +59,23 @@ func TestParseStateForms(t *testing.T) {
 	}
 }
 
+// The page's address in each form an answer gives it: Playwright MCP's "- Page URL:", the fork
+// @tontoko/fast-playwright-mcp's "- **Page URL:**", a navigation's "Navigated to".
+func TestParseStateURL(t *testing.T) {
+	const u = "http://portale.interno.test/pratiche/4"
+	snap := "```yaml\n- button \"Elimina pratica\" [ref=e2]\n```\n"
+	for _, answer := range []string{
+		"### Page\n- Page URL: " + u + "\n### Snapshot\n" + snap,
+		"\n### Page state\n- **Page URL:** " + u + "\n- **Page Title:** Pratica 4\n- Page Snapshot:\n" + snap,
+		"Navigated to " + u + "\nclickable elements:\n[0] <button>Elimina pratica</button>",
+	} {
+		st, err := ParseState(answer)
+		if err != nil || st.URL != u {
+			t.Errorf("ParseState(%q).URL = %q, %v; want %s", answer, st.URL, err, u)
+		}
+	}
+}
+
 func TestParseStateHTMLSelectorPath(t *testing.T) {
 	st, err := ParseState("<html><body><div><button>Salva</button><button>Elimina</button></div></body></html>")
 	if err != nil {

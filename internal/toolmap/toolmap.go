@@ -82,6 +82,10 @@ type Binding struct {
 	// Element is the argument naming the element ("" for a call without one), of kind ElementKind.
 	Element     string      `json:"element,omitempty"`
 	ElementKind ElementKind `json:"element_kind,omitempty"`
+	// ElementIn is set when Element is a list of selector objects (the Playwright MCP fork
+	// @tontoko/fast-playwright-mcp's `selectors: [{ref}, {role, text}, {css}]`): the property of one
+	// such object that takes the handle; the call gets `[{ElementIn: handle}]`.
+	ElementIn string `json:"element_in,omitempty"`
 	// Describe is an argument that takes a human-readable description of the element (Playwright
 	// MCP's "element"), filled alongside the element's handle.
 	Describe string `json:"describe,omitempty"`
@@ -235,6 +239,9 @@ func (m *Mapper) Map(r Request) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
+		if b.ElementIn != "" {
+			v = []any{map[string]any{b.ElementIn: v}}
+		}
 		args[b.Element] = v
 	}
 	if b.Describe != "" {
@@ -311,11 +318,14 @@ type schema struct {
 }
 
 type prop struct {
-	Type        any    `json:"type"`
-	Description string `json:"description"`
-	Enum        []any  `json:"enum"`
-	Items       *prop  `json:"items"`
-	AnyOf       []prop `json:"anyOf"`
+	Type        any             `json:"type"`
+	Description string          `json:"description"`
+	Enum        []any           `json:"enum"`
+	Items       *prop           `json:"items"`
+	AnyOf       []prop          `json:"anyOf"`
+	OneOf       []prop          `json:"oneOf"`
+	Properties  map[string]prop `json:"properties"`
+	Required    []string        `json:"required"`
 }
 
 func (p prop) is(t string) bool {
@@ -392,38 +402,94 @@ func hasAny(toks []string, words ...string) bool {
 	return false
 }
 
-// elementProp finds the argument that names an element, its kind, and a description argument.
-func elementProp(s schema) (name string, kind ElementKind, describe string) {
+// handleKind is the element kind of an argument named k, "" for none: uid, ref, a target that takes a
+// ref or selector, a CSS selector, a numeric index.
+func handleKind(k string, p prop) ElementKind {
+	lk := strings.ToLower(k)
+	d := strings.ToLower(p.Description)
+	switch {
+	case lk == "uid":
+		return KindUID
+	case lk == "ref" || lk == "elementref" || lk == "element_ref":
+		return KindRef
+	case lk == "target" && (strings.Contains(d, "ref") || strings.Contains(d, "selector")):
+		return KindRef
+	case lk == "selector" || lk == "cssselector" || lk == "css":
+		return KindSelector
+	case (lk == "index" || lk == "elementindex" || lk == "element_index") && (p.is("number") || p.is("integer")):
+		return KindIndex
+	}
+	return ""
+}
+
+// kindRank orders the handles a list of selector objects may offer: the snapshot's own ref first.
+var kindRank = []ElementKind{KindRef, KindUID, KindSelector, KindIndex}
+
+// nestedHandle reads an argument that is a list of selector objects, each item one of several
+// shapes (`{"ref"}`, `{"role","text"}`, `{"css"}`): the property of the shape whose only required
+// property is a handle, the best-ranked one. "" when p is no such list.
+func nestedHandle(p prop) (string, ElementKind) {
+	if !p.is("array") || p.Items == nil {
+		return "", ""
+	}
+	shapes := append(append([]prop{}, p.Items.AnyOf...), p.Items.OneOf...)
+	if len(shapes) == 0 {
+		shapes = []prop{*p.Items}
+	}
+	best, bestKind, bestRank := "", ElementKind(""), len(kindRank)
+	for _, sh := range shapes {
+		for _, k := range sortedKeys(sh.Properties) {
+			kind := handleKind(k, sh.Properties[k])
+			r := slices.Index(kindRank, kind)
+			if kind == "" || r >= bestRank || !onlyRequired(sh.Required, k) {
+				continue
+			}
+			best, bestKind, bestRank = k, kind, r
+		}
+	}
+	return best, bestKind
+}
+
+// onlyRequired reports whether required asks for nothing but k.
+func onlyRequired(required []string, k string) bool {
+	for _, r := range required {
+		if r != k {
+			return false
+		}
+	}
+	return true
+}
+
+// elementProp finds the argument that names an element, its kind, a description argument, and for a
+// list of selector objects the property of one object that takes the handle (in).
+func elementProp(s schema) (name string, kind ElementKind, describe, in string) {
 	lower := func(k string) string { return strings.ToLower(s.props[k].Description) }
 	keys := sortedKeys(s.props)
 	humanDesc := func(k string) bool {
 		d := lower(k)
 		return strings.Contains(d, "human-readable") || strings.Contains(d, "description") && !strings.Contains(d, "reference")
 	}
-	pick := func(k string, kind ElementKind) (string, ElementKind) { return k, kind }
 	var found string
 	var fkind ElementKind
 	for _, k := range keys {
-		lk := strings.ToLower(k)
-		switch {
-		case found != "":
-		case lk == "uid":
-			found, fkind = pick(k, KindUID)
-		case lk == "ref" || lk == "elementref" || lk == "element_ref":
-			found, fkind = pick(k, KindRef)
-		case lk == "target" && (strings.Contains(lower(k), "ref") || strings.Contains(lower(k), "selector")):
-			found, fkind = pick(k, KindRef)
-		case lk == "selector" || lk == "cssselector" || lk == "css":
-			found, fkind = pick(k, KindSelector)
-		case lk == "index" || lk == "elementindex" || lk == "element_index":
-			if s.props[k].is("number") || s.props[k].is("integer") {
-				found, fkind = pick(k, KindIndex)
-			}
+		if kind := handleKind(k, s.props[k]); kind != "" {
+			found, fkind = k, kind
+			break
 		}
 	}
 	if found == "" {
-		if _, ok := s.props["element"]; ok && !humanDesc("element") {
+		if _, ok := s.props["element"]; ok && !humanDesc("element") && !s.props["element"].is("array") {
 			found, fkind = "element", KindRef
+		}
+	}
+	if found == "" { // a list of selector objects: selectors: [{ref: "e2"}]
+		for _, k := range []string{"selectors", "selector", "targets", "target", "elements", "element", "locators", "locator"} {
+			if p, ok := s.props[k]; ok {
+				if inner, kind := nestedHandle(p); inner != "" {
+					found, fkind, in = k, kind, inner
+					break
+				}
+			}
 		}
 	}
 	if found == "" { // a free-text instruction: Stagehand's act("click ..."), an "action" or "instruction" string
@@ -439,7 +505,7 @@ func elementProp(s schema) (name string, kind ElementKind, describe string) {
 			describe = "element"
 		}
 	}
-	return found, fkind, describe
+	return found, fkind, describe, in
 }
 
 func sortedKeys(m map[string]prop) []string {
@@ -466,12 +532,12 @@ var contextArgs = []string{"pageId", "page_id", "tabId", "tab_id"}
 // bind scores how well tool t (schema s) does capability c: 0 is not at all.
 func bind(c Capability, t Tool, s schema) (Binding, int) {
 	toks := tokens(t.Name)
-	el, kind, describe := elementProp(s)
-	b := Binding{Tool: t.Name, Element: el, ElementKind: kind, Describe: describe}
+	el, kind, describe, in := elementProp(s)
+	b := Binding{Tool: t.Name, Element: el, ElementKind: kind, Describe: describe, ElementIn: in}
 	score := 0
 	switch c {
 	case Navigate:
-		b.Element, b.ElementKind, b.Describe = "", "", ""
+		b.Element, b.ElementKind, b.Describe, b.ElementIn = "", "", "", ""
 		b.URL = firstProp(s, "url", "uri", "href", "address")
 		if b.URL == "" || hasAny(toks, "back", "forward", "tab", "tabs", "close", "reload", "new", "wait", "download", "request", "requests", "screenshot") {
 			return b, 0
@@ -535,7 +601,7 @@ func bind(c Capability, t Tool, s schema) (Binding, int) {
 			}
 		}
 	case Press:
-		b.Element, b.ElementKind, b.Describe = "", "", ""
+		b.Element, b.ElementKind, b.Describe, b.ElementIn = "", "", "", ""
 		b.Key = firstProp(s, "key", "keys")
 		if b.Key == "" {
 			return b, 0
@@ -549,14 +615,14 @@ func bind(c Capability, t Tool, s schema) (Binding, int) {
 			score = 10
 		}
 	case Scroll:
-		b.Element, b.ElementKind, b.Describe = "", "", ""
+		b.Element, b.ElementKind, b.Describe, b.ElementIn = "", "", "", ""
 		if !hasAny(toks, "scroll") {
 			return b, 0
 		}
 		b.Direction = firstProp(s, "direction")
 		score = 10
 	case Snapshot:
-		b.Element, b.ElementKind, b.Describe = "", "", ""
+		b.Element, b.ElementKind, b.Describe, b.ElementIn = "", "", "", ""
 		if hasAny(toks, "screenshot", "heapsnapshot", "pdf", "console", "network", "styles", "css", "performance") {
 			return b, 0
 		}
@@ -596,7 +662,10 @@ func bind(c Capability, t Tool, s schema) (Binding, int) {
 func why(c Capability, b Binding) string {
 	var parts []string
 	parts = append(parts, fmt.Sprintf("%s for %s", b.Tool, c))
-	if b.Element != "" {
+	switch {
+	case b.ElementIn != "":
+		parts = append(parts, fmt.Sprintf("element as %s %q of a selector object in %q", b.ElementKind, b.ElementIn, b.Element))
+	case b.Element != "":
 		parts = append(parts, fmt.Sprintf("element as %s %q", b.ElementKind, b.Element))
 	}
 	for _, kv := range [][2]string{{"text", b.Value}, {"url", b.URL}, {"key", b.Key}, {"description", b.Describe}} {

@@ -64,6 +64,21 @@ func TestProfiles(t *testing.T) {
 			map[string]any{"url": "http://p.test/", "headless": true}},
 		{"executeautomation-playwright-mcp-server-1.0.12", Request{Capability: Snapshot}, "playwright_get_visible_html", map[string]any{}},
 		{"executeautomation-playwright-mcp-server-1.0.12", Request{Capability: Fill, Element: button, Value: "v"}, "playwright_fill", map[string]any{"selector": "#elimina", "value": "v"}},
+		// Playwright MCP forks: @ejazullah/mcp-playwright calls the element "ref", as Playwright MCP did
+		// before 0.0.83; @tontoko/fast-playwright-mcp (--tool-profile full) takes a list of selector
+		// objects, the snapshot's ref in one of them.
+		{"ejazullah-mcp-playwright-0.0.41", Request{Capability: Click, Element: button}, "browser_click",
+			map[string]any{"ref": "e2", "element": `button "Elimina pratica"`}},
+		{"ejazullah-mcp-playwright-0.0.41", Request{Capability: Snapshot}, "browser_snapshot", map[string]any{}},
+		{"tontoko-fast-playwright-mcp-0.2.0-full", Request{Capability: Click, Element: button}, "browser_click",
+			map[string]any{"selectors": []any{map[string]any{"ref": "e2"}}}},
+		{"tontoko-fast-playwright-mcp-0.2.0-full", Request{Capability: Fill, Element: button, Value: "v"}, "browser_type",
+			map[string]any{"selectors": []any{map[string]any{"ref": "e2"}}, "text": "v"}},
+		{"tontoko-fast-playwright-mcp-0.2.0-full", Request{Capability: Select, Element: button, Value: "a"}, "browser_select_option",
+			map[string]any{"selectors": []any{map[string]any{"ref": "e2"}}, "values": []string{"a"}}},
+		{"tontoko-fast-playwright-mcp-0.2.0-full", Request{Capability: Hover, Element: button}, "browser_hover",
+			map[string]any{"selectors": []any{map[string]any{"ref": "e2"}}}},
+		{"tontoko-fast-playwright-mcp-0.2.0-full", Request{Capability: Snapshot}, "browser_snapshot", map[string]any{}},
 	} {
 		m, err := New(loadTools(t, tc.file))
 		if err != nil {
@@ -110,6 +125,11 @@ func TestElementKinds(t *testing.T) {
 		{`{"uid":{"type":"string"}}`, map[string]any{"uid": "1_2"}},
 		{`{"index":{"type":"integer"}}`, map[string]any{"index": 3}},
 		{`{"instruction":{"type":"string","description":"what to do, in words"}}`, map[string]any{"instruction": `click button "Elimina pratica"`}},
+		// a list of selector objects: the best handle a shape takes alone (here no ref shape: the css one)
+		{`{"selectors":{"type":"array","items":{"anyOf":[{"type":"object","properties":{"role":{"type":"string"},"text":{"type":"string"}},"required":["role"]},{"type":"object","properties":{"css":{"type":"string"}},"required":["css"]}]}}}`,
+			map[string]any{"selectors": []any{map[string]any{"css": "#elimina"}}}},
+		{`{"targets":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"]}}}`,
+			map[string]any{"targets": []any{map[string]any{"uid": "1_2"}}}},
 	} {
 		tools := []Tool{
 			{Name: "goto", InputSchema: json.RawMessage(`{"properties":{"url":{"type":"string"}}}`)},
@@ -157,6 +177,12 @@ func TestMissingCapability(t *testing.T) {
 		if !errors.As(err, &me) || me.Capability != tc.want || !strings.Contains(err.Error(), string(tc.want)) {
 			t.Errorf("New(%v) = %v, want a MissingError naming %s", tc.tools, err, tc.want)
 		}
+	}
+	// @tontoko/fast-playwright-mcp 0.2.0's default (adaptive) catalog: navigate and snapshot, the
+	// rest behind browser_tools/browser_execute; no click among the tools offered.
+	var me *MissingError
+	if _, err := New(loadTools(t, "tontoko-fast-playwright-mcp-0.2.0")); !errors.As(err, &me) || me.Capability != Click {
+		t.Errorf("the adaptive catalog = %v, want a MissingError naming click", err)
 	}
 	if _, err := New([]Tool{{Name: "x", InputSchema: json.RawMessage(`{not json`)}}); err == nil || !strings.Contains(err.Error(), `"x"`) {
 		t.Errorf("a bad schema = %v, want an error naming the tool", err)
