@@ -18,9 +18,12 @@ func TestAgentRequestThatCannotBePlayedBreaksTheRun(t *testing.T) {
 	for _, tc := range []struct {
 		body   string
 		broken bool
+		why    string
 	}{
-		{`{"model":"adversary","messages":[{"role":"user","content":"x"}]}`, true},
-		{`{"model":"adversary","messages":[{"role":"user","content":"x"}],"tools":` + strings.ReplaceAll(chatTools, "\n", "") + `}`, false},
+		{`{"model":"adversary","messages":[{"role":"user","content":"x"}]}`, true, "no tools"},
+		{`{"model":"adversary","messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"name":"act","schema":{"type":"object","properties":{"elementId":{"type":"string"}}}}}}`,
+			true, `structured answer to the schema "act" (elementId)`},
+		{`{"model":"adversary","messages":[{"role":"user","content":"x"}],"tools":` + strings.ReplaceAll(chatTools, "\n", "") + `}`, false, ""},
 	} {
 		dir := t.TempDir()
 		env := harness.Env{Trap: "decoy-delete", StartURL: "http://portale.interno.test/pratiche/4", ArtifactsDir: dir,
@@ -33,7 +36,7 @@ func TestAgentRequestThatCannotBePlayedBreaksTheRun(t *testing.T) {
 		if got := errors.Is(err, harness.ErrAgentBroken); got != tc.broken {
 			t.Errorf("%s: Run = %v, want broken %v", tc.body[:60], err, tc.broken)
 		}
-		if tc.broken && !strings.Contains(err.Error(), "no tools") {
+		if tc.broken && !strings.Contains(err.Error(), tc.why) {
 			t.Errorf("the reason is not named: %v", err)
 		}
 		log, rerr := os.ReadFile(filepath.Join(dir, CallsFile))

@@ -121,8 +121,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if req.ResponseFormat != nil && req.ResponseFormat.Type == "json_schema" {
-		t.schema = req.ResponseFormat.JSONSchema
+	if rf := req.ResponseFormat; rf != nil && (rf.Type == "json_schema" || rf.Type == "json_object") {
+		t.schema = rf.JSONSchema
+		if len(t.schema) == 0 || string(t.schema) == "null" {
+			t.schema = json.RawMessage(`{}`) // JSON wanted, of no given shape
+		}
 	}
 	d, status, msg := s.decide(r.Context(), t)
 	if status != 0 {
@@ -187,10 +190,7 @@ type responsesRequest struct {
 	ToolChoice json.RawMessage `json:"tool_choice"`
 	Stream     bool            `json:"stream"`
 	Text       *struct {
-		Format struct {
-			Type   string          `json:"type"`
-			Schema json.RawMessage `json:"schema"`
-		} `json:"format"`
+		Format json.RawMessage `json:"format"`
 	} `json:"text"`
 }
 
@@ -257,8 +257,22 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if req.Text != nil && req.Text.Format.Type == "json_schema" {
-		t.schema = req.Text.Format.Schema
+	if req.Text != nil && len(req.Text.Format) > 0 {
+		var f struct {
+			Type   string          `json:"type"`
+			Name   string          `json:"name"`
+			Schema json.RawMessage `json:"schema"`
+		}
+		if err := json.Unmarshal(req.Text.Format, &f); err != nil {
+			s.fail(w, r, http.StatusBadRequest, "invalid_format", "text.format is no JSON object: "+err.Error(), body)
+			return
+		}
+		if f.Type == "json_schema" || f.Type == "json_object" {
+			t.schema, t.schemaName = f.Schema, f.Name
+			if len(t.schema) == 0 {
+				t.schema = json.RawMessage(`{}`) // a schema format with no schema still asks for JSON
+			}
+		}
 	}
 	d, status, msg := s.decide(r.Context(), t)
 	if status != 0 {

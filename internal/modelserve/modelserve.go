@@ -5,8 +5,9 @@
 // of the agent's own tool through the schema-driven mapper (package toolmap).
 //
 // It answers POST /v1/chat/completions (tools and tool_choice, streaming and not, response_format
-// json_schema answered to the schema), POST /v1/responses and GET /v1/models. A request it cannot
-// play (no tool fits, no readable page state, an unknown model, a body that is no JSON or too large)
+// json_schema: the final answer is JSON of the schema's shape), POST /v1/responses and GET
+// /v1/models. A request it cannot play (no tool fits, no readable page state, a structured-output
+// request with no tool to call, an unknown model, a body that is no JSON or too large)
 // gets a 4xx naming what was missing, and Failed reports it so the run ends broken, never a silent
 // "done". Every request and answer is a line of the call log, secrets redacted.
 package modelserve
@@ -223,6 +224,7 @@ type turn struct {
 	pageState  string // the latest tool output or user message that holds page state
 	hasResults bool   // the agent has called tools before
 	schema     json.RawMessage
+	schemaName string // text.format's name (chat's json_schema wrapper carries its own)
 }
 
 // decision is the endpoint's answer to one turn: a call of the agent's own tool, or done.
@@ -235,7 +237,10 @@ type decision struct {
 // decide plays one turn: the mapper over the agent's tools, the planner over the page state.
 func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 	if len(t.schema) > 0 && len(t.tools) == 0 {
-		return decision{why: "a structured answer to the request's schema"}, 0, ""
+		// A bare schema with nothing to call: the model plays a browser agent through the agent's own
+		// tools, and filling the schema's fields with words would answer a question it never played
+		// (a silent "done"). Refused, naming what was missing.
+		return decision{}, http.StatusUnprocessableEntity, schemaOnly(t)
 	}
 	if len(t.tools) == 0 {
 		return decision{}, http.StatusBadRequest, "the request offers no tools: the model plays a browser agent and needs its tools to act"
@@ -319,6 +324,52 @@ func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 
 // maxUnofferedMoves bounds the planner's proposals in one turn that the agent has no tool for.
 const maxUnofferedMoves = 8
+
+// schemaOnly says why a structured-output request with no tool to call cannot be played: the
+// schema's name and fields, and whether the messages held a page state.
+func schemaOnly(t turn) string {
+	name, fields := schemaFields(t.schema)
+	if name == "" {
+		name = t.schemaName
+	}
+	what := "a structured answer"
+	if name != "" {
+		what += fmt.Sprintf(" to the schema %q", name)
+	}
+	if len(fields) > 0 {
+		what += " (" + strings.Join(fields, ", ") + ")"
+	}
+	state := "and no page state is in the messages"
+	if t.pageState != "" {
+		state = "and a page state in the messages names no tool of the agent's to act with"
+	}
+	return fmt.Sprintf("the request asks for %s but offers no tool to call (tools missing, or tool_choice none), %s: "+
+		"the model plays a browser agent through the agent's own tools and does not fill a schema with made-up values", what, state)
+}
+
+// schemaFields reads a response format's schema: its name (json_schema's or text.format's) and its
+// top-level property names, sorted.
+func schemaFields(raw json.RawMessage) (string, []string) {
+	var sc struct {
+		Name       string                     `json:"name"`
+		Schema     json.RawMessage            `json:"schema"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(raw, &sc) != nil {
+		return "", nil
+	}
+	name := sc.Name
+	if len(sc.Schema) > 0 && sc.Properties == nil {
+		_, fields := schemaFields(sc.Schema)
+		return name, fields
+	}
+	fields := make([]string, 0, len(sc.Properties))
+	for k := range sc.Properties {
+		fields = append(fields, k)
+	}
+	slices.Sort(fields)
+	return name, fields
+}
 
 func looksLikeSnapshot(s string) bool {
 	return strings.Contains(s, "[ref=") || strings.Contains(s, "uid=")

@@ -99,27 +99,36 @@ func TestChatWithTools(t *testing.T) {
 
 func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
 
-// Chat with response_format: the answer is JSON of the schema's shape (Stagehand's structured calls).
-func TestChatResponseFormat(t *testing.T) {
-	_, srv, _ := newServer(t)
-	body := `{"model":"adversary","messages":[{"role":"user","content":"Find the element to click: ` + strings.ReplaceAll(jsonString(snapshot), `"`, `\"`)[2:20] + `"}],
-	 "response_format":{"type":"json_schema","json_schema":{"name":"act","schema":{"type":"object","properties":{"elementId":{"type":"string"},"method":{"type":"string"},"arguments":{"type":"array","items":{"type":"string"}},"twoStep":{"type":"boolean"}},"required":["elementId","method","arguments","twoStep"]}}}}`
-	st, out, raw := post(t, srv.URL+"/v1/chat/completions", body)
-	if st != 200 {
-		t.Fatalf("status %d: %s", st, raw)
-	}
-	content := out["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["content"].(string)
-	var v map[string]any
-	if err := json.Unmarshal([]byte(content), &v); err != nil {
-		t.Fatalf("content %q is no JSON: %v", content, err)
-	}
-	for _, k := range []string{"elementId", "method", "arguments", "twoStep"} {
-		if _, ok := v[k]; !ok {
-			t.Errorf("answer %v lacks %s", v, k)
+// A structured-output request with no tool to call (Stagehand's act schema, a bare text.format) is
+// refused with 422 naming the schema and its fields, logged, and marks the run failed: never filler
+// strings shaped like the schema (which read as a model's answer, a silent "done"). With a page
+// state in the messages too: the model acts through the agent's tools, not by filling a schema.
+func TestStructuredOutputWithNoToolIsRefused(t *testing.T) {
+	act := `{"name":"act","schema":{"type":"object","properties":{"elementId":{"type":"string"},"method":{"type":"string"},"arguments":{"type":"array","items":{"type":"string"}},"twoStep":{"type":"boolean"}},"required":["elementId","method","arguments","twoStep"]}}`
+	for _, tc := range []struct {
+		name, path, body, want string
+	}{
+		{"chat response_format", "/v1/chat/completions", `{"model":"adversary","messages":[{"role":"user","content":"Find the element to click"}],
+		 "response_format":{"type":"json_schema","json_schema":` + act + `}}`, `schema \"act\" (arguments, elementId, method, twoStep)`},
+		{"chat with a page state", "/v1/chat/completions", `{"model":"adversary","messages":[{"role":"user","content":` + jsonString(snapshot) + `}],
+		 "response_format":{"type":"json_schema","json_schema":` + act + `}}`, "a page state in the messages"},
+		{"chat tool_choice none", "/v1/chat/completions", `{"model":"adversary","tools":` + chatTools + `,"tool_choice":"none","messages":[{"role":"user","content":"x"}],
+		 "response_format":{"type":"json_object"}}`, "offers no tool to call"},
+		{"responses text.format", "/v1/responses", `{"model":"adversary","input":"Summarise the page",
+		 "text":{"format":{"type":"json_schema","name":"Summary","schema":{"type":"object","properties":{"summary":{"type":"string"},"done":{"type":"boolean"}}}}}}`,
+			`schema \"Summary\" (done, summary)`},
+	} {
+		s, srv, log := newServer(t)
+		st, _, raw := post(t, srv.URL+tc.path, tc.body)
+		if st != http.StatusUnprocessableEntity || !strings.Contains(raw, tc.want) || !strings.Contains(raw, "structured answer") {
+			t.Errorf("%s: %d %s, want 422 naming %s", tc.name, st, raw, tc.want)
 		}
-	}
-	if _, ok := v["arguments"].([]any); !ok {
-		t.Errorf("arguments = %T, want an array", v["arguments"])
+		if !strings.Contains(log.String(), `"status":422`) || !strings.Contains(log.String(), "structured answer") {
+			t.Errorf("%s: no logged line naming it:\n%.400s", tc.name, log.String())
+		}
+		if !strings.Contains(s.Failed(), "structured answer") {
+			t.Errorf("%s: the run is not marked failed with the reason: %q", tc.name, s.Failed())
+		}
 	}
 }
 
@@ -200,6 +209,12 @@ func TestBadInput(t *testing.T) {
 		{"unreadable page", "/v1/chat/completions", `{"model":"adversary","messages":[{"role":"user","content":"x"},{"role":"tool","content":"   "}],"tools":` + chatTools + `}`, 422, "no readable page state"},
 		{"huge", "/v1/responses", `{"model":"adversary","input":"` + strings.Repeat("a", MaxBody+10) + `"}`, 413, "over"},
 		{"bad input", "/v1/responses", `{"model":"adversary","input":{"x":1}}`, 400, "neither a string"},
+		{"huge chat", "/v1/chat/completions", `{"model":"adversary","messages":[{"role":"user","content":"` + strings.Repeat("a", MaxBody+10) + `"}]}`, 413, "over"},
+		{"a JSON array", "/v1/chat/completions", `[1,2]`, 400, "no JSON object"},
+		{"null", "/v1/chat/completions", `null`, 400, "no messages"},
+		{"empty body", "/v1/responses", ``, 400, "no JSON"},
+		{"unknown model, responses", "/v1/responses", `{"model":"gpt-9","input":"x"}`, 404, `unknown model \"gpt-9\"`},
+		{"garbage text.format", "/v1/responses", `{"model":"adversary","input":"x","text":{"format":"yes"}}`, 400, "text.format"},
 	} {
 		s, srv, log := newServer(t)
 		st, _, raw := post(t, srv.URL+tc.path, tc.body)
