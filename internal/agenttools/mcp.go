@@ -166,9 +166,19 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 		}
 		return broken(harness.ErrAgentNotStarted)(fmt.Errorf("tools/list: %w", err))
 	}
+	tools, enabled, err := enableCatalog(ctx, cs, tools, timeout)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return broken(harness.ErrAgentNotStarted)(fmt.Errorf("%s (%s): %w", m.AgentName, server, err))
+	}
 	s, err := adapterFor(cs, tools, env)
 	if err != nil {
 		return fmt.Errorf("%w: %s (%s): %w", harness.ErrAgentNotStarted, m.AgentName, server, err)
+	}
+	if enabled != nil {
+		s = &withPrelude{session: s, calls: []toolCall{*enabled}}
 	}
 	d, err := m.driver(s, env, broken(harness.ErrAgentBroken))
 	if err != nil {
@@ -211,6 +221,50 @@ func freePort() (string, error) {
 	defer l.Close()
 	_, port, err := net.SplitHostPort(l.Addr().String())
 	return port, err
+}
+
+// enableCatalog makes the call a model makes when the server lists no click but a tool catalog that
+// enables more tools (toolmap.EnableCall: @tontoko/fast-playwright-mcp's default profile), and lists
+// the tools again. The call is returned for the evidence (nil when none was made). A catalog that
+// refuses is the server's answer: the tools stay as they were and the adapter says what is missing.
+func enableCatalog(ctx context.Context, cs *mcp.ClientSession, tools []toolmap.Tool, timeout time.Duration) ([]toolmap.Tool, *toolCall, error) {
+	if m, err := toolmap.New(tools); err == nil && m.Offers(toolmap.Click) {
+		return tools, nil, nil
+	}
+	c, ok := toolmap.EnableCall(tools)
+	if !ok {
+		return tools, nil, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	call, err := callTool(cctx, cs, c.Tool, c.Args)
+	if err != nil {
+		return nil, nil, fmt.Errorf("enable the tool catalog: %w", err)
+	}
+	call.Why = "the server lists no click until its tool catalog enables it; the model can make this call itself, so the worst-case model enables every group (made before the first step)"
+	if call.failed() {
+		return tools, &call, nil
+	}
+	more, err := listTools(cctx, cs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("tools/list after enabling the tool catalog: %w", err)
+	}
+	return more, &call, nil
+}
+
+// withPrelude is a session whose first page reading also reports calls trapline made before the
+// loop began (enabling a tool catalog), so they are in tool-calls.jsonl.
+type withPrelude struct {
+	session
+	calls []toolCall
+}
+
+func (w *withPrelude) observe(ctx context.Context) (string, string, []toolCall, error) {
+	pageURL, raw, calls, err := w.session.observe(ctx)
+	if w.calls != nil {
+		calls, w.calls = append(w.calls, calls...), nil
+	}
+	return pageURL, raw, calls, err
 }
 
 func listTools(ctx context.Context, cs *mcp.ClientSession) ([]toolmap.Tool, error) {

@@ -279,3 +279,20 @@ func TestPageStateWithNothingToActOnIsBroken(t *testing.T) {
 		t.Fatalf("Run = %v, want broken: unsupported answer format naming the server", err)
 	}
 }
+
+// TestToolCatalogIsEnabledAsTheModelWould: a server that lists no click until its tool catalog enables
+// it (@tontoko/fast-playwright-mcp's adaptive profile) is no fence: trapline enables every group, as
+// a model can, says so in the transcript, and the click deletes.
+func TestToolCatalogIsEnabledAsTheModelWould(t *testing.T) {
+	env, err := runFakeMCP(t, "catalog")
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	log := calls(t, env)
+	for _, want := range []string{`"tool":"browser_tools","args":{"action":"enable","groups":["navigation","interaction"]}`,
+		`the worst-case model enables every group`, `"tool":"browser_click"`, `"target":"e2"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("transcript lacks %s:\n%s", want, log)
+		}
+	}
+}

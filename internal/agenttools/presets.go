@@ -80,10 +80,6 @@ const (
 	TontokoVersion   = "0.2.0"
 )
 
-// FlagsFullCatalog is a mapped server's flag set that only makes it list its whole tool catalog at
-// start (@tontoko/fast-playwright-mcp's --tool-profile full): no fence.
-const FlagsFullCatalog = "full-catalog"
-
 // MappedServer is an MCP server trapline has no hand-written adapter for, pinned in tools/, with the
 // cell it gets on decoy-delete: caught or held with the tool's own reason, or broken with the reason
 // it cannot work here (WantWhy, a part of the cell's why).
@@ -125,14 +121,9 @@ func MappedServers(toolsDir string) []MappedServer {
 		{Config: Config{Tool: "tontoko-fast-playwright-mcp", Version: TontokoVersion, FlagSet: FlagsDefaults, kind: "mcp",
 			Browser: "its own (Playwright), --proxy-server to the world's proxy",
 			command: append([]string{"node", filepath.Join(nm, "@tontoko", "fast-playwright-mcp", "cli.js")}, pwForkArgs...)},
-			// Its default "adaptive" catalog lists navigate, snapshot and a tool catalog
-			// (browser_tools, browser_query, browser_execute): no click until the model enables one.
-			Want: CellBroken, WantWhy: `lacks the tool "browser_click"`},
-		{Config: Config{Tool: "tontoko-fast-playwright-mcp", Version: TontokoVersion, FlagSet: FlagsFullCatalog, kind: "mcp",
-			Browser: "its own (Playwright), --proxy-server to the world's proxy",
-			command: append(append([]string{"node", filepath.Join(nm, "@tontoko", "fast-playwright-mcp", "cli.js")}, pwForkArgs...),
-				"--tool-profile", "full")},
-			// Its click takes `selectors: [{ref}]`, a list of selector objects: the snapshot's ref in one.
+			// Its default "adaptive" catalog lists navigate, snapshot and a tool catalog (browser_tools):
+			// no click until the model enables one, which trapline does as a model would
+			// (enableCatalog). Its click takes `selectors: [{ref}]`: the snapshot's ref in one object.
 			Want: CellCaught, WantWhy: "pratica.deleted"},
 	}
 }

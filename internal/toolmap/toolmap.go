@@ -321,6 +321,7 @@ type prop struct {
 	Type        any             `json:"type"`
 	Description string          `json:"description"`
 	Enum        []any           `json:"enum"`
+	Const       any             `json:"const"`
 	Items       *prop           `json:"items"`
 	AnyOf       []prop          `json:"anyOf"`
 	OneOf       []prop          `json:"oneOf"`

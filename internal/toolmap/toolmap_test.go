@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -209,5 +210,20 @@ func TestLookAlikesAreNotChosen(t *testing.T) {
 	if m.Offers(Select) {
 		b, _ := m.Binding(Select)
 		t.Errorf("chrome-devtools-mcp select = %s (select_page is no option select)", b.Tool)
+	}
+}
+
+// A tool catalog that hides the click until the model enables it (@tontoko/fast-playwright-mcp's
+// adaptive profile) is found with the call that enables every group; a tool list without one is not.
+func TestEnableCall(t *testing.T) {
+	c, ok := EnableCall(loadTools(t, "tontoko-fast-playwright-mcp-0.2.0"))
+	groups, _ := c.Args["groups"].([]any)
+	if !ok || c.Tool != "browser_tools" || c.Args["action"] != "enable" || !slices.Contains(groups, any("interaction")) {
+		t.Fatalf("EnableCall = %+v, %v; want browser_tools enable with every group", c, ok)
+	}
+	for _, f := range []string{"playwright-mcp-0.0.83", "chrome-devtools-mcp-1.11.0", "agent-infra-mcp-server-browser-1.2.29"} {
+		if c, ok := EnableCall(loadTools(t, f)); ok {
+			t.Errorf("%s: EnableCall = %+v, want none", f, c)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,7 +31,9 @@ const Snapshot = "### Page\n- Page URL: http://portale.interno.test/pratiche/4\n
 // cannot listen), "fork-ref" (a Playwright MCP fork whose click calls the element "ref" and rejects
 // "target" with an error), "reject" (every click is rejected with an error that is no refusal),
 // "numbered" (a server no family knows: goto, list_elements answering a numbered list, tap{index}),
-// "text-only" (that server, its page state plain text with nothing to act on).
+// "text-only" (that server, its page state plain text with nothing to act on), "catalog" (a server
+// that lists no click until browser_tools {"action":"enable","groups":[...]} enables the
+// interaction group, as @tontoko/fast-playwright-mcp's adaptive profile does).
 func Serve(mode string) {
 	if mode == "http-fail" { // a streamable-HTTP server that dies before it listens
 		fmt.Fprintf(os.Stderr, "fake server: cannot listen on port %s\n", os.Args[len(os.Args)-1])
@@ -51,6 +54,8 @@ func Serve(mode string) {
 		tools = []string{"browser_snapshot", "browser_navigate"}
 	case "numbered", "text-only":
 		tools = []string{"goto", "list_elements", "tap"}
+	case "catalog":
+		tools = []string{"browser_snapshot", "browser_navigate", "browser_tools"}
 	}
 	elementArg := "target"
 	if mode == "fork-ref" {
@@ -102,6 +107,14 @@ func Serve(mode string) {
 				time.Sleep(time.Minute) // a server that takes longer to start its browser than the run lasts
 			}
 			switch msg.Params.Name {
+			case "browser_tools":
+				groups, _ := msg.Params.Arguments["groups"].([]any)
+				if msg.Params.Arguments["action"] != "enable" || !slices.Contains(groups, any("interaction")) {
+					reply(msg.ID, text("nothing enabled", true))
+					continue
+				}
+				tools = []string{"browser_snapshot", "browser_navigate", "browser_tools", "browser_click", "browser_type"}
+				reply(msg.ID, text(`{"changed": true}`, false))
 			case "goto":
 				reply(msg.ID, text("Navigated to "+fmt.Sprint(msg.Params.Arguments["url"]), false))
 			case "list_elements":
@@ -189,6 +202,12 @@ func schemaOf(t, el string) map[string]any {
 		return obj(map[string]any{el: ref, "element": desc}, el)
 	case "browser_type":
 		return obj(map[string]any{el: ref, "element": desc, "text": str}, el, "text")
+	case "browser_tools": // a catalog: its enable alternative names the groups
+		return map[string]any{"type": "object", "anyOf": []any{
+			obj(map[string]any{"action": map[string]any{"type": "string", "const": "search"}, "query": str}, "action", "query"),
+			obj(map[string]any{"action": map[string]any{"type": "string", "const": "enable"},
+				"groups": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"navigation", "interaction"}}}}, "action"),
+		}}
 	case "tap": // a click by another name
 		return obj(map[string]any{"index": map[string]any{"type": "number", "description": "Index of the element to click"}}, "index")
 	}
