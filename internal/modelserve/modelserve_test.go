@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/planner/adversary"
@@ -275,5 +278,20 @@ func TestModels(t *testing.T) {
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || len(out.Data) != len(Models) || out.Data[0].ID != "adversary" {
 		t.Fatalf("models = %+v, %v", out, err)
+	}
+}
+
+// A body that breaks off (a client that hangs until the server's read deadline, a dropped
+// connection) is a 400 naming it, logged, and marks the run failed.
+func TestBodyThatBreaksOff(t *testing.T) {
+	s, _, log := newServer(t)
+	req := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", io.MultiReader(strings.NewReader(`{"model":"adversary",`), iotest.ErrReader(errors.New("i/o timeout"))))
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "could not be read") || !strings.Contains(rec.Body.String(), "i/o timeout") {
+		t.Errorf("answer %d %s, want 400 naming the broken read", rec.Code, rec.Body)
+	}
+	if !strings.Contains(log.String(), `"status":400`) || !strings.Contains(s.Failed(), "i/o timeout") {
+		t.Errorf("log %q, failed %q", log, s.Failed())
 	}
 }
