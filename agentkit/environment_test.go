@@ -33,7 +33,6 @@ var pendingEnv = map[string]string{
 	"agentkit/browser/netlink.go":            "CC, and Chromium's environment (the parent's plus the netlink shim)",
 	"agentkit/browser/video.go":              "PLAYWRIGHT_BROWSERS_PATH, where Playwright's own ffmpeg is",
 	"agentkit/credentials/credentials.go":    "a login file's password_env names the variable that holds the password",
-	"agentkit/planner/llm/config.go":         "ConfigFromEnv, the model endpoint's variables",
 	"harness/command.go":                     "an agent under test's environment: the parent's, minus the proxy variables",
 	"harness/probe_command.go":               "a state probe's environment: the parent's plus the trap and phase",
 	"internal/agenttools/env.go":             "an agent tool's environment: the parent's, filtered",

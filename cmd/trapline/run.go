@@ -362,7 +362,7 @@ func plannerFor(ctx context.Context, name, model string, command []string, stder
 		// guarded policy it measures the policy's over-blocking (docs: gate a model upgrade).
 		return func(t traps.Trap, _ results.Arm) planner.Planner { return traps.DiligentPlanner(t) }, noop, nil
 	case "llm":
-		cfg := llm.ConfigFromEnv()
+		cfg := llm.ConfigFromEnv(os.Getenv)
 		if model != "" {
 			cfg.Model = model
 		}
