@@ -280,22 +280,21 @@ func (b *CDPBrowser) Close() error {
 }
 
 // PlaywrightCoreDir is the playwright-core package of the Playwright driver that playwright-go
-// installed (PLAYWRIGHT_DRIVER_PATH, or ~/.cache/ms-playwright-go/<version>, then /package). Node.js
-// agents can require it to drive a CDPBrowser without installing anything.
+// installed: the folder of the cli.js playwright-go runs (PLAYWRIGHT_DRIVER_PATH, or
+// ~/.cache/ms-playwright-go/<version>, then /package; PLAYWRIGHT_CLI_PATH's folder when that is set),
+// as playwright-go itself resolves it, so this package reads none of those variables. Node.js agents
+// can require it to drive a CDPBrowser without installing anything.
 func PlaywrightCoreDir() (string, error) {
-	dir := os.Getenv("PLAYWRIGHT_DRIVER_PATH")
-	if dir == "" {
-		d, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true})
-		if err != nil {
-			return "", fmt.Errorf("browser: playwright driver: %w", err)
-		}
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("browser: cache folder: %w", err)
-		}
-		dir = filepath.Join(cache, "ms-playwright-go", d.Version)
+	d, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true})
+	if err != nil {
+		return "", fmt.Errorf("browser: playwright driver: %w", err)
 	}
-	pkg := filepath.Join(dir, "package")
+	// The driver's command is node <cli.js> <args>; nothing runs until it is started.
+	args := d.Command("--version").Args
+	if len(args) < 2 {
+		return "", fmt.Errorf("browser: playwright driver command %q names no cli.js", args)
+	}
+	pkg := filepath.Dir(args[1])
 	if _, err := os.Stat(filepath.Join(pkg, "package.json")); err != nil {
 		return "", fmt.Errorf("browser: playwright-core not found at %s (run trapline setup): %w", pkg, err)
 	}

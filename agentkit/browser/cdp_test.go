@@ -105,4 +105,16 @@ func TestPlaywrightCoreDir(t *testing.T) {
 	if _, err := PlaywrightCoreDir(); err == nil {
 		t.Fatal("an empty driver folder must be an error")
 	}
+	// It is the folder playwright-go resolves (PLAYWRIGHT_DRIVER_PATH here), read through the driver.
+	dir := t.TempDir()
+	t.Setenv("PLAYWRIGHT_DRIVER_PATH", dir)
+	if err := os.MkdirAll(filepath.Join(dir, "package"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package", "package.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := PlaywrightCoreDir(); err != nil || got != filepath.Join(dir, "package") {
+		t.Fatalf("PlaywrightCoreDir() = %q, %v; want %s", got, err, filepath.Join(dir, "package"))
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -28,7 +29,7 @@ func cmdSetup(stdout io.Writer, browserOnly bool) error {
 		return nil
 	}
 	// Video (--video, TRAPLINE_VIDEO) needs ffmpeg where Playwright looks for it.
-	if link, err := browser.LinkFFmpeg(); err != nil {
+	if link, err := browser.LinkFFmpeg(os.Getenv("PLAYWRIGHT_BROWSERS_PATH")); err != nil {
 		fmt.Fprintln(stdout, "video recording unavailable:", err)
 	} else {
 		fmt.Fprintln(stdout, "ffmpeg for video:", link)
