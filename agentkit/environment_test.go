@@ -36,8 +36,7 @@ var pendingEnv = map[string]string{
 	"internal/agenttools/env.go":             "an agent tool's environment: the parent's, filtered",
 	"internal/agenttools/agentbrowser.go":    "agent-browser's own variables, left to the user when set",
 	"internal/agenttools/fakemcp/fakemcp.go": "a test double run as a process: the harness hands it the run's variables",
-	"internal/container/env.go":              "TRAPLINE_WORLD, DOCKER_HOST, TRAPLINE_PUBLISH_IP and testcontainers' own variables",
-	"internal/container/image.go":            "the image build's go build: the parent's environment plus CGO_ENABLED, GOOS",
+	"internal/container/testcontainers.go":   "TESTCONTAINERS_RYUK_DISABLED and TESTCONTAINERS_HOST_OVERRIDE, set when unset: testcontainers-go reads them from the process environment only (its internal config, once; DockerProvider.DaemonHost)",
 }
 
 // TestOnlyTheEdgeTouchesTheEnvironment: docs/architecture.md says the commands (cmd/) and test

@@ -299,7 +299,7 @@ func selectWorld(name string) error {
 // is left. It says which world it chose and why.
 func openWorld(ctx context.Context, name string, stdout io.Writer) (world.Launcher, func() error, error) {
 	noop := func() error { return nil }
-	p, err := container.Prepare(ctx, container.Mode(name))
+	p, err := container.Prepare(ctx, container.Mode(name), container.EngineFromEnv(os.Getenv), os.Environ())
 	if err != nil {
 		return nil, noop, withCode(exitBroken, err)
 	}
