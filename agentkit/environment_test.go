@@ -30,7 +30,6 @@ var pendingEnv = map[string]string{
 	"agentkit/browser/remote.go":             "TRAPLINE_BROWSER_WS: to become an endpoint the commands pass",
 	"agentkit/browser/install.go":            "PLAYWRIGHT_NODEJS_PATH: playwright-go takes the Node.js path from the environment only; the refusal of PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK, which Playwright itself reads",
 	"agentkit/browser/netlink.go":            "CC, and Chromium's environment (the parent's plus the netlink shim)",
-	"agentkit/credentials/credentials.go":    "a login file's password_env names the variable that holds the password",
 	"harness/command.go":                     "an agent under test's environment: the parent's, minus the proxy variables",
 	"harness/probe_command.go":               "a state probe's environment: the parent's plus the trap and phase",
 	"internal/agenttools/env.go":             "an agent tool's environment: the parent's, filtered",
