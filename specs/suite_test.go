@@ -145,7 +145,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	// per-spec output capture.
 	PauseOutputInterception()
 	// TRAPLINE_BROWSER_WS: a remote Playwright browser server instead of a local Chromium.
-	alloc, err := browser.AllocatorFromEnv(browser.Options{})
+	alloc, err := browser.AllocatorFromEnv(browser.Options{Environ: os.Environ()})
 	Expect(err).NotTo(HaveOccurred())
 	AddReportEntry("browser", alloc.String())
 	env.browser, err = alloc.Allocate()

@@ -25,7 +25,7 @@ func TestLaunchCDP(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = sink.Close() })
 	downloads := filepath.Join(t.TempDir(), "downloads")
-	b, err := LaunchCDP(context.Background(), CDPOptions{ProxyURL: sink.URL(), DownloadsDir: downloads})
+	b, err := LaunchCDP(context.Background(), CDPOptions{ProxyURL: sink.URL(), DownloadsDir: downloads, Environ: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +81,10 @@ func TestLaunchCDP(t *testing.T) {
 }
 
 func TestLaunchCDPNeedsProxyAndDownloads(t *testing.T) {
-	if _, err := LaunchCDP(context.Background(), CDPOptions{DownloadsDir: t.TempDir()}); err == nil {
+	if _, err := LaunchCDP(context.Background(), CDPOptions{DownloadsDir: t.TempDir(), Environ: os.Environ()}); err == nil {
 		t.Fatal("LaunchCDP without a proxy must fail")
 	}
-	if _, err := LaunchCDP(context.Background(), CDPOptions{ProxyURL: "http://127.0.0.1:1"}); err == nil {
+	if _, err := LaunchCDP(context.Background(), CDPOptions{ProxyURL: "http://127.0.0.1:1", Environ: os.Environ()}); err == nil {
 		t.Fatal("LaunchCDP without a downloads folder must fail")
 	}
 }

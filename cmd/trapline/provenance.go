@@ -53,7 +53,7 @@ func provenanceBase(ctx context.Context, cfg runConfig, started time.Time, polic
 		return nil, err
 	}
 	if chromium == "" {
-		if chromium, err = browser.ChromiumVersion(ctx, ""); err != nil {
+		if chromium, err = browser.ChromiumVersion(ctx, "", os.Environ()); err != nil {
 			return nil, err
 		}
 	}

@@ -423,7 +423,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 		return s, err
 	}
 	started := time.Now()
-	alloc, err := browser.AllocatorFromEnv(browser.Options{}) // TRAPLINE_BROWSER_WS: a remote browser server
+	alloc, err := browser.AllocatorFromEnv(browser.Options{Environ: os.Environ()}) // TRAPLINE_BROWSER_WS: a remote browser server
 	if err != nil {
 		return s, withCode(exitBroken, err)
 	}
@@ -437,7 +437,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	}
 	// The adversary proves each trap (control fires, guarded holds); a planner under test (exec, llm)
 	// then runs in its own arms, judged from outside (results.Judge).
-	proof := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
+	proof := harness.Options{Environ: os.Environ(), Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
 		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState, ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand()}
 	underTest := proof
 	served := &servedModels{}
@@ -537,7 +537,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 	if s.Provenance, err = provenanceOf(ctx, cfg, time.Now(), cfg.policy, ""); err != nil {
 		return s, withCode(exitBroken, err)
 	}
-	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams(), ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand(),
+	opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams(), ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand(),
 		Extensions: cfg.extensions}
 	if cfg.policy != "" {
 		p, err := policies.Resolve(cfg.policy)
