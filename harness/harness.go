@@ -59,7 +59,8 @@ type Options struct {
 	// Video is VideoOff (""), VideoFailing or VideoAll: the page's video per run (video.go).
 	Video string
 	// TraceDetail is what each trace records besides the action and network log; default
-	// browser.TraceDefault (TRAPLINE_TRACE, else the action, console and network log only).
+	// browser.TraceDefault (TRAPLINE_TRACE as the browser's Options.Environ has it, else the action,
+	// console and network log only).
 	TraceDetail browser.TraceDetail
 	// NewPlanner makes the default planner for a run (a trap's Arrange hook may still replace it); nil
 	// means the adversary.
