@@ -705,13 +705,22 @@ func (l *loader) guards(n *yaml.Node) []policy.Rule {
 	}
 	for i, gn := range items {
 		field := fmt.Sprintf("guards[%d]", i)
-		g := l.scalar(gn, field)
+		g := policy.Rule(l.scalar(gn, field))
 		if !KnownRule(g) {
-			l.fail(gn, field, "unknown rule %q (want one of %s)", g, strings.Join(KnownRules(), ", "))
+			l.fail(gn, field, "unknown rule %q (want one of %s)", g, joinRules(KnownRules()))
 		}
-		out = append(out, policy.Rule(g))
+		out = append(out, g)
 	}
 	return out
+}
+
+// joinRules writes rules as a comma-separated list.
+func joinRules(rules []policy.Rule) string {
+	names := make([]string, len(rules))
+	for i, r := range rules {
+		names[i] = r.String()
+	}
+	return strings.Join(names, ", ")
 }
 
 var successKeys = map[string]bool{"observer": false, "kind": false, "path": false, "detail": false, "answer": false, "desc": true}
