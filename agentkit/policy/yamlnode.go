@@ -69,9 +69,13 @@ func (d *decoder) sequence(n *yaml.Node, field string) (items []*yaml.Node, ok b
 	return items, true
 }
 
+// str decodes a single value (userfile.Decoder.Scalar) that is a string.
 func (d *decoder) str(n *yaml.Node, field string) (string, bool) {
 	n = userfile.Deref(n)
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+	if _, ok := d.Scalar(n, field); !ok {
+		return "", false
+	}
+	if n.ShortTag() != "!!str" {
 		d.Fail(n, field, CodeWrongType, "want a string, got %s", userfile.KindName(n))
 		return "", false
 	}
