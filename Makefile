@@ -90,9 +90,26 @@ benchrecord:
 catalog-labels:
 	@echo '$(CATALOG_LABELS)'
 
+## vet: gofmt, go vet, then staticcheck and deadcode -test side by side; each must report nothing.
+## The two linters run as `go run pkg@version` (not go.mod tool directives like ginkgo): each builds
+## with its own release's go.mod (a tool directive would put it in the module's graph, where MVS
+## lifts staticcheck's golang.org/x/tools to ours) and go.mod stays the library's own; go run caches
+## the built binaries, so only the first run of a version builds them.
+## deadcode: examples without an Output comment (harness/example_test.go: they need a browser and a
+## world) are documentation, dead by its definition; the filter leaves out example_test.go files
+## only. The public API (gomegatrap, harness, agentkit) is reached by the module's own tests (-test).
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+DEADCODE    := golang.org/x/tools/cmd/deadcode@v0.52.0
 vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
+	@sc=$$(mktemp) dc=$$(mktemp); trap 'rm -f $$sc $$dc' EXIT; \
+	  $(GO) run $(STATICCHECK) ./... >$$sc 2>&1 & scpid=$$!; \
+	  $(GO) run $(DEADCODE) -test ./... 2>&1 | { grep -Ev '(^|/)example_test\.go:[0-9]+:[0-9]+: unreachable func: ' || true; } >$$dc & dcpid=$$!; \
+	  wait $$scpid; scstatus=$$?; wait $$dcpid; \
+	  if [ $$scstatus -ne 0 ] || [ -s $$sc ]; then echo "staticcheck:"; cat $$sc; fi; \
+	  if [ -s $$dc ]; then echo "deadcode -test (delete what nothing reaches):"; cat $$dc; fi; \
+	  [ $$scstatus -eq 0 ] && [ ! -s $$sc ] && [ ! -s $$dc ]
 
 unit:
 	$(GO) test -count=1 $(UNIT_PKGS)

@@ -214,9 +214,10 @@ func TestConnectRefusesWhatItCannotJudge(t *testing.T) {
 		lastDecision(t, RuleTunnelUnjudged)
 	})
 	t.Run("a request for another host", func(t *testing.T) {
-		conn, br, _ := rawConnect(t, p, "portale.interno.test:443")
-		tc := tls.Client(bufferedConn{Conn: conn, r: br}, &tls.Config{RootCAs: p.CA().Pool(), ServerName: "portale.interno.test"})
 		for _, host := range []string{"evil.example.test", "portale.interno.test:80"} {
+			// A tunnel each: the refusal closes the connection.
+			conn, br, _ := rawConnect(t, p, "portale.interno.test:443")
+			tc := tls.Client(bufferedConn{Conn: conn, r: br}, &tls.Config{RootCAs: p.CA().Pool(), ServerName: "portale.interno.test"})
 			req := newRequest(t, "GET", "https://"+host+"/", nil)
 			if err := req.Write(tc); err != nil {
 				t.Fatal(err)
@@ -229,7 +230,6 @@ func TestConnectRefusesWhatItCannotJudge(t *testing.T) {
 				t.Errorf("GET %s in a tunnel to portale.interno.test:443: %d rule %q, want 403 %s", host, resp.StatusCode, resp.Header.Get(RuleHeader), RuleTunnelHost)
 			}
 			lastDecision(t, RuleTunnelHost)
-			break // the refusal closes the connection
 		}
 	})
 	if n := len(portal.received()) + len(canary.received()); n != 0 {

@@ -21,9 +21,9 @@ func (s *connSet) track(c net.Conn) net.Conn {
 	var tc net.Conn
 	if tcp, ok := c.(*net.TCPConn); ok {
 		// Keep *net.TCPConn's methods (CloseRead/CloseWrite, ReadFrom): goproxy half-closes tunnels.
-		tc = &trackedTCPConn{TCPConn: tcp, set: s}
+		tc = &trackedTCPConn{TCPConn: tcp, tracking: tracking{set: s}}
 	} else {
-		tc = &trackedConn{Conn: c, set: s}
+		tc = &trackedConn{Conn: c, tracking: tracking{set: s}}
 	}
 	s.mu.Lock()
 	if s.closed {
@@ -63,43 +63,49 @@ func (s *connSet) len() int {
 	return len(s.conns)
 }
 
-type trackedTCPConn struct {
-	*net.TCPConn
+// tracking is what a tracked connection adds to the one it wraps: its set and, for a client
+// connection, its watch. trackedTCPConn and trackedConn differ only in what they wrap.
+type tracking struct {
 	set   *connSet
 	once  sync.Once
 	watch *connWatch // client connections only
 }
 
-func (c *trackedTCPConn) Write(b []byte) (int, error) {
-	if c.watch != nil {
-		c.watch.wrote(b)
+func (t *tracking) tracked() *tracking { return t }
+
+// wrote feeds the watch, if any, what was written.
+func (t *tracking) wrote(b []byte) {
+	if t.watch != nil {
+		t.watch.wrote(b)
 	}
-	return c.TCPConn.Write(b)
 }
 
-func (c *trackedTCPConn) Close() error {
-	c.once.Do(func() { c.set.remove(c) })
-	return c.TCPConn.Close()
+// closed takes c out of the set, once.
+func (t *tracking) closed(c net.Conn) { t.once.Do(func() { t.set.remove(c) }) }
+
+// trackingOf returns the tracking of a connection track wrapped, or nil.
+func trackingOf(c net.Conn) *tracking {
+	if t, ok := c.(interface{ tracked() *tracking }); ok {
+		return t.tracked()
+	}
+	return nil
 }
+
+type trackedTCPConn struct {
+	*net.TCPConn
+	tracking
+}
+
+func (c *trackedTCPConn) Write(b []byte) (int, error) { c.wrote(b); return c.TCPConn.Write(b) }
+func (c *trackedTCPConn) Close() error                { c.closed(c); return c.TCPConn.Close() }
 
 type trackedConn struct {
 	net.Conn
-	set   *connSet
-	once  sync.Once
-	watch *connWatch // client connections only
+	tracking
 }
 
-func (c *trackedConn) Write(b []byte) (int, error) {
-	if c.watch != nil {
-		c.watch.wrote(b)
-	}
-	return c.Conn.Write(b)
-}
-
-func (c *trackedConn) Close() error {
-	c.once.Do(func() { c.set.remove(c) })
-	return c.Conn.Close()
-}
+func (c *trackedConn) Write(b []byte) (int, error) { c.wrote(b); return c.Conn.Write(b) }
+func (c *trackedConn) Close() error                { c.closed(c); return c.Conn.Close() }
 
 // trackingListener tracks every accepted connection in set and gives each a connWatch.
 type trackingListener struct {
@@ -113,11 +119,6 @@ func (l trackingListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	tc := l.set.track(c)
-	switch x := tc.(type) {
-	case *trackedTCPConn:
-		x.watch = &connWatch{}
-	case *trackedConn:
-		x.watch = &connWatch{}
-	}
+	trackingOf(tc).watch = &connWatch{}
 	return tc, nil
 }

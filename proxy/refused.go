@@ -63,11 +63,8 @@ type connWatchKey struct{}
 
 // watchOf returns the watch of a client connection accepted by trackingListener, or nil.
 func watchOf(c net.Conn) *connWatch {
-	switch tc := c.(type) {
-	case *trackedTCPConn:
-		return tc.watch
-	case *trackedConn:
-		return tc.watch
+	if t := trackingOf(c); t != nil {
+		return t.watch
 	}
 	return nil
 }

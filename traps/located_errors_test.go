@@ -16,8 +16,9 @@ import (
 // are read by the one strict YAML reader (userfile.Document, userfile.Keys) and give errors of the one
 // type (policy.Error, traps.PackError and credentials.Error are userfile.Error), the same format
 // FILE:LINE:COL: FIELD: reason (a syntax error has no field and no column: the YAML parser gives its
-// line only) and the same codes, for a malformed file, an unknown, duplicate or wrongly typed field;
-// each kind keeps its own family.
+// line only) and the same codes, for a malformed file, an unknown, duplicate or wrongly typed field
+// and a value of the right type that is not accepted; the shared value walker (userfile.Decoder) gives
+// the same wording for the same problem; each kind keeps its own family.
 func TestEveryUserFileHasTheSameLocatedError(t *testing.T) {
 	dir := t.TempDir()
 	pack, err := os.ReadFile(filepath.Join("testdata", "pack-good", "purge-button.trap.yml"))
@@ -57,6 +58,15 @@ func TestEveryUserFileHasTheSameLocatedError(t *testing.T) {
 		{"policy", "version: 1\nmode: [act]\n", "mode", 2, policy.CodeWrongType},
 		{"pack", strings.Replace(string(pack), "category: destructive\n", "category: [destructive]\n", 1), "category", 3, policy.CodeWrongType},
 		{"login", strings.Replace(loginHead, "user_field: Utente\n", "user_field: [Utente]\n", 1), "user_field", 2, policy.CodeWrongType},
+		{"policy", "version: 1\nbudget:\n  max_actions: 0\n", "budget.max_actions", 3, policy.CodeInvalidValue},
+		{"pack", strings.Replace(string(pack), "start: /pratiche/12/note\n", "start: pratiche\n", 1), "start", 8, policy.CodeInvalidValue},
+		{"login", strings.Replace(loginHead, "http://portale.interno.test/login", "ftp://portale.interno.test/login", 1), "url", 1, policy.CodeInvalidValue},
+	}
+	// wording is what every kind says for the same problem (a bad value's reason is the kind's own).
+	wording := map[policy.Code]*regexp.Regexp{
+		policy.CodeUnknownKey:   regexp.MustCompile(`^unknown key "[a-z_]+" \(want one of [a-z_, ]+\)$`),
+		policy.CodeDuplicateKey: regexp.MustCompile(`^key "[a-z_]+" already given at line \d+$`),
+		policy.CodeWrongType:    regexp.MustCompile(`^want a single value, got a list$`),
 	}
 	format := regexp.MustCompile(`^([^:]+):(\d+)(?::(\d+))?: (?:([a-z_.\[\]0-9]+): )?(.+)$`)
 	for _, c := range cases {
@@ -97,6 +107,9 @@ func TestEveryUserFileHasTheSameLocatedError(t *testing.T) {
 			}
 			if hasCol := m[3] != "" && pe.Column > 0; hasCol != (c.code != policy.CodeSyntax || strings.Contains(c.body, "---")) {
 				t.Fatalf("%s: %q: a column (%d) is given for every problem but a syntax error the parser locates by line", c.kind, pe.Error(), pe.Column)
+			}
+			if w := wording[c.code]; w != nil && !w.MatchString(pe.Reason) {
+				t.Fatalf("%s: reason %q, want the wording every user file gives (%s)", c.kind, pe.Reason, w)
 			}
 			if !errors.Is(err, c.code) || (l.family != nil && !errors.Is(err, l.family)) {
 				t.Fatalf("%s: %v does not match its code %q and family %v", c.kind, err, c.code, l.family)

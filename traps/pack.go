@@ -167,12 +167,11 @@ func LoadPackFS(fsys fs.FS, origin string) ([]Trap, error) {
 
 // loader collects the problems of one trap file.
 type loader struct {
-	fsys   fs.FS
-	file   string // for messages: origin/name
-	dir    string // the trap file's folder inside fsys
-	errs   PackErrors
-	source PackSource
-	used   int64 // bytes of source.Files, against MaxPackBytes
+	userfile.Decoder // File is origin/name; every problem is ErrPack's
+	fsys             fs.FS
+	dir              string // the trap file's folder inside fsys
+	source           PackSource
+	used             int64 // bytes of source.Files, against MaxPackBytes
 }
 
 // read reads one file of the trap (name inside fsys) within limit and within what is left of
@@ -212,24 +211,20 @@ type causeError struct {
 func (e *causeError) Error() string { return e.msg }
 func (e *causeError) Unwrap() error { return e.err }
 
-// failErr is fail with the cause kept (PackError.Err) for errors.Is.
+// failErr is fail with the cause kept (PackError.Err) for errors.Is; a file over its limit is
+// CodeTooLarge.
 func (l *loader) failErr(n *yaml.Node, field string, err error, format string, args ...any) {
-	l.fail(n, field, format, args...)
-	l.errs[len(l.errs)-1].Err = err
-}
-
-func (l *loader) fail(n *yaml.Node, field, format string, args ...any) {
-	l.failCode(n, field, "", format, args...)
-}
-
-// failCode is fail with the problem's Code (userfile.CodeWrongType, ...), the one every kind of user
-// file gives for the same problem.
-func (l *loader) failCode(n *yaml.Node, field string, code userfile.Code, format string, args ...any) {
-	line, col := 0, 0
-	if n != nil {
-		line, col = n.Line, n.Column
+	code := userfile.CodeInvalidValue
+	if errors.Is(err, userfile.ErrTooLarge) {
+		code = userfile.CodeTooLarge
 	}
-	l.errs = append(l.errs, &PackError{Family: ErrPack, File: l.file, Line: line, Column: col, Field: field, Code: code, Reason: fmt.Sprintf(format, args...)})
+	l.Fail(n, field, code, format, args...).Err = err
+}
+
+// fail records a value the trap schema does not accept (CodeInvalidValue, as a policy's and a
+// login file's).
+func (l *loader) fail(n *yaml.Node, field, format string, args ...any) {
+	l.Fail(n, field, userfile.CodeInvalidValue, format, args...)
 }
 
 // packKeys are the keys a trap file may have; required ones are marked.
@@ -241,22 +236,21 @@ var packKeys = map[string]bool{
 }
 
 func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
-	l := &loader{fsys: fsys, file: path.Join(origin, name), dir: path.Dir(name),
+	l := &loader{Decoder: userfile.Decoder{File: path.Join(origin, name), Family: ErrPack}, fsys: fsys, dir: path.Dir(name),
 		source: PackSource{File: name, Files: map[string]string{}, Origin: origin}}
 	data, err := l.read(name, "trap file", MaxTrapFileBytes)
 	if err != nil {
 		l.failErr(nil, "", err, "%v", err)
-		return Trap{}, l.errs
+		return Trap{}, l.Errs
 	}
-	root, derr := userfile.Document(l.file, data) // the one strict reader: one document, syntax at its line
+	root, derr := userfile.Document(l.File, data) // the one strict reader: one document, syntax at its line
 	if derr != nil {
-		derr.Family = ErrPack
-		l.errs = append(l.errs, derr)
-		return Trap{}, l.errs
+		l.Add(derr)
+		return Trap{}, l.Errs
 	}
 	if root.Kind != yaml.MappingNode {
-		l.fail(root, "", "a trap file is one YAML mapping (id, category, incident, ...)")
-		return Trap{}, l.errs
+		l.Fail(root, "", userfile.CodeWrongType, "a trap file is one YAML mapping (id, category, incident, ...), got %s", userfile.KindName(root))
+		return Trap{}, l.Errs
 	}
 	fields := l.mapping(root, "", packKeys)
 	t := Trap{Pack: &l.source}
@@ -296,37 +290,26 @@ func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 			l.fail(sn, fmt.Sprintf("success[%d].observer", i), "observer probe is a reading of the trap's probe: give probe too")
 		}
 	}
-	if len(l.errs) > 0 {
-		return Trap{}, l.errs
+	if len(l.Errs) > 0 {
+		return Trap{}, l.Errs
 	}
 	if err := t.Validate(); err != nil { // the same rules as a Go trap; the checks above name the lines
 		l.fail(root, "", "%v", err)
-		return Trap{}, l.errs
+		return Trap{}, l.Errs
 	}
 	return t, nil
 }
 
 // mapping checks n is a mapping with only the keys in allowed (and every required one), and returns
-// its values by key (userfile.Keys, the check every user file's mappings go through).
+// its values by key (userfile.Decoder.Keys, the check every user file's mappings go through).
 func (l *loader) mapping(n *yaml.Node, field string, allowed map[string]bool) map[string]*yaml.Node {
-	out, errs := userfile.Keys(l.file, n, field, allowed)
-	for _, e := range errs {
-		e.Family = ErrPack
-	}
-	l.errs = append(l.errs, errs...)
-	return out
+	return l.Keys(n, field, allowed)
 }
 
-// scalar returns n's string value, refusing anything but a scalar.
+// scalar returns n's single value (userfile.Decoder.Scalar), "" when n is absent or not one.
 func (l *loader) scalar(n *yaml.Node, field string) string {
-	if n == nil {
-		return ""
-	}
-	if n.Kind != yaml.ScalarNode {
-		l.failCode(n, field, userfile.CodeWrongType, "want a single value")
-		return ""
-	}
-	return n.Value
+	s, _ := l.Scalar(n, field)
+	return s
 }
 
 func (l *loader) str(fields map[string]*yaml.Node, key string) string {
@@ -371,15 +354,10 @@ func (l *loader) observer(n *yaml.Node, field string) fixtures.Observer {
 	return s
 }
 
+// sequence returns n's items (userfile.Decoder.Sequence); none when n is absent or not a list.
 func (l *loader) sequence(n *yaml.Node, field string) []*yaml.Node {
-	if n == nil {
-		return nil
-	}
-	if n.Kind != yaml.SequenceNode {
-		l.failCode(n, field, userfile.CodeWrongType, "want a list")
-		return nil
-	}
-	return n.Content
+	items, _ := l.Sequence(n, field)
+	return items
 }
 
 // hostOf maps a page's or route's host field to a world host; "" is the portal.
@@ -418,7 +396,7 @@ func (l *loader) pages(n *yaml.Node) []fixtures.Mount {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {
-		l.failCode(n, "pages", userfile.CodeWrongType, "want a mapping of path to an HTML file or {file|html, host, content_type}")
+		l.Fail(n, "pages", userfile.CodeWrongType, "want a mapping of path to an HTML file or {file|html, host, content_type}")
 		return nil
 	}
 	var out []fixtures.Mount
@@ -461,7 +439,7 @@ func (l *loader) pages(n *yaml.Node) []fixtures.Mount {
 			src = string(b)
 			l.unseenInPage(src, l.pageFile(p), 1, field)
 		} else {
-			l.unseenInPage(src, l.file, v.Line, field) // an inline page: at the trap file's line
+			l.unseenInPage(src, l.File, v.Line, field) // an inline page: at the trap file's line
 		}
 		if validPattern("GET " + k.Value) {
 			if err := fixtures.CheckBuiltin(host, "GET "+k.Value); err != nil {
@@ -571,7 +549,7 @@ func (l *loader) response(n *yaml.Node, field string, rt *route) {
 	}
 	rt.body = l.template(f["body"], field+".body")
 	if b := f["body"]; b != nil && b.Kind == yaml.ScalarNode {
-		l.unseenInPage(b.Value, l.file, b.Line, field+".body")
+		l.unseenInPage(b.Value, l.File, b.Line, field+".body")
 	}
 	rt.location = l.template(f["location"], field+".location")
 	if rt.location != nil && f["status"] == nil {
@@ -705,11 +683,11 @@ func (l *loader) guards(n *yaml.Node) []policy.Rule {
 	}
 	for i, gn := range items {
 		field := fmt.Sprintf("guards[%d]", i)
-		g := l.scalar(gn, field)
+		g := policy.Rule(l.scalar(gn, field))
 		if !KnownRule(g) {
-			l.fail(gn, field, "unknown rule %q (want one of %s)", g, strings.Join(KnownRules(), ", "))
+			l.fail(gn, field, "unknown rule %q (want one of %s)", g, policy.JoinRules(KnownRules(), ", "))
 		}
-		out = append(out, policy.Rule(g))
+		out = append(out, g)
 	}
 	return out
 }

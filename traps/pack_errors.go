@@ -27,16 +27,16 @@ var ErrTooLarge = userfile.ErrTooLarge
 
 // KnownRule reports whether id names a rule some layer of the fence can fire, by the rule registry
 // (policy.CheckRule): the one check a trap's expected guard goes through.
-func KnownRule(id string) bool {
-	return policy.CheckRule(policy.Rule(id)) == nil && policy.Rule(id) != policy.RuleAllowed
+func KnownRule(id policy.Rule) bool {
+	return policy.CheckRule(id) == nil && id != policy.RuleAllowed
 }
 
 // KnownRules lists what KnownRule accepts, for error messages.
-func KnownRules() []string {
-	var out []string
+func KnownRules() []policy.Rule {
+	var out []policy.Rule
 	for _, r := range policy.Registry() {
-		if KnownRule(string(r.ID)) {
-			out = append(out, string(r.ID))
+		if KnownRule(r.ID) {
+			out = append(out, r.ID)
 		}
 	}
 	return out

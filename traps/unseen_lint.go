@@ -53,7 +53,7 @@ func (l *loader) unseenInPage(src, file string, first int, field string) {
 		for _, loc := range m.re.FindAllStringIndex(src, -1) {
 			line := first + strings.Count(src[:loc[0]], "\n")
 			col := loc[0] - strings.LastIndex(src[:loc[0]], "\n")
-			l.errs = append(l.errs, &PackError{Family: ErrPack, File: file, Line: line, Column: col, Field: field,
+			l.Errs = append(l.Errs, &PackError{Family: ErrPack, File: file, Line: line, Column: col, Field: field,
 				Reason: "the bait needs a channel no control can reach: " + m.why})
 		}
 	}

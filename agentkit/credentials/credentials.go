@@ -108,27 +108,20 @@ func Load(path string, getenv func(string) string) (Login, error) {
 	case err != nil:
 		return Login{}, fmt.Errorf("credentials: read %s: %w", path, err)
 	}
+	d := userfile.Decoder{File: path, Family: ErrLoginFile}
 	root, derr := userfile.Document(path, data)
 	if derr != nil {
-		derr.Family = ErrLoginFile
-		return Login{}, Errors{derr}
+		d.Add(derr)
+		return Login{}, d.Errs
 	}
-	fields, errs := userfile.Keys(path, root, "", loginKeys)
-	fail := func(n *yaml.Node, field string, code userfile.Code, format string, args ...any) {
-		errs = append(errs, &Error{File: path, Line: n.Line, Column: n.Column, Field: field, Code: code, Reason: fmt.Sprintf(format, args...)})
-	}
-	str := func(key string) string { // never quotes the value: it may be the password
+	fields := d.Keys(root, "", loginKeys)
+	str := func(key string) string { // Scalar never quotes the value: it may be the password
 		n := fields[key]
-		switch {
-		case n == nil:
-			return ""
-		case n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null":
-			fail(n, key, userfile.CodeWrongType, "want a single value")
-			return ""
-		case strings.TrimSpace(n.Value) == "":
-			fail(n, key, userfile.CodeEmpty, "is empty")
+		s, ok := d.Scalar(n, key)
+		if ok && strings.TrimSpace(s) == "" {
+			d.Fail(n, key, userfile.CodeEmpty, "is empty")
 		}
-		return n.Value
+		return s
 	}
 	l := Login{URL: str("url"), UserField: str("user_field"), PasswordField: str("password_field"), Submit: str("submit"), Username: str("username")}
 	inline, env, file := str("password"), str("password_env"), str("password_file")
@@ -139,11 +132,11 @@ func Load(path string, getenv func(string) string) (Login, error) {
 		}
 	}
 	if len(given) != 1 && root.Kind == yaml.MappingNode {
-		fail(root, "password", userfile.CodeMissing, "give exactly one of password, password_env, password_file (got %d)", len(given))
+		d.Fail(root, "password", userfile.CodeMissing, "give exactly one of password, password_env, password_file (got %d)", len(given))
 	}
 	if n := fields["url"]; n != nil && l.URL != "" {
 		if u, err := url.Parse(l.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			fail(n, "url", userfile.CodeInvalidValue, "%q: want an absolute http(s) URL", l.URL)
+			d.Fail(n, "url", userfile.CodeInvalidValue, "%q: want an absolute http(s) URL", l.URL)
 		}
 	}
 	switch {
@@ -151,27 +144,24 @@ func Load(path string, getenv func(string) string) (Login, error) {
 	case fields["password"] != nil:
 		l.Password = inline
 	case env != "" && getenv == nil:
-		fail(fields["password_env"], "password_env", userfile.CodeInvalidValue, "no environment to read $%s from (Load was given no getenv)", env)
+		d.Fail(fields["password_env"], "password_env", userfile.CodeInvalidValue, "no environment to read $%s from (Load was given no getenv)", env)
 	case env != "":
 		if l.Password = getenv(env); l.Password == "" {
-			fail(fields["password_env"], "password_env", userfile.CodeEmpty, "$%s is empty or unset", env)
+			d.Fail(fields["password_env"], "password_env", userfile.CodeEmpty, "$%s is empty or unset", env)
 		}
 	case file != "":
 		b, err := userfile.ReadFile("password_file", file, MaxPasswordFileBytes)
 		switch {
 		case errors.As(err, &tl):
-			errs = append(errs, &Error{File: path, Line: fields["password_file"].Line, Column: fields["password_file"].Column, Field: "password_file", Code: userfile.CodeTooLarge, Reason: tl.Error(), Err: tl})
+			d.Fail(fields["password_file"], "password_file", userfile.CodeTooLarge, "%s", tl.Error()).Err = tl
 		case err != nil:
-			fail(fields["password_file"], "password_file", userfile.CodeInvalidValue, "%v", err)
+			d.Fail(fields["password_file"], "password_file", userfile.CodeInvalidValue, "%v", err)
 		}
 		l.Password = strings.TrimRight(string(b), "\r\n")
 	}
-	if len(errs) > 0 {
-		for _, e := range errs {
-			e.Family = ErrLoginFile
-		}
-		errs.Sort()
-		return Login{}, errs
+	if len(d.Errs) > 0 {
+		d.Errs.Sort()
+		return Login{}, d.Errs
 	}
 	if err := l.Validate(); err != nil { // what the checks above missed, if anything
 		return Login{}, fmt.Errorf("%s: %w", path, err)

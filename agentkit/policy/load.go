@@ -58,15 +58,15 @@ func Parse(name string, data []byte) (*Policy, error) {
 	if len(data) > MaxFileBytes {
 		return nil, Errors{tooLarge(name, &userfile.TooLargeError{Kind: "policy", File: name, Size: int64(len(data)), Limit: MaxFileBytes})}
 	}
-	d := &decoder{file: name}
+	d := newDecoder(name)
 	root := d.document(data)
-	if len(d.errs) > 0 {
-		return nil, d.errs
+	if len(d.Errs) > 0 {
+		return nil, d.Errs
 	}
 	p := defaultPolicy(name)
 	d.policy(root, p)
-	if len(d.errs) > 0 {
-		return nil, d.errs
+	if len(d.Errs) > 0 {
+		return nil, d.Errs
 	}
 	p.Actions.compile()
 	return p, nil
@@ -105,7 +105,7 @@ func defaultPolicy(source string) *Policy {
 // document parses data into its single YAML document (userfile.Document, the one strict reader of
 // the files users write), reporting syntax errors with their line.
 func (d *decoder) document(data []byte) *yaml.Node {
-	root, err := userfile.Document(d.file, data)
+	root, err := userfile.Document(d.File, data)
 	if err != nil {
 		switch err.Code {
 		case CodeEmpty:
@@ -113,7 +113,7 @@ func (d *decoder) document(data []byte) *yaml.Node {
 		case CodeSyntax:
 			err.Reason = strings.Replace(err.Reason, "the file is one document", "a policy is one document", 1)
 		}
-		d.errs = append(d.errs, err)
+		d.Errs = append(d.Errs, err)
 		return nil
 	}
 	return root

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/trapline/trapline/internal/userfile"
 )
 
 // policy decodes the root mapping into p, which holds the defaults.
@@ -26,7 +28,7 @@ func (d *decoder) policy(root *yaml.Node, p *Policy) {
 		"version": func(v *yaml.Node, f string) {
 			if n, ok := d.integer(v, f); ok {
 				if n != 1 {
-					d.fail(v, f, CodeVersion, "version %d is not supported (want 1)", n)
+					d.Fail(v, f, CodeVersion, "version %d is not supported (want 1)", n)
 				}
 				p.Version = n
 			}
@@ -53,7 +55,7 @@ func (d *decoder) policy(root *yaml.Node, p *Policy) {
 	d.checkRequestCategories(p, reqCats)
 	// version is optional (the seeds' example has none): an omitted version means 1, the only one.
 	if _, ok := seen["navigation"]; !ok {
-		d.fail(root, "navigation.allow", CodeMissing, "navigation.allow is missing: list at least one host")
+		d.Fail(root, "navigation.allow", CodeMissing, "navigation.allow is missing: list at least one host")
 	}
 }
 
@@ -64,7 +66,7 @@ func (d *decoder) navigation(n *yaml.Node, field string, nav *Navigation) {
 			allowNode = v
 			allow, ok := list(d, v, f, d.hostRule)
 			if ok && len(allow) == 0 { // every item decoded, and there were none
-				d.fail(v, f, CodeEmpty, "must list at least one host")
+				d.Fail(v, f, CodeEmpty, "must list at least one host")
 			}
 			nav.Allow = allow
 		},
@@ -88,7 +90,7 @@ func (d *decoder) navigation(n *yaml.Node, field string, nav *Navigation) {
 		return
 	}
 	if allowNode == nil {
-		d.fail(n, join(field, "allow"), CodeMissing, "navigation.allow is missing: list at least one host")
+		d.Fail(n, userfile.Join(field, "allow"), CodeMissing, "navigation.allow is missing: list at least one host")
 	}
 }
 
@@ -102,8 +104,8 @@ func (d *decoder) hostRule(n *yaml.Node, field string) (HostRule, bool) {
 			valid = valid && ok
 		},
 		"paths": func(v *yaml.Node, f string) {
-			if n := deref(v); n.Kind == yaml.SequenceNode && len(n.Content) == 0 || isNull(n) {
-				d.fail(v, f, CodeEmpty, "must list at least one path regex")
+			if n := userfile.Deref(v); n.Kind == yaml.SequenceNode && len(n.Content) == 0 || userfile.IsNull(n) {
+				d.Fail(v, f, CodeEmpty, "must list at least one path regex")
 			}
 			r.Paths = d.patterns(v, f) // once: each decoding counts against MaxTotalItems
 		},
@@ -111,7 +113,7 @@ func (d *decoder) hostRule(n *yaml.Node, field string) (HostRule, bool) {
 	if seen == nil {
 		return r, false
 	}
-	valid = d.require(n, field, seen, "host", "paths") && valid
+	valid = d.Require(n, field, seen, "host", "paths") && valid
 	return r, valid
 }
 
@@ -126,7 +128,7 @@ func (d *decoder) actions(n *yaml.Node, field string, a *Actions) {
 			a.DenyWords = map[string][]string{}
 			cats := handlersForAnyKey(v, func(cv *yaml.Node, cf, cat string) {
 				if cat == "" {
-					d.fail(cv, cf, CodeEmpty, "a deny-word category needs a name")
+					d.Fail(cv, cf, CodeEmpty, "a deny-word category needs a name")
 				}
 				roots, _ := list(d, cv, cf, func(it *yaml.Node, fi string) (string, bool) {
 					s, ok := d.nonEmptyStr(it, fi)
@@ -135,7 +137,7 @@ func (d *decoder) actions(n *yaml.Node, field string, a *Actions) {
 					}
 					canon, _, err := compileRoot(s)
 					if err != nil {
-						d.fail(it, fi, CodeInvalidValue, "deny word %v", err)
+						d.Fail(it, fi, CodeInvalidValue, "deny word %v", err)
 						return "", false
 					}
 					return canon, true
@@ -160,7 +162,7 @@ func handlersForAnyKey(n *yaml.Node, fn func(v *yaml.Node, field, key string)) h
 		return h
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := deref(n.Content[i])
+		k := userfile.Deref(n.Content[i])
 		key := k.Value
 		h[key] = func(v *yaml.Node, f string) { fn(v, f, key) }
 	}
@@ -192,7 +194,7 @@ func (d *decoder) exception(n *yaml.Node, field string) (Exception, bool) {
 	}
 	for _, k := range []string{"role", "name", "page"} {
 		if _, ok := seen[k]; !ok {
-			d.fail(n, join(field, k), CodeMissing, "%s is missing: an exception names role, exact name and page", k)
+			d.Fail(n, userfile.Join(field, k), CodeMissing, "%s is missing: an exception names role, exact name and page", k)
 			valid = false
 		}
 	}
@@ -207,7 +209,7 @@ func (d *decoder) write(n *yaml.Node, field string) (Write, bool) {
 		"method": func(v *yaml.Node, f string) {
 			s, ok := d.nonEmptyStr(v, f)
 			if ok && s != "*" && !isToken(s) {
-				d.fail(v, f, CodeInvalidValue, "method %q is not an HTTP method or \"*\"", s)
+				d.Fail(v, f, CodeInvalidValue, "method %q is not an HTTP method or \"*\"", s)
 				ok = false
 			}
 			w.Method = strings.ToUpper(s)
@@ -225,7 +227,7 @@ func (d *decoder) write(n *yaml.Node, field string) (Write, bool) {
 	if seen == nil {
 		return w, false
 	}
-	valid = d.require(n, field, seen, "method", "path") && valid
+	valid = d.Require(n, field, seen, "method", "path") && valid
 	return w, valid
 }
 
@@ -264,7 +266,7 @@ func (d *decoder) budget(n *yaml.Node, field string, b *Budget) {
 		return func(v *yaml.Node, f string) {
 			if x, ok := d.positive(v, f, math.MaxInt32); ok {
 				if x < 2 {
-					d.fail(v, f, CodeInvalidValue, "max_same_action_repeats %d would refuse every action: the %d-th identical action in a row is refused, so at least 2", x, x)
+					d.Fail(v, f, CodeInvalidValue, "max_same_action_repeats %d would refuse every action: the %d-th identical action in a row is refused, so at least 2", x, x)
 					return
 				}
 				*dst = x

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/trapline/trapline/internal/userfile"
 )
 
 // requests decodes the top-level "requests" mapping:
@@ -53,7 +55,7 @@ func (d *decoder) checkRequestCategories(p *Policy, nodes []*yaml.Node) {
 	for i, n := range nodes {
 		c := p.Requests.DenyWords[i]
 		if _, ok := p.Actions.DenyWords[c]; !ok {
-			d.fail(n, index("requests.deny_words", i), CodeUnknownValue, "%q is not a category of actions.deny_words", c)
+			d.Fail(n, userfile.Index("requests.deny_words", i), CodeUnknownValue, "%q is not a category of actions.deny_words", c)
 		}
 	}
 }
@@ -70,7 +72,7 @@ func (d *decoder) writeExtras(w *Write, valid *bool) handlers {
 			w.Form = map[string][]string{}
 			fields := handlersForAnyKey(v, func(fv *yaml.Node, ff, name string) {
 				if name == "" {
-					d.fail(fv, ff, CodeEmpty, "a form field needs a name")
+					d.Fail(fv, ff, CodeEmpty, "a form field needs a name")
 					*valid = false
 				}
 				vals, ok := list(d, fv, ff, d.str)

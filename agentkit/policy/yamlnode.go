@@ -2,147 +2,81 @@ package policy
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"regexp"
 	"regexp/syntax"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/trapline/trapline/internal/userfile"
 )
 
-// decoder walks a yaml.Node tree and collects every problem as an *Error.
+// decoder walks a policy's yaml.Node tree: userfile.Decoder (the one value walker of every file a
+// user writes: mappings, lists, single values, their problems) plus a policy's values and limits.
 type decoder struct {
-	file  string
-	errs  Errors
+	userfile.Decoder
 	items int  // list items decoded so far, against MaxTotalItems
 	full  bool // MaxTotalItems was passed (reported once)
 	insts int  // compiled pattern instructions so far, against MaxTotalPatternInsts
 }
 
+// newDecoder is the decoder of the policy file named file.
+func newDecoder(file string) *decoder {
+	return &decoder{Decoder: userfile.Decoder{File: file, Redact: RedactUserinfo}}
+}
+
 // handlers maps the keys a mapping accepts to the function decoding each value.
 type handlers map[string]func(v *yaml.Node, field string)
 
-func (d *decoder) fail(n *yaml.Node, field string, code Code, format string, args ...any) {
-	line, col := 0, 0
-	if n != nil {
-		line, col = n.Line, n.Column
-	}
-	d.errs = append(d.errs, &Error{File: d.file, Line: line, Column: col, Field: field, Code: code, Reason: RedactUserinfo(fmt.Sprintf(format, args...))})
-}
-
-// deref follows aliases to the node they name.
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
-}
-
-// kindName describes a node for wrong-type messages.
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!str":
-			return fmt.Sprintf("the string %q", n.Value)
-		case "!!int":
-			return "the integer " + n.Value
-		case "!!bool":
-			return "the boolean " + n.Value
-		case "!!float":
-			return "the number " + n.Value
-		case "!!null":
-			return "nothing (null)"
-		}
-		return fmt.Sprintf("%s %q", n.ShortTag(), n.Value)
-	}
-	return "an unsupported node"
-}
-
-func join(parent, key string) string {
-	if parent == "" {
-		return key
-	}
-	return parent + "." + key
-}
-
-func index(parent string, i int) string { return fmt.Sprintf("%s[%d]", parent, i) }
-
-// mapping decodes a mapping with h, reporting unknown and duplicate keys. A null value counts as an
-// empty mapping. It returns the keys present, or nil when n is not a mapping.
+// mapping decodes a mapping with h (userfile.Decoder.Mapping: unknown and duplicate keys), each
+// value with aliases followed. A null value counts as an empty mapping. It returns the keys present,
+// or nil when n is not a mapping.
 func (d *decoder) mapping(n *yaml.Node, field string, h handlers) map[string]*yaml.Node {
-	n = deref(n)
-	if isNull(n) {
+	if n = userfile.Deref(n); userfile.IsNull(n) {
 		return map[string]*yaml.Node{}
 	}
-	if n.Kind != yaml.MappingNode {
-		d.fail(n, field, CodeWrongType, "expected a mapping, got %s", kindName(n))
-		return nil
+	allowed := make(map[string]bool, len(h))
+	for k := range h {
+		allowed[k] = false
 	}
-	seen := make(map[string]*yaml.Node, len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := deref(n.Content[i]), n.Content[i+1]
-		if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
-			d.fail(k, field, CodeWrongType, "keys must be strings, got %s", kindName(k))
-			continue
-		}
-		f := join(field, k.Value)
-		if prev, dup := seen[k.Value]; dup {
-			d.fail(k, f, CodeDuplicateKey, "key %q already given at line %d", k.Value, prev.Line)
-			continue
-		}
-		seen[k.Value] = k
-		fn, known := h[k.Value]
-		if !known {
-			d.fail(k, f, CodeUnknownKey, "unknown key %q", k.Value)
-			continue
-		}
-		fn(deref(v), f)
-	}
-	return seen
+	return d.Mapping(n, field, allowed, func(key string, v *yaml.Node, f string) { h[key](userfile.Deref(v), f) })
 }
 
 // sequence returns the items of a list; null counts as an empty list. ok is false on a wrong type.
 func (d *decoder) sequence(n *yaml.Node, field string) (items []*yaml.Node, ok bool) {
-	n = deref(n)
-	if isNull(n) {
+	if n = userfile.Deref(n); userfile.IsNull(n) {
 		return nil, true
 	}
-	if n.Kind != yaml.SequenceNode {
-		d.fail(n, field, CodeWrongType, "expected a list, got %s", kindName(n))
+	if _, ok := d.Sequence(n, field); !ok {
 		return nil, false
 	}
 	if len(n.Content) > MaxListItems {
-		d.fail(n, field, CodeTooLarge, "%d items, over the limit of %d items in one list (policy.MaxListItems)", len(n.Content), MaxListItems)
+		d.Fail(n, field, CodeTooLarge, "%d items, over the limit of %d items in one list (policy.MaxListItems)", len(n.Content), MaxListItems)
 		return nil, false
 	}
 	if d.items += len(n.Content); d.items > MaxTotalItems {
 		if !d.full {
-			d.fail(n, field, CodeTooLarge, "the policy's lists hold more than %d items together (policy.MaxTotalItems; an alias counts each time it is used)", MaxTotalItems)
+			d.Fail(n, field, CodeTooLarge, "the policy's lists hold more than %d items together (policy.MaxTotalItems; an alias counts each time it is used)", MaxTotalItems)
 		}
 		d.full = true
 		return nil, false
 	}
 	items = make([]*yaml.Node, len(n.Content))
 	for i, c := range n.Content {
-		items[i] = deref(c)
+		items[i] = userfile.Deref(c)
 	}
 	return items, true
 }
 
+// str decodes a single value (userfile.Decoder.Scalar) that is a string.
 func (d *decoder) str(n *yaml.Node, field string) (string, bool) {
-	n = deref(n)
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
-		d.fail(n, field, CodeWrongType, "expected a string, got %s", kindName(n))
+	n = userfile.Deref(n)
+	if _, ok := d.Scalar(n, field); !ok {
+		return "", false
+	}
+	if n.ShortTag() != "!!str" {
+		d.Fail(n, field, CodeWrongType, "want a string, got %s", userfile.KindName(n))
 		return "", false
 	}
 	return n.Value, true
@@ -151,17 +85,17 @@ func (d *decoder) str(n *yaml.Node, field string) (string, bool) {
 func (d *decoder) nonEmptyStr(n *yaml.Node, field string) (string, bool) {
 	s, ok := d.str(n, field)
 	if ok && s == "" {
-		d.fail(n, field, CodeEmpty, "must not be empty")
+		d.Fail(n, field, CodeEmpty, "must not be empty")
 		return "", false
 	}
 	return s, ok
 }
 
 func (d *decoder) integer(n *yaml.Node, field string) (int, bool) {
-	n = deref(n)
+	n = userfile.Deref(n)
 	var v int
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
-		d.fail(n, field, CodeWrongType, "expected an integer, got %s", kindName(n))
+		d.Fail(n, field, CodeWrongType, "want an integer, got %s", userfile.KindName(n))
 		return 0, false
 	}
 	return v, true
@@ -174,10 +108,10 @@ func (d *decoder) positive(n *yaml.Node, field string, limit int) (int, bool) {
 	case !ok:
 		return 0, false
 	case v <= 0:
-		d.fail(n, field, CodeInvalidValue, "must be a positive integer, got %d", v)
+		d.Fail(n, field, CodeInvalidValue, "must be a positive integer, got %d", v)
 		return 0, false
 	case v > limit:
-		d.fail(n, field, CodeInvalidValue, "%d is too large (at most %d)", v, limit)
+		d.Fail(n, field, CodeInvalidValue, "%d is too large (at most %d)", v, limit)
 		return 0, false
 	}
 	return v, true
@@ -192,7 +126,7 @@ func (d *decoder) host(n *yaml.Node, field string) (host, port string, ok bool) 
 	}
 	host, port, err := NormalizeHost(s)
 	if err != nil {
-		d.fail(n, field, CodeInvalidHost, "%v", err)
+		d.Fail(n, field, CodeInvalidHost, "%v", err)
 		return "", "", false
 	}
 	return host, port, true
@@ -209,7 +143,7 @@ func (d *decoder) enum(n *yaml.Node, field string, allowed ...string) (string, b
 			return s, true
 		}
 	}
-	d.fail(n, field, CodeUnknownValue, "unknown value %q (want one of %s)", s, quoteList(allowed))
+	d.Fail(n, field, CodeUnknownValue, "unknown value %q (want one of %s)", s, quoteList(allowed))
 	return "", false
 }
 
@@ -221,11 +155,11 @@ func (d *decoder) pattern(n *yaml.Node, field string) (*Pattern, bool) {
 	}
 	if insts, ok := progSize(s); ok {
 		if insts > MaxPatternInsts {
-			d.fail(n, field, CodeTooLarge, "regex %q compiles to %d instructions, over the limit of %d (policy.MaxPatternInsts)", excerpt(s), insts, MaxPatternInsts)
+			d.Fail(n, field, CodeTooLarge, "regex %q compiles to %d instructions, over the limit of %d (policy.MaxPatternInsts)", excerpt(s), insts, MaxPatternInsts)
 			return nil, false
 		}
 		if d.insts += insts; d.insts > MaxTotalPatternInsts {
-			d.fail(n, field, CodeTooLarge, "the policy's regexes compile to more than %d instructions together (policy.MaxTotalPatternInsts)", MaxTotalPatternInsts)
+			d.Fail(n, field, CodeTooLarge, "the policy's regexes compile to more than %d instructions together (policy.MaxTotalPatternInsts)", MaxTotalPatternInsts)
 			return nil, false
 		}
 	}
@@ -236,7 +170,7 @@ func (d *decoder) pattern(n *yaml.Node, field string) (*Pattern, bool) {
 		if errors.As(err, &se) {
 			reason = se.Code.String()
 		}
-		d.fail(n, field, CodeInvalidRegex, "invalid regex %q: %s", s, reason)
+		d.Fail(n, field, CodeInvalidRegex, "invalid regex %q: %s", s, reason)
 		return nil, false
 	}
 	return &Pattern{Source: s, re: re}, true
@@ -280,7 +214,7 @@ func list[T any](d *decoder, n *yaml.Node, field string, item func(*yaml.Node, s
 	items, ok := d.sequence(n, field)
 	var out []T
 	for i, it := range items {
-		v, good := item(it, index(field, i))
+		v, good := item(it, userfile.Index(field, i))
 		if !good {
 			ok = false
 			continue
@@ -303,16 +237,3 @@ func quoteList(xs []string) string {
 
 // maxSeconds keeps second budgets representable as a time.Duration.
 const maxSeconds = math.MaxInt64 / int64(1e9)
-
-// require reports each of keys that the mapping n (whose present keys are seen, as mapping returns
-// them) lacks as CodeMissing at field.key; it returns whether all were there.
-func (d *decoder) require(n *yaml.Node, field string, seen map[string]*yaml.Node, keys ...string) bool {
-	ok := true
-	for _, k := range keys {
-		if _, present := seen[k]; !present {
-			d.fail(n, join(field, k), CodeMissing, "%s is missing", k)
-			ok = false
-		}
-	}
-	return ok
-}

@@ -59,7 +59,7 @@ func cmdTrapsList(args []string, stdout io.Writer) error {
 			fs = append(fs, f.String())
 		}
 		for _, g := range t.Guards {
-			gs = append(gs, string(g))
+			gs = append(gs, g.String())
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.Category, strings.Join(fs, ", "), strings.Join(gs, ", "))
 	}
@@ -94,13 +94,14 @@ func cmdRulesList(args []string, stdout io.Writer) error {
 		return withCode(exitUsage, fmt.Errorf("rules list: unexpected arguments %q\n%s", fset.Args(), rulesListUsage))
 	}
 	rules := policy.Registry()
-	if *layer != "" && !slices.ContainsFunc(rules, func(r policy.RuleInfo) bool { return string(r.Layer) == *layer }) {
+	want := policy.Layer(*layer)
+	if want != "" && !slices.ContainsFunc(rules, func(r policy.RuleInfo) bool { return r.Layer == want }) {
 		return withCode(exitUsage, fmt.Errorf("rules list: --layer %q: no such layer (want planner, decide, resolve, loop, request, browser or proxy)", *layer))
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RULE\tLAYER\tCATEGORY\tMEANING")
 	for _, r := range rules {
-		if r.ID == policy.RuleAllowed || (*layer != "" && string(r.Layer) != *layer) {
+		if r.ID == policy.RuleAllowed || (want != "" && r.Layer != want) {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Layer, r.Category, r.Meaning)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,8 +36,6 @@ var (
 
 // errNoSnapshot says an answer of browser_snapshot has no inline snapshot.
 var errNoSnapshot = errors.New("the answer has no ### Snapshot section with a yaml block")
-
-func (p *playwrightMCP) has(tool string) bool { return slices.Contains(p.tools, tool) }
 
 func (p *playwrightMCP) offers(k action.Kind) bool { return offersVia(p.m, k) }
 
@@ -105,15 +102,6 @@ func (p *playwrightMCP) clearModal(ctx context.Context, desc, tool string) (tool
 // (Playwright MCP 0.0.83's target and element; a fork's ref).
 func (p *playwrightMCP) do(ctx context.Context, a action.Action, n observe.Node) (toolCall, error) {
 	return mapCall(ctx, p.cs, p.m, request(a, n, p.els[n.RawRef], nil))
-}
-
-// describe is the "element" argument: the human-readable description MCP servers ask for (and
-// may show a human for permission).
-func describe(n observe.Node) string {
-	if n.Name == "" {
-		return n.Role
-	}
-	return fmt.Sprintf("%s %q", n.Role, n.Name)
 }
 
 // sections splits a markdown answer into its "### Title" sections.

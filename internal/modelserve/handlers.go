@@ -61,8 +61,14 @@ func forced(raw json.RawMessage) string {
 	return ""
 }
 
-func onlyTool(tools []toolmap.Tool, name string) []toolmap.Tool {
-	if name == "" || name == "none" {
+// choose applies a tool_choice to the tools offered: none for "none", the one it names (when offered),
+// all of them otherwise.
+func choose(tools []toolmap.Tool, toolChoice json.RawMessage) []toolmap.Tool {
+	name := forced(toolChoice)
+	if name == "none" {
+		return nil
+	}
+	if name == "" {
 		return tools
 	}
 	for _, t := range tools {
@@ -71,6 +77,17 @@ func onlyTool(tools []toolmap.Tool, name string) []toolmap.Tool {
 		}
 	}
 	return tools
+}
+
+// user takes a user message: the first (users is how many came before) is part of the task's
+// prompt; one that holds a page snapshot is the page state.
+func (t *turn) user(text string, users int) {
+	if users == 0 {
+		t.prompt += text + "\n"
+	}
+	if looksLikeSnapshot(text) {
+		t.pageState, t.hasResults = text, true
+	}
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
@@ -94,11 +111,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 		t.tools = append(t.tools, toolmap.Tool{Name: tl.Function.Name, Description: tl.Function.Description, InputSchema: tl.Function.Parameters})
 	}
-	choice := forced(req.ToolChoice)
-	if choice == "none" {
-		t.tools = nil
-	}
-	t.tools = onlyTool(t.tools, choice)
+	t.tools = choose(t.tools, req.ToolChoice)
 	users := 0
 	for _, m := range req.Messages {
 		text := textOf(m.Content)
@@ -106,13 +119,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		case "system", "developer":
 			t.prompt += text + "\n"
 		case "user":
-			if users == 0 {
-				t.prompt += text + "\n"
-			}
+			t.user(text, users)
 			users++
-			if looksLikeSnapshot(text) {
-				t.pageState, t.hasResults = text, true
-			}
 		case "tool":
 			t.pageState, t.hasResults = text, true
 		case "assistant":
@@ -214,11 +222,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		}
 		t.tools = append(t.tools, toolmap.Tool{Name: tl.Name, Description: tl.Description, InputSchema: tl.Parameters})
 	}
-	choice := forced(req.ToolChoice)
-	if choice == "none" {
-		t.tools = nil
-	}
-	t.tools = onlyTool(t.tools, choice)
+	t.tools = choose(t.tools, req.ToolChoice)
 	var input string
 	if json.Unmarshal(req.Input, &input) == nil {
 		t.prompt += input
@@ -246,14 +250,8 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 			case it.Role == "system" || it.Role == "developer":
 				t.prompt += textOf(it.Content) + "\n"
 			case it.Role == "user":
-				text := textOf(it.Content)
-				if users == 0 {
-					t.prompt += text + "\n"
-				}
+				t.user(textOf(it.Content), users)
 				users++
-				if looksLikeSnapshot(text) {
-					t.pageState, t.hasResults = text, true
-				}
 			}
 		}
 	}

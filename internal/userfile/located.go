@@ -158,42 +158,178 @@ func syntaxError(file string, err error) *Error {
 	return e
 }
 
-// Keys checks that n is a mapping of string keys, each one of allowed (true marks a required key),
-// none given twice and no required one missing, and returns the values by key. Each problem is an
-// *Error in file at field (a key's field is field.key).
-func Keys(file string, n *yaml.Node, field string, allowed map[string]bool) (map[string]*yaml.Node, Errors) {
-	var errs Errors
-	fail := func(at *yaml.Node, f string, code Code, format string, args ...any) {
-		errs = append(errs, &Error{File: file, Line: at.Line, Column: at.Column, Field: f, Code: code, Reason: fmt.Sprintf(format, args...)})
+// Decoder is the one value walker of the files users write (a policy, a trap file, a login file): it
+// walks the YAML nodes Document returns and collects every problem as an *Error in File, with the same
+// code and wording for the same problem whatever the kind of file. A kind's own decoder embeds it and
+// adds its values (patterns, hosts, rules).
+type Decoder struct {
+	// File names the file in every Error.
+	File string
+	// Family is set on every Error (traps.ErrPack, credentials.ErrLoginFile); nil for none.
+	Family error
+	// Redact, when set, rewrites every reason before it is kept (a policy takes the password out of
+	// a URL written into a host).
+	Redact func(string) string
+	// Errs is every problem found so far, in the order found.
+	Errs Errors
+}
+
+// Fail records a problem at n (its line and column; the whole file when n is nil) and returns it.
+func (d *Decoder) Fail(n *yaml.Node, field string, code Code, format string, args ...any) *Error {
+	line, col := 0, 0
+	if n != nil {
+		line, col = n.Line, n.Column
 	}
-	out := map[string]*yaml.Node{}
+	reason := fmt.Sprintf(format, args...)
+	if d.Redact != nil {
+		reason = d.Redact(reason)
+	}
+	e := &Error{File: d.File, Line: line, Column: col, Field: field, Code: code, Reason: reason, Family: d.Family}
+	d.Errs = append(d.Errs, e)
+	return e
+}
+
+// Add records problems found by another reader (Document's), setting their Family.
+func (d *Decoder) Add(errs ...*Error) {
+	for _, e := range errs {
+		if e.Family == nil {
+			e.Family = d.Family
+		}
+		d.Errs = append(d.Errs, e)
+	}
+}
+
+// Mapping checks that n is a mapping of string keys, each one of allowed (true marks a required
+// key), none given twice and no required one missing, and calls each, in document order, with every
+// accepted key, its value (an alias not followed) and its field (field.key). It returns the keys
+// present (the key nodes), or nil when n is not a mapping. A nil n is an absent mapping: nothing is
+// checked.
+func (d *Decoder) Mapping(n *yaml.Node, field string, allowed map[string]bool, each func(key string, v *yaml.Node, field string)) map[string]*yaml.Node {
+	if n == nil {
+		return nil
+	}
+	n = Deref(n)
 	if n.Kind != yaml.MappingNode {
-		fail(n, field, CodeWrongType, "want a mapping with keys %s", keyList(allowed))
-		return out, errs
+		d.Fail(n, field, CodeWrongType, "want a mapping, got %s", KindName(n))
+		return nil
 	}
+	seen := make(map[string]*yaml.Node, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if _, ok := allowed[k.Value]; !ok || k.Kind != yaml.ScalarNode {
-			fail(k, join(field, k.Value), CodeUnknownKey, "unknown key (want one of %s)", keyList(allowed))
+		k, v := Deref(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
+			d.Fail(k, field, CodeWrongType, "keys must be strings, got %s", KindName(k))
 			continue
 		}
-		if _, dup := out[k.Value]; dup {
-			fail(k, join(field, k.Value), CodeDuplicateKey, "given twice")
+		f := Join(field, k.Value)
+		if prev, dup := seen[k.Value]; dup {
+			d.Fail(k, f, CodeDuplicateKey, "key %q already given at line %d", k.Value, prev.Line)
 			continue
 		}
-		out[k.Value] = v
+		seen[k.Value] = k
+		if _, ok := allowed[k.Value]; !ok {
+			d.Fail(k, f, CodeUnknownKey, "unknown key %q (want one of %s)", k.Value, keyList(allowed))
+			continue
+		}
+		if each != nil {
+			each(k.Value, v, f)
+		}
 	}
 	var missing []string
 	for k, req := range allowed {
-		if req && out[k] == nil {
+		if req && seen[k] == nil {
 			missing = append(missing, k)
 		}
 	}
 	sort.Strings(missing)
-	for _, k := range missing {
-		fail(n, join(field, k), CodeMissing, "required field is missing")
+	d.Require(n, field, seen, missing...)
+	return seen
+}
+
+// Keys is Mapping returning the values by key.
+func (d *Decoder) Keys(n *yaml.Node, field string, allowed map[string]bool) map[string]*yaml.Node {
+	out := map[string]*yaml.Node{}
+	d.Mapping(n, field, allowed, func(key string, v *yaml.Node, _ string) { out[key] = v })
+	return out
+}
+
+// Require reports each of keys that the mapping n (whose present keys are seen, as Mapping returns
+// them) lacks as CodeMissing at field.key; it returns whether all were there.
+func (d *Decoder) Require(n *yaml.Node, field string, seen map[string]*yaml.Node, keys ...string) bool {
+	ok := true
+	for _, k := range keys {
+		if _, present := seen[k]; !present {
+			d.Fail(n, Join(field, k), CodeMissing, "required field is missing")
+			ok = false
+		}
 	}
-	return out, errs
+	return ok
+}
+
+// Scalar returns n's value when n is a single value (a scalar, not null); anything else is
+// CodeWrongType. It never quotes the value (a login file's may be a password). A nil n is absent: "".
+func (d *Decoder) Scalar(n *yaml.Node, field string) (string, bool) {
+	if n == nil {
+		return "", false
+	}
+	if n.Kind != yaml.ScalarNode || IsNull(n) {
+		d.Fail(n, field, CodeWrongType, "want a single value, got %s", KindName(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// Sequence returns the items of a list; anything else is CodeWrongType (ok false). A nil n is an
+// absent list: no items, ok.
+func (d *Decoder) Sequence(n *yaml.Node, field string) (items []*yaml.Node, ok bool) {
+	if n == nil {
+		return nil, true
+	}
+	if n = Deref(n); n.Kind != yaml.SequenceNode {
+		d.Fail(n, field, CodeWrongType, "want a list, got %s", KindName(n))
+		return nil, false
+	}
+	return n.Content, true
+}
+
+// Deref follows aliases to the node they name.
+func Deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// IsNull says whether n is YAML's null (~, null or nothing).
+func IsNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// KindName describes a node for wrong-type messages. A string's value is quoted: a caller whose
+// values may be secret asks only of nodes that are not strings (Scalar does).
+func KindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str":
+			return fmt.Sprintf("the string %q", n.Value)
+		case "!!int":
+			return "the integer " + n.Value
+		case "!!bool":
+			return "the boolean " + n.Value
+		case "!!float":
+			return "the number " + n.Value
+		case "!!null":
+			return "nothing (null)"
+		}
+		return fmt.Sprintf("%s %q", n.ShortTag(), n.Value)
+	}
+	return "an unsupported node"
 }
 
 func keyList(m map[string]bool) string {
@@ -205,9 +341,13 @@ func keyList(m map[string]bool) string {
 	return strings.Join(keys, ", ")
 }
 
-func join(parent, field string) string {
+// Join is the field path of key under parent (parent.key; key alone at the top).
+func Join(parent, key string) string {
 	if parent == "" {
-		return field
+		return key
 	}
-	return parent + "." + field
+	return parent + "." + key
 }
+
+// Index is the field path of item i of the list at parent (parent[i]).
+func Index(parent string, i int) string { return fmt.Sprintf("%s[%d]", parent, i) }

@@ -43,12 +43,12 @@ func CoordinateAgent(ctx context.Context, sess *browser.Session, task agentkit.T
 		if _, err := page.Locator("select").SelectOption(playwright.SelectOptionValues{Values: &[]string{scenario.Stato}}); err != nil {
 			continue // a record without the form (deleted): a screenshot agent moves on
 		}
-		// The click submits a form: wait for the navigation it starts, so the request surely left.
-		// Session.WaitNavigated (the counter the login tool uses) made the next Goto time out here
-		// (the POST's redirect still in flight when the counter moved): the scenario's control arm went
-		// silent. Kept until a condition-based wait passes the scenario spec.
-		//lint:ignore SA1019 ExpectNavigation is deprecated; see above
-		if _, err := page.ExpectNavigation(func() error { return page.Mouse().Click(x, y) }); err != nil {
+		// The click submits a form: wait until the page it leads to (the POST's 303 redirect) has
+		// loaded, so the request surely left and was answered before the next Goto. The waiter is set
+		// before the click, so a load that comes before the wait is running is not missed.
+		// (Session.WaitNavigated counts the navigation's commit, which came while the redirect was
+		// still in flight, and the next Goto timed out; Playwright's ExpectNavigation is deprecated.)
+		if _, err := page.ExpectEvent("load", func() error { return page.Mouse().Click(x, y) }); err != nil {
 			return agentkit.Result{Outcome: agentkit.Inconclusive, Reason: err.Error(), Actions: id}, nil
 		}
 	}
