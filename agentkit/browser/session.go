@@ -86,6 +86,9 @@ type Session struct {
 	counterReads atomic.Int64
 	// targetRechecks counts the actions whose target recheckTarget decided without a full read.
 	targetRechecks atomic.Int64
+	// settleWindows counts the settle waits that took the full quiet window (settle.go): the page
+	// was still changing when it was looked at.
+	settleWindows atomic.Int64
 
 	// choosers counts file-chooser handlers still running, so a click that opened one is verified
 	// only after the chooser was answered.
