@@ -6,10 +6,11 @@ import (
 	playwright "github.com/mxschmitt/playwright-go"
 )
 
-// settleQuiet is how long the page must go without a change (a DOM mutation, a form-value write, an
-// input event, an animation or transition event: the change counter's signals, changes.go) and
-// without a request in flight before it is observed: an htmx-style swap (a fetch, then innerHTML
-// replaced) lands inside this window instead of after the snapshot.
+// settleQuiet is how long a page that is still changing (settleProbe saw a change) must go without a
+// change (a DOM mutation, a form-value write, an input event, an animation or transition event: the
+// change counter's signals, changes.go) and without a request in flight before it is observed: an
+// htmx-style swap (a fetch, then innerHTML replaced) lands inside this window instead of after the
+// snapshot.
 const settleQuiet = 100 * time.Millisecond
 
 // settleMax bounds the whole wait: a page that never goes quiet (a ticking clock, a long poll) is
@@ -19,8 +20,8 @@ const settleMax = 2 * time.Second
 // settlePoll is how often the page's quiet time is read while waiting.
 const settlePoll = 20 * time.Millisecond
 
-// settleFrames is the shortest look at a page that has just changed: two animation frames, and no
-// less than two 60 Hz frames' time (settleFramesMin) where frames come faster or not at all (a hidden
+// settleFramesMin is the shortest look at a page that has just changed: the look lasts two animation
+// frames and no less than two 60 Hz frames' time, where frames come faster or not at all (a hidden
 // page gets none: a timer ends each). A page that shows no change for that long after the action has
 // stopped changing (a click handler's synchronous edit, a swap that has landed) and is observed at
 // once; one that changes within it (a swap still landing, a chain of timers, htmx's settle step 20 ms
