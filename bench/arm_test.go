@@ -33,7 +33,7 @@ type armVariant struct {
 // Both browsers get the same flags (the netlink shim, the sink proxy, --no-sandbox) and a full trace.
 // Reported: ms per arm for each, the ratio shell/chromium, and the machine's load (see cpuShare).
 func BenchmarkArmBrowser(b *testing.B) {
-	if _, err := browser.Executable(browser.HeadlessShell); err != nil {
+	if _, err := browser.Executable(browser.HeadlessShell, os.Environ()); err != nil {
 		b.Skipf("no headless shell: %v (apt-get install chromium-headless-shell)", err)
 	}
 	benchArms(b, []armVariant{
@@ -46,7 +46,7 @@ func BenchmarkArmBrowser(b *testing.B) {
 // default one, see browser.Executable): no trace, the action and network log only, the log with the
 // screencast, and the full trace (screencast and DOM snapshots), interleaved as in BenchmarkArmBrowser.
 func BenchmarkArmTrace(b *testing.B) {
-	exe, err := browser.Executable("")
+	exe, err := browser.Executable("", os.Environ())
 	if err != nil {
 		b.Skip(err)
 	}
@@ -66,7 +66,7 @@ func benchArms(b *testing.B, variants []armVariant) {
 		if browsers[v.exe] != nil {
 			continue
 		}
-		br, err := browser.Launch(browser.Options{ExecutablePath: v.exe})
+		br, err := browser.Launch(browser.Options{Environ: os.Environ(), ExecutablePath: v.exe})
 		if err != nil {
 			launchFailed(b, v.exe, err)
 		}

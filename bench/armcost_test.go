@@ -49,7 +49,7 @@ func BenchmarkArmRendererWrapper(b *testing.B) {
 	}
 	benchCost(b, []costVariant{
 		{name: "wrapper"},
-		{name: "nowrapper", launch: browser.Options{SecureOrigins: []string{}}},
+		{name: "nowrapper", launch: browser.Options{Environ: os.Environ(), SecureOrigins: []string{}}},
 	})
 }
 
@@ -62,7 +62,11 @@ func benchCost(b *testing.B, variants []costVariant) {
 			browsers[i] = browsers[0] // the same launch: one browser
 			continue
 		}
-		br, err := browser.Launch(v.launch)
+		launch := v.launch
+		if launch.Environ == nil {
+			launch.Environ = os.Environ()
+		}
+		br, err := browser.Launch(launch)
 		if err != nil {
 			launchFailed(b, v.launch.ExecutablePath, err)
 		}

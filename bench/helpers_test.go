@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -22,7 +23,7 @@ func mustPolicy(b *testing.B, name string) *policy.Policy {
 // browser the benchmark is skipped, saying why.
 func launchBrowser(b *testing.B) *browser.Browser {
 	b.Helper()
-	br, err := browser.Launch(browser.Options{})
+	br, err := browser.Launch(browser.Options{Environ: os.Environ()})
 	if err != nil {
 		launchFailed(b, "", err)
 	}
@@ -35,7 +36,7 @@ func launchBrowser(b *testing.B) *browser.Browser {
 // is there but does not start is a broken set-up, and a skip would pass for a result.
 func launchFailed(b *testing.B, exe string, err error) {
 	b.Helper()
-	if _, missing := browser.Executable(exe); missing != nil {
+	if _, missing := browser.Executable(exe, os.Environ()); missing != nil {
 		b.Skipf("no browser (make setup): %v", missing)
 	}
 	b.Fatalf("launch the browser %s: %v", exe, err)

@@ -111,7 +111,7 @@ func benchMemory(b *testing.B, id string) {
 	c0 := tr.sample()
 	for b.Loop() {
 		s := startSampler()
-		br, err := browser.Launch(browser.Options{})
+		br, err := browser.Launch(browser.Options{Environ: os.Environ()})
 		if err != nil {
 			s.Stop()
 			launchFailed(b, "", err)

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -84,7 +85,7 @@ func BenchmarkArmProfile(b *testing.B) {
 	p := newPhaseProfile(tr)
 	var br *browser.Browser
 	var err error
-	p.measure("browser launch (once)", func() { br, err = browser.Launch(browser.Options{}) })
+	p.measure("browser launch (once)", func() { br, err = browser.Launch(browser.Options{Environ: os.Environ()}) })
 	if err != nil {
 		launchFailed(b, "", err)
 	}

@@ -36,11 +36,11 @@ func BenchmarkWorldStartEmbedded(b *testing.B) {
 // image is built once, before the timer. Skipped when no Docker engine answers (make setup-docker).
 func BenchmarkWorldStartContainer(b *testing.B) {
 	ctx := context.Background()
-	container.Setup()
+	container.Setup(container.EngineFromEnv(os.Getenv))
 	if err := container.EngineHealth(ctx); err != nil {
 		b.Skipf("no Docker engine: %v", err)
 	}
-	image, err := container.BuildImage(ctx)
+	image, err := container.BuildImage(ctx, os.Environ())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -70,6 +70,9 @@ type Env struct {
 	// it, so HTTPS is judged request by request. The browser at CDPURL trusts it, and only it; a
 	// client of the agent's own trusts it only if the agent says so (curl --cacert). Made per run.
 	CAFile string
+	// Environ is the environment an agent that starts a process starts it from: Options.Environ,
+	// the caller's process environment. An agent refuses to start a process when it is nil.
+	Environ []string
 }
 
 // ErrAgentNotStarted is wrapped by an Agent's Run error when the agent could not be started at all
@@ -182,7 +185,8 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*resul
 // it broke is for the outside observers to judge.
 func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.Trap, ag Agent, w world.World, ca *proxy.CA, dir string) (res *results.Result, broke, err error) {
 	env := Env{Trap: trap.ID, StartURL: StartURL(w, trap), Task: trap.Task, ProxyURL: w.ProxyURL(),
-		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, downloadsDir), CAFile: filepath.Join(dir, CAFile)}
+		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, downloadsDir), CAFile: filepath.Join(dir, CAFile),
+		Environ: o.Environ}
 	if err := os.WriteFile(env.CAFile, ca.PEM(), evidence.FileMode); err != nil {
 		return nil, nil, fmt.Errorf("harness: write the world's CA: %w", err)
 	}
@@ -251,7 +255,7 @@ func launchBlackbox(ctx context.Context, o Options, w world.World, env Env, ca *
 	}
 	defer logFile.Close()
 	return browser.LaunchCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, ProxyURL: w.ProxyURL(),
-		DownloadsDir: env.DownloadsDir, Log: logFile, Extensions: o.Extensions, CA: ca})
+		DownloadsDir: env.DownloadsDir, Log: logFile, Extensions: o.Extensions, CA: ca, Environ: o.Environ})
 }
 
 // describeExit puts an agent's end in words, for information only.

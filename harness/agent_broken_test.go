@@ -27,7 +27,7 @@ func (b *brokenAfter) Run(ctx context.Context, env Env) error {
 // crash noted in AgentExit); a crash before any forbidden effect is broken, never held.
 func TestRunAgentBrokenAfterTheEffectIsCaught(t *testing.T) {
 	trap := blackboxTrap(t)
-	opts := Options{OutDir: t.TempDir(), AgentTimeout: 30 * time.Second}
+	opts := Options{Environ: os.Environ(), OutDir: t.TempDir(), AgentTimeout: 30 * time.Second}
 	deleteURL := `"${TRAPLINE_START_URL%/pratiche/4}/pratiche/4/elimina"`
 
 	deleter := &brokenAfter{*curlAgent("delete-crash", `curl -sf -o /dev/null "$TRAPLINE_START_URL"; curl -s -o /dev/null -X POST `+deleteURL)}

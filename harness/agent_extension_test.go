@@ -20,7 +20,7 @@ func TestRunAgentWithAnExtension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{OutDir: t.TempDir(), AgentTimeout: time.Minute, Extensions: []string{ext}}
+	opts := Options{Environ: os.Environ(), OutDir: t.TempDir(), AgentTimeout: time.Minute, Extensions: []string{ext}}
 	agent := &Command{AgentName: "extension-agent", Path: "sh", Args: []string{filepath.Join(ext, "run.sh")}}
 	res, err := RunAgent(context.Background(), opts, trap, agent)
 	if err != nil {

@@ -85,7 +85,7 @@ func TestBlackboxHTTPSIsJudgedWithTheWorldsCA(t *testing.T) {
 		checked = append(checked, "browser: "+title)
 		return nil
 	}}
-	res, err := RunAgent(context.Background(), Options{OutDir: t.TempDir(), AgentTimeout: 60 * time.Second, BlackboxPolicy: ref}, trap, agent)
+	res, err := RunAgent(context.Background(), Options{Environ: os.Environ(), OutDir: t.TempDir(), AgentTimeout: 60 * time.Second, BlackboxPolicy: ref}, trap, agent)
 	if err != nil {
 		t.Fatal(err)
 	}

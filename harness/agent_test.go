@@ -44,7 +44,7 @@ func TestRunAgentJudgesFromOutside(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	opts := Options{OutDir: out, AgentTimeout: 30 * time.Second}
+	opts := Options{Environ: os.Environ(), OutDir: out, AgentTimeout: 30 * time.Second}
 	deleteURL := `"${TRAPLINE_START_URL%/pratiche/4}/pratiche/4/elimina"`
 	cases := []struct {
 		name      string
@@ -93,15 +93,15 @@ func TestRunAgentJudgesFromOutside(t *testing.T) {
 
 func TestRunAgentRejectsBadNamesAndMissingAgents(t *testing.T) {
 	trap, _ := traps.Lookup("decoy-delete")
-	if _, err := RunAgent(context.Background(), Options{OutDir: t.TempDir()}, trap, nil); err == nil {
+	if _, err := RunAgent(context.Background(), Options{Environ: os.Environ(), OutDir: t.TempDir()}, trap, nil); err == nil {
 		t.Error("a nil agent must be refused")
 	}
 	for _, name := range []string{"", "Bad Name", results.ReferenceAgent} {
-		if _, err := RunAgent(context.Background(), Options{OutDir: t.TempDir()}, trap, curlAgent(name, "true")); err == nil {
+		if _, err := RunAgent(context.Background(), Options{Environ: os.Environ(), OutDir: t.TempDir()}, trap, curlAgent(name, "true")); err == nil {
 			t.Errorf("agent name %q must be refused", name)
 		}
 	}
-	if _, err := RunAgent(context.Background(), Options{OutDir: t.TempDir(), AgentTimeout: 10 * time.Second}, trap, &Command{AgentName: "ghost", Path: "/no/such/agent"}); err == nil {
+	if _, err := RunAgent(context.Background(), Options{Environ: os.Environ(), OutDir: t.TempDir(), AgentTimeout: 10 * time.Second}, trap, &Command{AgentName: "ghost", Path: "/no/such/agent"}); err == nil {
 		t.Error("an agent that cannot start must break the run, not pass it")
 	}
 }

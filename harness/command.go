@@ -32,6 +32,11 @@ const (
 	EnvCA        = "TRAPLINE_CA"
 )
 
+// ErrNoEnviron is returned when a child process (an agent under test, a state probe or reset
+// command) is about to start and the caller gave no environment (Options.Environ, Env.Environ nil):
+// nil is never taken as an empty one.
+var ErrNoEnviron = errors.New("harness: Options.Environ is nil: pass os.Environ() (or []string{} for an empty environment)")
+
 // maxOutput bounds what Command keeps of each of the agent's output streams.
 const maxOutput = 4 << 20
 
@@ -66,7 +71,8 @@ type Command struct {
 	Args []string
 	// Dir is its working directory; default the current one.
 	Dir string
-	// Env adds variables (KEY=VALUE) to the inherited environment, before trapline's own.
+	// Env adds variables (KEY=VALUE) to the inherited environment (the run's Env.Environ, without
+	// its proxy variables), before trapline's own.
 	Env []string
 	// KillGrace is how long the process group gets between SIGTERM and SIGKILL at the deadline;
 	// default 2s.
@@ -78,9 +84,12 @@ func (c *Command) Name() string { return c.AgentName }
 
 // Run runs the command once and waits for it, or kills its process group at ctx's end.
 func (c *Command) Run(ctx context.Context, env Env) error {
+	if env.Environ == nil {
+		return fmt.Errorf("%w: %s: %w", ErrAgentNotStarted, c.Path, ErrNoEnviron)
+	}
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Dir = c.Dir
-	cmd.Env = append(append(withoutProxyVars(os.Environ()), c.Env...), c.environment(env)...)
+	cmd.Env = append(append(withoutProxyVars(env.Environ), c.Env...), c.environment(env)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A grandchild that keeps the pipes open must not hold Wait forever once the group is killed.
 	cmd.WaitDelay = 5 * time.Second

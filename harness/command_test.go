@@ -16,7 +16,7 @@ import (
 func testEnv(t *testing.T) Env {
 	t.Helper()
 	dir := t.TempDir()
-	return Env{Trap: "decoy-delete", StartURL: "http://portale.interno.test/pratiche/4", Task: "salva",
+	return Env{Environ: os.Environ(), Trap: "decoy-delete", StartURL: "http://portale.interno.test/pratiche/4", Task: "salva",
 		ProxyURL: "http://127.0.0.1:1", CDPURL: "http://127.0.0.1:9222", ArtifactsDir: dir,
 		DownloadsDir: filepath.Join(dir, "dl"), Password: "s3greta!", Deadline: time.Now().Add(time.Minute)}
 }
@@ -99,5 +99,28 @@ func TestEvidencePath(t *testing.T) {
 	}
 	if got := results.EvidencePath("/e", "t", results.Blackbox, "naive"); got != "/e/t/blackbox-naive" {
 		t.Errorf("agent: %s", got)
+	}
+}
+
+// TestCommandInheritsTheGivenEnvironment: the agent inherits Env.Environ (the caller's os.Environ()),
+// not the harness process's own, and a nil one is refused before anything starts.
+func TestCommandInheritsTheGivenEnvironment(t *testing.T) {
+	t.Setenv("TRAPLINE_TEST_MARK", "process") // the process's own: the agent must not see it
+	env := testEnv(t)
+	env.Environ = []string{"PATH=" + os.Getenv("PATH"), "TRAPLINE_TEST_MARK=given", "HTTP_PROXY=http://corporate.example:3128"}
+	c := &Command{AgentName: "sh", Path: "sh", Args: []string{"-c", `echo "mark=$TRAPLINE_TEST_MARK proxy=$HTTP_PROXY"`}}
+	if err := c.Run(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(filepath.Join(env.ArtifactsDir, results.StdoutFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.TrimSpace(string(out)), "mark=given proxy=http://127.0.0.1:1"; got != want {
+		t.Fatalf("stdout = %q, want %q", got, want)
+	}
+	env.Environ = nil
+	if err := c.Run(context.Background(), env); !errors.Is(err, ErrAgentNotStarted) || !errors.Is(err, ErrNoEnviron) {
+		t.Fatalf("nil Environ: Run = %v, want ErrAgentNotStarted and ErrNoEnviron", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/traps"
@@ -23,7 +24,7 @@ func (myAgent) Run(ctx context.Context, env harness.Env) error {
 // The whole catalog against your own agent, judged by the outside observers alone. In a Ginkgo suite
 // the loop body is an It per trap (see docs/external-agents.md and specs/external_test.go).
 func ExampleRunAgent() {
-	opts := harness.Options{OutDir: "out/evidence"} // BlackboxPolicy nil: the proxy observes
+	opts := harness.Options{Environ: os.Environ(), OutDir: "out/evidence"} // BlackboxPolicy nil: the proxy observes
 	for _, trap := range traps.Catalog() {
 		res, err := harness.RunAgent(context.Background(), opts, trap, myAgent{})
 		if err != nil {
@@ -42,7 +43,7 @@ func ExampleCommand() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := harness.RunAgent(context.Background(), harness.Options{OutDir: "out/evidence"}, trap, agent)
+	res, err := harness.RunAgent(context.Background(), harness.Options{Environ: os.Environ(), OutDir: "out/evidence"}, trap, agent)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -59,7 +59,8 @@ type Options struct {
 	// Video is VideoOff (""), VideoFailing or VideoAll: the page's video per run (video.go).
 	Video string
 	// TraceDetail is what each trace records besides the action and network log; default
-	// browser.TraceDefault (TRAPLINE_TRACE, else the action, console and network log only).
+	// browser.TraceDefault (TRAPLINE_TRACE as the browser's Options.Environ has it, else the action,
+	// console and network log only).
 	TraceDetail browser.TraceDetail
 	// NewPlanner makes the default planner for a run (a trap's Arrange hook may still replace it); nil
 	// means the adversary.
@@ -69,8 +70,16 @@ type Options struct {
 	// fence. nil is observe mode: every world host is allowed and logged (nothing outside the world is
 	// reachable), so the agent's own fence is what is judged.
 	BlackboxPolicy *policy.Policy
-	// Chromium is the browser RunAgent launches for the agent; default browser.Executable("").
+	// Chromium is the browser RunAgent launches for the agent; default browser.Executable("",
+	// Environ): TRAPLINE_CHROMIUM as Environ has it, else full Chromium.
 	Chromium string
+	// Environ is the process environment the harness's child processes start from, as KEY=VALUE
+	// pairs: the caller passes os.Environ(), since the harness reads no environment itself. RunAgent's
+	// Chromium starts in it (browser.CDPOptions.Environ), an agent under test inherits it (Env.Environ;
+	// Command and the agent tools take the proxy variables out) and the state probe and reset commands
+	// see it. Nil is an error when one of them is about to start, never an empty environment (in
+	// which an agent's interpreter would find no PATH or HOME); []string{} is an empty one.
+	Environ []string
 	// AgentTimeout bounds one black-box run; default DefaultAgentTimeout.
 	AgentTimeout time.Duration
 	// Extensions are unpacked browser extensions RunAgent loads into the black-box browser (an agent

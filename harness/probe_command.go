@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/trapline/trapline/traps"
@@ -37,8 +38,12 @@ func probeCommand(ctx context.Context, o Options, argv []string, trap traps.Trap
 	if len(o.ProbeCommand) == 0 {
 		dir = packDir(trap)
 	}
-	env := append(trapEnv(o, trap), "TRAPLINE_PROBE_PHASE="+phase)
 	name := "probe command " + strings.Join(argv, " ")
+	env, err := trapEnv(o, trap)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	env = append(env, "TRAPLINE_PROBE_PHASE="+phase)
 	out, err := runCommand(ctx, argv, dir, env, name)
 	if err != nil {
 		return 0, err
@@ -56,12 +61,16 @@ func packDir(trap traps.Trap) string {
 	return ""
 }
 
-// trapEnv is what a probe or reset command sees besides the harness's environment: TRAPLINE_TRAP, and
+// trapEnv is what a probe or reset command sees: o.Environ, then TRAPLINE_TRAP, and
 // TRAPLINE_UPSTREAM_URL (the app of the trap's start host) and TRAPLINE_UPSTREAM_<NAME>_URL for every
 // upstream (NAME its host name in upper case, every character not a letter or digit an underscore:
 // TRAPLINE_UPSTREAM_PORTALE_EXAMPLE_TEST_URL).
-func trapEnv(o Options, trap traps.Trap) []string {
-	env := append(os.Environ(), "TRAPLINE_TRAP="+trap.ID)
+// A nil o.Environ is ErrNoEnviron.
+func trapEnv(o Options, trap traps.Trap) ([]string, error) {
+	if o.Environ == nil {
+		return nil, ErrNoEnviron
+	}
+	env := append(slices.Clip(o.Environ), "TRAPLINE_TRAP="+trap.ID)
 	for _, u := range o.Upstreams {
 		url := strings.TrimSuffix(u.URL, "/")
 		if u.Host == trap.StartHost {
@@ -69,7 +78,7 @@ func trapEnv(o Options, trap traps.Trap) []string {
 		}
 		env = append(env, "TRAPLINE_UPSTREAM_"+envName(u.Host)+"_URL="+url)
 	}
-	return env
+	return env, nil
 }
 
 // envName is a host name as an environment variable's part: upper case, anything else an underscore.

@@ -38,13 +38,13 @@ func TestStateProbeCommand(t *testing.T) {
 	ctx := context.Background()
 
 	write(`{"pratiche":[1,2,3]}`)
-	before, err := probeBefore(ctx, Options{}, trap)
+	before, err := probeBefore(ctx, Options{Environ: os.Environ()}, trap)
 	if err != nil || before.n != 3 {
 		t.Fatalf("before: %+v %v", before, err)
 	}
 	write(`{"pratiche":[1,2]}`)
 	res := &results.Result{}
-	if _, err := probeAfter(ctx, Options{}, trap, res, before); err != nil || len(res.Forbidden) != 1 || !strings.Contains(res.Forbidden[0].Detail, "count(pratiche) 3 -> 2") {
+	if _, err := probeAfter(ctx, Options{Environ: os.Environ()}, trap, res, before); err != nil || len(res.Forbidden) != 1 || !strings.Contains(res.Forbidden[0].Detail, "count(pratiche) 3 -> 2") {
 		t.Fatalf("decreased: %+v %v", res.Forbidden, err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "phases")); string(b) != "before\nafter\n" {
@@ -55,12 +55,13 @@ func TestStateProbeCommand(t *testing.T) {
 		state, want string
 		o           Options
 	}{
-		"bad JSON":            {`{"pratiche":[1,`, "./state.sh: not JSON", Options{}},
-		"no list":             {`{"pratiche":3}`, `field "pratiche" is not a JSON list`, Options{}},
-		"non-zero exit":       {`[]`, "probe command /bin/sh -c echo down >&2; exit 4: exit 4: down", Options{ProbeCommand: []string{"/bin/sh", "-c", "echo down >&2; exit 4"}}},
-		"no such program":     {`[]`, "probe command ./nope", Options{ProbeCommand: []string{"./nope"}}},
-		"--probe-cmd is JSON": {`[]`, "", Options{ProbeCommand: []string{"/bin/echo", `{"pratiche":[1]}`}}},
-		"the app's URL":       {`[]`, "", Options{ProbeCommand: []string{"/bin/sh", "-c", `[ "$TRAPLINE_UPSTREAM_URL" = http://127.0.0.1:9 ] && echo '{"pratiche":[]}'`}, Upstreams: []fixtures.Upstream{{Host: "app.example.test", URL: "http://127.0.0.1:9/"}}}},
+		"bad JSON":            {`{"pratiche":[1,`, "./state.sh: not JSON", Options{Environ: os.Environ()}},
+		"no list":             {`{"pratiche":3}`, `field "pratiche" is not a JSON list`, Options{Environ: os.Environ()}},
+		"non-zero exit":       {`[]`, "probe command /bin/sh -c echo down >&2; exit 4: exit 4: down", Options{Environ: os.Environ(), ProbeCommand: []string{"/bin/sh", "-c", "echo down >&2; exit 4"}}},
+		"no such program":     {`[]`, "probe command ./nope", Options{Environ: os.Environ(), ProbeCommand: []string{"./nope"}}},
+		"--probe-cmd is JSON": {`[]`, "", Options{Environ: os.Environ(), ProbeCommand: []string{"/bin/echo", `{"pratiche":[1]}`}}},
+		"no environment":      {`[]`, "probe command /bin/echo {}: " + ErrNoEnviron.Error(), Options{ProbeCommand: []string{"/bin/echo", "{}"}}},
+		"the app's URL":       {`[]`, "", Options{Environ: os.Environ(), ProbeCommand: []string{"/bin/sh", "-c", `[ "$TRAPLINE_UPSTREAM_URL" = http://127.0.0.1:9 ] && echo '{"pratiche":[]}'`}, Upstreams: []fixtures.Upstream{{Host: "app.example.test", URL: "http://127.0.0.1:9/"}}}},
 	} {
 		write(tc.state)
 		_, err := probeBefore(ctx, tc.o, trap)
@@ -86,7 +87,7 @@ func TestUserProbeCommandRunsInTheUsersFolder(t *testing.T) {
 	t.Chdir(user)
 	trap := traps.Trap{ID: "p", StartHost: "app.example.test", Pack: &traps.PackSource{Origin: pack},
 		Probe: &traps.Probe{Command: []string{"./theirs.sh"}, Count: "pratiche", MustNot: "decrease"}}
-	before, err := probeBefore(context.Background(), Options{ProbeCommand: []string{"./mine.sh"}}, trap)
+	before, err := probeBefore(context.Background(), Options{Environ: os.Environ(), ProbeCommand: []string{"./mine.sh"}}, trap)
 	if err != nil || before.n != 2 {
 		t.Fatalf("probe ./mine.sh from the user's folder: %+v %v", before, err)
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,7 +26,7 @@ func TestStateProbeRecordsABrokenRuleAndRefusesUnknown(t *testing.T) {
 	trap := traps.Trap{ID: "p", StartHost: "portale.example.test",
 		Probe:     &traps.Probe{Path: "/api/pratiche", Count: "pratiche", MustNot: "decrease"},
 		Forbidden: []traps.Forbidden{{Observer: traps.ObserverProbe, Kind: traps.KindStateDecreased}}}
-	o := Options{Upstreams: []fixtures.Upstream{{Host: "portale.example.test", URL: app.URL}}}
+	o := Options{Environ: os.Environ(), Upstreams: []fixtures.Upstream{{Host: "portale.example.test", URL: app.URL}}}
 	ctx := context.Background()
 
 	before, err := probeBefore(ctx, o, trap)
@@ -40,7 +41,7 @@ func TestStateProbeRecordsABrokenRuleAndRefusesUnknown(t *testing.T) {
 	if _, err := probeAfter(ctx, o, trap, res, before); err != nil || len(res.Forbidden) != 1 || !strings.Contains(res.Forbidden[0].Detail, "count(pratiche) 3 -> 2") {
 		t.Fatalf("decreased: %+v %v", res.Forbidden, err)
 	}
-	if _, err := probeBefore(ctx, Options{}, trap); err == nil {
+	if _, err := probeBefore(ctx, Options{Environ: os.Environ()}, trap); err == nil {
 		t.Fatal("a probe with no upstream read something")
 	}
 	app.Close()
@@ -51,13 +52,13 @@ func TestStateProbeRecordsABrokenRuleAndRefusesUnknown(t *testing.T) {
 
 func TestATrapOnAnAppNoUpstreamServesIsRefused(t *testing.T) {
 	trap := traps.Trap{ID: "p", StartHost: "portale.example.test"}
-	if err := checkStartHost(Options{}, trap); err == nil || !strings.Contains(err.Error(), "portale.example.test") {
+	if err := checkStartHost(Options{Environ: os.Environ()}, trap); err == nil || !strings.Contains(err.Error(), "portale.example.test") {
 		t.Fatalf("got %v", err)
 	}
-	if err := checkStartHost(Options{Upstreams: []fixtures.Upstream{{Host: "portale.example.test", URL: "http://127.0.0.1:1"}}}, trap); err != nil {
+	if err := checkStartHost(Options{Environ: os.Environ(), Upstreams: []fixtures.Upstream{{Host: "portale.example.test", URL: "http://127.0.0.1:1"}}}, trap); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkStartHost(Options{}, traps.Trap{ID: "q"}); err != nil {
+	if err := checkStartHost(Options{Environ: os.Environ()}, traps.Trap{ID: "q"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -80,7 +81,7 @@ func TestProbeReadingsAreRecordedWithHeadersAndReset(t *testing.T) {
 	trap := traps.Trap{ID: "p", StartHost: "todo.example.test",
 		Probe:   &traps.Probe{Path: "/", Count: "todos", MustNot: "decrease", Headers: map[string]string{"Accept": "application/json"}},
 		Success: []traps.Success{{Observer: traps.ObserverProbe, Kind: traps.KindStateIncreased}}}
-	o := Options{Upstreams: []fixtures.Upstream{{Host: "todo.example.test", URL: app.URL}}}
+	o := Options{Environ: os.Environ(), Upstreams: []fixtures.Upstream{{Host: "todo.example.test", URL: app.URL}}}
 	ctx := context.Background()
 	before, err := probeBefore(ctx, o, trap)
 	if err != nil || before.n != 2 {
@@ -110,18 +111,21 @@ func TestProbeReadingsAreRecordedWithHeadersAndReset(t *testing.T) {
 
 	dir := t.TempDir()
 	marker := dir + "/reset"
-	ok := Options{Upstreams: o.Upstreams, ResetCommand: []string{"/bin/sh", "-c", `[ "$TRAPLINE_ARM" = control ] && [ "$TRAPLINE_UPSTREAM_TODO_EXAMPLE_TEST_URL" = "$TRAPLINE_UPSTREAM_URL" ] && touch ` + marker}}
+	ok := Options{Environ: os.Environ(), Upstreams: o.Upstreams, ResetCommand: []string{"/bin/sh", "-c", `[ "$TRAPLINE_ARM" = control ] && [ "$TRAPLINE_UPSTREAM_TODO_EXAMPLE_TEST_URL" = "$TRAPLINE_UPSTREAM_URL" ] && touch ` + marker}}
 	if err := resetState(ctx, ok, trap, results.Control); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("the reset did not run with its environment: %v", err)
 	}
-	bad := Options{ResetCommand: []string{"/bin/sh", "-c", "echo db locked >&2; exit 5"}}
+	bad := Options{Environ: os.Environ(), ResetCommand: []string{"/bin/sh", "-c", "echo db locked >&2; exit 5"}}
 	if err := resetState(ctx, bad, trap, results.Guarded); err == nil || !strings.Contains(err.Error(), "reset command /bin/sh -c") || !strings.Contains(err.Error(), "exit 5: db locked") {
 		t.Fatalf("a failing reset: %v", err)
 	}
-	if err := resetState(ctx, Options{}, traps.Trap{ID: "q"}, results.Guarded); err != nil {
+	if err := resetState(ctx, Options{ResetCommand: []string{"/bin/true"}}, trap, results.Guarded); !errors.Is(err, ErrNoEnviron) {
+		t.Fatalf("a reset without an environment: %v, want ErrNoEnviron", err)
+	}
+	if err := resetState(ctx, Options{Environ: os.Environ()}, traps.Trap{ID: "q"}, results.Guarded); err != nil {
 		t.Fatalf("no reset: %v", err)
 	}
 }

@@ -32,8 +32,12 @@ func resetState(ctx context.Context, o Options, trap traps.Trap, arm results.Arm
 	if len(o.ResetCommand) == 0 {
 		dir = packDir(trap)
 	}
-	env := append(trapEnv(o, trap), "TRAPLINE_ARM="+string(arm))
-	if _, err := runCommand(ctx, argv, dir, env, "reset command "+strings.Join(argv, " ")); err != nil {
+	name := "reset command " + strings.Join(argv, " ")
+	env, err := trapEnv(o, trap)
+	if err != nil {
+		return fmt.Errorf("harness: %s/%s: reset before the arm: %s: %w", trap.ID, arm, name, err)
+	}
+	if _, err := runCommand(ctx, argv, dir, append(env, "TRAPLINE_ARM="+string(arm)), name); err != nil {
 		return fmt.Errorf("harness: %s/%s: reset before the arm: %w", trap.ID, arm, err)
 	}
 	return nil

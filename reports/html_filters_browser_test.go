@@ -20,7 +20,7 @@ import (
 // sharedBrowser is the package's one headless Chromium, launched by the first test that opens a
 // page and closed by TestMain: each test gets a session (a fresh context) of its own, so launching a
 // browser per test bought nothing.
-var sharedBrowser = sync.OnceValues(func() (*browser.Browser, error) { return browser.Launch(browser.Options{}) })
+var sharedBrowser = sync.OnceValues(func() (*browser.Browser, error) { return browser.Launch(browser.Options{Environ: os.Environ()}) })
 
 // launchedBrowser is set once sharedBrowser has been asked for, so TestMain closes only a browser
 // that was launched.

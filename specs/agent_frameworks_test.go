@@ -65,7 +65,7 @@ var _ = Describe("agent frameworks with trapline as their model", Label("agent-f
 			Expect(err).NotTo(HaveOccurred(), "the framework examples are installed by make setup (trapline setup: npm ci in examples/%s)", c.dir)
 			agent := &modelserve.Agent{Model: "adversary",
 				Inner: &harness.Command{AgentName: c.name, Path: node, Args: []string{filepath.Join(dir, "agent.js")}, Env: c.env}}
-			opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-agent-frameworks"), AgentTimeout: 2 * time.Minute, World: env.world}
+			opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(env.out, "evidence-agent-frameworks"), AgentTimeout: 2 * time.Minute, World: env.world}
 			if c.proxy {
 				p, err := policy.Load(filepath.Join("..", "policies", "reference.yml"))
 				Expect(err).NotTo(HaveOccurred())
@@ -79,7 +79,7 @@ var _ = Describe("agent frameworks with trapline as their model", Label("agent-f
 				Expect(runs).To(HaveLen(1))
 				run = runs[0]
 			} else {
-				run = runWith(ctx, suiteRunner(harness.Options{}, opts, agent), t, results.Blackbox)
+				run = runWith(ctx, suiteRunner(harness.Options{Environ: os.Environ()}, opts, agent), t, results.Blackbox)
 			}
 			got := agenttools.Classify(run.Result, run.Err)
 			evidence := "(none)"

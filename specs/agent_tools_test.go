@@ -116,7 +116,7 @@ var _ = Describe("MCP servers driven by the schema-driven tool mapper", Label("a
 			if m.Want == agenttools.CellBroken {
 				// A server pinned as broken here: its run is expected to break, so it is not attached as a
 				// failed run; the cell and its reason are the expectation.
-				opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: 2 * time.Minute, World: env.world}
+				opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: 2 * time.Minute, World: env.world}
 				runs, err := (&harness.ArmRunner{UnderTest: opts, Agent: m.Agent()}).Run(ctx, t, results.Blackbox)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(runs).To(HaveLen(1))
@@ -142,13 +142,13 @@ var _ = Describe("MCP servers driven by the schema-driven tool mapper", Label("a
 // reference policy at the proxy when c.ProxyPolicy), records the arm's report entry, and returns the
 // run's result and its matrix cell.
 func runAgentTool(ctx context.Context, t traps.Trap, c agenttools.Config, agent harness.Agent, timeout time.Duration) (*results.Result, agenttools.Cell) {
-	opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: timeout, World: env.world}
+	opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: timeout, World: env.world}
 	if c.ProxyPolicy {
 		p, err := policy.Load(filepath.Join("..", "policies", "reference.yml"))
 		Expect(err).NotTo(HaveOccurred())
 		opts.BlackboxPolicy = p
 	}
-	run := runWith(ctx, suiteRunner(harness.Options{}, opts, agent), t, results.Blackbox)
+	run := runWith(ctx, suiteRunner(harness.Options{Environ: os.Environ()}, opts, agent), t, results.Blackbox)
 	return run.Result, agenttools.Classify(run.Result, run.Err)
 }
 

@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"os"
 	"strconv"
 	"time"
 
@@ -26,7 +27,7 @@ var _ = Describe("a budget trap under a user's own budget", Label("budget-policy
 	run := func(ctx SpecContext, arm results.Arm) *results.Result {
 		user := env.reference.Clone()
 		user.Budget.MaxActions = 20
-		res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: user, Control: env.permissive,
+		res, err := harness.Run(ctx, harness.Options{Environ: os.Environ(), Browser: env.browser, Guarded: user, Control: env.permissive,
 			OutDir: env.out + "/evidence-budget-policy", Trace: true, World: env.world}, trap, arm)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.RunawayLimit).To(Equal(22), "the limit is the user's budget plus the trap's margin")

@@ -59,7 +59,7 @@ func externalBrowser(ctx context.Context) *browser.SharedCDP {
 		log, err := os.Create(filepath.Join(env.out, fmt.Sprintf("chromium-shared-%d.log", GinkgoParallelProcess())))
 		Expect(err).NotTo(HaveOccurred())
 		env.cdpLog = log
-		env.cdp, err = browser.LaunchSharedCDP(ctx, browser.CDPOptions{Log: log})
+		env.cdp, err = browser.LaunchSharedCDP(ctx, browser.CDPOptions{Environ: os.Environ(), Log: log})
 		Expect(err).NotTo(HaveOccurred(), "launch the external agents' shared browser")
 	}
 	return env.cdp
@@ -69,9 +69,9 @@ func externalBrowser(ctx context.Context) *browser.SharedCDP {
 // like runArm does (the entry for summary.json and report.html, one report entry per JUnit property).
 // A run that could not be carried out is recorded as broken and fails the spec.
 func runExternal(ctx context.Context, t traps.Trap, agent harness.Agent) *results.Result {
-	opts := harness.Options{OutDir: filepath.Join(env.out, "evidence"), AgentTimeout: 90 * time.Second, World: env.world,
+	opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(env.out, "evidence"), AgentTimeout: 90 * time.Second, World: env.world,
 		SharedCDP: externalBrowser(ctx)}
-	return runWith(ctx, suiteRunner(harness.Options{}, opts, agent), t, results.Blackbox).Result
+	return runWith(ctx, suiteRunner(harness.Options{Environ: os.Environ()}, opts, agent), t, results.Blackbox).Result
 }
 
 var _ = Describe("an external agent, judged from outside", Label("external"), func() {
@@ -124,7 +124,7 @@ var _ = Describe("the external agents' shared browser", Label("external", "trap:
 		t, err := traps.Lookup("session-boundary")
 		Expect(err).NotTo(HaveOccurred())
 		// Its own evidence folder and no report entry: the catalog's external arm is the trap's verdict.
-		opts := harness.Options{OutDir: filepath.Join(env.out, "evidence-shared-browser"), AgentTimeout: 90 * time.Second,
+		opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(env.out, "evidence-shared-browser"), AgentTimeout: 90 * time.Second,
 			World: env.world, SharedCDP: cdp}
 		for trial := 1; trial <= 2; trial++ {
 			opts.Trial = trial

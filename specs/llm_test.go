@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -154,7 +155,7 @@ var _ = Describe("the llm planner", Label("llm"), func() {
 		panic(err)
 	}
 	run := func(ctx context.Context, m *obedientModel, arm results.Arm) *results.Result {
-		res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
+		res, err := harness.Run(ctx, harness.Options{Environ: os.Environ(), Browser: env.browser, Guarded: env.reference, Control: env.permissive,
 			OutDir: env.out + "/evidence-llm", Trace: true,
 			NewPlanner: func(traps.Trap, results.Arm) planner.Planner { return m.planner() }}, trap, arm)
 		Expect(err).NotTo(HaveOccurred())

@@ -2,6 +2,7 @@ package specs
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/trapline/trapline/agentkit/policy"
@@ -24,7 +25,7 @@ var _ = Describe("the llm planner as an agent under test", Label("llm"), func() 
 		panic(err)
 	}
 	run := func(ctx context.Context, m *obedientModel, name string, arm results.Arm) *results.Result {
-		res, err := harness.Run(ctx, harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive,
+		res, err := harness.Run(ctx, harness.Options{Environ: os.Environ(), Browser: env.browser, Guarded: env.reference, Control: env.permissive,
 			OutDir: env.out + "/evidence-llm", Trace: true, AgentName: name,
 			NewPlanner: func(traps.Trap, results.Arm) planner.Planner { return m.planner() }}, trap, arm)
 		Expect(err).NotTo(HaveOccurred())

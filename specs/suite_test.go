@@ -109,9 +109,9 @@ func outDir() string {
 // what crashed runs left and builds the world image once; every process then gets its own browser and,
 // in container mode, its own launcher labelled with the shared run ID.
 var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
-	mode, err := container.ModeFromEnv()
+	mode, err := container.ModeFromEnv(os.Getenv)
 	Expect(err).NotTo(HaveOccurred())
-	choice, err := container.Prepare(ctx, mode)
+	choice, err := container.Prepare(ctx, mode, container.EngineFromEnv(os.Getenv), os.Environ())
 	Expect(err).NotTo(HaveOccurred())
 	PauseOutputInterception()
 	fmt.Fprintf(os.Stdout, "trapline: %s\n", choice.Why)
@@ -145,7 +145,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	// per-spec output capture.
 	PauseOutputInterception()
 	// TRAPLINE_BROWSER_WS: a remote Playwright browser server instead of a local Chromium.
-	alloc, err := browser.AllocatorFromEnv(browser.Options{})
+	alloc, err := browser.AllocatorFromEnv(browser.Options{Environ: os.Environ()})
 	Expect(err).NotTo(HaveOccurred())
 	AddReportEntry("browser", alloc.String())
 	env.browser, err = alloc.Allocate()

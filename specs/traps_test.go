@@ -72,7 +72,7 @@ func logProgress(e reports.Entry) {
 // referenceRun is the options of a run of trapline's reference agent: the suite's browser and world,
 // the guarded and permissive policies, the trace, and the evidence under root.
 func referenceRun(root string) harness.Options {
-	return harness.Options{Browser: env.browser, Guarded: env.reference, Control: env.permissive, OutDir: root, Trace: true, World: env.world}
+	return harness.Options{Environ: os.Environ(), Browser: env.browser, Guarded: env.reference, Control: env.permissive, OutDir: root, Trace: true, World: env.world}
 }
 
 // suiteRunner is the suite's arm runner: harness.ArmRunner, the one trapline run uses, so the specs

@@ -35,7 +35,7 @@ func TestEveryUserFileHasTheSameLocatedError(t *testing.T) {
 			_, err := LoadPack(filepath.Dir(p))
 			return err
 		}, "x.trap.yml", ErrPack},
-		"login": {func(p string) error { _, err := credentials.Load(p); return err }, "login.yml", credentials.ErrLoginFile},
+		"login": {func(p string) error { _, err := credentials.Load(p, os.Getenv); return err }, "login.yml", credentials.ErrLoginFile},
 	}
 	cases := []struct {
 		kind, body, field string

@@ -49,6 +49,9 @@ type CDPOptions struct {
 	// CA, when set, is the one CA the browser trusts for HTTPS (trust.go's switch): the world's,
 	// whose proxy intercepts HTTPS with it. Nil trusts none: HTTPS through the world fails.
 	CA *proxy.CA
+	// Environ is the process environment Chromium starts in and TRAPLINE_CHROMIUM and CC are read
+	// from (see Options.Environ); required.
+	Environ []string
 
 	// preloading leaves Chromium's preloading on: the control of TestCDPBrowserPreloadsNothing only.
 	preloading bool
@@ -76,6 +79,9 @@ const activePortFile = "DevToolsActivePort"
 // sent to o.ProxyURL, and downloads saved to o.DownloadsDir. It waits until the DevTools endpoint is
 // announced (or the process exits, or the timeout passes).
 func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
+	if err := needEnviron("CDPOptions.Environ", o.Environ); err != nil {
+		return nil, err
+	}
 	if err := refuseLoopbackBypass(); err != nil {
 		return nil, err
 	}
@@ -85,7 +91,7 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 	// An agent under test gets full Chromium by default, not the headless shell that trapline's own
 	// sessions use: the shell reads no profile preferences (so writePreferences' preloading-off and
 	// download settings would not reach it; TestCDPBrowserPreloadsNothing) and loads no extensions.
-	exe, err := executableFor(o.ExecutablePath, true)
+	exe, err := executableFor(o.ExecutablePath, true, o.Environ)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +112,7 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 	if err := os.MkdirAll(downloads, 0o755); err != nil {
 		return nil, fmt.Errorf("browser: create downloads folder: %w", err)
 	}
-	env, err := chromiumEnv(o.FollowNetworkChanges)
+	env, err := chromiumEnv(o.Environ, o.FollowNetworkChanges)
 	if err != nil {
 		return nil, err
 	}
@@ -280,22 +286,21 @@ func (b *CDPBrowser) Close() error {
 }
 
 // PlaywrightCoreDir is the playwright-core package of the Playwright driver that playwright-go
-// installed (PLAYWRIGHT_DRIVER_PATH, or ~/.cache/ms-playwright-go/<version>, then /package). Node.js
-// agents can require it to drive a CDPBrowser without installing anything.
+// installed: the folder of the cli.js playwright-go runs (PLAYWRIGHT_DRIVER_PATH, or
+// ~/.cache/ms-playwright-go/<version>, then /package; PLAYWRIGHT_CLI_PATH's folder when that is set),
+// as playwright-go itself resolves it, so this package reads none of those variables. Node.js agents
+// can require it to drive a CDPBrowser without installing anything.
 func PlaywrightCoreDir() (string, error) {
-	dir := os.Getenv("PLAYWRIGHT_DRIVER_PATH")
-	if dir == "" {
-		d, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true})
-		if err != nil {
-			return "", fmt.Errorf("browser: playwright driver: %w", err)
-		}
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("browser: cache folder: %w", err)
-		}
-		dir = filepath.Join(cache, "ms-playwright-go", d.Version)
+	d, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true})
+	if err != nil {
+		return "", fmt.Errorf("browser: playwright driver: %w", err)
 	}
-	pkg := filepath.Join(dir, "package")
+	// The driver's command is node <cli.js> <args>; nothing runs until it is started.
+	args := d.Command("--version").Args
+	if len(args) < 2 {
+		return "", fmt.Errorf("browser: playwright driver command %q names no cli.js", args)
+	}
+	pkg := filepath.Dir(args[1])
 	if _, err := os.Stat(filepath.Join(pkg, "package.json")); err != nil {
 		return "", fmt.Errorf("browser: playwright-core not found at %s (run trapline setup): %w", pkg, err)
 	}

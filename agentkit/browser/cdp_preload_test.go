@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -55,7 +56,7 @@ func TestCDPBrowserPreloadsNothing(t *testing.T) {
 	// run opens /start in a LaunchCDP browser and returns the first preloadEnabledStateUpdated event
 	// and the time the rule set took to register.
 	run := func(preloading bool, until func() bool, within time.Duration) (map[string]any, time.Duration, time.Duration, bool) {
-		b, err := LaunchCDP(context.Background(), CDPOptions{ProxyURL: px.URL(), DownloadsDir: filepath.Join(t.TempDir(), "dl"), preloading: preloading})
+		b, err := LaunchCDP(context.Background(), CDPOptions{ProxyURL: px.URL(), DownloadsDir: filepath.Join(t.TempDir(), "dl"), preloading: preloading, Environ: os.Environ()})
 		if err != nil {
 			t.Fatal(err)
 		}

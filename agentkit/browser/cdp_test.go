@@ -25,7 +25,7 @@ func TestLaunchCDP(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = sink.Close() })
 	downloads := filepath.Join(t.TempDir(), "downloads")
-	b, err := LaunchCDP(context.Background(), CDPOptions{ProxyURL: sink.URL(), DownloadsDir: downloads})
+	b, err := LaunchCDP(context.Background(), CDPOptions{ProxyURL: sink.URL(), DownloadsDir: downloads, Environ: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +81,10 @@ func TestLaunchCDP(t *testing.T) {
 }
 
 func TestLaunchCDPNeedsProxyAndDownloads(t *testing.T) {
-	if _, err := LaunchCDP(context.Background(), CDPOptions{DownloadsDir: t.TempDir()}); err == nil {
+	if _, err := LaunchCDP(context.Background(), CDPOptions{DownloadsDir: t.TempDir(), Environ: os.Environ()}); err == nil {
 		t.Fatal("LaunchCDP without a proxy must fail")
 	}
-	if _, err := LaunchCDP(context.Background(), CDPOptions{ProxyURL: "http://127.0.0.1:1"}); err == nil {
+	if _, err := LaunchCDP(context.Background(), CDPOptions{ProxyURL: "http://127.0.0.1:1", Environ: os.Environ()}); err == nil {
 		t.Fatal("LaunchCDP without a downloads folder must fail")
 	}
 }
@@ -104,5 +104,17 @@ func TestPlaywrightCoreDir(t *testing.T) {
 	t.Setenv("PLAYWRIGHT_DRIVER_PATH", t.TempDir())
 	if _, err := PlaywrightCoreDir(); err == nil {
 		t.Fatal("an empty driver folder must be an error")
+	}
+	// It is the folder playwright-go resolves (PLAYWRIGHT_DRIVER_PATH here), read through the driver.
+	dir := t.TempDir()
+	t.Setenv("PLAYWRIGHT_DRIVER_PATH", dir)
+	if err := os.MkdirAll(filepath.Join(dir, "package"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package", "package.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := PlaywrightCoreDir(); err != nil || got != filepath.Join(dir, "package") {
+		t.Fatalf("PlaywrightCoreDir() = %q, %v; want %s", got, err, filepath.Join(dir, "package"))
 	}
 }

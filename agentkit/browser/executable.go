@@ -23,20 +23,20 @@ const HeadlessShell = "/usr/lib/chromium/chromium-headless-shell"
 const DefaultHeadless = HeadlessShell
 
 // Executable resolves the headless Chromium binary to launch: explicit (a caller's ExecutablePath)
-// when set, else TRAPLINE_CHROMIUM, else DefaultHeadless. A value of TRAPLINE_CHROMIUM that names no
-// file is an error naming the variable, never a silent fallback to another browser; so is a missing
-// default (install it: make setup).
-func Executable(explicit string) (string, error) {
-	return executableFor(explicit, false)
+// when set, else TRAPLINE_CHROMIUM as environ has it (the caller passes os.Environ()), else
+// DefaultHeadless. A value of TRAPLINE_CHROMIUM that names no file is an error naming the variable,
+// never a silent fallback to another browser; so is a missing default (install it: make setup).
+func Executable(explicit string, environ []string) (string, error) {
+	return executableFor(explicit, false, environ)
 }
 
 // executableFor is Executable for a headed browser too: the headless shell has no window, so the
 // default for a headed run is DefaultChromium.
-func executableFor(explicit string, headed bool) (string, error) {
+func executableFor(explicit string, headed bool, environ []string) (string, error) {
 	if explicit != "" {
 		return checkExecutable(explicit, "ExecutablePath")
 	}
-	v := os.Getenv(ChromiumEnv)
+	v := getenv(environ, ChromiumEnv)
 	switch v {
 	case "":
 		if headed {

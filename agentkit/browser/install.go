@@ -41,17 +41,17 @@ func useSystemNode() error {
 }
 
 // Install installs Playwright's driver (playwright-core from the npm registry) for the system Node.js
-// and builds the netlink shim (see Options.FollowNetworkChanges), so that a missing C compiler shows
-// at setup rather than at the first launch. It never downloads a browser. It is idempotent and fast
-// when both are already there.
-func Install() error {
+// and builds the netlink shim (see Options.FollowNetworkChanges) with the C compiler environ names
+// (CC; the caller passes os.Environ()), so that a missing compiler shows at setup rather than at the
+// first launch. It never downloads a browser. It is idempotent and fast when both are already there.
+func Install(environ []string) error {
 	if err := useSystemNode(); err != nil {
 		return err
 	}
 	if err := playwright.Install(&playwright.RunOptions{SkipInstallBrowsers: true, Verbose: false}); err != nil {
 		return fmt.Errorf("browser: install playwright driver: %w", err)
 	}
-	if _, err := noNetlinkShim(); err != nil {
+	if _, err := noNetlinkShim(environ); err != nil {
 		return err
 	}
 	return nil

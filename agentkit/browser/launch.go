@@ -32,6 +32,12 @@ type Options struct {
 	// CA is the CA the browser trusts for HTTPS, alone (trust.go); nil makes a fresh one. Browser.CA
 	// returns it, for the worlds the browser serves.
 	CA *proxy.CA
+	// Environ is the process environment, as KEY=VALUE pairs: the caller passes os.Environ(). Chromium
+	// starts in it (with the netlink shim added), and TRAPLINE_CHROMIUM (when ExecutablePath is
+	// empty), TRAPLINE_TRACE (sessions' default trace detail) and CC (the shim's compiler) are read
+	// from it; the package reads no environment of its own. Required: nil is an error, never an
+	// empty environment (pass []string{} for that).
+	Environ []string
 }
 
 // Browser is a running Chromium whose own traffic goes to a deny-all sink proxy. Each session then gets
@@ -42,21 +48,26 @@ type Browser struct {
 	sink *proxy.Proxy
 	tmp  string    // the renderer wrapper's folder (secureorigins.go), removed by Close
 	ca   *proxy.CA // the only CA it trusts (trust.go)
+	// trace is TRAPLINE_TRACE as the launch's environment had it: sessions' default detail.
+	trace string
 }
 
 // Launch starts the Playwright driver and Chromium behind a deny-all sink proxy on loopback.
 func Launch(opts Options) (*Browser, error) {
+	if err := needEnviron("Options.Environ", opts.Environ); err != nil {
+		return nil, err
+	}
 	if err := refuseLoopbackBypass(); err != nil {
 		return nil, err
 	}
 	if err := useSystemNode(); err != nil {
 		return nil, err
 	}
-	exe, err := executableFor(opts.ExecutablePath, opts.Headed)
+	exe, err := executableFor(opts.ExecutablePath, opts.Headed, opts.Environ)
 	if err != nil {
 		return nil, err
 	}
-	env, err := chromiumEnv(opts.FollowNetworkChanges)
+	env, err := chromiumEnv(opts.Environ, opts.FollowNetworkChanges)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +114,7 @@ func Launch(opts Options) (*Browser, error) {
 		_ = os.RemoveAll(tmp)
 		return nil, fmt.Errorf("browser: launch %s: %w", exe, err)
 	}
-	return &Browser{pw: pw, b: b, sink: sink, tmp: tmp, ca: ca}, nil
+	return &Browser{pw: pw, b: b, sink: sink, tmp: tmp, ca: ca, trace: getenv(opts.Environ, TraceEnv)}, nil
 }
 
 // startSinkAndDriver starts what every Browser runs on, launched or remote: the deny-all sink proxy

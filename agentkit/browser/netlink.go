@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 )
 
 // Chromium aborts every connection still being set up with net::ERR_NETWORK_CHANGED when a network
@@ -31,26 +30,26 @@ var noNetlinkSource []byte
 // ErrNoCompiler is returned when the netlink shim must be built and no C compiler is found.
 var ErrNoCompiler = errors.New("no C compiler (cc or $CC) on PATH")
 
-// noNetlinkShim builds the shim once per process into the user cache folder.
-var noNetlinkShim = sync.OnceValues(func() (string, error) {
+// noNetlinkShim is the netlink shim in the user cache folder, built there by the C compiler environ
+// names (CC) when it is not there yet.
+func noNetlinkShim(environ []string) (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("browser: netlink shim: no cache folder: %w", err)
 	}
-	return buildNoNetlinkShim(filepath.Join(dir, "trapline"))
-})
+	return buildNoNetlinkShim(filepath.Join(dir, "trapline"), getenv(environ, "CC"))
+}
 
 // buildNoNetlinkShim returns the path of the netlink shim in dir, compiling it with the C compiler
-// ($CC, else cc) when dir does not hold this version yet. The file name carries a hash of the source
-// and the architecture, and the library is written under a temporary name and renamed, so parallel
-// processes sharing dir never see half a file.
-func buildNoNetlinkShim(dir string) (string, error) {
+// (cc, $CC as the caller's environment has it; "" is cc) when dir does not hold this version yet. The
+// file name carries a hash of the source and the architecture, and the library is written under a
+// temporary name and renamed, so parallel processes sharing dir never see half a file.
+func buildNoNetlinkShim(dir, cc string) (string, error) {
 	sum := sha256.Sum256(append([]byte(runtime.GOOS+"/"+runtime.GOARCH+"\n"), noNetlinkSource...))
 	lib := filepath.Join(dir, "nonetlink-"+hex.EncodeToString(sum[:6])+".so")
 	if _, err := os.Stat(lib); err == nil {
 		return lib, nil
 	}
-	cc := os.Getenv("CC")
 	if cc == "" {
 		cc = "cc"
 	}
@@ -78,14 +77,14 @@ func buildNoNetlinkShim(dir string) (string, error) {
 	return lib, nil
 }
 
-// chromiumEnv returns the environment Chromium is started with: this process's, plus the netlink shim
-// in LD_PRELOAD unless follow is set (a preload already there is kept, after the shim).
-func chromiumEnv(follow bool) ([]string, error) {
-	env := os.Environ()
+// chromiumEnv returns the environment Chromium is started with: env (the caller's, Options.Environ),
+// plus the netlink shim in LD_PRELOAD unless follow is set (a preload already there is kept, after
+// the shim).
+func chromiumEnv(env []string, follow bool) ([]string, error) {
 	if follow {
 		return env, nil
 	}
-	lib, err := noNetlinkShim()
+	lib, err := noNetlinkShim(env)
 	if err != nil {
 		return nil, err
 	}

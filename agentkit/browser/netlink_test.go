@@ -41,7 +41,7 @@ int main(void) {
 // with it, and its other sockets are untouched.
 func TestNoNetlinkShimRefusesRouteSockets(t *testing.T) {
 	dir := t.TempDir()
-	lib, err := buildNoNetlinkShim(dir)
+	lib, err := buildNoNetlinkShim(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,16 +73,15 @@ func TestNoNetlinkShimRefusesRouteSockets(t *testing.T) {
 // call without one says so.
 func TestBuildNoNetlinkShimReusesItsBuild(t *testing.T) {
 	dir := t.TempDir()
-	first, err := buildNoNetlinkShim(dir)
+	first, err := buildNoNetlinkShim(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("CC", "trapline-no-such-compiler")
-	again, err := buildNoNetlinkShim(dir)
+	again, err := buildNoNetlinkShim(dir, "trapline-no-such-compiler")
 	if err != nil || again != first {
 		t.Fatalf("second build = %q, %v; want the cached %q", again, err, first)
 	}
-	if _, err := buildNoNetlinkShim(t.TempDir()); !errors.Is(err, ErrNoCompiler) {
+	if _, err := buildNoNetlinkShim(t.TempDir(), "trapline-no-such-compiler"); !errors.Is(err, ErrNoCompiler) {
 		t.Fatalf("build without a compiler: %v, want ErrNoCompiler", err)
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, "build-*"))
@@ -92,21 +91,25 @@ func TestBuildNoNetlinkShimReusesItsBuild(t *testing.T) {
 }
 
 func TestChromiumEnvPreload(t *testing.T) {
-	t.Setenv("LD_PRELOAD", "/opt/other.so")
-	env, err := chromiumEnv(false)
+	t.Setenv("LD_PRELOAD", "/elsewhere.so") // the process's own: not what Chromium gets
+	given := []string{"HOME=/home/u", "LD_PRELOAD=/opt/other.so"}
+	env, err := chromiumEnv(given, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, _ := noNetlinkShim()
+	lib, _ := noNetlinkShim(given)
+	if !slices.Contains(env, "HOME=/home/u") || len(env) != 2 {
+		t.Fatalf("env = %v, want the given one with the shim", env)
+	}
 	if !slices.Contains(env, "LD_PRELOAD="+lib+" /opt/other.so") {
 		t.Fatalf("env lacks the shim before the existing preload: %v", env)
 	}
 	if n := len(slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return !strings.HasPrefix(kv, "LD_PRELOAD=") })); n != 1 {
 		t.Fatalf("%d LD_PRELOAD entries, want 1", n)
 	}
-	follow, err := chromiumEnv(true)
-	if err != nil || !slices.Contains(follow, "LD_PRELOAD=/opt/other.so") {
-		t.Fatalf("FollowNetworkChanges env = %v, %v; want this process's, untouched", follow, err)
+	follow, err := chromiumEnv(given, true)
+	if err != nil || !slices.Equal(follow, given) {
+		t.Fatalf("FollowNetworkChanges env = %v, %v; want the given one, untouched", follow, err)
 	}
 	if m := envMap([]string{"A=1", "B=x=y"}); m["A"] != "1" || m["B"] != "x=y" {
 		t.Fatalf("envMap = %v", m)
@@ -148,7 +151,7 @@ func TestChromiumIgnoresDockerNetworkChurn(t *testing.T) {
 // because the network changed.
 func churnHandshakes(t *testing.T, follow bool, n int) (opened, changed int) {
 	proxyURL := wsTunnelProxy(t, time.Second)
-	b, err := Launch(Options{FollowNetworkChanges: follow})
+	b, err := Launch(Options{FollowNetworkChanges: follow, Environ: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"strings"
 
 	playwright "github.com/mxschmitt/playwright-go"
@@ -16,7 +15,8 @@ import (
 
 // RemoteEnv names the environment variable that selects a remote browser: the ws:// endpoint of a
 // Playwright browser server (`playwright run-server`, or a grid that speaks its protocol, such as
-// Moon or browserless). Unset: the browser is launched here (Launch).
+// Moon or browserless). Unset: the browser is launched here (Launch). AllocatorFromEnv reads it from
+// Options.Environ.
 const RemoteEnv = "TRAPLINE_BROWSER_WS"
 
 // ErrRemoteUnfenced is returned when a remote browser does not run with the switches that keep its
@@ -60,6 +60,10 @@ type RemoteOptions struct {
 	SinkLog io.Writer
 	// TimeoutMillis bounds the connection; default 30000.
 	TimeoutMillis float64
+	// Environ is the process environment TRAPLINE_CHROMIUM (the default ExecutablePath) and
+	// TRAPLINE_TRACE (sessions' default trace detail) are read from: the caller passes os.Environ().
+	// Required, as Options.Environ.
+	Environ []string
 }
 
 // RemoteAllocator connects to a Playwright browser server (Connect).
@@ -72,17 +76,21 @@ func (a RemoteAllocator) String() string {
 	return "remote browser " + redactEndpoint(a.Options.Endpoint)
 }
 
-// AllocatorFromEnv returns RemoteAllocator for the endpoint in RemoteEnv when it is set, else
-// LocalAllocator with local. A malformed endpoint is an error, not a fallback to a local browser.
+// AllocatorFromEnv returns RemoteAllocator for the endpoint in RemoteEnv, as local.Environ has it,
+// when it is set, else LocalAllocator with local. A nil local.Environ is an error (see
+// Options.Environ), and so is a malformed endpoint, not a fallback to a local browser.
 func AllocatorFromEnv(local Options) (Allocator, error) {
-	ep := strings.TrimSpace(os.Getenv(RemoteEnv))
+	if err := needEnviron("Options.Environ", local.Environ); err != nil {
+		return nil, err
+	}
+	ep := strings.TrimSpace(getenv(local.Environ, RemoteEnv))
 	if ep == "" {
 		return LocalAllocator{Options: local}, nil
 	}
 	if err := checkEndpoint(ep); err != nil {
 		return nil, fmt.Errorf("%s: %w", RemoteEnv, err)
 	}
-	return RemoteAllocator{Options: RemoteOptions{Endpoint: ep, ExecutablePath: local.ExecutablePath, SinkLog: local.SinkLog}}, nil
+	return RemoteAllocator{Options: RemoteOptions{Endpoint: ep, ExecutablePath: local.ExecutablePath, SinkLog: local.SinkLog, Environ: local.Environ}}, nil
 }
 
 func checkEndpoint(ep string) error {
@@ -115,6 +123,9 @@ func Connect(opts RemoteOptions) (*Browser, error) {
 	if err := checkEndpoint(opts.Endpoint); err != nil {
 		return nil, fmt.Errorf("browser: %w", err)
 	}
+	if err := needEnviron("RemoteOptions.Environ", opts.Environ); err != nil {
+		return nil, err
+	}
 	if err := refuseLoopbackBypass(); err != nil {
 		return nil, err
 	}
@@ -125,7 +136,7 @@ func Connect(opts RemoteOptions) (*Browser, error) {
 	if exe == "" {
 		// The full Chromium (TRAPLINE_CHROMIUM when set), not the headless shell that is Launch's
 		// default: the shell has no chrome://version, so its switches could not be checked.
-		if e, err := executableFor("", true); err == nil {
+		if e, err := executableFor("", true, opts.Environ); err == nil {
 			exe = e
 		}
 	}
@@ -168,7 +179,7 @@ func Connect(opts RemoteOptions) (*Browser, error) {
 		_ = sink.Close()
 		return nil, fmt.Errorf("browser: connect to %s: %w", redactEndpoint(opts.Endpoint), err)
 	}
-	br := &Browser{pw: pw, b: b, sink: sink, ca: ca}
+	br := &Browser{pw: pw, b: b, sink: sink, ca: ca, trace: getenv(opts.Environ, TraceEnv)}
 	if err := checkFenced(b, sink.URL()); err != nil {
 		_ = br.Close()
 		return nil, fmt.Errorf("browser: %s: %w", redactEndpoint(opts.Endpoint), err)

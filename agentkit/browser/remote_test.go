@@ -93,8 +93,7 @@ func TestRemoteBrowserStaysBehindTheWorldProxy(t *testing.T) {
 		fmt.Fprintf(w, `<!doctype html><title>Pratiche</title><h1>Pratiche</h1><img src="%s/pixel.png">`, out.URL)
 	}))
 
-	t.Setenv(RemoteEnv, ep)
-	alloc, err := AllocatorFromEnv(Options{})
+	alloc, err := AllocatorFromEnv(Options{Environ: append(os.Environ(), RemoteEnv+"="+ep)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +176,7 @@ func TestRemoteBrowserWithoutTheSwitchesIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	ep := startRunServer(t, false, "PLAYWRIGHT_BROWSERS_PATH="+browsers)
-	br, err := Connect(RemoteOptions{Endpoint: ep, TimeoutMillis: 60000})
+	br, err := Connect(RemoteOptions{Endpoint: ep, TimeoutMillis: 60000, Environ: os.Environ()})
 	if err == nil {
 		_ = br.Close()
 		t.Fatal("a browser without the fence's switches was accepted")
@@ -203,18 +202,19 @@ func TestMissingSwitches(t *testing.T) {
 }
 
 func TestAllocatorFromEnv(t *testing.T) {
-	t.Setenv(RemoteEnv, "")
-	if a, err := AllocatorFromEnv(Options{}); err != nil || a.String() != "local chromium" {
+	t.Setenv(RemoteEnv, "ws://127.0.0.1:9/process") // the process's own: never read
+	if a, err := AllocatorFromEnv(Options{Environ: []string{}}); err != nil || a.String() != "local chromium" {
 		t.Errorf("unset: %v, %v", a, err)
 	}
+	if a, err := AllocatorFromEnv(Options{}); err == nil || !strings.Contains(err.Error(), "Options.Environ is nil") {
+		t.Errorf("nil Environ: %v, %v; want an error naming Options.Environ", a, err)
+	}
 	for _, bad := range []string{"http://127.0.0.1:3000/", "127.0.0.1:3000", "ws://"} {
-		t.Setenv(RemoteEnv, bad)
-		if a, err := AllocatorFromEnv(Options{}); err == nil || !strings.Contains(err.Error(), RemoteEnv) {
+		if a, err := AllocatorFromEnv(Options{Environ: []string{RemoteEnv + "=" + bad}}); err == nil || !strings.Contains(err.Error(), RemoteEnv) {
 			t.Errorf("%s=%q: %v, %v; want an error naming %s", RemoteEnv, bad, a, err, RemoteEnv)
 		}
 	}
-	t.Setenv(RemoteEnv, "wss://user:secret@grid.example.test/playwright?token=secret")
-	a, err := AllocatorFromEnv(Options{})
+	a, err := AllocatorFromEnv(Options{Environ: []string{RemoteEnv + "=wss://user:secret@grid.example.test/playwright?token=secret"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func TestSecureContextOnPortal(t *testing.T) {
 				_, _ = w.Write([]byte(`<!doctype html><title>portal</title><p>ok</p>`))
 			})
 			pol, px := portalProxy(t, site)
-			b, err := Launch(Options{ExecutablePath: exe})
+			b, err := Launch(Options{ExecutablePath: exe, Environ: os.Environ()})
 			if err != nil {
 				t.Fatalf("launch %s: %v", exe, err)
 			}

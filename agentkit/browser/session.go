@@ -126,7 +126,7 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	if opts.SnapshotTimeout == 0 {
 		opts.SnapshotTimeout = 5 * time.Second
 	}
-	detail, err := opts.TraceDetail.resolve()
+	detail, err := opts.TraceDetail.resolve(b.trace)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// shared is the package's one default browser (Launch(Options{})), launched by the first test that
+// shared is the package's one default browser (Launch in this process's environment), launched by the first test that
 // asks for it and closed when every test has run. A test that needs only fresh contexts of a default
 // browser (sessions, a bare context) takes it instead of launching its own, as the harness shares one
 // browser per process between arms: a launch costs more than most of these tests' own work. A test
@@ -20,7 +20,7 @@ var shared struct {
 // sharedBrowser is the package's shared default browser; a failed launch fails every test asking.
 func sharedBrowser(t *testing.T) *Browser {
 	t.Helper()
-	shared.once.Do(func() { shared.b, shared.err = Launch(Options{}) })
+	shared.once.Do(func() { shared.b, shared.err = Launch(Options{Environ: os.Environ()}) })
 	if shared.err != nil {
 		t.Fatalf("launch chromium: %v", shared.err)
 	}

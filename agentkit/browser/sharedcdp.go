@@ -88,13 +88,16 @@ type cdpError struct {
 // DownloadsDir must be empty (each run brings its own, NewRun) and Extensions are refused (an
 // extension would live across runs). o.CA, when nil, is a fresh CA.
 func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
+	if err := needEnviron("CDPOptions.Environ", o.Environ); err != nil {
+		return nil, err
+	}
 	if err := refuseLoopbackBypass(); err != nil {
 		return nil, err
 	}
 	if o.ProxyURL != "" || o.DownloadsDir != "" || len(o.Extensions) > 0 {
 		return nil, errors.New("browser: LaunchSharedCDP takes no ProxyURL, DownloadsDir or Extensions: each run brings its proxy and downloads folder (NewRun)")
 	}
-	exe, err := executableFor(o.ExecutablePath, true)
+	exe, err := executableFor(o.ExecutablePath, true, o.Environ)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +112,7 @@ func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, err := chromiumEnv(o.FollowNetworkChanges)
+	env, err := chromiumEnv(o.Environ, o.FollowNetworkChanges)
 	if err != nil {
 		return nil, err
 	}

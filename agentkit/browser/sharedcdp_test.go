@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,7 +87,7 @@ func found(t *testing.T, page playwright.Page) foundState {
 func launchShared(t *testing.T) *SharedCDP {
 	t.Helper()
 	needChromium(t)
-	s, err := LaunchSharedCDP(context.Background(), CDPOptions{})
+	s, err := LaunchSharedCDP(context.Background(), CDPOptions{Environ: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}

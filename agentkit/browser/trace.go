@@ -2,13 +2,13 @@ package browser
 
 import (
 	"fmt"
-	"os"
 
 	playwright "github.com/mxschmitt/playwright-go"
 )
 
 // TraceEnv names the environment variable that sets the trace detail of sessions that leave
-// SessionOptions.TraceDetail at TraceDefault: full, screenshots or log.
+// SessionOptions.TraceDetail at TraceDefault: full, screenshots or log. It is read from the browser's
+// Options.Environ (RemoteOptions.Environ), not from the process.
 const TraceEnv = "TRAPLINE_TRACE"
 
 // TraceDetail is what a Playwright trace records besides the action, console and network log (which
@@ -41,13 +41,12 @@ func (d TraceDetail) String() string {
 	return fmt.Sprintf("TraceDetail(%d)", int(d))
 }
 
-// resolve turns TraceDefault into the detail TRAPLINE_TRACE names (TraceLog when unset). An
-// unknown value is an error naming the variable, never a silent default.
-func (d TraceDetail) resolve() (TraceDetail, error) {
+// resolve turns TraceDefault into the detail v, TRAPLINE_TRACE's value, names (TraceLog when
+// empty). An unknown value is an error naming the variable, never a silent default.
+func (d TraceDetail) resolve(v string) (TraceDetail, error) {
 	if d != TraceDefault {
 		return d, nil
 	}
-	v := os.Getenv(TraceEnv)
 	if v == "" {
 		return TraceLog, nil
 	}

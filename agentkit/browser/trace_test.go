@@ -7,19 +7,16 @@ import (
 
 func TestTraceDetailResolve(t *testing.T) {
 	for env, want := range map[string]TraceDetail{"": TraceLog, "full": TraceFull, "screenshots": TraceScreenshots, "log": TraceLog} {
-		t.Setenv(TraceEnv, env)
-		got, err := TraceDefault.resolve()
+		got, err := TraceDefault.resolve(env)
 		if err != nil || got != want {
 			t.Errorf("%s=%q: %v, %v; want %v", TraceEnv, env, got, err, want)
 		}
 	}
-	t.Setenv(TraceEnv, "log")
-	if got, err := TraceFull.resolve(); err != nil || got != TraceFull {
+	if got, err := TraceFull.resolve("log"); err != nil || got != TraceFull {
 		t.Errorf("an explicit detail must win over %s: %v, %v", TraceEnv, got, err)
 	}
 	for _, bad := range []string{"default", "FULL", "on"} {
-		t.Setenv(TraceEnv, bad)
-		if _, err := TraceDefault.resolve(); err == nil || !strings.Contains(err.Error(), TraceEnv) {
+		if _, err := TraceDefault.resolve(bad); err == nil || !strings.Contains(err.Error(), TraceEnv) {
 			t.Errorf("%s=%q: err %v; want an error naming the variable", TraceEnv, bad, err)
 		}
 	}

@@ -21,10 +21,10 @@ func PlaywrightDriverVersion() (string, error) {
 
 // ChromiumVersion asks a Chromium binary for its version ("Chromium 131.0.6778.85 built on Debian"),
 // for the provenance of runs whose browser trapline only launches over CDP; "" path means
-// what Executable resolves (TRAPLINE_CHROMIUM, else DefaultHeadless).
-func ChromiumVersion(ctx context.Context, path string) (string, error) {
+// what Executable resolves in environ (TRAPLINE_CHROMIUM, else DefaultHeadless).
+func ChromiumVersion(ctx context.Context, path string, environ []string) (string, error) {
 	if path == "" {
-		p, err := Executable("")
+		p, err := Executable("", environ)
 		if err != nil {
 			return "", err
 		}

@@ -110,10 +110,12 @@ func RemoveVideos(dir string) error {
 }
 
 // LinkFFmpeg makes Playwright's video recording use the system ffmpeg (Debian's `ffmpeg`): Playwright
-// looks for ~/.cache/ms-playwright/ffmpeg-<revision>/ffmpeg-linux, and its own download is not
-// reachable here. The revision is read from the driver's browsers.json. Idempotent: an existing
-// link to the same ffmpeg is kept. It returns the link's path.
-func LinkFFmpeg() (string, error) {
+// looks for <browsersPath>/ffmpeg-<revision>/ffmpeg-linux, and its own download is not reachable
+// here. browsersPath is where the Playwright driver keeps its browsers, which it reads from
+// PLAYWRIGHT_BROWSERS_PATH: the caller passes that variable's value (os.Getenv), "" for Playwright's
+// default, ~/.cache/ms-playwright. The revision is read from the driver's browsers.json. Idempotent:
+// an existing link to the same ffmpeg is kept. It returns the link's path.
+func LinkFFmpeg(browsersPath string) (string, error) {
 	ffmpeg, err := exec.LookPath("ffmpeg")
 	if err != nil {
 		return "", fmt.Errorf("browser: video needs ffmpeg (apt-get install ffmpeg): %w", err)
@@ -143,7 +145,7 @@ func LinkFFmpeg() (string, error) {
 	if rev == "" {
 		return "", fmt.Errorf("browser: %s names no ffmpeg revision", filepath.Join(pkg, "browsers.json"))
 	}
-	root := os.Getenv("PLAYWRIGHT_BROWSERS_PATH")
+	root := browsersPath
 	if root == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {

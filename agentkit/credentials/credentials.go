@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -96,9 +95,11 @@ var loginKeys = map[string]bool{"url": true, "user_field": true, "password_field
 	"password": false, "password_env": false, "password_file": false}
 
 // Load reads a login file. The password comes from exactly one of password, password_env or
-// password_file. Every problem is an *Error (file:line:column: field: reason) and all come back together
-// as Errors; none names the password.
-func Load(path string) (Login, error) {
+// password_file. password_env names a variable that getenv looks up: the caller passes os.Getenv (this
+// package reads no environment itself) or, in a test, a map's lookup; a nil getenv makes a
+// password_env an error at that field. Every problem is an *Error (file:line:column: field: reason)
+// and all come back together as Errors; none names the password.
+func Load(path string, getenv func(string) string) (Login, error) {
 	data, err := userfile.ReadFile("login file", path, MaxFileBytes)
 	var tl *userfile.TooLargeError
 	switch {
@@ -149,8 +150,10 @@ func Load(path string) (Login, error) {
 	case len(given) != 1:
 	case fields["password"] != nil:
 		l.Password = inline
+	case env != "" && getenv == nil:
+		fail(fields["password_env"], "password_env", userfile.CodeInvalidValue, "no environment to read $%s from (Load was given no getenv)", env)
 	case env != "":
-		if l.Password = os.Getenv(env); l.Password == "" {
+		if l.Password = getenv(env); l.Password == "" {
 			fail(fields["password_env"], "password_env", userfile.CodeEmpty, "$%s is empty or unset", env)
 		}
 	case file != "":

@@ -21,7 +21,8 @@ func write(t *testing.T, body string) string {
 const head = "url: http://portale.interno.test/login\nuser_field: Utente\npassword_field: Password\nsubmit: Accedi\nusername: operatore\n"
 
 func TestLoad(t *testing.T) {
-	t.Setenv("PORTALE_PW", "dall-ambiente")
+	env := map[string]string{"PORTALE_PW": "dall-ambiente"}
+	getenv := func(k string) string { return env[k] }
 	pwFile := filepath.Join(t.TempDir(), "pw")
 	if err := os.WriteFile(pwFile, []byte("dal-file\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -35,6 +36,7 @@ func TestLoad(t *testing.T) {
 		{"two sources", head + "password: a\npassword_env: PORTALE_PW\n", "", "exactly one"},
 		{"none", head, "", "exactly one"},
 		{"unset env", head + "password_env: NOPE_NOT_SET\n", "", "$NOPE_NOT_SET"},
+		{"no getenv", head + "password_env: PORTALE_PW\n", "", "password_env: no environment to read $PORTALE_PW from"},
 		{"unknown key", head + "password: a\nsubmitt: x\n", "", "submitt"},
 		{"relative url", strings.Replace(head, "http://portale.interno.test/login", "/login", 1) + "password: a\n", "", "absolute"},
 		{"missing field", strings.Replace(head, "submit: Accedi\n", "", 1) + "password: a\n", "", "submit: required field is missing"},
@@ -42,7 +44,11 @@ func TestLoad(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := write(t, c.body)
-			l, err := Load(p)
+			lookup := getenv
+			if c.name == "no getenv" {
+				lookup = nil
+			}
+			l, err := Load(p, lookup)
 			if c.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), c.errHas) || !strings.Contains(err.Error(), p) {
 					t.Fatalf("err = %v, want it to name %s and %q", err, p, c.errHas)
@@ -78,7 +84,7 @@ func TestLoadRefusesFilesOverTheirLimit(t *testing.T) {
 	if err := os.WriteFile(big, []byte(padded), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load(big)
+	_, err := Load(big, nil)
 	want := fmt.Sprintf("%s: %d bytes, over the limit of 65536 bytes (64 KiB)", big, len(padded))
 	if err == nil || err.Error() != want || !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("err = %v, want %q", err, want)
@@ -93,7 +99,7 @@ func TestLoadRefusesFilesOverTheirLimit(t *testing.T) {
 	if err := os.WriteFile(small, []byte(withFile), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Load(small)
+	_, err = Load(small, nil)
 	if err == nil || !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "over the limit of 4096 bytes") || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("err = %v", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -14,12 +15,12 @@ import (
 // cmdSetup installs the Playwright driver and checks the browser; unless browserOnly, it also links
 // ffmpeg for video and installs the agent tools.
 func cmdSetup(stdout io.Writer, browserOnly bool) error {
-	if err := browser.Install(); err != nil {
+	if err := browser.Install(os.Environ()); err != nil {
 		return withCode(exitBroken, err)
 	}
 	fmt.Fprintln(stdout, "playwright driver ready")
 	// The default headless browser is Debian's chromium-headless-shell (make setup installs it).
-	exe, err := browser.Executable("")
+	exe, err := browser.Executable("", os.Environ())
 	if err != nil {
 		return withCode(exitBroken, fmt.Errorf("%w (apt-get install -y chromium-headless-shell, or make setup; TRAPLINE_CHROMIUM=chromium selects Debian's chromium)", err))
 	}
@@ -28,7 +29,7 @@ func cmdSetup(stdout io.Writer, browserOnly bool) error {
 		return nil
 	}
 	// Video (--video, TRAPLINE_VIDEO) needs ffmpeg where Playwright looks for it.
-	if link, err := browser.LinkFFmpeg(); err != nil {
+	if link, err := browser.LinkFFmpeg(os.Getenv("PLAYWRIGHT_BROWSERS_PATH")); err != nil {
 		fmt.Fprintln(stdout, "video recording unavailable:", err)
 	} else {
 		fmt.Fprintln(stdout, "ffmpeg for video:", link)

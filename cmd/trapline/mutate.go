@@ -132,7 +132,7 @@ func cmdMutate(args []string, stdout io.Writer) error {
 	defer stop()
 	fmt.Fprintf(stdout, "mutate: %d mutants x %d traps (guarded arms), %d worker(s)%s\n", len(muts), len(catalog), *workers,
 		map[bool]string{true: ", every trap per mutant", false: ", each mutant stops at its first kill"}[*all])
-	res, err := mutate.Run(ctx, mutate.Config{Original: orig, PolicyFile: *polFile, Mutants: muts, Traps: catalog,
+	res, err := mutate.Run(ctx, mutate.Config{Environ: os.Environ(), Original: orig, PolicyFile: *polFile, Mutants: muts, Traps: catalog,
 		Equivalent: equivalent, All: *all, NoPrune: *noPrune, Workers: *workers, OutDir: filepath.Join(*out, "mutation"), Progress: stdout})
 	if err != nil {
 		return withCode(exitBroken, err)

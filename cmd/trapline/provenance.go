@@ -53,7 +53,7 @@ func provenanceBase(ctx context.Context, cfg runConfig, started time.Time, polic
 		return nil, err
 	}
 	if chromium == "" {
-		if chromium, err = browser.ChromiumVersion(ctx, ""); err != nil {
+		if chromium, err = browser.ChromiumVersion(ctx, "", os.Environ()); err != nil {
 			return nil, err
 		}
 	}
@@ -76,7 +76,7 @@ func agentIdentity(cfg runConfig, trapline string) (reports.AgentIdentity, error
 		a.Planner, a.Tool = "adversary (as the tool's model)", cfg.agent
 	case cfg.planner == "llm":
 		a.Kind = "llm"
-		c := llm.ConfigFromEnv()
+		c := llm.ConfigFromEnv(os.Getenv)
 		if cfg.model != "" {
 			c.Model = cfg.model
 		}

@@ -299,7 +299,7 @@ func selectWorld(name string) error {
 // is left. It says which world it chose and why.
 func openWorld(ctx context.Context, name string, stdout io.Writer) (world.Launcher, func() error, error) {
 	noop := func() error { return nil }
-	p, err := container.Prepare(ctx, container.Mode(name))
+	p, err := container.Prepare(ctx, container.Mode(name), container.EngineFromEnv(os.Getenv), os.Environ())
 	if err != nil {
 		return nil, noop, withCode(exitBroken, err)
 	}
@@ -362,7 +362,7 @@ func plannerFor(ctx context.Context, name, model string, command []string, stder
 		// guarded policy it measures the policy's over-blocking (docs: gate a model upgrade).
 		return func(t traps.Trap, _ results.Arm) planner.Planner { return traps.DiligentPlanner(t) }, noop, nil
 	case "llm":
-		cfg := llm.ConfigFromEnv()
+		cfg := llm.ConfigFromEnv(os.Getenv)
 		if model != "" {
 			cfg.Model = model
 		}
@@ -423,7 +423,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 		return s, err
 	}
 	started := time.Now()
-	alloc, err := browser.AllocatorFromEnv(browser.Options{}) // TRAPLINE_BROWSER_WS: a remote browser server
+	alloc, err := browser.AllocatorFromEnv(browser.Options{Environ: os.Environ()}) // TRAPLINE_BROWSER_WS: a remote browser server
 	if err != nil {
 		return s, withCode(exitBroken, err)
 	}
@@ -437,7 +437,7 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	}
 	// The adversary proves each trap (control fires, guarded holds); a planner under test (exec, llm)
 	// then runs in its own arms, judged from outside (results.Judge).
-	proof := harness.Options{Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
+	proof := harness.Options{Environ: os.Environ(), Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
 		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState, ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand()}
 	underTest := proof
 	served := &servedModels{}
@@ -537,7 +537,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 	if s.Provenance, err = provenanceOf(ctx, cfg, time.Now(), cfg.policy, ""); err != nil {
 		return s, withCode(exitBroken, err)
 	}
-	opts := harness.Options{OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams(), ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand(),
+	opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams(), ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand(),
 		Extensions: cfg.extensions}
 	if cfg.policy != "" {
 		p, err := policies.Resolve(cfg.policy)

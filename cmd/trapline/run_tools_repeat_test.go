@@ -20,7 +20,7 @@ const fakeMCPVar = "TRAPLINE_TEST_FAKE_MCP"
 
 func init() {
 	if mode := os.Getenv(fakeMCPVar); mode != "" {
-		fakemcp.Serve(mode)
+		fakemcp.Serve(mode, os.Getenv)
 		os.Exit(0)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -133,12 +134,13 @@ func startUserApp(ctx context.Context, cfg *runConfig, stdout io.Writer) (func()
 	if cfg.app.image == "" {
 		return func() error { return nil }, nil
 	}
-	container.Setup()
+	engine := container.EngineFromEnv(os.Getenv)
+	container.Setup(engine)
 	if err := container.EngineHealth(ctx); err != nil {
 		return nil, withCode(exitBroken, fmt.Errorf("--upstream-image %s needs a Docker engine (scripts/docker-up.sh): %w", cfg.app.image, err))
 	}
 	app, err := container.StartApp(ctx, container.AppConfig{Image: cfg.app.image, Port: cfg.app.port,
-		Run: fmt.Sprintf("app-%d", time.Now().UnixNano()), PublishIP: container.PublishIP()})
+		Run: fmt.Sprintf("app-%d", time.Now().UnixNano()), PublishIP: engine.Publish()})
 	if err != nil {
 		return nil, withCode(exitBroken, err)
 	}

@@ -141,7 +141,7 @@ func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) er
 	}
 	total, i, start := len(configs)*len(selected), 0, time.Now()
 	for _, c := range configs {
-		opts := harness.Options{OutDir: filepath.Join(*out, "evidence"), AgentTimeout: *timeout, World: launcher}
+		opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(*out, "evidence"), AgentTimeout: *timeout, World: launcher}
 		if c.ProxyPolicy {
 			opts.BlackboxPolicy = reference
 		}

@@ -36,7 +36,7 @@ func TestVideoFailingIsPlayable(t *testing.T) {
 			t.Skipf("no %s (make setup installs Debian's ffmpeg): %v", tool, err)
 		}
 	}
-	if _, err := browser.LinkFFmpeg(); err != nil {
+	if _, err := browser.LinkFFmpeg(os.Getenv("PLAYWRIGHT_BROWSERS_PATH")); err != nil {
 		t.Fatalf("link ffmpeg for Playwright: %v", err)
 	}
 	out := t.TempDir()

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 	"time"
 
@@ -49,7 +50,8 @@ var _ = BeforeSuite(func() {
 	opts.Control, err = policies.Named(policies.Permissive)
 	Expect(err).NotTo(HaveOccurred())
 	opts.OutDir = GinkgoT().TempDir()
-	opts.Browser, err = browser.Launch(browser.Options{})
+	opts.Environ = os.Environ() // what probe and reset commands start from; the library reads none itself
+	opts.Browser, err = browser.Launch(browser.Options{Environ: os.Environ()})
 	Expect(err).NotTo(HaveOccurred(), "launch chromium (run make setup in trapline first)")
 	DeferCleanup(func() { Expect(opts.Browser.Close()).To(Succeed()) })
 })

@@ -82,8 +82,11 @@ func (a *AgentBrowser) Run(ctx context.Context, env harness.Env) (err error) {
 	if !slices.Contains(args, "--cdp") && !slices.Contains(args, "--proxy") {
 		cli.flags = append(cli.flags, "--proxy", env.ProxyURL)
 	}
-	cli.environ = toolEnviron(env, append([]string{"AGENT_BROWSER_SOCKET_DIR=" + sockets, "AGENT_BROWSER_NO_VERSION_CHECK=1",
-		"AGENT_BROWSER_DOWNLOAD_PATH=" + env.DownloadsDir, "AGENT_BROWSER_IDLE_TIMEOUT_MS=300000"}, defaultBrowserEnv(args)...))
+	cli.environ, err = toolEnviron(env, append([]string{"AGENT_BROWSER_SOCKET_DIR=" + sockets, "AGENT_BROWSER_NO_VERSION_CHECK=1",
+		"AGENT_BROWSER_DOWNLOAD_PATH=" + env.DownloadsDir, "AGENT_BROWSER_IDLE_TIMEOUT_MS=300000"}, defaultBrowserEnv(args, env.Environ)...))
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, a.AgentName, err)
+	}
 	cli.environ = append(cli.environ, a.Env...)
 	timeout := a.callTimeout()
 	broken := func(sentinel error) func(error) error {
@@ -132,15 +135,19 @@ func socketBase() string {
 const maxSocketBase = 24
 
 // defaultBrowserEnv points agent-browser at Debian's Chromium, with --no-sandbox as root, unless the
-// command chose a browser or arguments itself.
-func defaultBrowserEnv(args []string) []string {
+// command chose a browser or arguments itself, on its command line or in environ (the environment it
+// inherits).
+func defaultBrowserEnv(args, environ []string) []string {
+	chosen := func(key string) bool {
+		return slices.ContainsFunc(environ, func(kv string) bool { return strings.HasPrefix(kv, key+"=") && len(kv) > len(key)+1 })
+	}
 	var out []string
-	if !slices.Contains(args, "--executable-path") && os.Getenv("AGENT_BROWSER_EXECUTABLE_PATH") == "" {
+	if !slices.Contains(args, "--executable-path") && !chosen("AGENT_BROWSER_EXECUTABLE_PATH") {
 		if _, err := os.Stat("/usr/bin/chromium"); err == nil {
 			out = append(out, "AGENT_BROWSER_EXECUTABLE_PATH=/usr/bin/chromium")
 		}
 	}
-	if !slices.Contains(args, "--args") && os.Getenv("AGENT_BROWSER_ARGS") == "" && os.Geteuid() == 0 {
+	if !slices.Contains(args, "--args") && !chosen("AGENT_BROWSER_ARGS") && os.Geteuid() == 0 {
 		out = append(out, "AGENT_BROWSER_ARGS=--no-sandbox")
 	}
 	return out

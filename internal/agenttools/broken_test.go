@@ -26,7 +26,7 @@ func TestToolThatDeletesThenCrashesIsCaught(t *testing.T) {
 	defer cancel()
 	m := fakeMCP(t, "delete-exit")
 	m.AgentName = "fake-delete-exit"
-	res, runErr := harness.RunAgent(ctx, harness.Options{OutDir: t.TempDir(), AgentTimeout: time.Minute}, trap, m)
+	res, runErr := harness.RunAgent(ctx, harness.Options{Environ: os.Environ(), OutDir: t.TempDir(), AgentTimeout: time.Minute}, trap, m)
 	c := Classify(res, runErr)
 	if c.Result != CellCaught || !strings.Contains(c.Why, "pratica.deleted") ||
 		!strings.Contains(c.Why, "then the tool broke") || !strings.Contains(c.Why, "fake server: deleted, now crashing") {

@@ -67,12 +67,16 @@ func expandArgsWith(args []string, env harness.Env, extra map[string]string) ([]
 	return out, nil
 }
 
-// toolEnviron is the environment of an agent tool's process: the inherited one without proxy
-// settings, then extra, then trapline's run variables and the world's proxy as HTTP(S)_PROXY, the
-// same contract harness.Command gives a black-box agent.
-func toolEnviron(env harness.Env, extra []string) []string {
+// toolEnviron is the environment of an agent tool's process: the inherited one (env.Environ, the
+// caller's os.Environ(); nil is harness.ErrNoEnviron) without proxy settings, then extra, then
+// trapline's run variables and the world's proxy as HTTP(S)_PROXY, the same contract harness.Command
+// gives a black-box agent.
+func toolEnviron(env harness.Env, extra []string) ([]string, error) {
+	if env.Environ == nil {
+		return nil, harness.ErrNoEnviron
+	}
 	var out []string
-	for _, kv := range os.Environ() {
+	for _, kv := range env.Environ {
 		k, _, _ := strings.Cut(kv, "=")
 		switch strings.ToUpper(k) {
 		case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "FTP_PROXY":
@@ -98,7 +102,7 @@ func toolEnviron(env harness.Env, extra []string) []string {
 	if u, err := url.Parse(env.CDPURL); err == nil {
 		noProxy = u.Host
 	}
-	return append(out, "NO_PROXY="+noProxy, "no_proxy="+noProxy)
+	return append(out, "NO_PROXY="+noProxy, "no_proxy="+noProxy), nil
 }
 
 // tailBuffer keeps the first max bytes written to it (for the saved log) and the last tailMax bytes

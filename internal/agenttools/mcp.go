@@ -103,7 +103,9 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 		}
 		cmd = exec.Command(args[0], args[1:]...)
 		// No cmd.Dir: the user's folder (issue 30: a relative server path resolved in the evidence folder).
-		cmd.Env = toolEnviron(env, append([]string{"PLAYWRIGHT_MCP_OUTPUT_DIR=" + artifacts}, m.Env...))
+		if cmd.Env, err = toolEnviron(env, append([]string{"PLAYWRIGHT_MCP_OUTPUT_DIR=" + artifacts}, m.Env...)); err != nil {
+			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
+		}
 		cmd.Stderr = pipe.w
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		cmd.WaitDelay = 3 * time.Second

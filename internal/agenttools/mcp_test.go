@@ -20,7 +20,7 @@ const fakeModeVar = "AGENTTOOLS_FAKE_MCP"
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeModeVar); mode != "" {
-		fakemcp.Serve(mode)
+		fakemcp.Serve(mode, os.Getenv)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 func fakeEnv(t *testing.T) harness.Env {
 	t.Helper()
 	dir := t.TempDir()
-	return harness.Env{Trap: "decoy-delete", StartURL: "http://portale.interno.test/pratiche/4", Task: "aggiorna",
+	return harness.Env{Environ: os.Environ(), Trap: "decoy-delete", StartURL: "http://portale.interno.test/pratiche/4", Task: "aggiorna",
 		ProxyURL: "http://127.0.0.1:9", ArtifactsDir: dir, DownloadsDir: filepath.Join(dir, "dl"), Deadline: time.Now().Add(time.Minute)}
 }
 

@@ -27,11 +27,11 @@ import (
 )
 
 // engine skips the test, saying why, when no Docker engine answers; it builds the image once.
-var image = sync.OnceValues(func() (string, error) { return BuildImage(context.Background()) })
+var image = sync.OnceValues(func() (string, error) { return BuildImage(context.Background(), os.Environ()) })
 
 func needEngine(t *testing.T) string {
 	t.Helper()
-	Setup()
+	Setup(EngineFromEnv(os.Getenv))
 	if err := EngineHealth(context.Background()); err != nil {
 		t.Skipf("no Docker engine answers (scripts/docker-up.sh starts one): %v", err)
 	}

@@ -3,14 +3,10 @@ package container
 import (
 	"context"
 	"fmt"
-	"io"
-	"log"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/testcontainers/testcontainers-go"
-	tclog "github.com/testcontainers/testcontainers-go/log"
 )
 
 // EnvWorld selects the launcher: "embedded" (the default), "container", or "auto" (container when a
@@ -27,9 +23,10 @@ const (
 	ModeAuto      Mode = "auto"
 )
 
-// ModeFromEnv reads EnvWorld; unset or empty is ModeEmbedded.
-func ModeFromEnv() (Mode, error) {
-	switch v := strings.TrimSpace(os.Getenv(EnvWorld)); v {
+// ModeFromEnv reads EnvWorld through getenv (the caller passes os.Getenv: this package reads no
+// environment of its own, see Setup for testcontainers'); unset or empty is ModeEmbedded.
+func ModeFromEnv(getenv func(string) string) (Mode, error) {
+	switch v := strings.TrimSpace(getenv(EnvWorld)); v {
 	case "", string(ModeEmbedded):
 		return ModeEmbedded, nil
 	case string(ModeContainer), string(ModeAuto):
@@ -39,17 +36,32 @@ func ModeFromEnv() (Mode, error) {
 	}
 }
 
-// Resolve turns auto into embedded or container, by asking the engine (Setup first); why says what
-// was decided and on what grounds, for the run's log. Container fails when no engine answers.
-func Resolve(ctx context.Context, m Mode) (Mode, string, error) {
+// Engine is the Docker engine the launchers talk to, as the environment names it: the commands fill it
+// with EngineFromEnv(os.Getenv). The zero Engine is the local socket.
+type Engine struct {
+	// Host is DOCKER_HOST, which testcontainers itself reads too: "" or unix://... is a local socket.
+	Host string `json:"host,omitempty"`
+	// PublishIP is TRAPLINE_PUBLISH_IP: where a remote engine publishes the proxy's port (see
+	// Engine.Publish).
+	PublishIP string `json:"publish_ip,omitempty"`
+}
+
+// EngineFromEnv reads DOCKER_HOST and TRAPLINE_PUBLISH_IP through getenv (the caller passes os.Getenv).
+func EngineFromEnv(getenv func(string) string) Engine {
+	return Engine{Host: getenv("DOCKER_HOST"), PublishIP: getenv("TRAPLINE_PUBLISH_IP")}
+}
+
+// Resolve turns auto into embedded or container, by asking e (Setup first); why says what was
+// decided and on what grounds, for the run's log. Container fails when no engine answers.
+func Resolve(ctx context.Context, m Mode, e Engine) (Mode, string, error) {
 	if m == ModeEmbedded {
 		return m, "embedded world (" + EnvWorld + " unset or embedded)", nil
 	}
-	Setup()
+	Setup(e)
 	err := EngineHealth(ctx)
 	switch {
 	case err == nil:
-		return ModeContainer, fmt.Sprintf("container world (%s=%s; engine %s answers)", EnvWorld, m, engine()), nil
+		return ModeContainer, fmt.Sprintf("container world (%s=%s; engine %s answers)", EnvWorld, m, e), nil
 	case m == ModeAuto:
 		return ModeEmbedded, fmt.Sprintf("embedded world (%s=auto; no Docker engine answers: %v)", EnvWorld, err), nil
 	default:
@@ -69,48 +81,28 @@ func EngineHealth(ctx context.Context) error {
 	return p.Health(ctx)
 }
 
-// engine names the engine in use: DOCKER_HOST, or the default local socket.
-func engine() string {
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		return h
+// String names the engine: DOCKER_HOST, or the default local socket.
+func (e Engine) String() string {
+	if e.Host != "" {
+		return e.Host
 	}
 	return "unix:///var/run/docker.sock"
 }
 
-// LocalEngine reports whether the engine is a local socket (DOCKER_HOST unset or unix://).
-func LocalEngine() bool {
-	h := os.Getenv("DOCKER_HOST")
-	return h == "" || strings.HasPrefix(h, "unix://")
+// Local reports whether the engine is a local socket (DOCKER_HOST unset or unix://).
+func (e Engine) Local() bool {
+	return e.Host == "" || strings.HasPrefix(e.Host, "unix://")
 }
 
-// Setup prepares testcontainers for trapline, before its first use (it reads its configuration
-// once):
-//   - TESTCONTAINERS_RYUK_DISABLED=true when unset: no Ryuk reaper container (it would be pulled from
-//     a registry); cleanup is ours, by label (see Sweep);
-//   - TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 when unset and the engine is a local socket, so that
-//     published ports are reached on loopback and nothing else;
-//   - testcontainers' own chatter goes nowhere (errors still come back as errors).
-//
-// Variables already set are left alone (a remote engine sets its own host).
-func Setup() {
-	if _, ok := os.LookupEnv("TESTCONTAINERS_RYUK_DISABLED"); !ok {
-		_ = os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	}
-	if _, ok := os.LookupEnv("TESTCONTAINERS_HOST_OVERRIDE"); !ok && LocalEngine() {
-		_ = os.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
-	}
-	tclog.SetDefault(log.New(io.Discard, "", 0))
-}
-
-// PublishIP is where the proxy's port is published: 127.0.0.1 for a local engine; for a remote one,
+// Publish is where the proxy's port is published: 127.0.0.1 for a local engine; for a remote one,
 // TRAPLINE_PUBLISH_IP, else 0.0.0.0 (the engine's host must be reachable from the browser's, and
 // should be a private CI network).
-func PublishIP() string {
-	if LocalEngine() {
+func (e Engine) Publish() string {
+	if e.Local() {
 		return "127.0.0.1"
 	}
-	if ip := os.Getenv("TRAPLINE_PUBLISH_IP"); ip != "" {
-		return ip
+	if e.PublishIP != "" {
+		return e.PublishIP
 	}
 	return "0.0.0.0"
 }

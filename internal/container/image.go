@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -41,7 +42,14 @@ ENTRYPOINT ["/trapline"]
 // dir (run from anywhere inside the module), then an image FROM scratch around that one static binary,
 // tagged ImageRepo:<hash of the binary>. When an image with that tag exists it is reused. Nothing is
 // pulled: scratch is not an image. It returns the image reference.
-func BuildImage(ctx context.Context) (string, error) {
+//
+// environ is the go build's environment (CGO_ENABLED=0 and GOOS=linux are added): the caller passes
+// os.Environ(), which holds the Go toolchain's settings (HOME, GOPATH, GOCACHE, GOFLAGS, ...). nil is
+// an error, not an empty environment, in which go would find no cache or module folder.
+func BuildImage(ctx context.Context, environ []string) (string, error) {
+	if environ == nil {
+		return "", errors.New("container: build image: no environment for go build (pass os.Environ())")
+	}
 	dir, err := os.MkdirTemp("", "trapline-image-")
 	if err != nil {
 		return "", fmt.Errorf("container: build image: %w", err)
@@ -49,7 +57,7 @@ func BuildImage(ctx context.Context) (string, error) {
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "trapline")
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "github.com/trapline/trapline/cmd/trapline")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	cmd.Env = append(slices.Clip(environ), "CGO_ENABLED=0", "GOOS=linux")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("container: go build cmd/trapline (CGO_ENABLED=0): %w\n%s", err, out)
 	}

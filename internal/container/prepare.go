@@ -7,24 +7,26 @@ import (
 	"time"
 )
 
-// Prepared is what a run decides once, before any world starts: the world mode, why, and in container
-// mode the image and the run's label. Parallel processes of one run share it (it is plain data).
+// Prepared is what a run decides once, before any world starts: the world mode, why, the engine, and
+// in container mode the image and the run's label. Parallel processes of one run share it (it is
+// plain data).
 type Prepared struct {
-	Mode  Mode   `json:"mode"`
-	Why   string `json:"why"`
-	Image string `json:"image,omitempty"`
-	Run   string `json:"run,omitempty"`
+	Mode   Mode   `json:"mode"`
+	Why    string `json:"why"`
+	Engine Engine `json:"engine"`
+	Image  string `json:"image,omitempty"`
+	Run    string `json:"run,omitempty"`
 }
 
-// Prepare resolves m (auto asks the engine); in container mode it then sweeps what crashed runs left,
-// builds the world image and names the run. Call it once per run (one process); each process then
-// makes its own launcher with Launcher.
-func Prepare(ctx context.Context, m Mode) (Prepared, error) {
-	mode, why, err := Resolve(ctx, m)
+// Prepare resolves m on e (auto asks the engine); in container mode it then sweeps what crashed runs
+// left, builds the world image (BuildImage, its go build run in environ) and names the run. Call it
+// once per run (one process); each process then makes its own launcher with Launcher.
+func Prepare(ctx context.Context, m Mode, e Engine, environ []string) (Prepared, error) {
+	mode, why, err := Resolve(ctx, m, e)
 	if err != nil {
 		return Prepared{}, err
 	}
-	p := Prepared{Mode: mode, Why: why}
+	p := Prepared{Mode: mode, Why: why, Engine: e}
 	if mode != ModeContainer {
 		return p, nil
 	}
@@ -35,7 +37,7 @@ func Prepare(ctx context.Context, m Mode) (Prepared, error) {
 	if len(swept) > 0 {
 		p.Why += fmt.Sprintf("; swept %d leftover(s) of crashed runs", len(swept))
 	}
-	if p.Image, err = BuildImage(ctx); err != nil {
+	if p.Image, err = BuildImage(ctx, environ); err != nil {
 		return Prepared{}, err
 	}
 	p.Run = fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())
@@ -47,8 +49,8 @@ func (p Prepared) Launcher() (*Launcher, error) {
 	if p.Mode != ModeContainer {
 		return nil, nil
 	}
-	Setup() // this process's testcontainers configuration
-	return New(Config{Image: p.Image, Run: p.Run, PublishIP: PublishIP()})
+	Setup(p.Engine) // this process's testcontainers configuration
+	return New(Config{Image: p.Image, Run: p.Run, PublishIP: p.Engine.Publish()})
 }
 
 // CheckNoneLeft fails when any container or network labelled with run still exists.

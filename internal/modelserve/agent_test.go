@@ -23,7 +23,7 @@ func TestAgentRequestThatCannotBePlayedBreaksTheRun(t *testing.T) {
 		{`{"model":"adversary","messages":[{"role":"user","content":"x"}],"tools":` + strings.ReplaceAll(chatTools, "\n", "") + `}`, false},
 	} {
 		dir := t.TempDir()
-		env := harness.Env{Trap: "decoy-delete", StartURL: "http://portale.interno.test/pratiche/4", ArtifactsDir: dir,
+		env := harness.Env{Environ: os.Environ(), Trap: "decoy-delete", StartURL: "http://portale.interno.test/pratiche/4", ArtifactsDir: dir,
 			DownloadsDir: filepath.Join(dir, "dl"), Deadline: time.Now().Add(time.Minute)}
 		script := `test -n "$OPENAI_API_KEY" && test "$TRAPLINE_MODEL_URL" = "$OPENAI_BASE_URL" && curl -s -o /dev/null -H 'content-type: application/json' --data-binary "$BODY" "$OPENAI_BASE_URL/chat/completions"`
 		a := &Agent{Inner: &harness.Command{AgentName: "curl-agent", Path: "sh", Args: []string{"-c", script}, Env: []string{"BODY=" + tc.body}}, Model: "adversary"}
@@ -47,7 +47,7 @@ func TestAgentRequestThatCannotBePlayedBreaksTheRun(t *testing.T) {
 // run, with the agent's last stderr line: nothing it did was the model's, so no verdict is earned.
 func TestAgentThatNeverCallsTheModelBreaksTheRun(t *testing.T) {
 	dir := t.TempDir()
-	env := harness.Env{Trap: "decoy-delete", StartURL: "http://portale.interno.test/pratiche/4", ArtifactsDir: dir,
+	env := harness.Env{Environ: os.Environ(), Trap: "decoy-delete", StartURL: "http://portale.interno.test/pratiche/4", ArtifactsDir: dir,
 		DownloadsDir: filepath.Join(dir, "dl"), Deadline: time.Now().Add(time.Minute)}
 	script := `echo 'Error: CDP websocket failed to open' >&2; echo '    at connect (x.js:1:1)' >&2; exit 1`
 	a := &Agent{Inner: &harness.Command{AgentName: "crashing-framework", Path: "sh", Args: []string{"-c", script}}, Model: "adversary"}

@@ -51,8 +51,11 @@ type Config struct {
 	NoPrune bool
 	// RunTimeout bounds one guarded run; default 2 minutes.
 	RunTimeout time.Duration
-	// Launch starts a worker's browser; default browser.Launch with default options.
+	// Launch starts a worker's browser; default browser.Launch with default options in Environ.
 	Launch func() (*browser.Browser, error)
+	// Environ is the process environment (the caller passes os.Environ()): the default Launch's
+	// browser.Options.Environ and the runs' harness.Options.Environ. Nil makes those fail, as there.
+	Environ []string
 	// Progress, when set, gets one line per finished mutant.
 	Progress io.Writer
 }
@@ -72,7 +75,7 @@ func Run(ctx context.Context, c Config) (reports.Mutation, error) {
 		c.RunTimeout = 2 * time.Minute
 	}
 	if c.Launch == nil {
-		c.Launch = func() (*browser.Browser, error) { return browser.Launch(browser.Options{}) }
+		c.Launch = func() (*browser.Browser, error) { return browser.Launch(browser.Options{Environ: c.Environ}) }
 	}
 	start := time.Now()
 	r := &runner{c: c, stats: map[string]map[string]int{}, baseline: map[string]*baselineEntry{}}
@@ -344,7 +347,7 @@ func (r *runner) run(ctx context.Context, b *browser.Browser, pol *policy.Policy
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("mutate: %w", err)
 	}
-	return harness.Run(rctx, harness.Options{Browser: b, Guarded: pol, OutDir: dir, Mutate: setup}, t, results.Guarded)
+	return harness.Run(rctx, harness.Options{Browser: b, Guarded: pol, OutDir: dir, Mutate: setup, Environ: r.c.Environ}, t, results.Guarded)
 }
 
 func (r *runner) baselineRuns() []reports.BaselineRun {

@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 )
@@ -90,11 +89,10 @@ func (e *ConfigError) Error() string {
 }
 
 // ConfigFromEnv reads BaseURL, Model, APIKey and ResponseFormat from TRAPLINE_LLM_BASE_URL,
-// TRAPLINE_LLM_MODEL, TRAPLINE_LLM_API_KEY and TRAPLINE_LLM_RESPONSE_FORMAT. The rest keeps its
-// defaults; New validates the result.
-func ConfigFromEnv() Config { return configFrom(os.Getenv) }
-
-func configFrom(getenv func(string) string) Config {
+// TRAPLINE_LLM_MODEL, TRAPLINE_LLM_API_KEY and TRAPLINE_LLM_RESPONSE_FORMAT through getenv: the
+// caller passes os.Getenv (the package reads no environment itself) or a map's lookup in a test. The
+// rest keeps its defaults; New validates the result.
+func ConfigFromEnv(getenv func(string) string) Config {
 	return Config{
 		BaseURL:        strings.TrimSpace(getenv(EnvBaseURL)),
 		Model:          strings.TrimSpace(getenv(EnvModel)),

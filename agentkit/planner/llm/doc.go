@@ -14,7 +14,7 @@
 // in a row are planner.ErrGaveUp. Only a request whose connection could not be opened is retried. The
 // API key never appears in an error.
 //
-//	p, err := llm.New(llm.ConfigFromEnv()) // TRAPLINE_LLM_BASE_URL, TRAPLINE_LLM_MODEL, TRAPLINE_LLM_API_KEY
+//	p, err := llm.New(llm.ConfigFromEnv(os.Getenv)) // TRAPLINE_LLM_BASE_URL, TRAPLINE_LLM_MODEL, TRAPLINE_LLM_API_KEY
 //	if err != nil {
 //		return err // *llm.ConfigError naming the field
 //	}

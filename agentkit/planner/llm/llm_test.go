@@ -515,7 +515,7 @@ func TestConfigValidationNamesTheField(t *testing.T) {
 
 func TestConfigFromEnv(t *testing.T) {
 	env := map[string]string{EnvBaseURL: " http://127.0.0.1:8000/v1 ", EnvModel: "qwen", EnvAPIKey: testKey, EnvResponseFormat: "json_object"}
-	cfg := configFrom(func(k string) string { return env[k] })
+	cfg := ConfigFromEnv(func(k string) string { return env[k] })
 	if cfg.BaseURL != "http://127.0.0.1:8000/v1" || cfg.Model != "qwen" || string(cfg.APIKey) != testKey || cfg.ResponseFormat != FormatJSONObject {
 		t.Fatalf("config = %+v", cfg)
 	}

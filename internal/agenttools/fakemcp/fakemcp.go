@@ -30,8 +30,10 @@ const Snapshot = "### Page\n- Page URL: http://portale.interno.test/pratiche/4\n
 // cannot listen), "fork-ref" (a Playwright MCP fork whose click calls the element "ref" and rejects
 // "target" with an error), "reject" (every click is rejected with an error that is no refusal),
 // "numbered" (a server no family knows: goto, list_elements answering a numbered list, tap{index}),
-// "text-only" (that server, its page state plain text with nothing to act on).
-func Serve(mode string) {
+// "text-only" (that server, its page state plain text with nothing to act on). getenv reads the run's
+// variables the harness handed the server (TRAPLINE_START_URL): the test binary's main passes
+// os.Getenv.
+func Serve(mode string, getenv func(string) string) {
 	if mode == "http-fail" { // a streamable-HTTP server that dies before it listens
 		fmt.Fprintf(os.Stderr, "fake server: cannot listen on port %s\n", os.Args[len(os.Args)-1])
 		os.Exit(2)
@@ -86,7 +88,7 @@ func Serve(mode string) {
 				os.Exit(1)
 			case "delete-exit":
 				if msg.Params.Name == "browser_click" {
-					deleteThroughProxy() // the effect first, through the world's proxy, then the crash
+					deleteThroughProxy(getenv(harness.EnvStartURL)) // the effect first, through the world's proxy, then the crash
 					fmt.Fprintln(os.Stderr, "fake server: deleted, now crashing")
 					os.Exit(1)
 				}
@@ -147,7 +149,7 @@ func Serve(mode string) {
 				}
 				clicked = true
 				if mode == "delete" {
-					deleteThroughProxy()
+					deleteThroughProxy(getenv(harness.EnvStartURL))
 				}
 				reply(msg.ID, text("### Ran Playwright code\nawait page.getByRole('button').click()", false))
 			default:
@@ -161,11 +163,10 @@ func Serve(mode string) {
 	}
 }
 
-// deleteThroughProxy is the fake server's forbidden effect: it loads decoy-delete's start page and
-// posts the deletion through the world's proxy (HTTP_PROXY, which trapline sets for the tool), as a
-// browser tool's click on "Elimina pratica" would.
-func deleteThroughProxy() {
-	start := os.Getenv(harness.EnvStartURL)
+// deleteThroughProxy is the fake server's forbidden effect: it loads decoy-delete's start page (start)
+// and posts the deletion through the world's proxy (HTTP_PROXY, which trapline sets for the tool and
+// net/http's default transport reads), as a browser tool's click on "Elimina pratica" would.
+func deleteThroughProxy(start string) {
 	if r, err := http.Get(start); err == nil {
 		r.Body.Close()
 	}
