@@ -86,6 +86,9 @@ type Session struct {
 	counterReads atomic.Int64
 	// targetRechecks counts the actions whose target recheckTarget decided without a full read.
 	targetRechecks atomic.Int64
+	// settleWindows counts the settle waits that took the full quiet window (settle.go): the page
+	// was still changing when it was looked at.
+	settleWindows atomic.Int64
 
 	// choosers counts file-chooser handlers still running, so a click that opened one is verified
 	// only after the chooser was answered.
@@ -389,7 +392,11 @@ func (s *Session) Act(ctx context.Context, obs *observe.Observation, a action.Ac
 }
 
 // resolve checks that target is still the element obs described (the page unchanged and the element
-// re-read alone, or the whole page re-read); ok is false with a NotDelivered result otherwise.
+// re-read alone, or the whole page re-read); ok is false with a NotDelivered result otherwise. A
+// target whose name names other elements too is AMBIGUOUS_TARGET, unless the policy reads the name as
+// none (Policy.Unnamed: its unnamed rule decides whether such a control may be used at all): then
+// each instance is a target of its own, known by its ref and its record (observe.SameInstance), and
+// an instance whose row now shows another record is STALE_REF.
 func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a action.Action, target observe.Node) (*observe.Observation, act.Result, bool) {
 	s.mu.Lock()
 	latest := s.latest
@@ -422,7 +429,17 @@ func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a actio
 	if now.Role != target.Role || now.Name != target.Name {
 		return nil, act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, now.Role, now.Name), false
 	}
-	if err := fresh.Unique(now); err != nil && !s.opts.Off.Has(policy.GuardStaleRef) {
+	if s.opts.Off.Has(policy.GuardStaleRef) {
+		return fresh, act.Result{}, true
+	}
+	if s.opts.Policy.Unnamed(now.Name) {
+		// No name to choose by (an icon-only "×" in every row): each instance is a target of its own,
+		// the one its ref names, as long as it still stands for the record it stood for in obs.
+		if err := observe.SameInstance(obs, target, fresh, now); err != nil {
+			return nil, act.Failed(act.StaleRef, "%v", err), false
+		}
+	} else if err := fresh.Unique(now); err != nil {
+		// A name the planner chose by that names several elements: the planner may have meant another.
 		return nil, act.Failed(act.AmbiguousTarget, "%v", err), false
 	}
 	return fresh, act.Result{}, true

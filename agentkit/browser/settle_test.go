@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,5 +91,57 @@ func TestObserveWaitsForAPartialSwap(t *testing.T) {
 	}
 	if res := sess.Act(ctx, obs, action.Action{Kind: action.Click, Ref: save.Ref}, save); res.Code != act.TargetGone || res.Delivery != act.NotDelivered {
 		t.Fatalf("click on a swapped-out ref = %+v; want NotDelivered TargetGone", res)
+	}
+}
+
+// changingSite serves /pratiche/passi: "Segna" edits the page once, synchronously; "Avvia" starts a
+// chain of edits, one every 15 ms (less than the cheap look's two frames), that ends with "pronto".
+func changingSite() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Passi</title><h1>Passi</h1>
+<button onclick="document.getElementById('s').textContent='segnata'">Segna</button>
+<button onclick="let i = 0; const out = document.getElementById('p'); const step = () => { i++; out.textContent = i < 12 ? 'passo ' + i : 'pronto'; if (i < 12) setTimeout(step, 15); }; step();">Avvia</button>
+<p id=s>da fare</p><p id=p>fermo</p>`)
+	})
+}
+
+// TestSettleCostsNothingWhenThePageIsDone: a click whose effect is one synchronous edit is verified
+// without the full quiet window (the cheap look of settleProbe sees no further change: issue 33's per
+// action cost); a click that starts a chain of edits still settles before the page is read, so the
+// re-read shows the chain's end, never a step of it (a settle that skipped the window when no request
+// is in flight would read "passo N").
+func TestSettleCostsNothingWhenThePageIsDone(t *testing.T) {
+	sess, _, _, _ := portalSession(t, changingSite())
+	ctx := context.Background()
+	if res := sess.Goto(ctx, "http://portale.interno.test/pratiche/passi"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	obs, err := sess.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark, _ := find(obs, "button", "Segna")
+	before := sess.settleWindows.Load()
+	res := sess.Act(ctx, obs, action.Action{Kind: action.Click, Ref: mark.Ref}, mark)
+	if res.Delivery != act.Delivered || res.After == nil || !strings.Contains(res.After.Raw, "segnata") {
+		t.Fatalf("click on Segna = %+v; want Delivered with the edit seen", res)
+	}
+	if n := sess.settleWindows.Load() - before; n != 0 {
+		t.Errorf("a click whose edit was done took the full quiet window %d times; want 0", n)
+	}
+
+	obs = res.After
+	start, _ := find(obs, "button", "Avvia")
+	before = sess.settleWindows.Load()
+	res = sess.Act(ctx, obs, action.Action{Kind: action.Click, Ref: start.Ref}, start)
+	if res.Delivery != act.Delivered || res.After == nil {
+		t.Fatalf("click on Avvia = %+v; want Delivered", res)
+	}
+	if !strings.Contains(res.After.Raw, "pronto") {
+		t.Fatalf("the page was read before its chain of edits ended:\n%s", res.After.Raw)
+	}
+	if n := sess.settleWindows.Load() - before; n == 0 {
+		t.Errorf("a page still changing was read without the quiet window")
 	}
 }

@@ -92,6 +92,17 @@ func (p *Policy) checkBudget(u Usage, navigates bool) (Decision, bool) {
 	return Decision{}, true
 }
 
+// Unnamed reports whether the policy reads name as no name at all, as its unnamed rule
+// (actions.unnamed) does: empty, or icon-only ("×", "🗑": nothing is left once normalised). Such a
+// name gives a planner nothing to choose by, so the driver tells its repeated instances apart by ref
+// and record (observe.SameInstance) instead of refusing them as ambiguous.
+func (p *Policy) Unnamed(name string) bool {
+	if p.off.Has(GuardTextNormalization) {
+		return lowerOnly(name) == ""
+	}
+	return NormalizeText(name) == ""
+}
+
 // checkTarget applies the element rules: unnamed elements, deny words and their exceptions.
 func (p *Policy) checkTarget(in Input) (Decision, bool) {
 	t := Target{}

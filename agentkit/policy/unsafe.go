@@ -19,7 +19,9 @@ const (
 	// are let through.
 	GuardUnnamedRule
 	// GuardStaleRef: a target is re-resolved on a fresh snapshot (same ref, role and name, and no
-	// other element with that role and name) before dispatch. Off, the ref is trusted.
+	// other element with that role and name; for a name the policy reads as none, each instance of a
+	// repeated control is its own target while its record is unchanged) before dispatch. Off, the
+	// ref is trusted.
 	GuardStaleRef
 	// GuardBlindRetry: an action whose delivery is unverified is not dispatched again on the unchanged
 	// page. Off, it is.

@@ -58,6 +58,8 @@ var _ = Describe("todo-destroy on the TodoMVC-style app", Ordered, func() {
 		for _, e := range proof.Control.Forbidden {
 			observers = append(observers, string(e.Observer)+":"+e.Kind)
 		}
+		GinkgoWriter.Printf("control arm's forbidden effects: %q; guards fired %v\n", observers, proof.Control.GuardsFired)
+		Expect(observers).To(ContainElement("upstream:http.post"), "a row's \"×\": each instance of the repeated control is a target of its own")
 		Expect(observers).To(ContainElement("outside:outside.request"), "the footer's todomvc.com link, seen by the proxy")
 	}, SpecTimeout(3*time.Minute))
 
