@@ -89,7 +89,7 @@ func (c *Command) Run(ctx context.Context, env Env) error {
 	}
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Dir = c.Dir
-	cmd.Env = append(append(withoutProxyVars(env.Environ), c.Env...), c.environment(env)...)
+	cmd.Env = append(append(WithoutProxyVars(env.Environ), c.Env...), c.environment(env)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A grandchild that keeps the pipes open must not hold Wait forever once the group is killed.
 	cmd.WaitDelay = 5 * time.Second
@@ -164,8 +164,8 @@ func (c *Command) environment(env Env) []string {
 	return vars
 }
 
-// withoutProxyVars drops inherited proxy settings, which could route the agent around the world.
-func withoutProxyVars(environ []string) []string {
+// WithoutProxyVars drops inherited proxy settings, which could route the agent around the world.
+func WithoutProxyVars(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")

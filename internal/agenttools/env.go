@@ -75,16 +75,7 @@ func toolEnviron(env harness.Env, extra []string) ([]string, error) {
 	if env.Environ == nil {
 		return nil, harness.ErrNoEnviron
 	}
-	var out []string
-	for _, kv := range env.Environ {
-		k, _, _ := strings.Cut(kv, "=")
-		switch strings.ToUpper(k) {
-		case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "FTP_PROXY":
-			continue
-		}
-		out = append(out, kv)
-	}
-	out = append(out, extra...)
+	out := append(harness.WithoutProxyVars(env.Environ), extra...)
 	vars := runVars(env)
 	keys := make([]string, 0, len(vars))
 	for k := range vars {
