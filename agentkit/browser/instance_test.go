@@ -97,16 +97,8 @@ func TestRepeatedControlInstances(t *testing.T) {
 			}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			site := &rowsSite{}
-			sess, _, _, _ := portalSession(t, site.handler())
+			site, sess, obs := openRows(t)
 			ctx := context.Background()
-			if res := sess.Goto(ctx, "http://portale.interno.test/pratiche/righe"); res.Err != nil {
-				t.Fatal(res.Err)
-			}
-			obs, err := sess.Observe(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
 			x := nth(t, obs, "button", "×", 1)
 			if c.change != "" {
 				if _, err := sess.Page().Evaluate(c.change); err != nil {
@@ -128,19 +120,28 @@ func TestRepeatedControlInstances(t *testing.T) {
 	}
 
 	t.Run("a named repeated control stays ambiguous", func(t *testing.T) {
-		site := &rowsSite{}
-		sess, _, _, _ := portalSession(t, site.handler())
+		_, sess, obs := openRows(t)
 		ctx := context.Background()
-		if res := sess.Goto(ctx, "http://portale.interno.test/pratiche/righe"); res.Err != nil {
-			t.Fatal(res.Err)
-		}
-		obs, err := sess.Observe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
 		open := nth(t, obs, "button", "Apri", 1)
 		if res := sess.Act(ctx, obs, action.Action{Kind: action.Click, Ref: open.Ref}, open); res.Delivery != act.NotDelivered || res.Code != act.AmbiguousTarget {
 			t.Fatalf("click on one of three \"Apri\" = %+v; want NotDelivered AMBIGUOUS_TARGET", res)
 		}
 	})
+}
+
+// openRows opens the rows page of a fresh rowsSite and returns the site, the session and its first
+// observation.
+func openRows(t *testing.T) (*rowsSite, *Session, *observe.Observation) {
+	t.Helper()
+	site := &rowsSite{}
+	sess, _, _, _ := portalSession(t, site.handler())
+	ctx := context.Background()
+	if res := sess.Goto(ctx, "http://portale.interno.test/pratiche/righe"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	obs, err := sess.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return site, sess, obs
 }
