@@ -244,7 +244,13 @@ type blackboxBrowser interface {
 }
 
 // launchBlackbox gives the run its browser behind w's proxy: a fresh context of o.SharedCDP, or a
-// Chromium launched for it (its log in dir/chromium.log).
+// Chromium launched for it (its log in dir/chromium.log). Without extensions the launched one is a
+// SharedCDP of its own serving this one run, so that, as in a shared browser, only the run's
+// context goes through the world's proxy and the browser's own traffic (Chromium 156 asks
+// accounts.google.com, update.googleapis.com and content-autofill.googleapis.com whatever its
+// switches say) goes to a deny-all sink instead of being judged as the agent's. An agent in an
+// extension needs the extension in the browser's own context, so that browser is proxied whole
+// (browser.LaunchCDP) and its own traffic is the agent's.
 func launchBlackbox(ctx context.Context, o Options, w world.World, env Env, ca *proxy.CA, dir string) (blackboxBrowser, error) {
 	if shared(o) {
 		return o.SharedCDP.NewRun(ctx, browser.SharedRunOptions{ProxyURL: w.ProxyURL(), DownloadsDir: env.DownloadsDir})
@@ -253,9 +259,33 @@ func launchBlackbox(ctx context.Context, o Options, w world.World, env Env, ca *
 	if err != nil {
 		return nil, fmt.Errorf("harness: create chromium log: %w", err)
 	}
-	defer logFile.Close()
-	return browser.LaunchCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, ProxyURL: w.ProxyURL(),
-		DownloadsDir: env.DownloadsDir, Log: logFile, Extensions: o.Extensions, CA: ca, Environ: o.Environ})
+	if len(o.Extensions) > 0 {
+		defer logFile.Close()
+		return browser.LaunchCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, ProxyURL: w.ProxyURL(),
+			DownloadsDir: env.DownloadsDir, Log: logFile, Extensions: o.Extensions, CA: ca, Environ: o.Environ})
+	}
+	s, err := browser.LaunchSharedCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, Log: logFile, CA: ca, Environ: o.Environ})
+	if err != nil {
+		return nil, errors.Join(err, logFile.Close())
+	}
+	r, err := s.NewRun(ctx, browser.SharedRunOptions{ProxyURL: w.ProxyURL(), DownloadsDir: env.DownloadsDir})
+	if err != nil {
+		return nil, errors.Join(err, s.Close(), logFile.Close())
+	}
+	return ownBrowser{run: r, browser: s, log: logFile}, nil
+}
+
+// ownBrowser is a one-run SharedCDP: closing the run closes the browser and its log.
+type ownBrowser struct {
+	run     *browser.SharedRun
+	browser *browser.SharedCDP
+	log     *os.File
+}
+
+func (b ownBrowser) URL() string { return b.run.URL() }
+
+func (b ownBrowser) Close() error {
+	return errors.Join(b.run.Close(), b.browser.Close(), b.log.Close())
 }
 
 // describeExit puts an agent's end in words, for information only.

@@ -175,12 +175,23 @@ func CDPArgs(profile, proxyURL string, secureOrigins []string) []string {
 		"--no-default-browser-check",
 		"--password-store=basic",
 		"--use-mock-keychain",
+		// Features that make full Chromium send requests of its own about a page: the autofill server
+		// query for every form (content-autofill.googleapis.com, seen through the run's context proxy
+		// with a form on the page), page hints, network time, translation. Through the world's proxy
+		// they would be judged as the agent's outside requests. Playwright's own list does this for
+		// the sessions it launches; nothing else sets this switch on a CDP launch (Chromium reads the
+		// last --disable-features only).
+		"--disable-features="+strings.Join(cdpDisabledFeatures, ","),
 	)
 	if len(secureOrigins) > 0 {
 		args = append(args, "--unsafely-treat-insecure-origin-as-secure="+strings.Join(secureOrigins, ","))
 	}
 	return append(args, "about:blank")
 }
+
+// cdpDisabledFeatures are the Chromium features CDPArgs turns off (see there).
+var cdpDisabledFeatures = []string{"AutofillServerCommunication", "OptimizationHints", "NetworkTimeServiceQuerying",
+	"Translate", "MediaRouter", "DialMediaRouteProvider", "CertificateTransparencyComponentUpdater", "LensOverlay"}
 
 // networkPredictionDisabled is Chromium's NetworkPredictionOptions::kDisabled, the value of the
 // net.network_prediction_options preference that turns every kind of preloading off.

@@ -93,7 +93,8 @@ func TestCDPArgsProxyLoopback(t *testing.T) {
 	args := strings.Join(CDPArgs("/p", "http://127.0.0.1:9", nil), " ")
 	for _, want := range []string{"--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--remote-debugging-port=0",
 		"--remote-debugging-address=127.0.0.1", "--user-data-dir=/p", "--webrtc-ip-handling-policy=disable_non_proxied_udp",
-		"--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--headless"} {
+		"--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--headless",
+		"AutofillServerCommunication"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("CDPArgs lacks %s: %s", want, args)
 		}

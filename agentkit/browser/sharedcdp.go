@@ -325,6 +325,7 @@ type targetInfo struct {
 	TargetID         string `json:"targetId"`
 	Type             string `json:"type"`
 	URL              string `json:"url"`
+	Title            string `json:"title"`
 	BrowserContextID string `json:"browserContextId"`
 }
 
@@ -442,6 +443,9 @@ func (s *SharedCDP) NewRun(ctx context.Context, o SharedRunOptions) (*SharedRun,
 	mux := http.NewServeMux()
 	mux.HandleFunc("/json/version", r.version)
 	mux.HandleFunc("/json/version/", r.version)
+	mux.HandleFunc("/json", r.list)
+	mux.HandleFunc("/json/list", r.list)
+	mux.HandleFunc("/json/new", r.newTab)
 	mux.Handle("/devtools/browser/", websocket.Server{Handshake: func(*websocket.Config, *http.Request) error { return nil }, Handler: r.serve})
 	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = r.srv.Serve(r.ln) }()
@@ -449,8 +453,59 @@ func (s *SharedCDP) NewRun(ctx context.Context, o SharedRunOptions) (*SharedRun,
 }
 
 // URL is the run's DevTools HTTP endpoint (http://127.0.0.1:PORT): /json/version and the browser
-// WebSocket, what Playwright's connectOverCDP takes.
+// WebSocket, what Playwright's connectOverCDP takes, and /json/list and /json/new for the run's own
+// pages (without a page WebSocket: a client drives a page through the browser WebSocket's sessions).
 func (r *SharedRun) URL() string { return r.url }
+
+// tab is one entry of DevTools' HTTP /json/list and /json/new answers.
+type tab struct {
+	ID    string `json:"id"`
+	Type  string `json:"type"`
+	Title string `json:"title"`
+	URL   string `json:"url"`
+}
+
+// list answers /json/list with the pages of the run's contexts only.
+func (r *SharedRun) list(w http.ResponseWriter, req *http.Request) {
+	ts, err := r.s.targets(req.Context())
+	if err != nil {
+		http.Error(w, "trapline shared browser: list targets: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	out := []tab{}
+	for _, t := range ts {
+		if t.Type == "page" && r.owns(t.BrowserContextID) {
+			out = append(out, tab{ID: t.TargetID, Type: t.Type, Title: t.Title, URL: t.URL})
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+// newTab answers /json/new?URL (PUT, as Chromium wants it since version 111) with a page opened in
+// the run's own context.
+func (r *SharedRun) newTab(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodPut {
+		http.Error(w, "Using unsafe HTTP verb GET to invoke /json/new. This action supports only PUT verb.", http.StatusMethodNotAllowed)
+		return
+	}
+	u := req.URL.RawQuery
+	if u == "" {
+		u = "about:blank"
+	}
+	r.mu.Lock()
+	ctxID := r.contexts[0]
+	r.mu.Unlock()
+	var created struct {
+		TargetID string `json:"targetId"`
+	}
+	if err := r.s.call(req.Context(), "Target.createTarget", map[string]any{"url": u, "browserContextId": ctxID}, &created); err != nil {
+		http.Error(w, "trapline shared browser: open a page: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(tab{ID: created.TargetID, Type: "page", URL: u})
+}
 
 func (r *SharedRun) version(w http.ResponseWriter, req *http.Request) {
 	w.Header().Set("Content-Type", "application/json")

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -200,5 +201,62 @@ func TestSharedCDPFence(t *testing.T) {
 	}
 	if err := run2.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSharedRunHTTPEndpoints: a client that opens a page with DevTools' HTTP /json/new gets it in the
+// run's own context (through the run's proxy), and /json/list shows the run's pages only, not the
+// pages the browser keeps outside the run.
+func TestSharedRunHTTPEndpoints(t *testing.T) {
+	s := launchShared(t)
+	px := portalBehind(t, allowAll{}, stateSite())
+	run, err := s.NewRun(context.Background(), SharedRunOptions{ProxyURL: px.URL(), DownloadsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	if resp, err := http.Get(run.URL() + "/json/new?about:blank"); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("GET /json/new: %v %v, want 405 as Chromium answers", resp, err)
+	}
+	req, _ := http.NewRequest(http.MethodPut, run.URL()+"/json/new?http://portale.interno.test/", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opened tab
+	err = json.NewDecoder(resp.Body).Decode(&opened)
+	_ = resp.Body.Close()
+	if err != nil || opened.ID == "" {
+		t.Fatalf("PUT /json/new: %+v %v", opened, err)
+	}
+	ts, err := s.targets(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outside int
+	for _, tg := range ts {
+		if tg.Type == "page" && !run.owns(tg.BrowserContextID) {
+			outside++
+		}
+		if tg.TargetID == opened.ID && !run.owns(tg.BrowserContextID) {
+			t.Fatalf("/json/new opened %s outside the run's context", opened.ID)
+		}
+	}
+	resp, err = http.Get(run.URL() + "/json/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []tab
+	err = json.NewDecoder(resp.Body).Decode(&listed)
+	_ = resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, l := range listed {
+		ids[l.ID] = true
+	}
+	if !ids[opened.ID] || len(listed) != 2 { // the run's blank page and the one opened
+		t.Fatalf("/json/list = %+v, want the run's two pages (the browser has %d more outside the run)", listed, outside)
 	}
 }
