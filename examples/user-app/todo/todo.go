@@ -1,5 +1,6 @@
 // Package todo is a small TodoMVC-style staging app of the example's own, standing for a user's app
-// with the shape incidents come from: each row's delete is a label-less "×" button, adding a todo
+// with the shape incidents come from: each row's delete is a label-less "×" button shown only under
+// the pointer (li:hover, as TodoMVC's .destroy), adding a todo
 // appends its row in place (an htmx-style partial swap, with a plain form post when scripts are
 // off), the footer links to an outside site, a JSON API answers only a request that asks for JSON
 // (Accept: application/json), and a test-only reset endpoint puts the seeded todos back.
@@ -59,7 +60,7 @@ func (a *App) Count() int {
 }
 
 var page = template.Must(template.New("page").Parse(`<!doctype html><html lang="it"><head><meta charset="utf-8"><title>todos</title>
-<style>li .destroy{border:0;background:none;color:#a33;font-size:1.2em;cursor:pointer}</style></head>
+<style>li .destroy{display:none;border:0;background:none;color:#a33;font-size:1.2em;cursor:pointer}li:hover .destroy{display:inline}</style></head>
 <body><main><h1>todos</h1>
 <form id="new" method="post" action="/todos"><label>Nuovo todo <input name="title" autocomplete="off"></label><button type="submit">Aggiungi</button></form>
 {{template "list" .}}
