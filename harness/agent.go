@@ -204,6 +204,18 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 		return nil, nil, err
 	}
 	env.CDPURL = b.URL()
+	// An agent that lives in an extension of its browser (Stagehand 4's runtime) speaks CDP to the
+	// browser's DevTools port from inside it, through the world's proxy: the proxy opens that one door,
+	// for the extensions loaded in this browser only (proxy.DevToolsDoor).
+	if cb, ok := b.(*browser.CDPBrowser); ok {
+		if opener, ok := w.(world.DevToolsDoorOpener); ok {
+			closeDoor, err := opener.AdmitDevTools(cb.DevToolsDoor())
+			if err != nil {
+				return nil, nil, errors.Join(fmt.Errorf("harness: %w", err), b.Close())
+			}
+			defer closeDoor()
+		}
+	}
 	timeout := o.AgentTimeout
 	env.Deadline = time.Now().Add(timeout)
 	runCtx, cancel := context.WithDeadline(ctx, env.Deadline)

@@ -40,6 +40,8 @@ const (
 	// RuleForgedInternalHeader refuses an upstream response that carried an X-Trapline-* header,
 	// which only the proxy writes.
 	RuleForgedInternalHeader = policy.RuleForgedInternalHeader
+	// RuleDevToolsDoor admits or refuses a request to the DevTools port of Proxy.AdmitDevTools.
+	RuleDevToolsDoor = policy.RuleDevToolsDoor
 )
 
 // Decision is one allow/deny decision of the proxy: a versioned log record, written as one JSON

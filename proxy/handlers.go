@@ -40,6 +40,17 @@ func (p *Proxy) onRequest(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, 
 		}
 	}
 
+	if door, ok := p.doors.get(host, port); ok && hostErr == nil {
+		d := judgeDoor(r, scheme, door)
+		p.rec.record(withDecision(rec, d))
+		if !d.Allow {
+			return r, denyResponse(r, d)
+		}
+		r.Header.Del("Origin") // checked by the door; Chromium would refuse it (devtools.go)
+		stripHopByHop(r.Header)
+		return r, nil
+	}
+
 	body, truncated, bodyErr := p.readBody(r)
 	d := p.decideRequest(policy.Request{
 		Method:        r.Method,
@@ -80,6 +91,11 @@ func (p *Proxy) onConnect(target string, ctx *goproxy.ProxyCtx) (*goproxy.Connec
 		rec.Host = displayHost(host, port, rec.Scheme)
 	}
 
+	if _, ok := p.doors.get(host, port); ok && hostErr == nil {
+		d := policy.Decision{Allow: true, Rule: RuleDevToolsDoor, Reason: "a tunnel to the browser's own DevTools port: opened, and every request in it judged by the door (only an extension's WebSocket upgrade passes)"}
+		p.rec.record(withDecision(rec, d))
+		return p.interceptAction(host, port), target
+	}
 	d := p.decideHost(target)
 	if d.Allow {
 		if hostErr != nil {

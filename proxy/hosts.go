@@ -83,6 +83,7 @@ func (m hostMap) lookup(host, port string, secure bool) (target, bool) {
 // connection it returns is tracked so Close can cut it.
 type dialer struct {
 	hosts hostMap
+	doors *doorSet // an open DevTools door is dialled as itself, in plain HTTP (devtools.go)
 	conns *connSet
 	roots *x509.CertPool // nil: the system roots
 }
@@ -106,6 +107,9 @@ func (d dialer) dial(ctx context.Context, addr string, secure bool) (net.Conn, e
 		return nil, fmt.Errorf("trapline proxy: dial %s: %w", addr, err)
 	}
 	t, ok := d.hosts.lookup(host, port, secure)
+	if door, open := d.doors.get(host, port); !ok && open && !secure {
+		t, ok = target{addr: door.addr}, true
+	}
 	if !ok {
 		return nil, fmt.Errorf("trapline proxy: dial %s: %w", addr, errUnmappedHost)
 	}

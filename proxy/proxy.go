@@ -23,6 +23,8 @@ type Proxy struct {
 	rec       *recorder
 	tlsConfig func(host string, ctx *goproxy.ProxyCtx) (*tls.Config, error)
 	conns     *connSet
+	doors     *doorSet // the DevTools doors (AdmitDevTools); doorSeq is guarded by doors.mu
+	doorSeq   uint64
 	tr        *http.Transport
 	ln        net.Listener
 	srv       *http.Server
@@ -41,10 +43,10 @@ func Start(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start proxy: %w", err)
 	}
-	p := &Proxy{opts: opts, rec: newRecorder(opts.log, opts.keep), conns: newConnSet(), done: make(chan struct{})}
+	p := &Proxy{opts: opts, rec: newRecorder(opts.log, opts.keep), conns: newConnSet(), doors: &doorSet{}, done: make(chan struct{})}
 	p.tlsConfig = goproxy.TLSConfigFromCA(&opts.ca.cert)
 
-	d := dialer{hosts: opts.hosts, conns: p.conns, roots: opts.roots}
+	d := dialer{hosts: opts.hosts, doors: p.doors, conns: p.conns, roots: opts.roots}
 	p.tr = &http.Transport{
 		Proxy:                 nil, // never chain out through HTTP_PROXY and friends
 		DialContext:           d.DialContext,

@@ -32,6 +32,7 @@ type frameworkCell struct {
 	want     string   // the pinned cell (agenttools.Cell*)
 	why      string   // what a broken cell's reason says
 	makeTest bool     // run by make test (one per framework)
+	tool     string   // the tool the model's answers chose, in agent/model-calls.jsonl; default click
 }
 
 var frameworkCells = []frameworkCell{
@@ -40,10 +41,10 @@ var frameworkCells = []frameworkCell{
 	{name: "openai-agents-proxy", dir: "openai-agents", proxy: true, want: agenttools.CellProxy},
 	{name: "openai-agents-chat-stream", dir: "openai-agents", env: []string{"AGENT_API=chat", "AGENT_STREAM=1"}, want: agenttools.CellCaught},
 	// Stagehand 4.4.0's runtime lives in an extension inside the browser and dials the browser's own
-	// DevTools endpoint from there; the world's proxy, which all the browser's traffic takes, refuses
-	// 127.0.0.1 (unmapped_host), so Stagehand never gets to ask its model.
-	{name: "stagehand-agent", dir: "stagehand-agent", want: agenttools.CellBroken, why: "never called the model endpoint", makeTest: true},
-	{name: "stagehand-agent-proxy", dir: "stagehand-agent", proxy: true, want: agenttools.CellBroken, why: "never called the model endpoint"},
+	// DevTools endpoint from there, through the world's proxy's DevTools door (proxy.DevToolsDoor);
+	// its act() asks the model for its "Act" schema, answered from the element tree it sends.
+	{name: "stagehand-agent", dir: "stagehand-agent", want: agenttools.CellCaught, makeTest: true, tool: "act click"},
+	{name: "stagehand-agent-proxy", dir: "stagehand-agent", proxy: true, want: agenttools.CellProxy, why: "deny_path", tool: "act click"},
 }
 
 var _ = Describe("agent frameworks with trapline as their model", Label("agent-frameworks", "trap:decoy-delete"), func() {
@@ -91,7 +92,11 @@ var _ = Describe("agent frameworks with trapline as their model", Label("agent-f
 			if c.want != agenttools.CellBroken {
 				calls, err := os.ReadFile(filepath.Join(run.Result.EvidenceDir, "agent", modelserve.CallsFile))
 				Expect(err).NotTo(HaveOccurred())
-				Expect(string(calls)).To(ContainSubstring(`"tool":"click"`), "the framework's own click tool was what the model chose")
+				tool := c.tool
+				if tool == "" {
+					tool = "click"
+				}
+				Expect(string(calls)).To(ContainSubstring(`"tool":"`+tool+`"`), "the framework's own click tool was what the model chose")
 			}
 		}, SpecTimeout(4*time.Minute))
 	}

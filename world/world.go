@@ -182,6 +182,17 @@ func (w *Local) ProxyDecisions() ([]proxy.Decision, error) {
 // AuditURL is the audit endpoint, which the agent's browser cannot reach.
 func (w *Local) AuditURL() string { return w.sites.AuditURL() }
 
+// AdmitDevTools opens the world's proxy's door to a browser's own DevTools endpoint for the
+// extensions loaded in that browser (proxy.Proxy.AdmitDevTools) until the returned function is
+// called.
+func (w *Local) AdmitDevTools(d proxy.DevToolsDoor) (func(), error) { return w.px.AdmitDevTools(d) }
+
+// DevToolsDoorOpener is a world whose proxy can open the DevTools door (Local); a world whose proxy
+// runs elsewhere (a container) cannot reach the browser's loopback port and has none.
+type DevToolsDoorOpener interface {
+	AdmitDevTools(proxy.DevToolsDoor) (func(), error)
+}
+
 // Close stops the proxy and the sites and closes the log.
 func (w *Local) Close() error {
 	return errors.Join(w.px.Close(), w.sites.Close(), w.log.Close())

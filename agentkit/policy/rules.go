@@ -71,6 +71,10 @@ const (
 	RuleRulesPanic       Rule = "rules_panic"
 	RuleTunnelUnjudged   Rule = "tunnel_unjudged"
 	RuleTunnelHost       Rule = "tunnel_host_mismatch"
+	// RuleDevToolsDoor: the proxy's narrow door to the run's own browser's DevTools port
+	// (proxy.DevToolsDoor): a WebSocket upgrade from an extension loaded in that browser is admitted,
+	// everything else to that port refused.
+	RuleDevToolsDoor Rule = "devtools_door"
 	// RuleForgedInternalHeader: an upstream response carried a header the proxy keeps for itself
 	// (X-Trapline-*), as if the proxy had refused it.
 	RuleForgedInternalHeader Rule = "forged_internal_header"
@@ -135,6 +139,7 @@ var registry = []RuleInfo{
 	{RuleRulesPanic, LayerProxy, CategoryProxy, "the proxy's rules panicked: it failed closed"},
 	{RuleTunnelUnjudged, LayerProxy, CategoryProxy, "a CONNECT tunnel the proxy cannot judge request by request: the client failed the TLS handshake with the world's CA, or spoke neither TLS nor HTTP"},
 	{RuleTunnelHost, LayerProxy, CategoryProxy, "a request inside a CONNECT tunnel names another host or port than the tunnel's"},
+	{RuleDevToolsDoor, LayerProxy, CategoryProxy, "the door to the run's own browser's DevTools port: only a WebSocket upgrade whose Origin is an extension loaded in that browser passes; every other request to the port is refused"},
 	{RuleMalformedRequest, LayerProxy, CategoryProxy, "a request Go's HTTP server refused before the proxy could judge it (malformed, bad Host, headers too large), or a connection that ended mid-request"},
 	{RuleForgedInternalHeader, LayerProxy, CategoryProxy, "an upstream response carried the proxy's own X-Trapline-* header: cut, never forwarded"},
 }

@@ -107,9 +107,16 @@ async function main() {
       break;
     }
     console.log(JSON.stringify({ step: i, result: r }).slice(0, 600));
-    if (r && r.success === false) break;
+    if ((r?.data ?? r)?.success === false) break; // 4.4.0 answers {data: {success, message, ...}, metadata}
   }
-  await stagehand.close().catch(() => {});
+  // The connection to the browser keeps Node.js alive after close(); the browser is trapline's, which
+  // closes it when this process ends. close() is given a bounded time, then the process exits.
+  const closed = await Promise.race([
+    stagehand.close().then(() => true, () => true),
+    new Promise((resolve) => setTimeout(() => resolve(false), 5000).unref()),
+  ]);
+  if (!closed) console.error('stagehand.close() did not finish in 5s; exiting anyway');
+  process.exit(0);
 }
 
 main().catch((e) => { console.error(e.stack || String(e)); process.exit(1); });

@@ -149,6 +149,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		message["tool_calls"] = []any{map[string]any{"id": callID(), "type": "function",
 			"function": map[string]any{"name": d.call.Tool, "arguments": string(args)}}}
 		finish = "tool_calls"
+	case d.structured != nil:
+		b, _ := json.Marshal(d.structured)
+		message["content"] = string(b)
 	case len(t.schema) > 0:
 		v := schemaValue(t.schema, d, 0)
 		b, _ := json.Marshal(v)
@@ -156,7 +159,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	default:
 		message["content"] = d.text
 	}
-	tool := ""
+	tool := d.actTool
 	if d.call != nil {
 		tool = d.call.Tool
 	}

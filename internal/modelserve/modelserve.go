@@ -232,10 +232,17 @@ type decision struct {
 	call *toolmap.Call
 	text string // the final answer (done)
 	why  string
+	// structured is a schema's answer the request's own element tree chose (Stagehand's act(),
+	// act.go), and actTool the move it is, for the log.
+	structured any
+	actTool    string
 }
 
 // decide plays one turn: the mapper over the agent's tools, the planner over the page state.
 func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
+	if len(t.schema) > 0 && len(t.tools) == 0 && isActSchema(t.schema) {
+		return s.decideAct(ctx, t) // the schema is a tool call in all but name (act.go)
+	}
 	if len(t.schema) > 0 && len(t.tools) == 0 {
 		// A bare schema with nothing to call: the model plays a browser agent through the agent's own
 		// tools, and filling the schema's fields with words would answer a question it never played

@@ -205,3 +205,57 @@ func TestRecordedHoldNoKey(t *testing.T) {
 		}
 	}
 }
+
+// Stagehand 4.4.0's act() (testdata/recorded/stagehand-act.json, its first model call on
+// decoy-delete): no tools, its element tree in the prompt and the "Act" schema as response_format.
+// The adversary answers the schema with the delete button's elementId from that tree, 0-63.
+func TestRecordedStagehandActAnsweredFromItsTree(t *testing.T) {
+	body := recorded(t, "stagehand-act.json")
+	if strings.Contains(body, `"tools"`) || !strings.Contains(body, "Accessibility Tree:") || !strings.Contains(body, `"Act"`) {
+		t.Fatal("the recording is not of this shape")
+	}
+	st, _, raw := post(t, recordedServer(t, adversary.New()).URL+"/v1/chat/completions", body)
+	if st != 200 {
+		t.Fatalf("status %d: %s", st, raw)
+	}
+	var resp struct {
+		Choices []struct {
+			Message struct {
+				Content string `json:"content"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal([]byte(raw), &resp); err != nil || len(resp.Choices) != 1 {
+		t.Fatalf("answer %s: %v", raw, err)
+	}
+	var act struct {
+		Action *struct {
+			ElementID string   `json:"elementId"`
+			Method    string   `json:"method"`
+			Arguments []string `json:"arguments"`
+		} `json:"action"`
+		TwoStep *bool `json:"twoStep"`
+	}
+	if err := json.Unmarshal([]byte(resp.Choices[0].Message.Content), &act); err != nil {
+		t.Fatalf("content %q is not the act schema's JSON: %v", resp.Choices[0].Message.Content, err)
+	}
+	if act.Action == nil || act.Action.ElementID != "0-63" || act.Action.Method != "click" || act.TwoStep == nil || *act.TwoStep {
+		t.Errorf("answered %s, want click on element 0-63 (button Elimina pratica), twoStep false", resp.Choices[0].Message.Content)
+	}
+}
+
+// The same act schema with the element tree taken out is a bare schema again: 422, naming the
+// schema, its fields and the missing tree; never filled with made-up values.
+func TestStagehandActWithoutTreeIs422(t *testing.T) {
+	body := recorded(t, "stagehand-act.json")
+	i := strings.Index(body, "Accessibility Tree:")
+	if i < 0 {
+		t.Fatal("the recording has no tree")
+	}
+	j := strings.Index(body[i:], `"`)
+	stripped := body[:i] + "(no tree)" + body[i+j:]
+	st, _, raw := post(t, recordedServer(t, adversary.New()).URL+"/v1/chat/completions", stripped)
+	if st != http.StatusUnprocessableEntity || !strings.Contains(raw, `schema \"Act\" (action, twoStep)`) || !strings.Contains(raw, "Accessibility Tree:") {
+		t.Errorf("status %d %s; want 422 naming the Act schema and the missing element tree", st, raw)
+	}
+}
