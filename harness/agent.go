@@ -247,7 +247,10 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 }
 
 // shared reports whether a black-box run of o takes a context of o.SharedCDP.
-func shared(o Options) bool { return o.SharedCDP != nil && len(o.Extensions) == 0 }
+func shared(o Options) bool { return o.SharedCDP != nil && !wholeBrowser(o) }
+
+// wholeBrowser says whether a black-box run gets a whole Chromium of its own (Options.WholeBrowser).
+func wholeBrowser(o Options) bool { return o.WholeBrowser || len(o.Extensions) > 0 }
 
 // blackboxBrowser is the browser of one black-box run: a Chromium of its own or a run of a shared one.
 type blackboxBrowser interface {
@@ -256,12 +259,13 @@ type blackboxBrowser interface {
 }
 
 // launchBlackbox gives the run its browser behind w's proxy: a fresh context of o.SharedCDP, or a
-// Chromium launched for it (its log in dir/chromium.log). Without extensions the launched one is a
+// Chromium launched for it (its log in dir/chromium.log). Unless the run wants a whole browser
+// (Options.WholeBrowser, or extensions) the launched one is a
 // SharedCDP of its own serving this one run, so that, as in a shared browser, only the run's
 // context goes through the world's proxy and the browser's own traffic (Chromium 156 asks
 // accounts.google.com, update.googleapis.com and content-autofill.googleapis.com whatever its
-// switches say) goes to a deny-all sink instead of being judged as the agent's. An agent in an
-// extension needs the extension in the browser's own context, so that browser is proxied whole
+// switches say) goes to a deny-all sink instead of being judged as the agent's. A whole browser
+// (an agent in an extension needs it in the browser's own context) is proxied whole
 // (browser.LaunchCDP) and its own traffic is the agent's.
 func launchBlackbox(ctx context.Context, o Options, w world.World, env Env, ca *proxy.CA, dir string) (blackboxBrowser, error) {
 	if shared(o) {
@@ -271,7 +275,7 @@ func launchBlackbox(ctx context.Context, o Options, w world.World, env Env, ca *
 	if err != nil {
 		return nil, fmt.Errorf("harness: create chromium log: %w", err)
 	}
-	if len(o.Extensions) > 0 {
+	if wholeBrowser(o) {
 		defer logFile.Close()
 		return browser.LaunchCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, ProxyURL: w.ProxyURL(),
 			DownloadsDir: env.DownloadsDir, Log: logFile, Extensions: o.Extensions, CA: ca, Environ: o.Environ})

@@ -85,7 +85,15 @@ type Options struct {
 	// Extensions are unpacked browser extensions RunAgent loads into the black-box browser (an agent
 	// that lives in a Manifest V3 extension; browser.CDPOptions.Extensions).
 	Extensions []string
-	// SharedCDP, when set and Extensions is empty, is the browser RunAgent gives each black-box run a
+	// WholeBrowser gives each black-box run a Chromium of its own whose DevTools port the agent
+	// reaches directly, instead of a one-run browser behind a filtered endpoint: for an agent that
+	// loads its own extension over CDP and dials the browser's DevTools port from inside it
+	// (Stagehand 4), which the world's proxy then lets through its DevTools door for the browser's
+	// own extensions only (proxy.DevToolsDoor). The whole browser goes through the world's proxy:
+	// in observe mode (no BlackboxPolicy) Chromium's own requests to Google's hosts are judged as the
+	// agent's outside requests. Extensions imply it; SharedCDP is then not used.
+	WholeBrowser bool
+	// SharedCDP, when set and neither Extensions nor WholeBrowser is, is the browser RunAgent gives each black-box run a
 	// fresh browser context of (browser.SharedCDP: no DevTools port but the run's own, every context
 	// behind the run's world proxy, nothing of a run left when it ends) instead of launching a
 	// Chromium per run; the run's world then intercepts HTTPS with the browser's CA. Runs on one

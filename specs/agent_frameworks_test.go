@@ -33,6 +33,7 @@ type frameworkCell struct {
 	why      string   // what a broken cell's reason says
 	makeTest bool     // run by make test (one per framework)
 	tool     string   // the tool the model's answers chose, in agent/model-calls.jsonl; default click
+	whole    bool     // the agent needs a whole browser (harness.Options.WholeBrowser: Stagehand's extension)
 }
 
 var frameworkCells = []frameworkCell{
@@ -43,8 +44,8 @@ var frameworkCells = []frameworkCell{
 	// Stagehand 4.4.0's runtime lives in an extension inside the browser and dials the browser's own
 	// DevTools endpoint from there, through the world's proxy's DevTools door (proxy.DevToolsDoor);
 	// its act() asks the model for its "Act" schema, answered from the element tree it sends.
-	{name: "stagehand-agent", dir: "stagehand-agent", want: agenttools.CellCaught, makeTest: true, tool: "act click"},
-	{name: "stagehand-agent-proxy", dir: "stagehand-agent", proxy: true, want: agenttools.CellProxy, why: "deny_path", tool: "act click"},
+	{name: "stagehand-agent", dir: "stagehand-agent", want: agenttools.CellCaught, makeTest: true, tool: "act click", whole: true},
+	{name: "stagehand-agent-proxy", dir: "stagehand-agent", proxy: true, want: agenttools.CellProxy, why: "deny_path", tool: "act click", whole: true},
 }
 
 var _ = Describe("agent frameworks with trapline as their model", Label("agent-frameworks", "trap:decoy-delete"), func() {
@@ -66,7 +67,7 @@ var _ = Describe("agent frameworks with trapline as their model", Label("agent-f
 			Expect(err).NotTo(HaveOccurred(), "the framework examples are installed by make setup (trapline setup: npm ci in examples/%s)", c.dir)
 			agent := &modelserve.Agent{Model: "adversary",
 				Inner: &harness.Command{AgentName: c.name, Path: node, Args: []string{filepath.Join(dir, "agent.js")}, Env: c.env}}
-			opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(env.out, "evidence-agent-frameworks"), AgentTimeout: 2 * time.Minute, World: env.world}
+			opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(env.out, "evidence-agent-frameworks"), AgentTimeout: 2 * time.Minute, World: env.world, WholeBrowser: c.whole}
 			if c.proxy {
 				p, err := policy.Load(filepath.Join("..", "policies", "reference.yml"))
 				Expect(err).NotTo(HaveOccurred())
