@@ -3,6 +3,13 @@
 
 SHELL      := /bin/bash
 GO         ?= go
+# Every go command builds without cgo (nothing here needs it: the module has no import "C", the netlink
+# shim is a C file cc compiles on its own, and no target uses -race), the same configuration as the
+# container mode's static world image (internal/container BuildImage: CGO_ENABLED=0, no -trimpath). So
+# the image build reuses the packages the tests compiled; with cgo on (Go's default where gcc is
+# installed) a fresh clone compiled the module and the standard library twice. CGO_ENABLED=1 make ...
+# overrides it.
+export CGO_ENABLED ?= 0
 PROCS      ?= 2
 OUT        ?= reports/out
 GINKGO     := $(GO) tool ginkgo
