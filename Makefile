@@ -118,8 +118,10 @@ vet:
 	  if [ -s $$dc ]; then echo "deadcode -test (delete what nothing reaches):"; cat $$dc; fi; \
 	  [ $$scstatus -eq 0 ] && [ ! -s $$sc ] && [ ! -s $$dc ]
 
+## unit: the packages' own tests. -vet=off: go test would run a subset of go vet's checks on every
+## package again, which make vet (go vet ./..., test files included, and staticcheck) has done just before.
 unit:
-	$(GO) test -count=1 $(UNIT_PKGS)
+	$(GO) test -count=1 -vet=off $(UNIT_PKGS)
 
 ## examples: the example modules under examples/ that import trapline (each its own go.mod): a user's
 ## own Ginkgo suite with its own trap pack, and a user's own staging app with a pack against it
