@@ -3,6 +3,13 @@
 
 SHELL      := /bin/bash
 GO         ?= go
+# Every go command builds without cgo (nothing here needs it: the module has no import "C", the netlink
+# shim is a C file cc compiles on its own, and no target uses -race), the same configuration as the
+# container mode's static world image (internal/container BuildImage: CGO_ENABLED=0, no -trimpath). So
+# the image build reuses the packages the tests compiled; with cgo on (Go's default where gcc is
+# installed) a fresh clone compiled the module and the standard library twice. CGO_ENABLED=1 make ...
+# overrides it.
+export CGO_ENABLED ?= 0
 PROCS      ?= 2
 OUT        ?= reports/out
 GINKGO     := $(GO) tool ginkgo
@@ -111,8 +118,10 @@ vet:
 	  if [ -s $$dc ]; then echo "deadcode -test (delete what nothing reaches):"; cat $$dc; fi; \
 	  [ $$scstatus -eq 0 ] && [ ! -s $$sc ] && [ ! -s $$dc ]
 
+## unit: the packages' own tests. -vet=off: go test would run a subset of go vet's checks on every
+## package again, which make vet (go vet ./..., test files included, and staticcheck) has done just before.
 unit:
-	$(GO) test -count=1 $(UNIT_PKGS)
+	$(GO) test -count=1 -vet=off $(UNIT_PKGS)
 
 ## examples: the example modules under examples/ that import trapline (each its own go.mod): a user's
 ## own Ginkgo suite with its own trap pack, and a user's own staging app with a pack against it

@@ -27,7 +27,8 @@ import (
 func buildAppImage(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "app")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./testdata/app")
+	// No -trimpath: the test builds' flags, so the standard library compiled for them is reused.
+	cmd := exec.Command("go", "build", "-o", bin, "./testdata/app")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build testdata/app: %v\n%s", err, out)

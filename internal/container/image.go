@@ -43,6 +43,11 @@ ENTRYPOINT ["/trapline"]
 // tagged ImageRepo:<hash of the binary>. When an image with that tag exists it is reused. Nothing is
 // pulled: scratch is not an image. It returns the image reference.
 //
+// The build uses the test builds' compile flags (no -trimpath; -ldflags only changes the link), so under
+// the Makefile, which exports CGO_ENABLED=0 for every go command, it reuses the packages make test
+// compiled instead of compiling the module and the standard library a second time. The price: the
+// binary holds the checkout's path, so two checkouts of the same code build two images.
+//
 // environ is the go build's environment (CGO_ENABLED=0 and GOOS=linux are added): the caller passes
 // os.Environ(), which holds the Go toolchain's settings (HOME, GOPATH, GOCACHE, GOFLAGS, ...). nil is
 // an error, not an empty environment, in which go would find no cache or module folder.
@@ -56,7 +61,7 @@ func BuildImage(ctx context.Context, environ []string) (string, error) {
 	}
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "trapline")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "github.com/trapline/trapline/cmd/trapline")
+	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags=-s -w", "-o", bin, "github.com/trapline/trapline/cmd/trapline")
 	cmd.Env = append(slices.Clip(environ), "CGO_ENABLED=0", "GOOS=linux")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("container: go build cmd/trapline (CGO_ENABLED=0): %w\n%s", err, out)
