@@ -75,6 +75,7 @@ type runConfig struct {
 	twins                                           []traps.Trap // --twins: the benign twins, run in the fenced arm
 	app                                             userAppFlags // --upstream-image, --probe-cmd
 	extensions                                      dirsFlag     // --extension: unpacked extensions in the black-box browser
+	wholeBrowser                                    bool         // --whole-browser: harness.Options.WholeBrowser
 	video                                           string
 	traps                                           []traps.Trap
 	timeout                                         time.Duration
@@ -141,6 +142,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.policy, "policy", "", "reference: the guarded arm's policy, an embedded name or a file (default reference); external: the proxy's policy (default: observe)")
 	fs.StringVar(&cfg.controlPolicy, "control-policy", policies.Permissive, "reference: the control arm's policy, an embedded name or a file")
 	fs.Var(&cfg.trapsDirs, "traps-dir", "a trap pack folder to add to the catalog (repeatable)")
+	fs.BoolVar(&cfg.wholeBrowser, "whole-browser", false, "external: give the agent a whole Chromium with its own DevTools port, for an agent that loads its own extension and dials DevTools from it (Stagehand 4); its browser's own traffic is then judged with the agent's")
 	fs.Var(&cfg.extensions, "extension", "an unpacked browser extension (a folder with manifest.json) loaded into the black-box browser, for --agent external (repeatable)")
 	fs.Var(&cfg.upstream, "upstream", "your own staging app, put in the world behind its proxy: `HOST=URL` (repeatable, one per app), or a URL with --upstream-host")
 	fs.StringVar(&cfg.upstreamHost, "upstream-host", "", "the host name the browser uses for a bare --upstream URL (or --upstream-image), e.g. portale.example.test")
@@ -538,7 +540,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 		return s, withCode(exitBroken, err)
 	}
 	opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams(), ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand(),
-		Extensions: cfg.extensions}
+		Extensions: cfg.extensions, WholeBrowser: cfg.wholeBrowser}
 	if cfg.policy != "" {
 		p, err := policies.Resolve(cfg.policy)
 		if err != nil {
