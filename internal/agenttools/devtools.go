@@ -31,7 +31,9 @@ type devtoolsMCP struct {
 }
 
 var (
-	dtSelected = regexp.MustCompile(`^(\d+): (.*) \[selected\]\s*$`)
+	// list_pages' line of the selected page; a page of a browser context that is not the default one
+	// (trapline's browser runs each run in its own) ends " isolatedContext=NAME" (McpResponse.js).
+	dtSelected = regexp.MustCompile(`^(\d+): (.*) \[selected\](?: isolatedContext=\S+)?\s*$`)
 )
 
 func (d *devtoolsMCP) offers(k action.Kind) bool {
