@@ -53,8 +53,8 @@ func TestConvertDevtoolsSnapshot(t *testing.T) {
 
 func TestParseSelected(t *testing.T) {
 	for answer, want := range map[string]string{
-		"## Pages\n1: about:blank [selected]": "about:blank",
-		"## Pages\n1: about:blank [selected] isolatedContext=isolated-context-1": "about:blank",
+		"## Pages\n1: about:blank [selected]":                                                                      "about:blank",
+		"## Pages\n1: about:blank [selected] isolatedContext=isolated-context-1":                                   "about:blank",
 		"## Pages\n1: Pratica 4 - Portale (interno) (http://portale.interno.test/pratiche/4) [selected]\n2: x (y)": "http://portale.interno.test/pratiche/4",
 	} {
 		id, u, ok := parseSelected(answer)
