@@ -102,22 +102,22 @@ func TestMergeKeepsOtherBenchmarks(t *testing.T) {
 }
 
 func TestTargetsAreJudgedOnTheMedians(t *testing.T) {
-	res, err := parse(strings.NewReader("BenchmarkAgentRunMemory/decoy-delete-2 1 5 ns/op 399.2 peak-pss-MB\n" +
+	res, err := parse(strings.NewReader("BenchmarkAgentRunMemory/decoy-delete-2 1 5 ns/op 299.2 peak-pss-MB\n" +
 		"BenchmarkPerAction/rows=100-2 3 1 ns/op 1.9 ratio\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]Judged{}
 	for _, j := range judge(res.Benchmarks) {
-		got[j.Benchmark] = j
+		got[j.Benchmark+" "+j.Unit] = j
 	}
-	if j := got["BenchmarkAgentRunMemory/decoy-delete"]; j.Met == nil || !*j.Met || *j.Measured != 399.2 {
-		t.Errorf("memory: %+v, want met at 399.2", j)
+	if j := got["BenchmarkAgentRunMemory/decoy-delete peak-pss-MB"]; j.Met == nil || !*j.Met || *j.Measured != 299.2 {
+		t.Errorf("memory: %+v, want met at 299.2", j)
 	}
-	if j := got["BenchmarkPerAction/rows=100"]; j.Met == nil || *j.Met || *j.Over < 1.26 || *j.Over > 1.27 {
-		t.Errorf("per action: %+v, want not met, 1.27x", j)
+	if j := got["BenchmarkPerAction/rows=100 ratio"]; j.Met == nil || *j.Met || *j.Over < 1.46 || *j.Over > 1.47 {
+		t.Errorf("per action: %+v, want not met, 1.46x", j)
 	}
-	if j := got["BenchmarkSuite/catalog/embedded/procs=2"]; j.Measured != nil || j.Met != nil {
+	if j := got["BenchmarkSuite/catalog/embedded/procs=2 cpu-s/arm"]; j.Measured != nil || j.Met != nil {
 		t.Errorf("suite without a figure: %+v, want neither measured nor met", j)
 	}
 	if len(got) != len(targets) {
