@@ -105,6 +105,7 @@ catalog-labels:
 ## deadcode: examples without an Output comment (harness/example_test.go: they need a browser and a
 ## world) are documentation, dead by its definition; the filter leaves out example_test.go files
 ## only. The public API (gomegatrap, harness, agentkit) is reached by the module's own tests (-test).
+## go run's own "go: downloading" lines (a fresh module cache) are not findings and are left out.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEADCODE    := golang.org/x/tools/cmd/deadcode@v0.52.0
 vet:
@@ -113,7 +114,7 @@ vet:
 	@sc=$$(mktemp) dc=$$(mktemp); trap 'rm -f $$sc $$dc' EXIT; \
 	  $(GO) run $(STATICCHECK) ./... >$$sc 2>&1 & scpid=$$!; \
 	  $(GO) run $(DEADCODE) -test ./... 2>&1 | { grep -Ev '(^|/)example_test\.go:[0-9]+:[0-9]+: unreachable func: ' || true; } >$$dc & dcpid=$$!; \
-	  wait $$scpid; scstatus=$$?; wait $$dcpid; \
+	  wait $$scpid; scstatus=$$?; wait $$dcpid; sed -i '/^go: downloading /d' $$sc $$dc; \
 	  if [ $$scstatus -ne 0 ] || [ -s $$sc ]; then echo "staticcheck:"; cat $$sc; fi; \
 	  if [ -s $$dc ]; then echo "deadcode -test (delete what nothing reaches):"; cat $$dc; fi; \
 	  [ $$scstatus -eq 0 ] && [ ! -s $$sc ] && [ ! -s $$dc ]
