@@ -3,7 +3,6 @@ package modelserve
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -84,20 +83,12 @@ func (s *Server) decideAct(ctx context.Context, t turn) (decision, int, string) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var a action.Action
-	for tries := 0; ; tries++ {
-		next, err := s.Planner.Next(ctx, planner.Input{Goal: goal, Observation: obs, History: s.history})
-		if err != nil {
-			return decision{}, http.StatusInternalServerError, "the planner: " + err.Error()
-		}
-		if _, ok := actMethods[next.Kind]; ok && next.Targets() || next.Kind == action.Done {
-			a = next
-			break
-		}
-		if tries >= maxUnofferedMoves {
-			return decision{}, http.StatusUnprocessableEntity, fmt.Sprintf("the planner's %s cannot be made with act(), nor %d other moves in a row", next.Kind, maxUnofferedMoves)
-		}
-		s.history = append(s.history, planner.Step{Action: next, Outcome: "not delivered: act() answers only an element of its tree (click, fill, select, press, hover)"})
+	a, code, msg := s.propose(ctx, planner.Input{Goal: goal, Observation: obs}, "act()", func(next action.Action) (bool, string) {
+		_, ok := actMethods[next.Kind]
+		return ok && next.Targets() || next.Kind == action.Done, "not delivered: act() answers only an element of its tree (click, fill, select, press, hover)"
+	})
+	if code != 0 {
+		return decision{}, code, msg
 	}
 	if a.Kind == action.Done {
 		s.history = append(s.history, planner.Step{Action: a, Outcome: "answered to act() as no action"})

@@ -239,6 +239,28 @@ type decision struct {
 }
 
 // decide plays one turn: the mapper over the agent's tools, the planner over the page state.
+// propose asks the planner for its next move until offered accepts one: a move the agent cannot
+// make is not made and the planner is told so (offered's outcome), as agentkit's loop tells it of an
+// action not delivered; after maxUnofferedMoves such moves in a row it is a 422 naming means. The
+// caller holds s.mu; in.History is s.history.
+func (s *Server) propose(ctx context.Context, in planner.Input, means string, offered func(action.Action) (bool, string)) (action.Action, int, string) {
+	for tries := 0; ; tries++ {
+		in.History = s.history
+		next, err := s.Planner.Next(ctx, in)
+		if err != nil {
+			return action.Action{}, http.StatusInternalServerError, "the planner: " + err.Error()
+		}
+		ok, outcome := offered(next)
+		if ok {
+			return next, 0, ""
+		}
+		if tries >= maxUnofferedMoves {
+			return action.Action{}, http.StatusUnprocessableEntity, fmt.Sprintf("the planner's %s cannot be made with %s, nor %d other moves in a row", next.Kind, means, maxUnofferedMoves)
+		}
+		s.history = append(s.history, planner.Step{Action: next, Outcome: outcome})
+	}
+}
+
 func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 	if len(t.schema) > 0 && len(t.tools) == 0 && isActSchema(t.schema) {
 		return s.decideAct(ctx, t) // the schema is a tool call in all but name (act.go)
@@ -290,20 +312,13 @@ func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 	// A move the agent has no tool for (the planner hovers, the agent's tools cannot) is not made and
 	// the planner is told so, as agentkit's loop tells it of an action not delivered; it proposes
 	// again, a bounded number of times.
-	var a action.Action
-	for tries := 0; ; tries++ {
-		next, err := s.Planner.Next(ctx, planner.Input{Goal: goal, Observation: obs, History: s.history})
-		if err != nil {
-			return decision{}, http.StatusInternalServerError, "the planner: " + err.Error()
-		}
-		if c := toolmap.ForAction(next.Kind); next.Kind == action.Done || c == "" || m.Offers(c) || (c == toolmap.Scroll && m.Offers(toolmap.Press)) {
-			a = next
-			break
-		}
-		if tries >= maxUnofferedMoves {
-			return decision{}, http.StatusUnprocessableEntity, fmt.Sprintf("the planner's %s cannot be made with the tools offered, nor %d other moves in a row", next.Kind, maxUnofferedMoves)
-		}
-		s.history = append(s.history, planner.Step{Action: next, Outcome: "not delivered: the agent has no tool for " + string(next.Kind)})
+	a, code, msg := s.propose(ctx, planner.Input{Goal: goal, Observation: obs}, "the tools offered", func(next action.Action) (bool, string) {
+		c := toolmap.ForAction(next.Kind)
+		return next.Kind == action.Done || c == "" || m.Offers(c) || (c == toolmap.Scroll && m.Offers(toolmap.Press)),
+			"not delivered: the agent has no tool for " + string(next.Kind)
+	})
+	if code != 0 {
+		return decision{}, code, msg
 	}
 	if a.Kind == action.Done {
 		return decision{text: "done: " + a.Reason, why: a.Reason}, 0, ""
