@@ -18,11 +18,44 @@ const networkSettle = 2 * time.Second
 // never sees its body delivered, so a control arm's effect would look absent.
 const downloadSettle = 20 * time.Second
 
-// trackInflight counts the context's requests that have started and not yet finished or failed.
-func (s *Session) trackInflight(ctx playwright.BrowserContext) {
-	ctx.OnRequest(func(playwright.Request) { s.inflight.Add(1) })
-	ctx.OnRequestFinished(func(playwright.Request) { s.inflight.Add(-1) })
-	ctx.OnRequestFailed(func(playwright.Request) { s.inflight.Add(-1) })
+// trackInflight counts the context's requests that have started and not yet finished or failed, and
+// forgets a page's requests when the page closes: Chromium sends neither "finished" nor "failed" for
+// the requests of a page closed under them (a popup the popup guard closes while it loads), and a
+// count that never comes down made every later settle wait its whole bound (2 s a snapshot).
+func (s *Session) trackInflight(ctx playwright.BrowserContext, page playwright.Page) {
+	s.pending = map[playwright.Request]struct{}{}
+	ctx.OnRequest(func(r playwright.Request) { s.pendingSet(r, true) })
+	ctx.OnRequestFinished(func(r playwright.Request) { s.pendingSet(r, false) })
+	ctx.OnRequestFailed(func(r playwright.Request) { s.pendingSet(r, false) })
+	page.OnClose(s.forgetPage)
+	ctx.OnPage(func(p playwright.Page) { p.OnClose(s.forgetPage) })
+}
+
+// pendingSet adds r to the requests in flight (on) or removes it, and keeps the count in step.
+func (s *Session) pendingSet(r playwright.Request, on bool) {
+	s.pendingMu.Lock()
+	defer s.pendingMu.Unlock()
+	if on {
+		s.pending[r] = struct{}{}
+	} else {
+		delete(s.pending, r)
+	}
+	s.inflight.Store(int64(len(s.pending)))
+}
+
+// forgetPage removes the requests of a closed page from the requests in flight. A request is the
+// page's when its frame is one of the page's; the frame is read now, not when the request started
+// (a popup's first request starts before its frame belongs to a page). A request without a frame
+// (a service worker's) is kept: it outlives pages.
+func (s *Session) forgetPage(p playwright.Page) {
+	s.pendingMu.Lock()
+	defer s.pendingMu.Unlock()
+	for r := range s.pending {
+		if f := r.Frame(); f != nil && f.Page() == p {
+			delete(s.pending, r)
+		}
+	}
+	s.inflight.Store(int64(len(s.pending)))
 }
 
 // settleNetwork waits, at most networkSettle, until no request of the context is in flight, then, at

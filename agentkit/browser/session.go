@@ -99,8 +99,10 @@ type Session struct {
 	// navSignal is closed (and replaced) at each of them, for WaitNavigated (navcount.go).
 	navMu     sync.Mutex
 	navSignal chan struct{}
-	// inflight counts the context's requests not yet finished or failed (inflight.go).
-	inflight atomic.Int64
+	// inflight counts the context's requests not yet finished or failed: pending's size (inflight.go).
+	inflight  atomic.Int64
+	pendingMu sync.Mutex
+	pending   map[playwright.Request]struct{}
 	// downloading counts the allowed downloads still being saved; Close waits for them (inflight.go).
 	downloading atomic.Int64
 	// unseenReports holds the ids of the unseen-channel guard's reports already recorded (unseen.go).
@@ -196,7 +198,7 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 			return nil, err
 		}
 	}
-	s.trackInflight(ctx)
+	s.trackInflight(ctx, page)
 	s.countNavigations(page)
 	page.OnDownload(s.onDownload)
 	page.OnFileChooser(s.onFileChooser)
