@@ -235,6 +235,7 @@ bench: setup benchrecord
 	  $(GO) test -run '^$$' -bench 'ObservationCost' -benchtime 1x -count 1 ./bench; \
 	  $(GO) test -run '^$$' -bench 'PerAction$$' -benchtime 3x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
 	  $(GO) test -run '^$$' -bench 'AgentRunMemory' -benchtime 1x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
+	  $(GO) test -run '^$$' -bench 'AgentToolsCell' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m ./bench; \
 	  $(GO) test -run '^$$' -bench 'ArmProfile' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m -v ./bench; \
 	  $(if $(BENCH_AB),$(GO) test -run '^$$' -bench 'PerActionRecheck|PerActionCounterReads|ArmBrowser|ArmTrace|ArmCost|ArmRendererWrapper' -benchtime 3x -count 1 -timeout 120m ./bench;) \
 	  $(if $(BENCH_SCALE),$(GO) test -run '^$$' -bench 'CatalogScale' -benchtime 1x -count 1 -timeout 120m ./bench;) \
