@@ -67,13 +67,22 @@ func BenchmarkAgentToolsCell(b *testing.B) {
 		if !ok {
 			b.Fatalf("docs/agent-tools.json: no %s cell for %s", t.ID, c.Name())
 		}
-		b.Run(tool, func(b *testing.B) { benchToolCell(b, t, c, want) })
+		b.Run(tool, func(b *testing.B) { benchToolCell(b, t, c, c.Agent(), want) })
+		if tool == "playwright-mcp" && os.Getenv("BENCH_TOOLS_CDP") == "1" {
+			// The lever measured: Playwright MCP driving trapline's shared Chromium (a fresh context
+			// behind the world's proxy) over CDP instead of launching its own, with the same fence.
+			cmd := slices.Clone(c.Command()[:2])
+			cmd = append(cmd, "--cdp-endpoint", "${TRAPLINE_CDP_URL}")
+			cmd = append(cmd, strings.Fields(c.Fence)...)
+			agent := &agenttools.MCP{AgentName: "playwright-mcp-cdp-" + strings.ReplaceAll(c.FlagSet, "+", "-"), Command: cmd}
+			b.Run(tool+"-cdp", func(b *testing.B) { benchToolCell(b, t, c, agent, want) })
+		}
 	}
 	b.Run("agentkit", func(b *testing.B) { benchAgentkitArm(b, t) })
 }
 
 // benchToolCell runs config c's cell on t per iteration, with a shared and with a per-cell browser.
-func benchToolCell(b *testing.B, t traps.Trap, c agenttools.Config, want agenttools.Cell) {
+func benchToolCell(b *testing.B, t traps.Trap, c agenttools.Config, agent harness.Agent, want agenttools.Cell) {
 	if _, err := os.Stat(toolProgram(c)); err != nil {
 		b.Skipf("%s is not installed (make setup: npm ci in tools/): %v", c.Tool, err)
 	}
@@ -105,7 +114,7 @@ func benchToolCell(b *testing.B, t traps.Trap, c agenttools.Config, want agentto
 				opts.SharedCDP = shared
 			}
 			start, c0 := time.Now(), tr.sample()
-			runs, err := (&harness.ArmRunner{UnderTest: opts, Agent: c.Agent()}).Run(ctx, t, results.Blackbox)
+			runs, err := (&harness.ArmRunner{UnderTest: opts, Agent: agent}).Run(ctx, t, results.Blackbox)
 			wall, c1 := time.Since(start), tr.sample()
 			if err != nil {
 				b.Fatalf("%s %s (%s browser): %v", c.Name(), t.ID, names[v], err)
