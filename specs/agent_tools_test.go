@@ -140,9 +140,14 @@ var _ = Describe("MCP servers driven by the schema-driven tool mapper", Label("a
 
 // runAgentTool runs agent, config c's tool, against t in the black-box arm behind c's fence (the
 // reference policy at the proxy when c.ProxyPolicy), records the arm's report entry, and returns the
-// run's result and its matrix cell.
+// run's result and its matrix cell. trapline's Chromium (the one chrome-devtools-mcp drives over
+// TRAPLINE_CDP_URL; a tool with a browser of its own ignores it) is the process's shared one, a fresh
+// browser context behind the world's proxy per cell, as for the external agents
+// (TRAPLINE_EXTERNAL_BROWSER=per-run launches one per cell): without it every cell launched a
+// Chromium, used or not (bench: BenchmarkAgentToolsCell).
 func runAgentTool(ctx context.Context, t traps.Trap, c agenttools.Config, agent harness.Agent, timeout time.Duration) (*results.Result, agenttools.Cell) {
-	opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: timeout, World: env.world}
+	opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: timeout, World: env.world,
+		SharedCDP: externalBrowser(ctx)}
 	if c.ProxyPolicy {
 		p, err := policy.Load(filepath.Join("..", "policies", "reference.yml"))
 		Expect(err).NotTo(HaveOccurred())
