@@ -121,8 +121,15 @@ vet:
 
 ## unit: the packages' own tests. -vet=off: go test would run a subset of go vet's checks on every
 ## package again, which make vet (go vet ./..., test files included, and staticcheck) has done just before.
+## -parallel $(UNIT_PARALLEL): the only parallel tests are cmd/trapline's testscripts (TestScripts), the
+## unit's longest package; each spends most of its time waiting on the processes it starts (a trapline
+## run's browser, an agent's Node.js), about a third of a core each, so go test's default (GOMAXPROCS,
+## 2 here) left the cores idle while the scripts ran two at a time. -timeout 30m: go test's default (10
+## minutes per package binary) is cmd/trapline's whole run on a loaded machine (574 s at load 12-28, where
+## the default -parallel ran out of it with 7 scripts unstarted); every wait of a test has its own bound.
+UNIT_PARALLEL ?= 4
 unit:
-	$(GO) test -count=1 -vet=off $(UNIT_PKGS)
+	$(GO) test -count=1 -vet=off -parallel $(UNIT_PARALLEL) -timeout 30m $(UNIT_PKGS)
 
 ## examples: the example modules under examples/ that import trapline (each its own go.mod): a user's
 ## own Ginkgo suite with its own trap pack, and a user's own staging app with a pack against it

@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,15 +48,22 @@ var _ = Describe("the CLI and the specs agree", Label("cli-parity"), func() {
 		out, err := build.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "go build ./cmd/trapline: %s", out)
 
+		// The CLI (its own process, browser and worlds) runs while the specs' runner runs the same traps
+		// here: the two sides share nothing but the machine, and the spec, one of the suite's longest,
+		// takes the longer side's time instead of the sum of both.
 		cliOut := filepath.Join(dir, "cli")
 		cmd := exec.CommandContext(ctx, bin, "run", "--traps", strings.Join(paritySample, ","), "--out", cliOut)
 		cmd.Env = os.Environ()
-		out, err = cmd.CombinedOutput()
-		// An exit other than 0 (a verdict that failed) is compared below, arm by arm; a run that did not
-		// write its summary is the failure here.
-		s, rerr := reports.ReadJSON(filepath.Join(cliOut, "summary.json"))
-		Expect(rerr).NotTo(HaveOccurred(), "trapline run (%v) wrote no summary:\n%s", err, out)
-		cli := verdictsOf(s.Entries)
+		var cliLog bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &cliLog, &cliLog
+		Expect(cmd.Start()).To(Succeed(), "start trapline run")
+		waited := false
+		DeferCleanup(func() { // a failed expectation below leaves no trapline run behind
+			if !waited {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+			}
+		})
 
 		opts := referenceRun(filepath.Join(dir, "specs"))
 		runner := &harness.ArmRunner{Proof: opts, UnderTest: opts}
@@ -68,6 +76,15 @@ var _ = Describe("the CLI and the specs agree", Label("cli-parity"), func() {
 			entries = append(entries, es...)
 		}
 		specs := verdictsOf(entries)
+
+		err = cmd.Wait()
+		waited = true
+		out = cliLog.Bytes()
+		// An exit other than 0 (a verdict that failed) is compared below, arm by arm; a run that did not
+		// write its summary is the failure here.
+		s, rerr := reports.ReadJSON(filepath.Join(cliOut, "summary.json"))
+		Expect(rerr).NotTo(HaveOccurred(), "trapline run (%v) wrote no summary:\n%s", err, out)
+		cli := verdictsOf(s.Entries)
 		Expect(specs).To(HaveLen(2 * len(paritySample)))
 		Expect(cli).To(Equal(specs), "trapline run (left) and the specs' runner (right) disagree; the CLI's output:\n%s", out)
 		// The same verdicts, and on the reference agent every one of them passes: the CLI exits 0.
