@@ -191,7 +191,7 @@ func (s *Session) observeChanges() (int64, bool) {
 }
 
 // CounterReads is how many times the session read the page's change counter (for benchmarks and
-// tests: each read is a round trip to the page).
+// tests: each read is a round trip to the page, or the end of the settle probe's: settle.go).
 func (s *Session) CounterReads() int64 { return s.counterReads.Load() }
 
 // TargetRechecks is how many dispatches of the session were re-resolved by the cheap check of the

@@ -310,9 +310,15 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		}
 		_ = s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad, Timeout: ms(s.opts.NavigationTimeout)})
 		// A partial swap (a fetch, then innerHTML replaced) is read once it has landed (settle.go).
-		s.waitSettled()
-		navs := s.navs.Load()
-		changes, changesKnown := s.observeChanges()
+		// The change counter as it was before the snapshot: the settle probe's read when it ended the
+		// wait on a page with one frame (changes.go: only then does the counter cover the page),
+		// else a read of its own.
+		sr := s.waitSettled()
+		navs, changes, changesKnown := sr.navs, sr.changes, sr.known && len(s.page.Frames()) == 1
+		if !sr.ok {
+			navs = s.navs.Load()
+			changes, changesKnown = s.observeChanges()
+		}
 		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.SnapshotTimeout)})
 		if err != nil {
 			lastErr = err

@@ -28,23 +28,37 @@ const settlePoll = 20 * time.Millisecond
 // after its swap) is given the whole settleQuiet.
 const settleFramesMin = 34 * time.Millisecond
 
-// settleProbe is the page side of the cheap look: true when the page has no change clock (a frame the
-// init script did not reach: the wait is for requests only), when it has been quiet for the window
+// settleProbe is the page side of the cheap look: settled when the page has no change clock (a frame
+// the init script did not reach: the wait is for requests only), when it has been quiet for the window
 // already, or when it saw no change from the start of the look through two frames and
-// settleFramesMin; false when it changed meanwhile. Its argument is [settleQuiet, settleFramesMin] in
-// milliseconds.
+// settleFramesMin; false when it changed meanwhile. A settled page answers with its change counter,
+// read last (changes.go: the same read, flush and shadow-root walk as Session.changes), or -1 when it
+// has none: the snapshot that follows needs the counter as it was before it, and this saves Observe
+// a round trip to the page for it. Its argument is [settleQuiet, settleFramesMin] in milliseconds.
 const settleProbe = `async ([q, min]) => {
+  const counter = () => { const d = Object.getOwnPropertyDescriptor(window, '` + changeCounterName + `'); return d && !d.configurable && d.get ? window.` + changeCounterName + ` : -1; };
   const d = Object.getOwnPropertyDescriptor(window, '` + quietName + `');
-  if (!d || d.configurable || !d.get) return true;
-  if (window.` + quietName + ` >= q) return true;
+  if (!d || d.configurable || !d.get) return counter();
+  if (window.` + quietName + ` >= q) return counter();
   const t0 = performance.now();
   const frame = () => new Promise(r => { requestAnimationFrame(() => r()); setTimeout(r, min); });
   await frame();
   await frame();
   const left = min - (performance.now() - t0);
   if (left > 0) await new Promise(r => setTimeout(r, left));
-  return window.` + quietName + ` >= performance.now() - t0;
+  return window.` + quietName + ` >= performance.now() - t0 ? counter() : false;
 }`
+
+// settledRead is what the settle probe that ended waitSettled read: the page's change counter
+// (known false when the page has none) and the session's navigation count read just before the
+// probe. ok is false when the wait ended otherwise (its bound, an error, the full quiet window):
+// Observe then reads both itself.
+type settledRead struct {
+	changes int64
+	known   bool
+	navs    int64
+	ok      bool
+}
 
 // waitSettled waits, at most settleMax, until no request of the context is in flight and the page
 // has stopped changing. It is a wait on conditions (the context's request events, the page's own
@@ -55,34 +69,53 @@ const settleProbe = `async ([q, min]) => {
 // htmx-style swap (a fetch, then innerHTML replaced) lands before the snapshot. A page without the
 // change clock (a frame the init script did not reach, an error page) is waited on for its requests
 // only. An error (the page navigating away under the wait) ends the wait: the snapshot that follows
-// reads the page as it is.
-func (s *Session) waitSettled() {
+// reads the page as it is. When the probe that ended the wait read the change counter, waitSettled
+// returns it (settledRead).
+func (s *Session) waitSettled() settledRead {
 	deadline := time.Now().Add(settleMax)
 	for {
 		waitZero(&s.inflight, time.Until(deadline))
 		left := time.Until(deadline)
 		if left < settlePoll { // also keeps the timeout above 0 ms, which Playwright reads as "no timeout"
-			return
+			return settledRead{}
 		}
+		// The navigation count before the probe: a navigation after it (a new document, a new
+		// counter) makes the count differ at the next recheck, which then reads the whole page.
+		navs := s.navs.Load()
 		v, err := s.page.Evaluate(settleProbe, []any{settleQuiet.Milliseconds(), settleFramesMin.Milliseconds()})
 		if err != nil {
-			return
+			return settledRead{}
 		}
-		if settled, ok := v.(bool); ok && settled {
+		if n, settled := probeCounter(v); settled {
 			if s.inflight.Load() == 0 {
-				return
+				s.counterReads.Add(1)
+				return settledRead{changes: n, known: n >= 0, navs: navs, ok: true}
 			}
 			continue // a request started during the look: wait for it, then look again
 		}
 		s.settleWindows.Add(1)
 		left = time.Until(deadline)
 		if left < settlePoll {
-			return
+			return settledRead{}
 		}
 		_, err = s.page.WaitForFunction(`q => { const d = Object.getOwnPropertyDescriptor(window, '`+quietName+`'); return !d || d.configurable || !d.get || window.`+quietName+` >= q; }`,
 			float64(settleQuiet.Milliseconds()), playwright.PageWaitForFunctionOptions{Polling: float64(settlePoll.Milliseconds()), Timeout: ms(left)})
 		if err != nil || s.inflight.Load() == 0 {
-			return
+			return settledRead{}
 		}
 	}
+}
+
+// probeCounter reads settleProbe's answer: settled with the change counter (-1: the page has none),
+// or not settled (false, or anything else).
+func probeCounter(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int64:
+		return x, true
+	case float64:
+		return int64(x), true
+	}
+	return 0, false
 }
