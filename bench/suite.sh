@@ -29,6 +29,8 @@ for mode in "${modes[@]}"; do
       TRAPLINE_WORLD=$mode TRAPLINE_OUT=$dir "$out/benchrecord" time -name "Suite/catalog/$mode/procs=$procs" \
         -summary "$dir/summary.json" -log "$out/log" -- go tool ginkgo --procs="$procs" --label-filter="$labels" ./specs
       status=$?
+      # SUITE_SUMMARIES=DIR keeps each run's summary.json (for trapline report --flake across runs).
+      if [ -n "${SUITE_SUMMARIES:-}" ] && [ -f "$dir/summary.json" ]; then mkdir -p "$SUITE_SUMMARIES" && cp "$dir/summary.json" "$SUITE_SUMMARIES/summary-$mode-$procs-$i.json"; fi
       if [ $status -ne 0 ]; then echo "suite.sh: $mode procs=$procs run $i failed (exit $status); tail of its log:" >&2; tail -n 20 "$out/log" >&2; fi
     done
   done
