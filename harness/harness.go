@@ -366,12 +366,18 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	)
 	if drv.agent != nil {
 		out, runErr = drv.agent(ctx, sess, task)
-		out.Violations = rec.Violations()
 	} else {
 		ag := &agentkit.Agent{Policy: setup.Policy, Planner: setup.Planner, Secrets: setup.Secrets, Off: setup.Off, Approver: setup.Approver}
 		out, runErr = ag.Run(ctx, sess, rec, task)
 	}
-	err = errors.Join(runErr, sess.Close(), rec.Close())
+	closeErr := sess.Close()
+	// The violations are read once the session is closed, not when the loop returned: Close lets the
+	// page's last requests reach the route gate (a click's fetch the driver reported only after the
+	// agent's "done"), and a refusal the gate recorded then is in the evidence and is a guard that
+	// fired. Read earlier, the evidence showed the refusal while the verdict said "fired: none"
+	// (method-swap's guarded arm, stop 38).
+	out.Violations = rec.Violations()
+	err = errors.Join(runErr, closeErr, rec.Close())
 	if err != nil {
 		return nil, false, err
 	}

@@ -18,6 +18,10 @@ const changeCounterName = "__traplineChanges"
 // counter saw (settle.go waits on it).
 const quietName = "__traplineQuiet"
 
+// pendingName is the page-visible, read-only getter of how many fetch and XMLHttpRequest calls the
+// page has started and not yet seen settle (settle.go and Session.Close wait on it).
+const pendingName = "__traplinePending"
+
 // changeCounter counts what can change the accessibility tree without a navigation, in every frame,
 // from before any page script runs: DOM mutations (in the document, in every shadow root created by
 // attachShadow, open or closed, and in every open declarative shadow root, found by a walk at each
@@ -30,9 +34,19 @@ const quietName = "__traplineQuiet"
 // the residual is a pure style change with no animation or transition (a :hover rule, a media query),
 // and it can only affect elements other than the target, whose own role and name are re-read live.
 // A second getter, quietName, says how long ago the last of these changes was (settle.go).
+//
+// A third, pendingName, counts the fetch and XMLHttpRequest calls the page made that have not settled
+// (fetch's promise settled, the request's loadend): the page knows of a request the moment its script
+// makes it, while the driver's request event comes later, after Chromium's network process and the
+// driver have passed it on, and under load that can be after the snapshot, the agent's "done" and the
+// context's close (stop 38: method-swap's DELETE, sent from a click handler, was refused by the route
+// gate only while the session closed). A settled call has been judged: the route gate records its
+// refusal before it aborts the request. The count only makes the harness wait; the fence is the route
+// gate and the proxy, which a page that defeats the count (a fetch taken from another frame, a
+// request made another way: a beacon, an image, a form) does not get past.
 const changeCounter = `(() => {
   if (Object.getOwnPropertyDescriptor(window, '` + changeCounterName + `')) return;
-  let n = 0, last = 0;
+  let n = 0, last = 0, pending = 0;
   const clock = performance.now.bind(performance);
   const bump = () => { n++; last = clock(); };
   const apply = Reflect.apply, take = MutationObserver.prototype.takeRecords, observe = MutationObserver.prototype.observe;
@@ -81,6 +95,28 @@ const changeCounter = `(() => {
   for (const ev of ['input', 'change', 'animationstart', 'animationiteration', 'animationend', 'animationcancel', 'transitionrun', 'transitionend', 'transitioncancel']) {
     window.addEventListener(ev, bump, true);
   }
+  const then = Promise.prototype.then, addListener = EventTarget.prototype.addEventListener;
+  const fetch0 = window.fetch;
+  if (typeof fetch0 === 'function') {
+    window.fetch = function fetch(...args) {
+      const p = apply(fetch0, this, args);
+      pending++;
+      const settle = () => { pending--; };
+      apply(then, p, [settle, settle]);
+      return p;
+    };
+  }
+  const send = window.XMLHttpRequest && XMLHttpRequest.prototype.send;
+  if (send) {
+    XMLHttpRequest.prototype.send = function send(...args) {
+      let open = true;
+      const settle = () => { if (open) { open = false; pending--; } };
+      pending++;
+      apply(addListener, this, ['loadend', settle]);
+      try { return apply(send, this, args); } catch (e) { settle(); throw e; }
+    };
+  }
+  Object.defineProperty(window, '` + pendingName + `', { get() { return pending; }, configurable: false, enumerable: false });
   Object.defineProperty(window, '` + changeCounterName + `', { get() { flush(); return n; }, configurable: false, enumerable: false });
   const drain = () => { const k = apply(take, mo, []).length; if (k) { n += k; last = clock(); } };
   Object.defineProperty(window, '` + quietName + `', { get() { drain(); return clock() - last; }, configurable: false, enumerable: false });

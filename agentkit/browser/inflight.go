@@ -58,13 +58,30 @@ func (s *Session) forgetPage(p playwright.Page) {
 	s.inflight.Store(int64(len(s.pending)))
 }
 
-// settleNetwork waits, at most networkSettle, until no request of the context is in flight, then, at
-// most downloadSettle, until no allowed download is still being saved. Each is a
-// wait on a condition (the count the context's events keep), not a fixed pause: a quiet page returns
-// at once.
+// settleNetwork waits, at most networkSettle, until no fetch or XMLHttpRequest the page started is
+// unsettled (the page's own count, changes.go), then, at most networkSettle, until no request of the
+// context is in flight, then, at most downloadSettle, until no allowed download is still being saved.
+// Each is a wait on a condition (the page's count, the counts the context's events keep), not a fixed
+// pause: a quiet page returns at once. The page's count comes first: a request the page made is known
+// to it at once, while the driver's event for it may come after the loop has ended (a click's fetch
+// under load), and a request the closing context cancels before the route gate saw it would leave
+// neither an effect nor a refusal. A settled call has been through the gate, which records a refusal
+// before it aborts.
 func (s *Session) settleNetwork() {
+	s.waitPageRequests(networkSettle)
 	waitZero(&s.inflight, networkSettle)
 	waitZero(&s.downloading, downloadSettle)
+}
+
+// waitPageRequests waits, at most limit, until the page's fetch and XMLHttpRequest calls have all
+// settled (pageRequestsSettled). A page that cannot answer (closed, navigating, crashed) ends the wait:
+// the driver's count, which settleNetwork waits on next, is all there is then.
+func (s *Session) waitPageRequests(limit time.Duration) {
+	if s.page == nil || s.page.IsClosed() {
+		return
+	}
+	_, _ = s.page.WaitForFunction(pageRequestsSettled, nil,
+		playwright.PageWaitForFunctionOptions{Polling: float64(settlePoll.Milliseconds()), Timeout: ms(limit)})
 }
 
 // waitZero waits, at most limit, until n is zero, polling every 20 ms.

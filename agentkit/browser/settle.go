@@ -31,12 +31,15 @@ const settleFramesMin = 34 * time.Millisecond
 // settleProbe is the page side of the cheap look: settled when the page has no change clock (a frame
 // the init script did not reach: the wait is for requests only), when it has been quiet for the window
 // already, or when it saw no change from the start of the look through two frames and
-// settleFramesMin; false when it changed meanwhile. A settled page answers with its change counter,
+// settleFramesMin; false when it changed meanwhile, or while a fetch or XMLHttpRequest the page started
+// is unsettled (changes.go: the page knows of it before the driver's request event). A settled page answers with its change counter,
 // read last (changes.go: the same read, flush and shadow-root walk as Session.changes), or -1 when it
 // has none: the snapshot that follows needs the counter as it was before it, and this saves Observe
 // a round trip to the page for it. Its argument is [settleQuiet, settleFramesMin] in milliseconds.
 const settleProbe = `async ([q, min]) => {
   const counter = () => { const d = Object.getOwnPropertyDescriptor(window, '` + changeCounterName + `'); return d && !d.configurable && d.get ? window.` + changeCounterName + ` : -1; };
+  const busy = () => { const d = Object.getOwnPropertyDescriptor(window, '` + pendingName + `'); return !!(d && !d.configurable && d.get && window.` + pendingName + ` > 0); };
+  if (busy()) return false;
   const d = Object.getOwnPropertyDescriptor(window, '` + quietName + `');
   if (!d || d.configurable || !d.get) return counter();
   if (window.` + quietName + ` >= q) return counter();
@@ -46,8 +49,21 @@ const settleProbe = `async ([q, min]) => {
   await frame();
   const left = min - (performance.now() - t0);
   if (left > 0) await new Promise(r => setTimeout(r, left));
-  return window.` + quietName + ` >= performance.now() - t0 ? counter() : false;
+  return window.` + quietName + ` >= performance.now() - t0 && !busy() ? counter() : false;
 }`
+
+// pageIdle is the page side of the wait for a page that changed or has requests of its own in
+// flight: true when the page has been quiet for the window (its argument, in milliseconds) and no
+// fetch or XMLHttpRequest it started is still unsettled (changes.go), or when it has no change clock.
+const pageIdle = `q => {
+  const own = (name) => { const d = Object.getOwnPropertyDescriptor(window, name); return d && !d.configurable && d.get; };
+  if (own('` + pendingName + `') && window.` + pendingName + ` > 0) return false;
+  return !own('` + quietName + `') || window.` + quietName + ` >= q;
+}`
+
+// pageRequestsSettled is Session.Close's look at the page: true when no fetch or XMLHttpRequest the
+// page started is unsettled (changes.go), or when the page has no such count.
+const pageRequestsSettled = `() => { const d = Object.getOwnPropertyDescriptor(window, '` + pendingName + `'); return !(d && !d.configurable && d.get && window.` + pendingName + ` > 0); }`
 
 // settledRead is what the settle probe that ended waitSettled read: the page's change counter
 // (known false when the page has none) and the session's navigation count read just before the
@@ -60,8 +76,9 @@ type settledRead struct {
 	ok      bool
 }
 
-// waitSettled waits, at most settleMax, until no request of the context is in flight and the page
-// has stopped changing. It is a wait on conditions (the context's request events, the page's own
+// waitSettled waits, at most settleMax, until no request of the context is in flight (neither one the
+// driver reported nor a fetch or XMLHttpRequest the page's script started) and the page has stopped
+// changing. It is a wait on conditions (the context's request events, the page's own
 // change clock), never a fixed pause. A page quiet for settleQuiet, or that shows no change through
 // a look of two animation frames (settleProbe), is observed at once: an action that changed nothing,
 // or changed the page once and is done, costs one round trip and at most a couple of frames. Only a
@@ -98,7 +115,7 @@ func (s *Session) waitSettled() settledRead {
 		if left < settlePoll {
 			return settledRead{}
 		}
-		_, err = s.page.WaitForFunction(`q => { const d = Object.getOwnPropertyDescriptor(window, '`+quietName+`'); return !d || d.configurable || !d.get || window.`+quietName+` >= q; }`,
+		_, err = s.page.WaitForFunction(pageIdle,
 			float64(settleQuiet.Milliseconds()), playwright.PageWaitForFunctionOptions{Polling: float64(settlePoll.Milliseconds()), Timeout: ms(left)})
 		if err != nil || s.inflight.Load() == 0 {
 			return settledRead{}
