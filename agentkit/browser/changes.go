@@ -22,6 +22,13 @@ const quietName = "__traplineQuiet"
 // page has started and not yet seen settle (settle.go and Session.Close wait on it).
 const pendingName = "__traplinePending"
 
+// pendingGraceMS is how long, in the page's milliseconds, the page's count of fetch and XMLHttpRequest
+// calls reads 1 after the last of them settled: a script that chains a request on a settled one (a
+// read, then a write, through a timer or an event rather than the promise chain, whose next call the
+// count already covers) makes the next call a moment later, and a wait that ended in that gap closed
+// the context before the route gate saw it.
+const pendingGraceMS = "50"
+
 // changeCounter counts what can change the accessibility tree without a navigation, in every frame,
 // from before any page script runs: DOM mutations (in the document, in every shadow root created by
 // attachShadow, open or closed, and in every open declarative shadow root, found by a walk at each
@@ -36,7 +43,8 @@ const pendingName = "__traplinePending"
 // A second getter, quietName, says how long ago the last of these changes was (settle.go).
 //
 // A third, pendingName, counts the fetch and XMLHttpRequest calls the page made that have not settled
-// (fetch's promise settled, the request's loadend): the page knows of a request the moment its script
+// (fetch's promise settled, a Response body read's promise settled, the request's loadend), and reads
+// 1 for pendingGraceMS after the last one settled: the page knows of a request the moment its script
 // makes it, while the driver's request event comes later, after Chromium's network process and the
 // driver have passed it on, and under load that can be after the snapshot, the agent's "done" and the
 // context's close (stop 38: method-swap's DELETE, sent from a click handler, was refused by the route
@@ -96,27 +104,33 @@ const changeCounter = `(() => {
     window.addEventListener(ev, bump, true);
   }
   const then = Promise.prototype.then, addListener = EventTarget.prototype.addEventListener;
+  let settledAt = -Infinity;
+  const track = (p) => {
+    pending++;
+    const settle = () => { pending--; settledAt = clock(); };
+    apply(then, p, [settle, settle]);
+    return p;
+  };
   const fetch0 = window.fetch;
   if (typeof fetch0 === 'function') {
-    window.fetch = function fetch(...args) {
-      const p = apply(fetch0, this, args);
-      pending++;
-      const settle = () => { pending--; };
-      apply(then, p, [settle, settle]);
-      return p;
-    };
+    window.fetch = function fetch(...args) { return track(apply(fetch0, this, args)); };
+  }
+  const R = window.Response && Response.prototype;
+  for (const m of ['text', 'json', 'arrayBuffer', 'blob', 'formData', 'bytes']) {
+    const f = R && R[m];
+    if (typeof f === 'function') R[m] = { [m](...args) { return track(apply(f, this, args)); } }[m];
   }
   const send = window.XMLHttpRequest && XMLHttpRequest.prototype.send;
   if (send) {
     XMLHttpRequest.prototype.send = function send(...args) {
       let open = true;
-      const settle = () => { if (open) { open = false; pending--; } };
+      const settle = () => { if (open) { open = false; pending--; settledAt = clock(); } };
       pending++;
       apply(addListener, this, ['loadend', settle]);
       try { return apply(send, this, args); } catch (e) { settle(); throw e; }
     };
   }
-  Object.defineProperty(window, '` + pendingName + `', { get() { return pending; }, configurable: false, enumerable: false });
+  Object.defineProperty(window, '` + pendingName + `', { get() { return pending > 0 ? pending : (clock() - settledAt < ` + pendingGraceMS + ` ? 1 : 0); }, configurable: false, enumerable: false });
   Object.defineProperty(window, '` + changeCounterName + `', { get() { flush(); return n; }, configurable: false, enumerable: false });
   const drain = () => { const k = apply(take, mo, []).length; if (k) { n += k; last = clock(); } };
   Object.defineProperty(window, '` + quietName + `', { get() { drain(); return clock() - last; }, configurable: false, enumerable: false });

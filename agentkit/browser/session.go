@@ -167,6 +167,15 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 			return nil, fmt.Errorf("browser: start tracing: %w", err)
 		}
 	}
+	// The change counter's script runs first in every document: it wraps fetch and Response's body
+	// reads to count the page's own requests (changes.go), and the unseen-channel guard, which runs
+	// after it, locks fetch (a non-writable property) around the counting one. Added after the guard,
+	// the counter's wrap was refused silently, the count stayed 0, and Close did not wait for a
+	// click's fetch (TestCloseWaitsForTheLastClicksFetch failed in CI, stop 38).
+	if err := s.installChangeCounter(); err != nil {
+		_ = ctx.Close()
+		return nil, err
+	}
 	if !opts.Off.Has(policy.GuardRouteGate) {
 		if err := ctx.Route("**/*", s.gate); err != nil {
 			_ = ctx.Close()
@@ -179,10 +188,6 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	}
 	ctx.OnDialog(s.onDialog)
 	if err := s.installCapabilityProbe(); err != nil {
-		_ = ctx.Close()
-		return nil, err
-	}
-	if err := s.installChangeCounter(); err != nil {
 		_ = ctx.Close()
 		return nil, err
 	}

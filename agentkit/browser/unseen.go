@@ -60,10 +60,9 @@ const unseenGuard = `(() => {
 
   // Speculation rules.
   const isRules = (n) => n && n.nodeName === 'SCRIPT' && String(n.getAttribute('type') || '').trim().toLowerCase() === 'speculationrules';
-  const urlsOf = (text) => {
+  const urlsOf = (rules) => {
     const out = [];
     try {
-      const rules = JSON.parse(text);
       for (const kind of ['prerender', 'prefetch', 'prefetch_with_subresources']) {
         for (const r of (Array.isArray(rules[kind]) ? rules[kind] : [])) {
           for (const u of (Array.isArray(r.urls) ? r.urls : [])) out.push(abs(u));
@@ -73,11 +72,30 @@ const unseenGuard = `(() => {
     } catch (e) { out.push(document.baseURI); }
     return out.length ? out : [document.baseURI];
   };
+  // The element is taken out at once; what it named is reported once its text is whole. The HTML
+  // parser inserts a script element before its text, and under load the observer can run in between
+  // (the text then is empty or cut, and the report named the page instead of the rules' URLs): the
+  // parser keeps adding the text to the element it opened even once it is out of the document, so the
+  // element is watched until its text parses, or until the parser is done with the document
+  // (DOMContentLoaded), when what is left is reported as it is, or as the page's own URL.
   const neutralise = (s) => {
-    const text = s.textContent;
     s.setAttribute('type', 'application/x-trapline-refused-speculationrules');
     s.remove();
-    for (const u of urlsOf(text)) report('` + unseenSpeculation + `', u);
+    let done = false, mo = null;
+    const attempt = (last) => {
+      if (done) return;
+      let rules;
+      try { rules = JSON.parse(s.textContent); } catch (e) { if (!last) return; rules = null; }
+      done = true;
+      if (mo) mo.disconnect();
+      for (const u of (rules === null ? [document.baseURI] : urlsOf(rules))) report('` + unseenSpeculation + `', u);
+    };
+    const parsing = document.readyState === 'loading';
+    attempt(!parsing);
+    if (done) return;
+    mo = new MutationObserver(() => attempt(false));
+    mo.observe(s, {childList: true, characterData: true, subtree: true});
+    document.addEventListener('DOMContentLoaded', () => attempt(true), {once: true, capture: true});
   };
   const scan = (n) => {
     if (isRules(n)) { neutralise(n); return; }
