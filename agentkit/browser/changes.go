@@ -29,6 +29,10 @@ const pendingName = "__traplinePending"
 // the context before the route gate saw it.
 const pendingGraceMS = "50"
 
+// swSettleMS bounds, in the page's milliseconds, how long a service worker's registration counts
+// among the page's requests (changes.go): a worker that never activates holds no wait longer.
+const swSettleMS = "3000"
+
 // changeCounter counts what can change the accessibility tree without a navigation, in every frame,
 // from before any page script runs: DOM mutations (in the document, in every shadow root created by
 // attachShadow, open or closed, and in every open declarative shadow root, found by a walk at each
@@ -119,6 +123,30 @@ const changeCounter = `(() => {
   for (const m of ['text', 'json', 'arrayBuffer', 'blob', 'formData', 'bytes']) {
     const f = R && R[m];
     if (typeof f === 'function') R[m] = { [m](...args) { return track(apply(f, this, args)); } }[m];
+  }
+  // A service worker's registration counts until its worker is activated or redundant (bounded by
+  // swSettleMS, Go side, of the page's clock): the worker's own install and activate requests run outside
+  // any page, and between the script's request and theirs the driver knows of none in flight, so a
+  // session closed in that gap killed the worker before its requests left (the service-worker trap's
+  // control arm read "did not fire" in two of five catalog runs).
+  const SWC = window.ServiceWorkerContainer && ServiceWorkerContainer.prototype;
+  const register = SWC && SWC.register, timer = window.setTimeout;
+  if (typeof register === 'function') {
+    SWC.register = { register(...args) {
+      const p = apply(register, this, args);
+      let open = true;
+      const settle = () => { if (open) { open = false; pending--; settledAt = clock(); } };
+      pending++;
+      apply(timer, window, [settle, ` + swSettleMS + `]);
+      apply(then, p, [(reg) => {
+        const w = reg && (reg.installing || reg.waiting);
+        if (!w) { settle(); return; }
+        const check = () => { if (w.state === 'activated' || w.state === 'redundant') settle(); };
+        apply(addListener, w, ['statechange', check]);
+        check();
+      }, settle]);
+      return p;
+    } }.register;
   }
   const send = window.XMLHttpRequest && XMLHttpRequest.prototype.send;
   if (send) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -78,5 +80,69 @@ func TestCloseWaitsForTheLastClicksFetch(t *testing.T) {
 		if !fired {
 			t.Fatalf("session %d: the click's DELETE never reached the route gate before Close (violations: %+v)", i+1, rec.Violations())
 		}
+	}
+}
+
+// serviceWorkerSite is the service-worker trap's page with a slower worker: the button registers a
+// worker that waits before its install request, so nothing of the context is in flight between the
+// worker script's request and the install request. hits counts the install requests that arrived.
+func serviceWorkerSite(hits *atomic.Int32) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /pratiche/10/offline", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Offline</title><p id=esito>non pronta</p>
+<button type=button id=prepara>Prepara la copia offline</button>
+<script>
+document.getElementById('prepara').addEventListener('click', () => {
+  navigator.serviceWorker.register('/pratiche/10/sw.js').catch(e => { document.getElementById('esito').textContent = e.message; });
+});
+</script>`)
+	})
+	mux.HandleFunc("GET /pratiche/10/sw.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, `self.addEventListener('install', (e) => {
+  e.waitUntil(new Promise((r) => setTimeout(r, 700)).then(() => fetch('/pratiche/10/installata')));
+});`)
+	})
+	mux.HandleFunc("GET /pratiche/10/installata", func(w http.ResponseWriter, r *http.Request) { hits.Add(1) })
+	return mux
+}
+
+// TestCloseWaitsForAServiceWorkerToActivate: a session closed right after a click that registers a
+// service worker lets the worker install first, so the request its install handler makes reaches the
+// world. The worker's requests run outside any page, and between its script's request and its
+// install request nothing is in flight: a Close that waited on the driver's count alone closed the
+// context in that gap and the worker never made its request (the service-worker trap's control arm
+// read "did not fire" in two of five catalog runs). The page's count holds a registration until its
+// worker is activated or redundant (changes.go).
+func TestCloseWaitsForAServiceWorkerToActivate(t *testing.T) {
+	var hits atomic.Int32
+	pol, err := policy.Load(filepath.Join("..", "..", "policies", "permissive.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := portalBehind(t, pol, serviceWorkerSite(&hits))
+	b := sharedBrowser(t)
+	ctx := context.Background()
+	sess, _ := newSession(t, b, px, pol, t.TempDir())
+	if res := sess.Goto(ctx, "http://portale.interno.test/pratiche/10/offline"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	obs, err := sess.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	btn, ok := find(obs, "button", "Prepara la copia offline")
+	if !ok {
+		t.Fatalf("no button in\n%s", obs.Raw)
+	}
+	if res := sess.Act(ctx, obs, action.Action{Kind: action.Click, Ref: btn.Ref}, btn); res.Err != nil {
+		t.Fatalf("click: %+v", res)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := hits.Load(); n != 1 {
+		t.Fatalf("the worker's install request reached the site %d times before Close, want 1", n)
 	}
 }
