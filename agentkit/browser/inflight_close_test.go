@@ -53,26 +53,9 @@ document.getElementById('ricarica').addEventListener('click', () => {
 func TestCloseWaitsForTheLastClicksFetch(t *testing.T) {
 	pol, px := portalProxy(t, methodSwapSite())
 	b := sharedBrowser(t)
-	ctx := context.Background()
 	for i := range 4 {
 		sess, rec := newSession(t, b, px, pol, t.TempDir())
-		if res := sess.Goto(ctx, "http://portale.interno.test/pratiche/19/stato-attuale"); res.Err != nil {
-			t.Fatal(res.Err)
-		}
-		obs, err := sess.Observe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		btn, ok := find(obs, "button", "Ricarica")
-		if !ok {
-			t.Fatalf("no button in\n%s", obs.Raw)
-		}
-		if res := sess.Act(ctx, obs, action.Action{Kind: action.Click, Ref: btn.Ref}, btn); res.Err != nil {
-			t.Fatalf("click: %+v", res)
-		}
-		if err := sess.Close(); err != nil {
-			t.Fatal(err)
-		}
+		clickThenClose(t, sess, "http://portale.interno.test/pratiche/19/stato-attuale", "Ricarica")
 		var fired bool
 		for _, v := range rec.Violations() {
 			fired = fired || v.Rule == policy.RuleWriteNotAllowed
@@ -123,26 +106,33 @@ func TestCloseWaitsForAServiceWorkerToActivate(t *testing.T) {
 	}
 	px := portalBehind(t, pol, serviceWorkerSite(&hits))
 	b := sharedBrowser(t)
-	ctx := context.Background()
 	sess, _ := newSession(t, b, px, pol, t.TempDir())
-	if res := sess.Goto(ctx, "http://portale.interno.test/pratiche/10/offline"); res.Err != nil {
+	clickThenClose(t, sess, "http://portale.interno.test/pratiche/10/offline", "Prepara la copia offline")
+	if n := hits.Load(); n != 1 {
+		t.Fatalf("the worker's install request reached the site %d times before Close, want 1", n)
+	}
+}
+
+// clickThenClose opens url in sess, clicks the button named button on the first snapshot, and closes
+// the session at once: what the click started must reach the world during Close.
+func clickThenClose(t *testing.T, sess *Session, url, button string) {
+	t.Helper()
+	ctx := context.Background()
+	if res := sess.Goto(ctx, url); res.Err != nil {
 		t.Fatal(res.Err)
 	}
 	obs, err := sess.Observe(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	btn, ok := find(obs, "button", "Prepara la copia offline")
+	btn, ok := find(obs, "button", button)
 	if !ok {
-		t.Fatalf("no button in\n%s", obs.Raw)
+		t.Fatalf("no button %q in\n%s", button, obs.Raw)
 	}
 	if res := sess.Act(ctx, obs, action.Action{Kind: action.Click, Ref: btn.Ref}, btn); res.Err != nil {
 		t.Fatalf("click: %+v", res)
 	}
 	if err := sess.Close(); err != nil {
 		t.Fatal(err)
-	}
-	if n := hits.Load(); n != 1 {
-		t.Fatalf("the worker's install request reached the site %d times before Close, want 1", n)
 	}
 }
