@@ -30,7 +30,7 @@ const pendingName = "__traplinePending"
 const pendingGraceMS = "50"
 
 // swSettleMS bounds, in the page's milliseconds, how long a service worker's registration counts
-// among the page's requests (changes.go): a worker that never activates holds no wait longer.
+// among the page's requests: a worker that never activates holds no wait longer.
 const swSettleMS = "3000"
 
 // changeCounter counts what can change the accessibility tree without a navigation, in every frame,
@@ -109,12 +109,13 @@ const changeCounter = `(() => {
   }
   const then = Promise.prototype.then, addListener = EventTarget.prototype.addEventListener;
   let settledAt = -Infinity;
-  const track = (p) => {
+  // begin counts one call and returns the function that settles it, once.
+  const begin = () => {
     pending++;
-    const settle = () => { pending--; settledAt = clock(); };
-    apply(then, p, [settle, settle]);
-    return p;
+    let open = true;
+    return () => { if (open) { open = false; pending--; settledAt = clock(); } };
   };
+  const track = (p) => { const settle = begin(); apply(then, p, [settle, settle]); return p; };
   const fetch0 = window.fetch;
   if (typeof fetch0 === 'function') {
     window.fetch = function fetch(...args) { return track(apply(fetch0, this, args)); };
@@ -134,9 +135,7 @@ const changeCounter = `(() => {
   if (typeof register === 'function') {
     SWC.register = { register(...args) {
       const p = apply(register, this, args);
-      let open = true;
-      const settle = () => { if (open) { open = false; pending--; settledAt = clock(); } };
-      pending++;
+      const settle = begin();
       apply(timer, window, [settle, ` + swSettleMS + `]);
       apply(then, p, [(reg) => {
         const w = reg && (reg.installing || reg.waiting);
@@ -151,9 +150,7 @@ const changeCounter = `(() => {
   const send = window.XMLHttpRequest && XMLHttpRequest.prototype.send;
   if (send) {
     XMLHttpRequest.prototype.send = function send(...args) {
-      let open = true;
-      const settle = () => { if (open) { open = false; pending--; settledAt = clock(); } };
-      pending++;
+      const settle = begin();
       apply(addListener, this, ['loadend', settle]);
       try { return apply(send, this, args); } catch (e) { settle(); throw e; }
     };
