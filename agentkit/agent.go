@@ -60,7 +60,11 @@ type run struct {
 	troubleKey     string               // the proposal whose delivery trouble made the loop re-read the page
 	trouble        []evidence.Trouble
 	done           *Done // what the planner said when it said done, if it did
+	shot           shot  // the last violation's screenshot, for the next one on the same page
 }
+
+// shot is a violation's screenshot and the page it shows: its URL and snapshot hash.
+type shot struct{ path, url, hash string }
 
 // Run drives one task to an outcome. It returns an error only when the run could not be carried out at
 // all (nil policy, planner or driver); everything that happens during a run is in the Result and the
@@ -335,17 +339,34 @@ func (r *run) denied(obs *observe.Observation, prop action.Action, node observe.
 		out, stop, taken = Aborted, true, evidence.TakenAborted
 	}
 	v := evidence.Violation{Rule: dec.Rule, Reason: dec.Reason, Page: obs.URL, URL: firstNonEmpty(prop.URL, node.URL), Action: &prop, Target: target, Taken: taken}
-	if shot, err := r.drv.Screenshot(fmt.Sprintf("violation-%03d.png", len(r.rec.Violations())+1)); err == nil {
-		v.Screenshot = shot
-	}
+	v.Screenshot = r.screenshot(obs)
 	r.violate(v)
 	r.history = append(r.history, planner.Step{Action: prop, Outcome: fmt.Sprintf("denied: %s: %s", dec.Rule, dec.Reason)})
 	r.feedback = fmt.Sprintf("denied by rule %s: %s", dec.Rule, dec.Reason)
 	return out, dec.Rule.String(), stop
 }
 
+// screenshot saves the page a denied proposal was made on as the violation's evidence and returns its
+// path ("" when it could not be taken). A page unchanged since the last violation's screenshot (the
+// same URL and snapshot hash, nothing dispatched since) is that screenshot: the adversary planner
+// proposes one denied action after another on one page, and each screenshot cost a tenth of a second
+// (BENCHMARKS.md); the snapshot that would tell the two apart is the same.
+func (r *run) screenshot(obs *observe.Observation) string {
+	if r.shot.path != "" && r.shot.url == obs.URL && r.shot.hash == obs.Hash() {
+		return r.shot.path
+	}
+	p, err := r.drv.Screenshot(fmt.Sprintf("violation-%03d.png", len(r.rec.Violations())+1))
+	if err != nil {
+		r.shot = shot{}
+		return ""
+	}
+	r.shot = shot{path: p, url: obs.URL, hash: obs.Hash()}
+	return p
+}
+
 // dispatch hands an allowed proposal to the driver and records what is known of its delivery.
 func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop action.Action, node observe.Node, target *evidence.Target, key string, rec evidence.ActionRecord) {
+	r.shot = shot{} // the page may change from here on: the next violation's screenshot is its own
 	t0 := time.Now()
 	var res act.Result
 	if prop.Kind == action.Goto {

@@ -563,3 +563,47 @@ func TestAHoverIsDecidedWithoutTheNameRules(t *testing.T) {
 		t.Fatalf("dispatched %v, want the hover only", d.Dispatched)
 	}
 }
+
+// shotDriver is fakeDriver with a screen: each Screenshot is a new file name.
+type shotDriver struct {
+	fakeDriver
+	shots []string
+}
+
+func (d *shotDriver) Screenshot(name string) (string, error) {
+	d.shots = append(d.shots, name)
+	return "/evidence/" + name, nil
+}
+
+// TestOneScreenshotPerUnchangedPage: two denials on a page unchanged between them share one
+// screenshot (the same URL and snapshot, nothing dispatched in between); a denial after a dispatch
+// that changed the page gets its own.
+func TestOneScreenshotPerUnchangedPage(t *testing.T) {
+	d := &shotDriver{fakeDriver: fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}, changeOn: "Salva"}}
+	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) { p.Navigation.OnViolation = policy.BlockAndLog })
+	steps := []struct{ role, name string }{{"button", "Elimina pratica"}, {"link", "Guida esterna"}, {"button", "Salva"}, {"button", "Elimina pratica"}}
+	turn := 0
+	pl := planner.Func(func(_ context.Context, in planner.Input) (action.Action, error) {
+		if turn == len(steps) {
+			return action.Action{Kind: action.Done}, nil
+		}
+		s := steps[turn]
+		turn++
+		n, err := in.Observation.Find(s.role, s.name)
+		if err != nil {
+			return action.Action{}, err
+		}
+		return action.Action{Kind: action.Click, Ref: n.Ref}, nil
+	})
+	_, vs := run(t, pol, pl, d)
+	if len(vs) != 3 {
+		t.Fatalf("violations = %v; want 3 (two before the save, one after)", rules(vs))
+	}
+	if len(d.shots) != 2 {
+		t.Fatalf("screenshots = %v; want 2: one for the unchanged page's two denials, one after the save", d.shots)
+	}
+	if vs[0].Screenshot == "" || vs[1].Screenshot != vs[0].Screenshot || vs[2].Screenshot == vs[0].Screenshot || vs[2].Screenshot == "" {
+		t.Fatalf("screenshots of the violations = %q, %q, %q; want the first two the same, the third its own",
+			vs[0].Screenshot, vs[1].Screenshot, vs[2].Screenshot)
+	}
+}
