@@ -9,6 +9,9 @@
 // `benchrecord time -name NAME -- COMMAND` runs a command and prints its timing as a benchmark line
 // (wall time, its process tree's CPU, the machine's CPU share; see timeUsage): how bench/suite.sh,
 // make test and .ci/run time their parts.
+//
+// `benchrecord calls DIR...` reads the Playwright traces of the arms under DIR and prints where their
+// time went, driver call by driver call, as benchmark lines (calls.go).
 package main
 
 import (
@@ -64,6 +67,9 @@ type Measure struct {
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "time" {
 		os.Exit(timeMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "calls" {
+		os.Exit(callsMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	out := flag.String("o", "bench/results.json", "the results file")
 	cmd := flag.String("cmd", "make bench", "the command that produced the input, recorded with the numbers")
