@@ -1,11 +1,13 @@
 package browser
 
 import (
+	"time"
+
+	playwright "github.com/mxschmitt/playwright-go"
+
 	"context"
 	"encoding/json"
 	"fmt"
-
-	playwright "github.com/mxschmitt/playwright-go"
 
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/action"
@@ -92,13 +94,6 @@ type rawFacts struct {
 
 // Inspect implements agentkit.TargetInspector: it reads from the DOM what a on target will do. The
 // target must belong to the latest snapshot, or the facts are unknown (an error).
-//
-// The read is one page call: Playwright's evalOnSelector, strict (a ref that names no element, or
-// two, is an error, never a guess). Locator.Evaluate was three (it waits for the element, evaluates,
-// then releases its handle). The dispatch's own target check (changes.go) follows the facts, as
-// before: its element snapshot replaces Playwright's ref map, so a facts read after it could no
-// longer name a target whose name changed (stale-ref's guarded arm: TARGET_UNKNOWN instead of
-// STALE_REF).
 func (s *Session) Inspect(_ context.Context, obs *observe.Observation, a action.Action, target observe.Node) (*policy.Facts, error) {
 	s.mu.Lock()
 	latest := s.latest
@@ -106,8 +101,8 @@ func (s *Session) Inspect(_ context.Context, obs *observe.Observation, a action.
 	if latest == nil || obs.SnapshotID != latest.SnapshotID {
 		return nil, fmt.Errorf("%s belongs to snapshot %s, not the latest one", a.Ref, obs.SnapshotID)
 	}
-	res, err := s.page.EvalOnSelector("aria-ref="+target.RawRef, factsScript, map[string]any{"kind": string(a.Kind), "value": a.Value, "key": a.Key},
-		playwright.PageEvalOnSelectorOptions{Strict: playwright.Bool(true)})
+	loc := s.page.Locator("aria-ref=" + target.RawRef)
+	res, err := loc.Evaluate(factsScript, map[string]any{"kind": string(a.Kind), "value": a.Value, "key": a.Key}, pwEvaluateTimeout(s.opts.ActionTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("read %s %q from the page: %w", target.Role, target.Name, err)
 	}
@@ -124,4 +119,9 @@ func (s *Session) Inspect(_ context.Context, obs *observe.Observation, a action.
 		f.Receiver = &policy.Target{Role: r.Role, Name: r.Name, Facts: &policy.Facts{VisibleText: r.VisibleText}}
 	}
 	return f, nil
+}
+
+// pwEvaluateTimeout bounds the wait for the locator of an evaluation.
+func pwEvaluateTimeout(d time.Duration) playwright.LocatorEvaluateOptions {
+	return playwright.LocatorEvaluateOptions{Timeout: ms(d)}
 }
