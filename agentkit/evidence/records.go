@@ -55,7 +55,9 @@ type ActionRecord struct {
 	ActMillis    int64           `json:"act_ms"`
 }
 
-// Violation is one line of violations.jsonl: a guard that fired.
+// Violation is one line of violations.jsonl: a guard that fired. Its Screenshot is the page the refused
+// proposal was made on; violations on a page unchanged between them (the same URL and snapshot, nothing
+// dispatched in between) share the first one's file.
 type Violation struct {
 	V    int       `json:"v"`
 	Seq  int       `json:"seq"`
@@ -63,18 +65,16 @@ type Violation struct {
 	// Source is the layer of the fence that refused: Rule's layer in the policy registry
 	// (policy.Rule.Layer), which Recorder.Violation fills in; whoever records a refusal names only
 	// its rule.
-	Source policy.Layer   `json:"source"`
-	Rule   policy.Rule    `json:"rule"`
-	Reason string         `json:"reason"`
-	Page   string         `json:"page,omitempty"`
-	URL    string         `json:"url,omitempty"`
-	Method string         `json:"method,omitempty"`
-	Action *action.Action `json:"action,omitempty"`
-	Target *Target        `json:"target,omitempty"`
-	Taken  Taken          `json:"taken"` // what the guard did
-	// Screenshot is the page the refused proposal was made on. Violations on a page unchanged between
-	// them (the same URL and snapshot, nothing dispatched in between) share the first one's file.
-	Screenshot string `json:"screenshot,omitempty"`
+	Source     policy.Layer   `json:"source"`
+	Rule       policy.Rule    `json:"rule"`
+	Reason     string         `json:"reason"`
+	Page       string         `json:"page,omitempty"`
+	URL        string         `json:"url,omitempty"`
+	Method     string         `json:"method,omitempty"`
+	Action     *action.Action `json:"action,omitempty"`
+	Target     *Target        `json:"target,omitempty"`
+	Taken      Taken          `json:"taken"` // what the guard did
+	Screenshot string         `json:"screenshot,omitempty"`
 }
 
 // Trouble is one delivery trouble of a run: an allowed action that did not reach the page because
