@@ -5,11 +5,16 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/trapline/trapline/harness"
 )
@@ -70,5 +75,56 @@ func TestMCPURLRefusedConnectionIsRetried(t *testing.T) {
 	}
 	if d := time.Since(t0); d < time.Second {
 		t.Errorf("gave up after %s: a refused connection must be retried until the start deadline", d)
+	}
+}
+
+// Over HTTP the server's own requests reach the client too: Playwright MCP asks for the client's roots
+// right after initialize, outside any request of the client's, and serves nothing until the answer
+// came (or its 60 s request timeout passed: every HTTP run started a minute late). The server here
+// does the same, with its own bound; the roots it gets are the run's artifacts folder, as over stdio.
+func TestMCPURLServerAsksForRoots(t *testing.T) {
+	type answer struct {
+		roots []*mcp.Root
+		err   error
+	}
+	got := make(chan answer, 1)
+	server := mcp.NewServer(&mcp.Implementation{Name: "fake-roots", Version: "1"}, &mcp.ServerOptions{
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				res, err := req.Session.ListRoots(ctx, &mcp.ListRootsParams{})
+				if err != nil {
+					got <- answer{err: err}
+					return
+				}
+				got <- answer{roots: res.Roots}
+			}()
+		}})
+	var first answer
+	var once sync.Once
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				once.Do(func() { first = <-got }) // Playwright MCP's initializeServer: the roots first
+			}
+			return next(ctx, method, req)
+		}
+	})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	defer srv.Close()
+	env := fakeEnv(t)
+	m := &MCP{AgentName: "fake-http", URL: srv.URL, Drive: Drive{CallTimeout: 15 * time.Second, StartTimeout: 15 * time.Second}}
+	t0 := time.Now()
+	err := m.Run(context.Background(), env) // no tools: ends not started, after the roots
+	if !errors.Is(err, harness.ErrAgentNotStarted) {
+		t.Fatalf("Run = %v, want ErrAgentNotStarted (the fake server lists no tools)", err)
+	}
+	if first.err != nil {
+		t.Fatalf("the server's roots/list got no answer over HTTP (after %s): %v", time.Since(t0).Round(time.Millisecond), first.err)
+	}
+	want := (&url.URL{Scheme: "file", Path: filepath.ToSlash(env.ArtifactsDir)}).String()
+	if len(first.roots) != 1 || first.roots[0].URI != want {
+		t.Fatalf("roots = %v, want the run's artifacts folder %s", first.roots, want)
 	}
 }

@@ -131,8 +131,13 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 			}()
 		}
 		// The server needs a moment to listen: refused connections are retried until the start
-		// deadline, unless the server's command failed.
-		transport = &mcp.StreamableClientTransport{Endpoint: endpoint[0], MaxRetries: -1, DisableStandaloneSSE: true,
+		// deadline, unless the server's command failed. The standalone SSE stream (the GET after
+		// initialize) stays on: it is the only way a server's own requests reach the client outside a
+		// tool call's reply, and Playwright MCP asks for the client's roots right after initialize and
+		// waits for the answer (its request timeout, 60 s) before it serves the first tool call. Over
+		// stdio the same request is answered at once; a server without the stream answers the GET 405,
+		// which the SDK takes as "no stream".
+		transport = &mcp.StreamableClientTransport{Endpoint: endpoint[0], MaxRetries: -1,
 			MaxEventSize: MaxReplyBytes, HTTPClient: &http.Client{Transport: limitBodies{&http.Transport{Proxy: nil}, MaxReplyBytes}}}
 	} else {
 		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
