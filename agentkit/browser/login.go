@@ -63,6 +63,7 @@ func (s *Session) Login(ctx context.Context, l credentials.Login) error {
 	if err := s.stopVideo("login"); err != nil {
 		return fmt.Errorf("login: pause video: %w", err)
 	}
+	s.dispatches.Add(1) // the page is driven from here on: the next Observe reads it anew
 	err = userLoc.Fill(l.Username, playwright.LocatorFillOptions{Timeout: to})
 	if err == nil {
 		err = passLoc.Fill(l.Password, playwright.LocatorFillOptions{Timeout: to})

@@ -66,6 +66,9 @@ type SessionOptions struct {
 	// too, as before issue 21's third pass (changes.go: the read after it is enough). For A/B
 	// benchmarks.
 	CounterBeforeTarget bool
+	// RereadUnchanged makes Observe take a new snapshot even when nothing was dispatched and nothing
+	// changed since the last one, instead of returning that one (Observe). For A/B benchmarks.
+	RereadUnchanged bool
 }
 
 // Session is one ephemeral browser context with one page; it implements agentkit.Driver.
@@ -82,6 +85,12 @@ type Session struct {
 	latestChangesKnown bool
 	// latestNavs is the page's navigation count (navcount.go) read just before latest was taken.
 	latestNavs int64
+	// latestDispatches is dispatches as it was when the Observe that took latest began.
+	latestDispatches int64
+	// dispatches counts the calls that drive the page (Goto, Act, the login tool's typing), from their start.
+	dispatches atomic.Int64
+	// reusedObservations counts the Observe calls that returned latest again (Observe).
+	reusedObservations atomic.Int64
 	// counterReads counts the reads of the change counter (changes.go).
 	counterReads atomic.Int64
 	// targetRechecks counts the actions whose target recheckTarget decided without a full read.
@@ -307,7 +316,19 @@ func ms(d time.Duration) *float64 { return playwright.Float(float64(d.Millisecon
 
 // Observe waits for the page to load and to settle (no request in flight, no change for a short quiet
 // window, bounded: waitSettled) and takes an AI-mode aria snapshot with a new snapshot id.
+//
+// When nothing drove the page since the last snapshot (no Goto, Act or Login: the step before was a
+// proposal the fence denied, or one the planner got wrong) and the page's URL, navigation count and
+// change counter (changes.go, a page with one frame) are what they were just before that snapshot was
+// taken, Observe returns that observation again, same snapshot id, instead of reading the page twice:
+// what the counter counts (DOM mutations in every shadow root, script writes to form values, input
+// and change events, CSS animations and transitions) did not happen, so the snapshot is the page as
+// it is. The residual is what the counter's doc names (a pure style change with no animation or
+// transition) and a script moving the focus; neither can reach a dispatch: Act re-reads its target
+// (recheckTarget, or the whole page) and Inspect reads the facts live. Every other case, and
+// RereadUnchanged, takes a new snapshot.
 func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
+	dispatches := s.dispatches.Load()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -323,6 +344,10 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		if !sr.ok {
 			navs = s.navs.Load()
 			changes, changesKnown = s.observeChanges()
+		}
+		if obs := s.unchanged(dispatches, changes, changesKnown, navs); obs != nil {
+			s.reusedObservations.Add(1)
+			return obs, nil
 		}
 		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.SnapshotTimeout)})
 		if err != nil {
@@ -348,12 +373,32 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		}
 		s.mu.Lock()
 		s.latest = obs
-		s.latestChanges, s.latestChangesKnown, s.latestNavs = changes, changesKnown, navs
+		s.latestChanges, s.latestChangesKnown, s.latestNavs, s.latestDispatches = changes, changesKnown, navs, dispatches
 		s.mu.Unlock()
 		return obs, nil
 	}
 	return nil, fmt.Errorf("browser: aria snapshot of %s kept failing while the page changed: %w", s.page.URL(), lastErr)
 }
+
+// unchanged returns the latest observation when Observe may return it again: nothing drove the page
+// since the Observe that took it began (dispatches), and the change counter, known on both reads,
+// the navigation count and the URL are what they were just before it was taken. Otherwise nil.
+func (s *Session) unchanged(dispatches, changes int64, changesKnown bool, navs int64) *observe.Observation {
+	if s.opts.RereadUnchanged || !changesKnown || s.dispatches.Load() != dispatches {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.latest == nil || !s.latestChangesKnown || s.latestDispatches != dispatches || s.latestChanges != changes ||
+		s.latestNavs != navs || s.latest.URL != s.page.URL() {
+		return nil
+	}
+	return s.latest
+}
+
+// ReusedObservations is how many Observe calls returned the last observation again because nothing
+// was dispatched and nothing changed (Observe).
+func (s *Session) ReusedObservations() int64 { return s.reusedObservations.Load() }
 
 // secretFieldsSelector finds the visible password inputs of the page (open shadow roots included): the
 // CSS part is matched natively and only its matches are tested for visibility (the same test as the
@@ -369,6 +414,7 @@ func transient(err error) bool {
 
 // Goto navigates the page. A navigation blocked before it left the browser is NotDelivered.
 func (s *Session) Goto(ctx context.Context, url string) act.Result {
+	s.dispatches.Add(1)
 	resp, err := s.page.Goto(url, playwright.PageGotoOptions{Timeout: ms(s.opts.NavigationTimeout)})
 	if err != nil {
 		m := err.Error()
@@ -390,6 +436,7 @@ func (s *Session) Goto(ctx context.Context, url string) act.Result {
 // fail-closed first (the same ref, role and name on a fresh snapshot of the same page); scroll, done
 // and a read without a ref target nothing and go straight to their dispatcher.
 func (s *Session) Act(ctx context.Context, obs *observe.Observation, a action.Action, target observe.Node) act.Result {
+	s.dispatches.Add(1)
 	d, ok := dispatch[a.Kind]
 	if !ok {
 		return act.Failed(act.DispatchFailed, "no dispatcher for action %q", a.Kind)
