@@ -12,7 +12,9 @@ import (
 // tests use fakes. Implementations resolve targets fail-closed: a target whose role or name changed
 // since obs was taken is STALE_REF and is not dispatched.
 type Driver interface {
-	// Observe takes a new snapshot of the current page. An error means the page is Unknown, not empty.
+	// Observe returns the current page: a new snapshot, or the last one again when nothing was
+	// dispatched since and the driver can tell that the page did not change (agentkit/browser:
+	// Session.Observe). An error means the page is Unknown, not empty.
 	Observe(ctx context.Context) (*observe.Observation, error)
 	// Goto navigates the current page.
 	Goto(ctx context.Context, url string) act.Result
