@@ -199,10 +199,21 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 // connect initialises the session. Over HTTP (retry) a refused connection is the server still
 // starting: it retries until ctx ends or the server's command fails (exited); any other answer (a 403
 // from a host check, a 404 at a wrong path) is final.
+//
+// When the deadline ends an attempt after refused ones, the error says both: the server never
+// accepted a connection, not a server that answered too slowly.
 func connect(ctx context.Context, c *mcp.Client, t mcp.Transport, retry bool, exited <-chan error) (*mcp.ClientSession, error) {
+	var refused error // the last refused connection
 	for {
 		cs, err := c.Connect(ctx, t, nil)
-		if err == nil || !retry || ctx.Err() != nil || !errors.Is(err, syscall.ECONNREFUSED) {
+		switch {
+		case err == nil || !retry:
+			return cs, err
+		case errors.Is(err, syscall.ECONNREFUSED):
+			refused = err
+		case ctx.Err() != nil && refused != nil:
+			return nil, fmt.Errorf("%w; every attempt before it: %w", err, refused)
+		default:
 			return cs, err
 		}
 		select {
