@@ -21,7 +21,7 @@ Runs COMMAND, then prints one Go benchmark line on stdout that benchrecord recor
   BenchmarkNAME  1  <ns> ns/op  <s> s  <cpu-s> cpu-s  <go-%> go-cpu-%  ...  <busy-%> cpu-busy-%  <load> loadavg1  <code> exit
 
 cpu-s is the CPU time of COMMAND's whole process tree (Go, the Playwright driver, Chromium; sampled
-from /proc every 100 ms), cpu-busy-% the machine-wide share of busy CPU during the run (every process
+from /proc every second, exited processes counted through their reapers), cpu-busy-% the machine-wide share of busy CPU during the run (every process
 on the machine, from /proc/stat: a busy machine makes every figure slower) and loadavg1 the load at
 the start. With -summary (a trapline summary.json COMMAND writes), it adds the number of arms and the
 wall time and CPU time per arm. COMMAND's output goes to -log (both streams), else to stdout and
@@ -88,11 +88,12 @@ func timeCommand(args []string, stdout, stderr io.Writer) (timing, int, error) {
 	if err := cmd.Start(); err != nil {
 		return t, 0, fmt.Errorf("start %s: %w", args[0], err)
 	}
-	tr := proctree.Track(cmd.Process.Pid, 100*time.Millisecond)
+	// Once a second: a process that exits between two samples still counts (its reaper's reaped time),
+	// and the root's last second comes from its rusage. Every 100 ms the walk cost a tenth of a core on
+	// a 2-core machine, three times over in .ci/run's nested timings.
+	tr := proctree.Track(cmd.Process.Pid, time.Second)
 	err := cmd.Wait()
-	// The tracker's last sample comes after the root exited: what its tree spent after the previous
-	// sample (at most 100 ms of it) is lost.
-	tr.Close()
+	tr.CloseExited(cmd.ProcessState)
 	t.wall, t.cpu, t.busy = time.Since(start), tr.Sample(), machine.Share()
 	code := 0
 	if err != nil {

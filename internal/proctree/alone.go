@@ -25,10 +25,11 @@ func Alone(root int) (int, error) {
 	}
 	shared := map[string]int{} // file range -> largest shared resident kB in one process
 	total := 0
+	kids := children(scan())
 	var walk func(pid int)
 	walk = func(pid int) {
 		total += smapsAlone(pid, shared)
-		for _, c := range Children(pid) {
+		for _, c := range kids[pid] {
 			walk(c)
 		}
 	}

@@ -29,9 +29,11 @@ func Memory(root int) (Mem, error) {
 		return Mem{}, fmt.Errorf("process %d: %w", root, err)
 	}
 	var m Mem
+	procs := scan()
+	kids := children(procs)
 	var walk func(pid int, parent kind)
 	walk = func(pid int, parent kind) {
-		k := classify(pid, parent)
+		k := classify(procs[pid].comm, parent)
 		rss, pss, uss := smapsRollup(pid)
 		m.RSS += rss
 		m.PSS += pss
@@ -46,7 +48,7 @@ func Memory(root int) (Mem, error) {
 			m.ChromePSS += pss
 			m.ChromiumProcesses++
 		}
-		for _, c := range Children(pid) {
+		for _, c := range kids[pid] {
 			walk(c, k)
 		}
 	}

@@ -6,10 +6,10 @@ package proctree
 
 import (
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -18,7 +18,8 @@ const ClockTicks = 100
 
 // CPU is CPU time (user+system) in clock ticks, split by who spent it: Go (the root process and its
 // non-driver descendants: go, ginkgo, test binaries), Driver (a process named node: Playwright's
-// driver) and Chromium (every process below the driver: the browser, its zygotes and renderers).
+// driver) and Chromium (every process below the driver: the browser, its zygotes and renderers; and
+// a browser a Go process started itself, with every process below it).
 type CPU struct{ Go, Driver, Chromium uint64 }
 
 // Total is the sum of the three kinds.
@@ -35,18 +36,34 @@ const (
 	kindChromium
 )
 
-// Tracker follows the tree below a root process through /proc/<pid>/task/<tid>/children and adds up
-// each process's CPU as it grows, so that processes which exit between two samples (a renderer closed
-// with its context) still count: sampled every interval in the background, a process loses at most
-// what it spent in its last interval. Reaped children's times (cutime) are not used.
+// Tracker follows the tree below a root process and adds up each process's CPU as it grows. A
+// process's CPU is its own plus its reaped children's (cutime), so a process that exits between two
+// samples still counts in full once its parent has reaped it: the parent's growth minus what the
+// child had when last seen is added, to the parent's kind. The interval is how fresh the running total
+// is and how much of an exited child's last interval goes to its reaper's kind, not how much is lost;
+// only a process that leaves the tree alive (reparented to init: a daemon's double fork) is lost from
+// then on. A process is known by its pid and start time, so a reused pid is a new process.
 type Tracker struct {
-	root  int
-	mu    sync.Mutex
-	last  map[int]uint64
-	kind  map[int]kind
-	total CPU
-	stop  chan struct{}
-	done  chan struct{}
+	root      int
+	rootStart uint64 // the root's start time, read at the first sample
+	mu        sync.Mutex
+	seen      map[procID]seenProc // the tree's processes at the last sample
+	total     CPU
+	stop      chan struct{}
+	done      chan struct{}
+}
+
+// procID is a process's identity: pids are reused, a pid with its start time is not.
+type procID struct {
+	pid   int
+	start uint64
+}
+
+// seenProc is what the last sample saw of one of the tree's processes.
+type seenProc struct {
+	kind   kind
+	cpu    uint64 // its own CPU plus its reaped children's
+	parent procID
 }
 
 // Track starts sampling the tree below root (this process when root is 0) every interval until
@@ -55,7 +72,7 @@ func Track(root int, interval time.Duration) *Tracker {
 	if root == 0 {
 		root = os.Getpid()
 	}
-	t := &Tracker{root: root, last: map[int]uint64{}, kind: map[int]kind{}, stop: make(chan struct{}), done: make(chan struct{})}
+	t := &Tracker{root: root, seen: map[procID]seenProc{}, stop: make(chan struct{}), done: make(chan struct{})}
 	t.Sample()
 	go func() {
 		defer close(t.done)
@@ -80,88 +97,181 @@ func (t *Tracker) Close() {
 	t.Sample()
 }
 
-// Sample walks the tree once, adds every process's growth since the last sample and returns the
-// running total.
+// CloseExited stops the sampling of a root process that has exited and been reaped (by this process:
+// exec.Cmd.Wait), with its CPU from its rusage (its own and its reaped descendants'): the last sample
+// adds what the root and the descendants it reaped spent since the previous one, which /proc no
+// longer shows.
+func (t *Tracker) CloseExited(root *os.ProcessState) {
+	close(t.stop)
+	<-t.done
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var final uint64
+	if ru, ok := root.SysUsage().(*syscall.Rusage); ok {
+		final = tvTicks(ru.Utime) + tvTicks(ru.Stime)
+	}
+	t.sample(&final)
+}
+
+// tvTicks converts a rusage time to clock ticks.
+func tvTicks(tv syscall.Timeval) uint64 {
+	return uint64(tv.Sec)*ClockTicks + uint64(tv.Usec)*ClockTicks/1_000_000
+}
+
+// Sample reads /proc once (one stat file a process: its parent, name, start time and CPU), walks the
+// tree below the root by the parents, adds every process's growth since the last sample and returns
+// the running total. One read a process, however many threads it has.
 func (t *Tracker) Sample() CPU {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var walk func(pid int, parent kind)
-	walk = func(pid int, parent kind) {
-		k, seen := t.kind[pid]
-		if !seen {
-			k = classify(pid, parent)
-			t.kind[pid] = k
+	return t.sample(nil)
+}
+
+// sample is Sample with t.mu held; rootFinal, when set, is the CPU of a root that /proc no longer
+// shows (exited and reaped).
+func (t *Tracker) sample(rootFinal *uint64) CPU {
+	procs := scan()
+	if p, ok := procs[t.root]; ok && t.rootStart == 0 {
+		t.rootStart = p.start
+	} else if ok && p.start != t.rootStart {
+		delete(procs, t.root) // the root's pid, reused by another process
+	}
+	if _, ok := procs[t.root]; !ok && rootFinal != nil && t.rootStart != 0 {
+		procs[t.root] = procStat{start: t.rootStart, ticks: *rootFinal}
+	}
+	kids := children(procs)
+	now := make(map[procID]seenProc, len(t.seen))
+	var walk func(pid int, parent procID, pk kind)
+	walk = func(pid int, parent procID, pk kind) {
+		p, ok := procs[pid]
+		if !ok {
+			return
 		}
-		if cur, ok := cpuTicks(pid); ok {
-			if prev := t.last[pid]; cur > prev {
-				switch k {
-				case kindGo:
-					t.total.Go += cur - prev
-				case kindDriver:
-					t.total.Driver += cur - prev
-				default:
-					t.total.Chromium += cur - prev
-				}
-			}
-			t.last[pid] = cur
+		id := procID{pid, p.start}
+		k := pk
+		if prev, ok := t.seen[id]; ok {
+			k = prev.kind
+		} else {
+			k = classify(p.comm, pk)
 		}
-		for _, c := range Children(pid) {
-			walk(c, k)
+		now[id] = seenProc{kind: k, cpu: p.ticks + p.reaped, parent: parent}
+		for _, c := range kids[pid] {
+			walk(c, id, k)
 		}
 	}
-	walk(t.root, kindGo)
+	walk(t.root, procID{}, kindGo)
+	// A process gone from /proc since the last sample was reaped: its parent's reaped time grew by all
+	// it had, of which what it had when last seen is already counted. When its parent is gone too, the
+	// first ancestor still here reaped both.
+	gone := func(id procID) bool { p, ok := procs[id.pid]; return !ok || p.start != id.start }
+	counted := map[procID]uint64{}
+	for id, prev := range t.seen {
+		if !gone(id) {
+			continue // alive: still in the tree, or left it (reparented); not reaped
+		}
+		reaper := prev.parent
+		for {
+			up, ok := t.seen[reaper]
+			if !ok || !gone(reaper) {
+				break
+			}
+			reaper = up.parent
+		}
+		counted[reaper] += prev.cpu
+	}
+	for id, p := range now {
+		grown := p.cpu - min(p.cpu, t.seen[id].cpu+counted[id])
+		switch p.kind {
+		case kindGo:
+			t.total.Go += grown
+		case kindDriver:
+			t.total.Driver += grown
+		default:
+			t.total.Chromium += grown
+		}
+	}
+	t.seen = now
 	return t.total
 }
 
-// classify: below the driver everything is Chromium; a process named node is the driver; the rest is
-// Go (and the shells between, which spend next to nothing). node covers nodejs too.
-func classify(pid int, parent kind) kind {
-	if parent != kindGo {
+// classify: below the driver everything is Chromium; a process named node is the driver; one named
+// chrom... (chromium, chromium-headless-shell: a browser a Go process started itself, as for a
+// black-box agent) is Chromium, and so is everything below it; the rest is Go (and the shells
+// between, which spend next to nothing). node covers nodejs too.
+func classify(comm string, parent kind) kind {
+	switch {
+	case parent != kindGo, strings.HasPrefix(comm, "chrom"):
 		return kindChromium
-	}
-	if comm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm")); err == nil && strings.HasPrefix(strings.TrimSpace(string(comm)), "node") {
+	case strings.HasPrefix(comm, "node"):
 		return kindDriver
 	}
 	return kindGo
 }
 
-// Children lists the pids whose parent is pid, from every thread's children file.
-func Children(pid int) []int {
-	dir := filepath.Join("/proc", strconv.Itoa(pid), "task")
-	tasks, _ := os.ReadDir(dir)
-	var out []int
-	for _, task := range tasks {
-		raw, err := os.ReadFile(filepath.Join(dir, task.Name(), "children"))
+// children maps each pid of procs to the pids whose parent it is.
+func children(procs map[int]procStat) map[int][]int {
+	out := make(map[int][]int, len(procs))
+	for pid, p := range procs {
+		out[p.ppid] = append(out[p.ppid], pid)
+	}
+	return out
+}
+
+// procStat is what a process's /proc/<pid>/stat says of it.
+type procStat struct {
+	ppid   int
+	start  uint64 // field 22, in clock ticks after boot
+	ticks  uint64 // utime+stime, fields 14 and 15
+	reaped uint64 // cutime+cstime, fields 16 and 17: the reaped children's
+	comm   string
+}
+
+// scan reads every process's stat file once; a process that exits meanwhile is left out.
+func scan() map[int]procStat {
+	f, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := f.Readdirnames(-1)
+	_ = f.Close()
+	out := make(map[int]procStat, len(names))
+	buf := make([]byte, 4096)
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
 		if err != nil {
 			continue
 		}
-		for _, f := range strings.Fields(string(raw)) {
-			if c, err := strconv.Atoi(f); err == nil {
-				out = append(out, c)
-			}
+		if p, ok := readStat(pid, buf); ok {
+			out[pid] = p
 		}
 	}
 	return out
 }
 
-// cpuTicks is utime+stime of pid (fields 14 and 15 of /proc/<pid>/stat).
-func cpuTicks(pid int) (uint64, bool) {
-	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+// readStat parses /proc/<pid>/stat, read into buf.
+func readStat(pid int, buf []byte) (procStat, bool) {
+	fd, err := os.Open("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, false
+		return procStat{}, false
 	}
-	s := string(raw)
-	end := strings.LastIndexByte(s, ')') // the command name is in parentheses and may hold spaces
-	if end < 0 {
-		return 0, false
+	n, _ := fd.Read(buf)
+	_ = fd.Close()
+	s := string(buf[:n])
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')') // the name may hold spaces and parentheses
+	if open < 0 || end < open {
+		return procStat{}, false
 	}
 	f := strings.Fields(s[end+1:]) // f[0] is field 3, the state
-	if len(f) < 13 {
-		return 0, false
+	if len(f) < 20 {
+		return procStat{}, false
 	}
+	ppid, _ := strconv.Atoi(f[1])
 	u, _ := strconv.ParseUint(f[11], 10, 64)
 	st, _ := strconv.ParseUint(f[12], 10, 64)
-	return u + st, true
+	cu, _ := strconv.ParseUint(f[13], 10, 64)
+	cs, _ := strconv.ParseUint(f[14], 10, 64)
+	start, _ := strconv.ParseUint(f[19], 10, 64)
+	return procStat{ppid: ppid, start: start, ticks: u + st, reaped: cu + cs, comm: s[open+1 : end]}, true
 }
 
 // Machine is a sample of the machine-wide CPU counters of /proc/stat (every process on the machine,

@@ -9,25 +9,87 @@ import (
 	"time"
 )
 
-// A child that burns a fixed amount of CPU (not of wall time: the machine may be busy) and exits is
-// still counted, as Go (it is neither node nor below node); only its last interval may be lost.
-func TestTrackerCountsAChildThatExits(t *testing.T) {
-	tr := Track(0, 20*time.Millisecond)
-	cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done")
+// burn runs a shell that burns a fixed amount of CPU (not of wall time: the machine may be busy) in
+// a child and a grandchild that exit, and returns what they spent (their rusage, reaped) in clock
+// ticks.
+func burn(t *testing.T) uint64 {
+	t.Helper()
+	cmd := burner()
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	tr.Close()
-	got := tr.Sample()
-	if got.Go == 0 || got.Driver != 0 || got.Chromium != 0 {
-		t.Fatalf("CPU %+v: want Go ticks only, more than 0", got)
+	return used(cmd)
+}
+
+// burner is the command burn runs.
+func burner() *exec.Cmd {
+	loop := "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done"
+	return exec.Command("sh", "-c", loop+"; sh -c '"+loop+"'")
+}
+
+// used is what an exited command and its reaped descendants spent, in clock ticks.
+func used(cmd *exec.Cmd) uint64 {
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return ticks(ru.Utime) + ticks(ru.Stime)
+}
+
+func ticks(tv syscall.Timeval) uint64 {
+	return uint64(tv.Sec)*ClockTicks + uint64(tv.Usec)*ClockTicks/1e6
+}
+
+// selfTicks is this process's own CPU so far.
+func selfTicks(t *testing.T) uint64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
 	}
-	m := SampleMachine()
-	if m.Total == 0 {
+	return ticks(ru.Utime) + ticks(ru.Stime)
+}
+
+// A child that exits between two samples is counted in full, through its parent's reaped time, and
+// once only: the tree's growth lies between the child's CPU and the child's plus this process's own,
+// whether the samples came often (the child seen growing, then reaped) or never between.
+func TestTrackerCountsAChildThatExits(t *testing.T) {
+	for _, interval := range []time.Duration{10 * time.Millisecond, time.Hour} {
+		self := selfTicks(t)
+		tr := Track(0, interval)
+		before := tr.Sample()
+		child := burn(t)
+		tr.Close()
+		got := tr.Sample()
+		grown := got.Total() - before.Total()
+		own := selfTicks(t) - self
+		if child < 20 {
+			t.Fatalf("the child spent %d ticks: too little to judge", child)
+		}
+		if got.Driver != 0 || got.Chromium != 0 || grown+2 < child || grown > child+own+4 {
+			t.Fatalf("interval %v: CPU %+v grew by %d ticks; want the child's %d and at most this process's own %d beside, all Go",
+				interval, got, grown, child, own)
+		}
+	}
+	if SampleMachine().Total == 0 {
 		t.Fatal("no /proc/stat")
 	}
 	if LoadAvg() < 0 {
 		t.Fatal("negative load")
+	}
+}
+
+// A tracked root that exits between two samples (benchrecord's command) is counted in full with
+// CloseExited: /proc shows nothing of it any more, its rusage does.
+func TestTrackerCountsARootThatExited(t *testing.T) {
+	cmd := burner()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tr := Track(cmd.Process.Pid, time.Hour)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	tr.CloseExited(cmd.ProcessState)
+	got, want := tr.Sample(), used(cmd)
+	if got.Total() < want || got.Total() > want+2 || got.Go != got.Total() {
+		t.Fatalf("CPU %+v; want the root's %d ticks, all Go", got, want)
 	}
 }
 
@@ -45,7 +107,8 @@ func TestMemoryOfThisTree(t *testing.T) {
 }
 
 // A process named node is the driver and everything below it Chromium: a copy of sh named node,
-// with a sleep below it, stands in for the Playwright driver and its browser.
+// with a sleep below it, stands in for the Playwright driver and its browser. A process named
+// chromium is Chromium wherever it is, with what is below it.
 func TestKindsFollowTheDriver(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
@@ -59,23 +122,30 @@ func TestKindsFollowTheDriver(t *testing.T) {
 	if err := os.WriteFile(node, raw, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(node, "-c", "sleep 30 & wait")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, so the sleep ends with it
-	if err := cmd.Start(); err != nil {
+	// and a browser started by Go itself: a copy of sh named chromium, with a sleep below it
+	chromium := filepath.Join(t.TempDir(), "chromium")
+	if err := os.WriteFile(chromium, raw, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	for _, bin := range []string{node, chromium} {
+		cmd := exec.Command(bin, "-c", "sleep 30 & wait")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, so the sleep ends with it
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		m, err := Memory(0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.DriverPSS > 0 && m.ChromiumProcesses == 1 && m.ChromePSS > 0 {
+		if m.DriverPSS > 0 && m.ChromiumProcesses == 3 && m.ChromePSS > 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("memory %+v: want the node process as the driver and its sleep as Chromium", m)
+			t.Fatalf("memory %+v: want the node process as the driver, its sleep, the chromium process and its sleep as Chromium", m)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
