@@ -21,9 +21,9 @@ Runs COMMAND, then prints one Go benchmark line on stdout that benchrecord recor
   BenchmarkNAME  1  <ns> ns/op  <s> s  <cpu-s> cpu-s  <go-%> go-cpu-%  ...  <busy-%> cpu-busy-%  <load> loadavg1  <code> exit
 
 cpu-s is the CPU time of COMMAND's whole process tree (Go, the Playwright driver, Chromium; sampled
-from /proc every second, exited processes counted through their reapers), cpu-busy-% the machine-wide share of busy CPU during the run (every process
-on the machine, from /proc/stat: a busy machine makes every figure slower) and loadavg1 the load at
-the start. With -summary (a trapline summary.json COMMAND writes), it adds the number of arms and the
+from /proc every second, exited processes counted through their reapers), cpu-busy-% the
+machine-wide share of busy CPU during the run (every process on the machine, from /proc/stat: a busy
+machine makes every figure slower) and loadavg1 the load at the start. With -summary (a trapline summary.json COMMAND writes), it adds the number of arms and the
 wall time and CPU time per arm. COMMAND's output goes to -log (both streams), else to stdout and
 stderr as it is. The exit status is COMMAND's.`
 
