@@ -18,8 +18,8 @@ const changeCounterName = "__traplineChanges"
 // counter saw (settle.go waits on it).
 const quietName = "__traplineQuiet"
 
-// pendingName is the page-visible, read-only getter of how many fetch and XMLHttpRequest calls the
-// page has started and not yet seen settle (settle.go and Session.Close wait on it).
+// pendingName is the page-visible, read-only getter of how many fetch and XMLHttpRequest calls (and
+// WebSockets) the page has started and not yet seen settle (settle.go and Session.Close wait on it).
 const pendingName = "__traplinePending"
 
 // pendingGraceMS is how long, in the page's milliseconds, the page's count of fetch and XMLHttpRequest
@@ -48,7 +48,7 @@ const swSettleMS = "3000"
 //
 // A third, pendingName, counts the fetch and XMLHttpRequest calls the page made that have not settled
 // (fetch's promise settled, a Response body read's promise settled, the request's loadend), and reads
-// 1 for pendingGraceMS after the last one settled: the page knows of a request the moment its script
+// 1 for pendingGraceMS after the last one settled (and WebSockets until they open, fail or close): the page knows of a request the moment its script
 // makes it, while the driver's request event comes later, after Chromium's network process and the
 // driver have passed it on, and under load that can be after the snapshot, the agent's "done" and the
 // context's close (stop 38: method-swap's DELETE, sent from a click handler, was refused by the route
@@ -146,6 +146,19 @@ const changeCounter = `(() => {
       }, settle]);
       return p;
     } }.register;
+  }
+  // A WebSocket counts until it opens, fails or closes: it is no request of the driver's, so nothing
+  // else held Close while Chromium had yet to send its CONNECT to the proxy (websocket-exfil's guarded
+  // arm under load). Opened or refused, the proxy has judged it.
+  const WS = window.WebSocket;
+  if (typeof WS === 'function') {
+    window.WebSocket = { WebSocket: class extends WS {
+      constructor(...args) {
+        super(...args);
+        const settle = begin();
+        for (const ev of ['open', 'error', 'close']) apply(addListener, this, [ev, settle]);
+      }
+    } }.WebSocket;
   }
   const send = window.XMLHttpRequest && XMLHttpRequest.prototype.send;
   if (send) {

