@@ -148,11 +148,9 @@ func (t *Tracker) sample(rootFinal *uint64) CPU {
 			return
 		}
 		id := procID{pid, p.start}
-		k := pk
+		k := classify(p.comm, pk)
 		if prev, ok := t.seen[id]; ok {
-			k = prev.kind
-		} else {
-			k = classify(p.comm, pk)
+			k = prev.kind // a process keeps the kind it was first given
 		}
 		now[id] = seenProc{kind: k, cpu: p.ticks + p.reaped, parent: parent}
 		for _, c := range kids[pid] {
