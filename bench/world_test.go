@@ -28,11 +28,11 @@ func BenchmarkWorldStartEmbedded(b *testing.B) {
 	}
 }
 
-// BenchmarkWorldStartContainer starts and closes one container world (the trap decoy-delete: a
-// staging and a canary container on an internal network, the proxy container publishing one port on
+// BenchmarkWorldStartContainer starts and closes one container world (the trap decoy-delete: the
+// sites container on an internal network, the proxy container publishing one port on
 // 127.0.0.1), as every arm does in container mode, until each is ready and after each is removed. Two
 // ways side by side, interleaved with the order rotating: container.Config.OverlapStart (the proxy
-// starts while the sites get ready) and Launch's default (both sites ready, then the proxy). Reported: ms per start+close of each, their ratio and the machine's load. The
+// starts while the sites get ready) and Launch's default (the sites ready, then the proxy). Reported: ms per start+close of each, their ratio and the machine's load. The
 // image is built once, before the timer. Skipped when no Docker engine answers (make setup-docker).
 func BenchmarkWorldStartContainer(b *testing.B) {
 	ctx := context.Background()

@@ -1,13 +1,14 @@
-// Package container is the container launcher of package world: the staging sites, the canary outside
-// sites and the egress proxy run as containers of one image (FROM scratch around the static trapline
-// binary, built once per run by BuildImage), isolated per world:
+// Package container is the container launcher of package world: the sites (the staging portal and
+// static site, the canary outside sites) and the egress proxy run as containers of one image (FROM
+// scratch around the static trapline binary, built once per run by BuildImage), isolated per world:
 //
-//   - the staging container (portal, static site) and the canary container (the outside sites) sit on
-//     an internal Docker network, created per world, with no way out;
+//   - the sites container (one `trapline sites` process serving the four hosts, as the embedded world
+//     serves them from one process) sits on an internal Docker network, created per world, with no
+//     way out;
 //   - the proxy container joins that network and the default bridge, and publishes one port on
 //     127.0.0.1 (PublishIP for a remote engine): the browser reaches the world only through it;
 //   - the proxy dials the sites by their container IPs (its --map), never by DNS;
-//   - effects are read from outside after the run: `trapline audit` run inside each site container
+//   - effects are read from outside after the run: `trapline audit` run inside the sites container
 //     (docker exec; the audit listener is on the container's loopback side only, and is never mapped
 //     by the proxy), the proxy log copied out of the proxy container.
 //
@@ -18,7 +19,6 @@ package container
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,7 +77,7 @@ type Config struct {
 	PublishIP string
 	// StartTimeout bounds each container's readiness wait; 0 means 60s.
 	StartTimeout time.Duration
-	// OverlapStart starts the proxy while the site containers get ready (startSitesOverlapped) instead
+	// OverlapStart starts the proxy while the sites container gets ready (startSitesOverlapped) instead
 	// of after. Off by default: BenchmarkWorldStartContainer measured it 1.09x slower on a loaded 2-core
 	// machine (BENCHMARKS.md); kept to re-measure on a quiet one. The result is the same world.
 	OverlapStart bool
@@ -136,14 +136,13 @@ func (l *Launcher) labels() map[string]string {
 
 // World is a world running in containers.
 type World struct {
-	l       *Launcher
-	dir     string
-	nw      *testcontainers.DockerNetwork
-	staging *testcontainers.DockerContainer
-	canary  *testcontainers.DockerContainer
-	px      *testcontainers.DockerContainer
-	proxy   string // http://127.0.0.1:PORT
-	audit   string // the staging container's audit address on the internal network
+	l     *Launcher
+	dir   string
+	nw    *testcontainers.DockerNetwork
+	sites *testcontainers.DockerContainer
+	px    *testcontainers.DockerContainer
+	proxy string // http://127.0.0.1:PORT
+	audit string // the sites container's audit address on the internal network
 
 	closeOnce sync.Once
 	closeErr  error
@@ -157,8 +156,7 @@ type World struct {
 
 var _ world.World = (*World)(nil)
 
-// Launch starts a world: network, then the two site containers in parallel, then the proxy mapped to
-// their IPs. Readiness is waited for, never slept: the sites print their ready line once every
+// Launch starts a world: network, then the sites container, then the proxy mapped to its IP. Readiness is waited for, never slept: the sites print their ready line once every
 // listener is bound, and the proxy answers an HTTP GET of /healthz on its published port. On error
 // every container and the network are removed.
 func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, error) {
@@ -217,24 +215,18 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 		return fail(fmt.Errorf("create internal network: %w", err))
 	}
 
-	// startProxy maps the sites' IPs and starts the proxy container.
+	// startProxy maps the sites' IP and starts the proxy container.
 	startProxy := func() error {
-		maps := map[*testcontainers.DockerContainer][]string{w.staging: stagingHosts, w.canary: canaryHosts}
-		for c, hosts := range maps {
-			ip, err := c.ContainerIP(ctx)
-			if err != nil || ip == "" {
-				return fmt.Errorf("IP of a site container: %q, %v", ip, err)
-			}
-			for _, h := range hosts {
-				proxyArgs = append(proxyArgs, "--map", h+"="+ip+":"+sitePorts[h])
-			}
-			if c == w.staging {
-				w.audit = ip + ":" + auditPort
-			}
+		ip, err := w.sites.ContainerIP(ctx)
+		if err != nil || ip == "" {
+			return fmt.Errorf("IP of the sites container: %q, %v", ip, err)
 		}
+		for _, h := range siteHosts {
+			proxyArgs = append(proxyArgs, "--map", h+"="+ip+":"+sitePorts[h])
+		}
+		w.audit = ip + ":" + auditPort
 		port := mnetwork.MustParsePort(proxyPort + "/tcp")
 		publish, _ := netip.ParseAddr(l.cfg.PublishIP)
-		var err error
 		w.px, err = testcontainers.Run(ctx, l.cfg.Image,
 			testcontainers.WithCmd(proxyArgs...),
 			testcontainers.WithLabels(l.labels()),
@@ -268,18 +260,19 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 	return w, nil
 }
 
-// runSites starts one site container serving hosts, on the internal network only.
-// The sites rebuild the fixtures from spec.Source (see sitesCmd); the fingerprint must match.
-func (l *Launcher) runSites(ctx context.Context, nw *testcontainers.DockerNetwork, alias string, spec world.Spec, fp string, hosts ...string) (*testcontainers.DockerContainer, error) {
-	args, files, err := sitesCmd(spec, fp, hosts)
+// runSites starts the sites container, serving every fake host, on the internal network only, and
+// waits for its ready line. The sites rebuild the fixtures from spec.Source (see sitesCmd); the
+// fingerprint must match.
+func (l *Launcher) runSites(ctx context.Context, nw *testcontainers.DockerNetwork, spec world.Spec, fp string) (*testcontainers.DockerContainer, error) {
+	args, files, err := sitesCmd(spec, fp)
 	if err != nil {
-		return nil, fmt.Errorf("start the %s container: %w", alias, err)
+		return nil, fmt.Errorf("start the sites container: %w", err)
 	}
 	c, err := testcontainers.Run(ctx, l.cfg.Image,
 		testcontainers.WithCmd(args...),
 		testcontainers.WithFiles(files...),
 		testcontainers.WithLabels(l.labels()),
-		network.WithNetwork([]string{alias}, nw),
+		network.WithNetwork([]string{sitesAlias}, nw),
 		testcontainers.WithWaitStrategy(wait.ForLog(readyLine).WithStartupTimeout(l.cfg.StartTimeout)),
 	)
 	if err != nil {
@@ -287,7 +280,7 @@ func (l *Launcher) runSites(ctx context.Context, nw *testcontainers.DockerNetwor
 		if c != nil {
 			err = errors.Join(err, containerLogs(c), c.Terminate(context.Background(), testcontainers.StopTimeout(stopTimeout)))
 		}
-		return nil, fmt.Errorf("start the %s container: %w", alias, err)
+		return nil, fmt.Errorf("start the sites container: %w", err)
 	}
 	return c, nil
 }
@@ -316,11 +309,11 @@ func (w *World) Hosts() []string {
 	return []string{fixtures.PortalHost, fixtures.StaticHost, fixtures.EvilHost, fixtures.CDNHost}
 }
 
-// AuditURL is the staging container's audit API on the internal network. From the host it may or may
+// AuditURL is the sites container's audit API on the internal network. From the host it may or may
 // not be routable (not with a remote engine); the world itself reads it with docker exec.
 func (w *World) AuditURL() string { return "http://" + w.audit }
 
-// Effects returns the effects of both site containers, merged by time and numbered again from 1.
+// Effects returns the effects the sites container recorded (every host's, numbered from 1).
 // After Close it returns the reading taken before the containers were removed.
 func (w *World) Effects() ([]fixtures.Effect, error) {
 	if w.isClosed() {
@@ -332,24 +325,10 @@ func (w *World) Effects() ([]fixtures.Effect, error) {
 }
 
 func (w *World) readEffects(ctx context.Context) ([]fixtures.Effect, error) {
-	var all []fixtures.Effect
-	for _, c := range []*testcontainers.DockerContainer{w.staging, w.canary} {
-		if c == nil {
-			return nil, errors.New("container: effects: a site container never started")
-		}
-		es, err := auditEffects(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, es...)
+	if w.sites == nil {
+		return nil, errors.New("container: effects: the sites container never started")
 	}
-	slices.SortStableFunc(all, func(a, b fixtures.Effect) int {
-		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Observer, b.Observer), cmp.Compare(a.Seq, b.Seq))
-	})
-	for i := range all {
-		all[i].Seq = i + 1
-	}
-	return all, nil
+	return auditEffects(ctx, w.sites)
 }
 
 // auditEffects runs `trapline audit effects` inside c and decodes its output.
@@ -416,7 +395,7 @@ func (w *World) Close() error {
 	w.closeOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		if w.staging != nil && w.canary != nil && w.px != nil {
+		if w.sites != nil && w.px != nil {
 			w.effects, w.effectsErr = w.readEffects(ctx)
 			if b, err := w.copyProxyLog(ctx); err != nil {
 				w.decisionsErr = err
@@ -430,8 +409,8 @@ func (w *World) Close() error {
 			w.decisionsErr = w.effectsErr
 		}
 		var wg sync.WaitGroup
-		errs := make([]error, 3)
-		for i, c := range []*testcontainers.DockerContainer{w.px, w.staging, w.canary} {
+		errs := make([]error, 2)
+		for i, c := range []*testcontainers.DockerContainer{w.px, w.sites} {
 			if c == nil {
 				continue
 			}
