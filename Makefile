@@ -79,14 +79,25 @@ demo: setup-demo build
 	  echo "  your own app:    bin/trapline run --traps-dir ./traps --upstream http://127.0.0.1:8080 --upstream-host portale.example.test"; \
 	  [ $$status -eq 0 ] && [ $$rstatus -eq 0 ]
 
-## test: vet, unit tests, the Ginkgo specs in parallel, then the example modules. Each part and the
-## whole print a timing line (BenchmarkMakeTest/<part>: wall s, CPU of its process tree, the machine's
-## CPU share); `go run ./cmd/benchrecord -merge -cmd "make test" < log` records them in bench/results.json.
+## test: set-up and vet side by side, then unit tests, the Ginkgo specs in parallel, then the example
+## modules. Each part and the whole print a timing line (BenchmarkMakeTest/<part>: wall s, CPU of its
+## process tree, the machine's CPU share); `go run ./cmd/benchrecord -merge -cmd "make test" < log`
+## records them in bench/results.json.
+## Set-up (apt, the driver, npm ci: downloads and unpacking, 80% of a fresh clone's 2 cores) and vet
+## (compiling and linting, nothing set-up installs) need nothing of each other, so they run at once;
+## set-up's output is held back and printed after vet's, so neither interleaves. Either failing fails
+## make test, after both have ended.
 test: benchrecord
 	@$(BENCHRECORD) time -name MakeTest/total -- $(MAKE) --no-print-directory test-parts
 
 test-parts: benchrecord
-	@set -e; for part in setup vet unit specs examples; do \
+	@set -e; setuplog=$$(mktemp); trap 'rm -f $$setuplog' EXIT; \
+	  $(BENCHRECORD) time -name MakeTest/setup -- $(MAKE) --no-print-directory setup >$$setuplog 2>&1 & setuppid=$$!; \
+	  vetstatus=0; $(BENCHRECORD) time -name MakeTest/vet -- $(MAKE) --no-print-directory vet || vetstatus=$$?; \
+	  setupstatus=0; wait $$setuppid || setupstatus=$$?; cat $$setuplog; \
+	  if [ $$setupstatus -ne 0 ]; then echo "make test: setup failed (exit $$setupstatus)"; exit $$setupstatus; fi; \
+	  if [ $$vetstatus -ne 0 ]; then exit $$vetstatus; fi; \
+	  for part in unit specs examples; do \
 	  $(BENCHRECORD) time -name MakeTest/$$part -- $(MAKE) --no-print-directory $$part; done
 
 ## benchrecord: build the benchmark recorder and timer (cmd/benchrecord) into bin/
