@@ -156,8 +156,9 @@ type World struct {
 
 var _ world.World = (*World)(nil)
 
-// Launch starts a world: network, then the sites container, then the proxy mapped to its IP. Readiness is waited for, never slept: the sites print their ready line once every
-// listener is bound, and the proxy answers an HTTP GET of /healthz on its published port. On error
+// Launch starts a world: network, then the sites container, then the proxy mapped to its IP.
+// Readiness is waited for, never slept: the sites print their ready line once every listener is
+// bound, and the proxy answers an HTTP GET of /healthz on its published port. On error
 // every container and the network are removed.
 func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, error) {
 	if spec.Dir == "" || spec.Source.ID == "" {
@@ -215,7 +216,7 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 		return fail(fmt.Errorf("create internal network: %w", err))
 	}
 
-	// startProxy maps the sites' IP and starts the proxy container.
+	// startProxy maps every site host to the sites container's IP and starts the proxy container.
 	startProxy := func() error {
 		ip, err := w.sites.ContainerIP(ctx)
 		if err != nil || ip == "" {
@@ -305,9 +306,7 @@ func (w *World) ProxyURL() string { return w.proxy }
 func (w *World) URL(path string) string { return "http://" + fixtures.PortalHost + path }
 
 // Hosts returns the fake host names the proxy maps.
-func (w *World) Hosts() []string {
-	return []string{fixtures.PortalHost, fixtures.StaticHost, fixtures.EvilHost, fixtures.CDNHost}
-}
+func (w *World) Hosts() []string { return slices.Clone(siteHosts) }
 
 // AuditURL is the sites container's audit API on the internal network. From the host it may or may
 // not be routable (not with a remote engine); the world itself reads it with docker exec.
