@@ -87,6 +87,12 @@ demo: setup-demo build
 ## (compiling and linting, nothing set-up installs) need nothing of each other, so they run at once;
 ## set-up's output is held back and printed after vet's, so neither interleaves. Either failing fails
 ## make test, after both have ended.
+## The specs run in TEST_PROCS Ginkgo processes, one more than PROCS: make test's specs include cells
+## that mostly wait (an agent tool's own browser start, agent-browser's 5 s holds, the external agents'
+## Node.js), which left a core idle an eighth of the time with two; a third process fills it (same
+## CPU, 0.90x the wall: BENCHMARKS.md, "Session 21"). The catalog alone (make demo, make bench) waits
+## little and keeps PROCS.
+TEST_PROCS ?= 3
 test: benchrecord
 	@$(BENCHRECORD) time -name MakeTest/total -- $(MAKE) --no-print-directory test-parts
 
@@ -98,7 +104,7 @@ test-parts: benchrecord
 	  if [ $$setupstatus -ne 0 ]; then echo "make test: setup failed (exit $$setupstatus)"; exit $$setupstatus; fi; \
 	  if [ $$vetstatus -ne 0 ]; then exit $$vetstatus; fi; \
 	  for part in unit specs examples; do \
-	  $(BENCHRECORD) time -name MakeTest/$$part -- $(MAKE) --no-print-directory $$part; done
+	  $(BENCHRECORD) time -name MakeTest/$$part -- $(MAKE) --no-print-directory $$part PROCS=$(TEST_PROCS); done
 
 ## benchrecord: build the benchmark recorder and timer (cmd/benchrecord) into bin/
 benchrecord:
