@@ -152,11 +152,18 @@ unit:
 	$(GO) test -count=1 -vet=off -parallel $(UNIT_PARALLEL) -timeout 30m $(UNIT_PKGS)
 
 ## examples: the example modules under examples/ that import trapline (each its own go.mod): a user's
-## own Ginkgo suite with its own trap pack, and a user's own staging app with a pack against it
+## own Ginkgo suite with its own trap pack, and a user's own staging app with a pack against it.
+## The modules share nothing (each its own world, browser and ports), so they run side by side, each
+## one's output held and printed in order; any failing fails the target after all have ended.
 EXAMPLE_MODS = $(patsubst %/go.mod,%,$(wildcard examples/*/go.mod))
 .PHONY: examples
 examples:
-	@for m in $(EXAMPLE_MODS); do echo "== $$m"; (cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./...) || exit 1; done
+	@logs=$$(mktemp -d); trap 'rm -rf $$logs' EXIT; i=0; pids=(); \
+	  for m in $(EXAMPLE_MODS); do i=$$((i+1)); \
+	    (cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./...) >$$logs/$$i 2>&1 & pids+=($$!); done; \
+	  status=0; i=0; for m in $(EXAMPLE_MODS); do i=$$((i+1)); \
+	    s=0; wait $${pids[$$((i-1))]} || s=$$?; echo "== $$m"; cat $$logs/$$i; \
+	    if [ $$s -ne 0 ]; then echo "$$m: exit $$s"; status=$$s; fi; done; exit $$status
 
 ## specs: the Ginkgo specs; when any fails, the end of the output lists each failed spec with its
 ## message (trapline report --failures), so the last lines of a CI log say why
