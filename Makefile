@@ -89,8 +89,9 @@ demo: setup-demo build
 ## make test, after both have ended.
 ## The specs run in TEST_PROCS Ginkgo processes, one more than PROCS: make test's specs include cells
 ## that mostly wait (an agent tool's own browser start, agent-browser's 5 s holds, the external agents'
-## Node.js), which left a core idle an eighth of the time with two; a third process fills it (same
-## CPU, 0.90x the wall: BENCHMARKS.md, "Session 21"). The catalog alone (make demo, make bench) waits
+## Node.js), which left a core idle an eighth of the time with two; a third process fills it (the same
+## CPU; 0.90x and 0.91x the wall in two interleaved pairs, 1.00x in a fresh-clone pair taken on a
+## drifting machine: BENCHMARKS.md, "Session 21"). The catalog alone (make demo, make bench) waits
 ## little and keeps PROCS.
 TEST_PROCS ?= 3
 test: benchrecord
