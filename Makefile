@@ -87,13 +87,14 @@ demo: setup-demo build
 ## (compiling and linting, nothing set-up installs) need nothing of each other, so they run at once;
 ## set-up's output is held back and printed after vet's, so neither interleaves. Either failing fails
 ## make test, after both have ended.
-## The specs run in TEST_PROCS Ginkgo processes, one more than PROCS: make test's specs include cells
-## that mostly wait (an agent tool's own browser start, agent-browser's 5 s holds, the external agents'
-## Node.js), which left a core idle an eighth of the time with two; a third process fills it (the same
+## The specs run in TEST_PROCS Ginkgo processes, one more than PROCS (make test PROCS=N runs N+1;
+## TEST_PROCS=N sets it outright): make test's specs include cells that mostly wait (an agent tool's
+## own browser start, agent-browser's 5 s holds, the external agents' Node.js), which left a core idle
+## an eighth of the time with two; a third process fills it (the same
 ## CPU; 0.90x and 0.91x the wall in two interleaved pairs, 1.00x in a fresh-clone pair taken on a
 ## drifting machine: BENCHMARKS.md, "Session 21"). The catalog alone (make demo, make bench) waits
 ## little and keeps PROCS.
-TEST_PROCS ?= 3
+TEST_PROCS ?= $(shell echo $$(( $(PROCS) + 1 )))
 test: benchrecord
 	@$(BENCHRECORD) time -name MakeTest/total -- $(MAKE) --no-print-directory test-parts
 
