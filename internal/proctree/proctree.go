@@ -130,7 +130,13 @@ func (t *Tracker) Sample() CPU {
 // sample is Sample with t.mu held; rootFinal, when set, is the CPU of a root that /proc no longer
 // shows (exited and reaped).
 func (t *Tracker) sample(rootFinal *uint64) CPU {
-	procs := scan()
+	buf := make([]byte, 4096)
+	return t.add(scan(), func(pid int) (procStat, bool) { return readStat(pid, buf) }, rootFinal)
+}
+
+// add walks one scan of /proc (procs, by pid) below the root and adds every process's growth since
+// the last one; reread reads one process's stat again.
+func (t *Tracker) add(procs map[int]procStat, reread func(pid int) (procStat, bool), rootFinal *uint64) CPU {
 	if p, ok := procs[t.root]; ok && t.rootStart == 0 {
 		t.rootStart = p.start
 	} else if ok && p.start != t.rootStart {
@@ -176,6 +182,20 @@ func (t *Tracker) sample(rootFinal *uint64) CPU {
 			reaper = up.parent
 		}
 		counted[reaper] += prev.cpu
+	}
+	// The scan reads one stat file after another, so a child reaped between the reads of its parent
+	// and its own is gone while the parent's reaped time, read before, does not show it: the next
+	// sample would add it to the parent again. A parent's wait adds the child's times to its own
+	// before the child leaves /proc, so the parent read again now shows it. (A parent that reaps its
+	// children automatically, SIGCHLD ignored, never shows them: the min below keeps its growth at 0
+	// for this one sample.)
+	for id := range counted {
+		if p, ok := now[id]; ok {
+			if again, ok := reread(id.pid); ok && again.start == id.start && again.ticks+again.reaped > p.cpu {
+				p.cpu = again.ticks + again.reaped
+				now[id] = p
+			}
+		}
 	}
 	for id, p := range now {
 		grown := p.cpu - min(p.cpu, t.seen[id].cpu+counted[id])

@@ -169,3 +169,39 @@ func TestAloneLiesBetweenUSSAndRSS(t *testing.T) {
 		t.Fatal("a process that does not exist must be an error")
 	}
 }
+
+// The scan reads one stat file after another: a child reaped between the read of its parent and its
+// own is gone from the scan while its parent's reaped time, read before, does not show it. It counts
+// once: while it ran, up to the sample before, and its last part in its parent's growth, read again.
+// A parent that never shows it (children reaped automatically) loses at most that sample's growth of
+// its own, and never counts the child twice.
+func TestTrackerCountsAChildReapedDuringTheScanOnce(t *testing.T) {
+	const root, child = 100, 200
+	proc := func(own, reaped uint64) procStat {
+		return procStat{ppid: 1, start: 5, ticks: own, reaped: reaped, comm: "go"}
+	}
+	withChild := func(root procStat, cpu uint64) map[int]procStat {
+		return map[int]procStat{100: root, child: {ppid: 100, start: 7, ticks: cpu, comm: "sh"}}
+	}
+	for _, tc := range []struct {
+		name          string
+		scan, reread  procStat // the root in the scan where the child is gone, and read again after it
+		later         procStat // the root in the next scan
+		want, atLeast uint64   // the growth over the three scans: at most, at least
+	}{
+		{"reaped before the scan", proc(101, 12), proc(101, 12), proc(102, 12), 2 + 2, 2 + 2},
+		{"reaped between the parent's read and its own", proc(101, 0), proc(101, 12), proc(102, 12), 2 + 2, 2 + 2},
+		{"never shown by its parent", proc(101, 0), proc(101, 0), proc(150, 0), 50, 50 - 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := &Tracker{root: root, seen: map[procID]seenProc{}}
+			again := func(pid int) (procStat, bool) { return tc.reread, pid == root }
+			first := tr.add(withChild(proc(100, 0), 10), again, nil).Total()
+			tr.add(map[int]procStat{root: tc.scan}, again, nil)
+			got := tr.add(map[int]procStat{root: tc.later}, again, nil).Total() - first
+			if got > tc.want || got < tc.atLeast {
+				t.Fatalf("grew by %d ticks; want %d (at least %d): the child's last 2 and the root's own", got, tc.want, tc.atLeast)
+			}
+		})
+	}
+}
