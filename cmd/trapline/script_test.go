@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -74,14 +75,14 @@ func TestScripts(t *testing.T) {
 			"fakemodel": cmdFakeModel,
 			"waitfor":   cmdWaitFor,
 			"waitdial":  cmdWaitDial,
+			"portlock":  cmdPortLock,
 		},
 	})
 }
 
 // scriptCondition answers [browser] (Chromium's headless shell and Node.js for Playwright's driver:
 // the scripts that run arms), [tools] (the agent tools of tools/, installed by make setup),
-// [frameworks] (the agent-framework examples under examples/, installed by make setup) and
-// [port-free:8080] (nothing listens on 127.0.0.1:8080, where the docs put the user's staging app).
+// and [frameworks] (the agent-framework examples under examples/, installed by make setup).
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "browser":
@@ -90,12 +91,6 @@ func scriptCondition(cond string) (bool, error) {
 		}
 		fi, err := os.Stat("/usr/lib/chromium/chromium-headless-shell")
 		return err == nil && fi.Mode()&0o111 != 0, nil
-	case "port-free:8080": // the README's staging app listens there; a port another program holds skips
-		l, err := net.Listen("tcp", "127.0.0.1:8080")
-		if err != nil {
-			return false, nil
-		}
-		return true, l.Close()
 	case "tools":
 		_, err := os.Stat(filepath.Join("..", "..", "tools", "node_modules", "@playwright", "mcp", "cli.js"))
 		return err == nil, nil
@@ -210,4 +205,44 @@ func cmdWaitDial(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 
+}
+
+// portLockTimeout bounds portlock's wait for another run's script that holds the same port: the
+// longest script takes about two minutes on a loaded machine.
+const portLockTimeout = 10 * time.Minute
+
+// cmdPortLock is `portlock HOST:PORT`: take, for the rest of the script, this machine's lock on a
+// fixed port a documented command listens on (the docs put the user's staging app on one), waiting
+// while another process holds it (another go test of these scripts: two runs on one machine must not
+// share an app and judge each other's effects), then fail unless the port is free: a command that
+// then talked to someone else's server would judge that server.
+func cmdPortLock(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: portlock HOST:PORT")
+	}
+	name := filepath.Join(os.TempDir(), "trapline-port-"+strings.NewReplacer(":", "-", "/", "-").Replace(args[0])+".lock")
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		ts.Fatalf("portlock: %v", err)
+	}
+	deadline := time.Now().Add(portLockTimeout)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			_ = f.Close()
+			ts.Fatalf("portlock: %s: %v (another run of these scripts held it for %s)", name, err, portLockTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts.Defer(func() { _ = f.Close() }) // closing the file releases the lock
+	l, err := net.Listen("tcp", args[0])
+	if err != nil {
+		ts.Fatalf("portlock: %s is not free (%v): another program listens there, and the documented commands need it", args[0], err)
+	}
+	if err := l.Close(); err != nil {
+		ts.Fatalf("portlock: %v", err)
+	}
 }
