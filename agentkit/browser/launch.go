@@ -125,7 +125,7 @@ func startSinkAndDriver(sinkLog io.Writer) (*proxy.Proxy, *playwright.Playwright
 	if err != nil {
 		return nil, nil, fmt.Errorf("browser: start sink proxy: %w", err)
 	}
-	pw, err := playwright.Run(&playwright.RunOptions{Verbose: false})
+	pw, err := runDriver()
 	if err != nil {
 		_ = sink.Close()
 		return nil, nil, fmt.Errorf("browser: start playwright driver (run make setup): %w", err)

@@ -1,0 +1,90 @@
+package browser
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	playwright "github.com/mxschmitt/playwright-go"
+)
+
+// installedDriver is the installed driver's command for args (node, the real cli.js, args), or a skip
+// (a failure in CI) when make setup has not installed it.
+func installedDriver(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	d, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := d.Command(args...)
+	if _, err := os.Stat(filepath.Join(filepath.Dir(cmd.Args[1]), "package.json")); err != nil {
+		if os.Getenv(requireChromiumEnv) != "" {
+			t.Fatalf("%s is set but the Playwright driver is not installed: %v", requireChromiumEnv, err)
+		}
+		t.Skip("needs the Playwright driver (make setup)")
+	}
+	return cmd
+}
+
+// The shim answers playwright-go's version check with what the driver's own CLI prints, and
+// playwright.Run accepts it: the check still compares the installed driver's version.
+func TestDriverShimAnswersTheVersionCheckAsTheDriver(t *testing.T) {
+	want, err := installedDriver(t, "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := driverShim(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.DriverDirectory == "" {
+		t.Fatal("no shim: the driver runs from its own folder")
+	}
+	d, err := playwright.NewDriver(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Command("--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("the shim says %q, the driver %q", got, want)
+	}
+	pw, err := playwright.Run(opts)
+	if err != nil {
+		t.Fatalf("playwright.Run through the shim: %v", err)
+	}
+	if err := pw.Stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Where playwright-go would not run the shim's cli.js (PLAYWRIGHT_CLI_PATH names one), the driver
+// runs as it is; without PLAYWRIGHT_NODEJS_PATH the shim's node is the driver's own.
+func TestDriverShimStandsAsidePlaywrightsOwnVariables(t *testing.T) {
+	cli := installedDriver(t, "--version").Args[1]
+	t.Setenv("PLAYWRIGHT_CLI_PATH", cli)
+	opts, err := driverShim(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.DriverDirectory != "" {
+		t.Fatalf("PLAYWRIGHT_CLI_PATH is set, yet the driver runs from %s", opts.DriverDirectory)
+	}
+
+	t.Setenv("PLAYWRIGHT_CLI_PATH", "")
+	t.Setenv("PLAYWRIGHT_NODEJS_PATH", "")
+	dir := t.TempDir()
+	if opts, err = driverShim(dir); err != nil {
+		t.Fatal(err)
+	}
+	target, err := os.Readlink(filepath.Join(dir, "node"))
+	if err != nil {
+		t.Fatalf("no node beside the shim: %v", err)
+	}
+	if want := filepath.Join(filepath.Dir(filepath.Dir(cli)), "node"); target != want {
+		t.Fatalf("the shim's node is %s, want the driver's own %s", target, want)
+	}
+}
