@@ -77,7 +77,7 @@ func TestDriverShimStandsAsidePlaywrightsOwnVariables(t *testing.T) {
 	t.Setenv("PLAYWRIGHT_CLI_PATH", "")
 	t.Setenv("PLAYWRIGHT_NODEJS_PATH", "")
 	dir := t.TempDir()
-	if opts, err = driverShim(dir); err != nil {
+	if _, err := driverShim(dir); err != nil {
 		t.Fatal(err)
 	}
 	target, err := os.Readlink(filepath.Join(dir, "node"))
