@@ -57,6 +57,9 @@ func driverShim(dir string) (*playwright.RunOptions, error) {
 		return def, nil // PLAYWRIGHT_CLI_PATH: playwright-go runs that cli.js whatever the folder
 	}
 	if shimArgs[0] != node { // no PLAYWRIGHT_NODEJS_PATH: the driver's own node, next to its cli
+		if _, err := os.Stat(node); err != nil {
+			return def, nil // playwright.Run says what is missing, naming the driver's own folder
+		}
 		if err := os.Symlink(node, shimArgs[0]); err != nil {
 			return nil, fmt.Errorf("browser: driver shim: %w", err)
 		}

@@ -62,7 +62,8 @@ func TestDriverShimAnswersTheVersionCheckAsTheDriver(t *testing.T) {
 }
 
 // Where playwright-go would not run the shim's cli.js (PLAYWRIGHT_CLI_PATH names one), the driver
-// runs as it is; without PLAYWRIGHT_NODEJS_PATH the shim's node is the driver's own.
+// runs as it is; without PLAYWRIGHT_NODEJS_PATH the shim's node is the driver's own, and without
+// that either playwright.Run names what is missing in the driver's own folder.
 func TestDriverShimStandsAsidePlaywrightsOwnVariables(t *testing.T) {
 	cli := installedDriver(t, "--version").Args[1]
 	t.Setenv("PLAYWRIGHT_CLI_PATH", cli)
@@ -76,15 +77,22 @@ func TestDriverShimStandsAsidePlaywrightsOwnVariables(t *testing.T) {
 
 	t.Setenv("PLAYWRIGHT_CLI_PATH", "")
 	t.Setenv("PLAYWRIGHT_NODEJS_PATH", "")
+	own := filepath.Join(filepath.Dir(filepath.Dir(cli)), "node")
 	dir := t.TempDir()
-	if _, err := driverShim(dir); err != nil {
+	if opts, err = driverShim(dir); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(own); err != nil { // no node of the driver's own (this machine's Node.js runs it)
+		if opts.DriverDirectory != "" {
+			t.Fatalf("no node at %s, yet the driver runs from %s", own, opts.DriverDirectory)
+		}
+		return
 	}
 	target, err := os.Readlink(filepath.Join(dir, "node"))
 	if err != nil {
 		t.Fatalf("no node beside the shim: %v", err)
 	}
-	if want := filepath.Join(filepath.Dir(filepath.Dir(cli)), "node"); target != want {
-		t.Fatalf("the shim's node is %s, want the driver's own %s", target, want)
+	if target != own {
+		t.Fatalf("the shim's node is %s, want the driver's own %s", target, own)
 	}
 }
