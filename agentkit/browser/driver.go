@@ -11,13 +11,13 @@ import (
 
 // runDriver starts the Playwright driver. playwright.Run first checks the driver's version by running
 // `node cli.js --version`, which loads the whole of playwright-core's CLI to print one line: about
-// 0.6 s of CPU and 0.8 s of wall time before every driver start (every trapline run, every test
-// process). runDriver points playwright-go at a folder of its own whose cli.js answers that check
-// from the same driver's package.json, where the real CLI reads the version it prints, and hands every
-// other command (run-driver) to the real cli.js. The check still compares the installed driver's
-// version with the one playwright-go wants; a driver that does not start fails at run-driver, with
-// the same error. When the driver is not where a shim can stand in for it (PLAYWRIGHT_CLI_PATH names
-// a cli.js of its own), playwright.Run runs as it is.
+// 0.7 s of CPU and 0.6-0.8 s of wall time before every driver start (every trapline run, every test
+// process; BENCHMARKS.md, "Session 22"). runDriver points playwright-go at a folder of its own whose
+// cli.js answers that check from the same driver's package.json, where the real CLI reads the
+// version it prints, and hands every other command (run-driver) to the real cli.js. The check still
+// compares the installed driver's version with the one playwright-go wants; a driver that does not
+// start fails at run-driver, with the same error. When the driver is not where a shim can stand in
+// for it (PLAYWRIGHT_CLI_PATH names a cli.js of its own), playwright.Run runs as it is.
 func runDriver() (*playwright.Playwright, error) {
 	dir, err := os.MkdirTemp("", "trapline-driver-")
 	if err != nil {
@@ -35,11 +35,11 @@ func runDriver() (*playwright.Playwright, error) {
 // driver through it, or the default options when playwright-go would not run it.
 func driverShim(dir string) (*playwright.RunOptions, error) {
 	def := &playwright.RunOptions{Verbose: false}
-	real, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true, Verbose: false})
+	installed, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true, Verbose: false})
 	if err != nil {
 		return nil, fmt.Errorf("browser: playwright driver: %w", err)
 	}
-	args := real.Command("--version").Args // node, cli.js, --version: nothing runs until started
+	args := installed.Command("--version").Args // node, cli.js, --version: nothing runs until started
 	if len(args) < 2 {
 		return nil, fmt.Errorf("browser: playwright driver command %q names no cli.js", args)
 	}
