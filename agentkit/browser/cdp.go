@@ -302,16 +302,11 @@ func (b *CDPBrowser) Close() error {
 // as playwright-go itself resolves it, so this package reads none of those variables. Node.js agents
 // can require it to drive a CDPBrowser without installing anything.
 func PlaywrightCoreDir() (string, error) {
-	d, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true})
+	_, cli, err := driverCommand(&playwright.RunOptions{SkipInstallBrowsers: true})
 	if err != nil {
-		return "", fmt.Errorf("browser: playwright driver: %w", err)
+		return "", err
 	}
-	// The driver's command is node <cli.js> <args>; nothing runs until it is started.
-	args := d.Command("--version").Args
-	if len(args) < 2 {
-		return "", fmt.Errorf("browser: playwright driver command %q names no cli.js", args)
-	}
-	pkg := filepath.Dir(args[1])
+	pkg := filepath.Dir(cli)
 	if _, err := os.Stat(filepath.Join(pkg, "package.json")); err != nil {
 		return "", fmt.Errorf("browser: playwright-core not found at %s (run trapline setup): %w", pkg, err)
 	}

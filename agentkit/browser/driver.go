@@ -35,32 +35,26 @@ func runDriver() (*playwright.Playwright, error) {
 // driver through it, or the default options when playwright-go would not run it.
 func driverShim(dir string) (*playwright.RunOptions, error) {
 	def := &playwright.RunOptions{Verbose: false}
-	installed, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true, Verbose: false})
+	node, cli, err := driverCommand(&playwright.RunOptions{SkipInstallBrowsers: true, Verbose: false})
 	if err != nil {
-		return nil, fmt.Errorf("browser: playwright driver: %w", err)
+		return nil, err
 	}
-	args := installed.Command("--version").Args // node, cli.js, --version: nothing runs until started
-	if len(args) < 2 {
-		return nil, fmt.Errorf("browser: playwright driver command %q names no cli.js", args)
-	}
-	node, cli := args[0], args[1]
 	if _, err := os.Stat(filepath.Join(filepath.Dir(cli), "package.json")); err != nil {
 		return def, nil // not an installed driver: playwright.Run says what is missing
 	}
 	shim := &playwright.RunOptions{Verbose: false, DriverDirectory: dir}
-	d, err := playwright.NewDriver(shim)
+	shimNode, shimCLI, err := driverCommand(shim)
 	if err != nil {
-		return nil, fmt.Errorf("browser: playwright driver: %w", err)
+		return nil, err
 	}
-	shimArgs := d.Command("--version").Args
-	if shimArgs[1] != filepath.Join(dir, "package", "cli.js") {
+	if shimCLI != filepath.Join(dir, "package", "cli.js") {
 		return def, nil // PLAYWRIGHT_CLI_PATH: playwright-go runs that cli.js whatever the folder
 	}
-	if shimArgs[0] != node { // no PLAYWRIGHT_NODEJS_PATH: the driver's own node, next to its cli
+	if shimNode != node { // no PLAYWRIGHT_NODEJS_PATH: the driver's own node, next to its cli
 		if _, err := os.Stat(node); err != nil {
 			return def, nil // playwright.Run says what is missing, naming the driver's own folder
 		}
-		if err := os.Symlink(node, shimArgs[0]); err != nil {
+		if err := os.Symlink(node, shimNode); err != nil {
 			return nil, fmt.Errorf("browser: driver shim: %w", err)
 		}
 	}
@@ -81,8 +75,23 @@ func driverShim(dir string) (*playwright.RunOptions, error) {
 	if err := os.Mkdir(filepath.Join(dir, "package"), 0o700); err != nil {
 		return nil, fmt.Errorf("browser: driver shim: %w", err)
 	}
-	if err := os.WriteFile(shimArgs[1], []byte(src), 0o600); err != nil {
+	if err := os.WriteFile(shimCLI, []byte(src), 0o600); err != nil {
 		return nil, fmt.Errorf("browser: driver shim: %w", err)
 	}
 	return shim, nil
+}
+
+// driverCommand is the node and the cli.js playwright-go runs the driver with under opts, as it
+// resolves them (PLAYWRIGHT_NODEJS_PATH, PLAYWRIGHT_CLI_PATH, PLAYWRIGHT_DRIVER_PATH, its cache
+// folder), so this package reads none of those variables; nothing runs.
+func driverCommand(opts *playwright.RunOptions) (node, cli string, err error) {
+	d, err := playwright.NewDriver(opts)
+	if err != nil {
+		return "", "", fmt.Errorf("browser: playwright driver: %w", err)
+	}
+	args := d.Command("--version").Args // node, cli.js, --version
+	if len(args) < 2 {
+		return "", "", fmt.Errorf("browser: playwright driver command %q names no cli.js", args)
+	}
+	return args[0], args[1], nil
 }
