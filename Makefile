@@ -92,8 +92,8 @@ demo: setup-demo build
 ## own browser start, agent-browser's 5 s holds, the external agents' Node.js), which left a core idle
 ## an eighth of the time with two; a third process fills it (the same
 ## CPU; 0.90x and 0.91x the wall in two interleaved pairs, 1.00x in a fresh-clone pair taken on a
-## drifting machine: BENCHMARKS.md, "Session 21"). The catalog alone (make demo, make bench) waits
-## little and keeps PROCS.
+## drifting machine: BENCHMARKS.md, "Session 21"). make specs-container too (its containers' starts
+## wait the same way). The catalog alone (make demo, make bench) waits little and keeps PROCS.
 TEST_PROCS ?= $(shell echo $$(( $(PROCS) + 1 )))
 test: benchrecord
 	@$(BENCHRECORD) time -name MakeTest/total -- $(MAKE) --no-print-directory test-parts
@@ -197,9 +197,12 @@ setup-docker:
 	@scripts/docker-up.sh
 
 ## specs-container: the Ginkgo specs with the staging world in containers (TRAPLINE_WORLD=container),
-## reports in $(OUT)/container, then the check that no labelled container or network is left
+## reports in $(OUT)/container, then the check that no labelled container or network is left. In
+## TEST_PROCS processes, as make test's specs: with two, a core idled a seventh of the time while
+## containers started; a third fills it (.ci/run's container smoke: 0.90x the wall in two interleaved
+## pairs, BENCHMARKS.md "Session 23").
 specs-container: setup-docker
-	TRAPLINE_WORLD=container TRAPLINE_OUT=$(abspath $(OUT))/container $(MAKE) --no-print-directory specs OUT=$(OUT)/container
+	TRAPLINE_WORLD=container TRAPLINE_OUT=$(abspath $(OUT))/container $(MAKE) --no-print-directory specs OUT=$(OUT)/container PROCS=$(TEST_PROCS)
 	@$(MAKE) --no-print-directory check-leftovers
 
 ## check-leftovers: fail when any container or network labelled trapline.world exists
