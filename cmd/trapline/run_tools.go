@@ -96,13 +96,14 @@ func externalAgent(cfg runConfig) harness.Agent {
 // examples (their own lockfiles) when trapline runs from its source tree; elsewhere there is nothing
 // to install.
 func setupAgentTools(stdout io.Writer) error {
+	var dirs []string
 	for _, dir := range append([]string{agenttools.ToolsDir}, agenttools.FrameworkDirs...) {
-		if _, err := os.Stat(filepath.Join(dir, "package-lock.json")); err != nil {
-			continue
+		if _, err := os.Stat(filepath.Join(dir, "package-lock.json")); err == nil {
+			dirs = append(dirs, dir)
 		}
-		if err := agenttools.Install(dir, stdout); err != nil {
-			return withCode(exitBroken, err)
-		}
+	}
+	if err := agenttools.InstallAll(dirs, stdout); err != nil {
+		return withCode(exitBroken, err)
 	}
 	return nil
 }

@@ -37,3 +37,53 @@ func TestMakeExecutableOnlyWhereAgentBrowserIsPinned(t *testing.T) {
 		t.Fatalf("the binary is not executable: %v", fi.Mode())
 	}
 }
+
+// InstallAll runs the folders' installs side by side, prints each folder's line in the folders' order
+// whatever order they end in, and fails naming every folder whose install failed, the others installed.
+// A fake npm on PATH: the first folder's install ends last, the second's fails.
+func TestInstallAllKeepsTheFoldersOrderAndEveryError(t *testing.T) {
+	bin := t.TempDir()
+	npm := "#!/bin/sh\n" +
+		"[ -f slow ] && sleep 0.3\n" +
+		"[ -f broken ] && { echo 'npm error code E404' >&2; exit 1; }\n" +
+		"mkdir -p node_modules\n"
+	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte(npm), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	root := t.TempDir()
+	var dirs []string
+	for _, name := range []string{"slow", "broken", "quick"} {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"package-lock.json", name} {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte("{}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dirs = append(dirs, dir)
+	}
+	var out strings.Builder
+	err := InstallAll(dirs, &out)
+	if err == nil || !strings.Contains(err.Error(), "npm ci in "+dirs[1]) || !strings.Contains(err.Error(), "E404") {
+		t.Fatalf("the broken folder's install: got %v", err)
+	}
+	want := "agent tools installed (" + dirs[0] + ": npm ci)\nagent tools installed (" + dirs[2] + ": npm ci)\n"
+	if out.String() != want {
+		t.Fatalf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+	for _, dir := range []string{dirs[0], dirs[2]} {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", installStamp)); err != nil {
+			t.Fatalf("%s not stamped as installed: %v", dir, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dirs[1], "node_modules", installStamp)); err == nil {
+		t.Fatalf("the broken folder is stamped as installed")
+	}
+	out.Reset()
+	if err := InstallAll([]string{dirs[0], dirs[2]}, &out); err != nil || strings.Count(out.String(), "from its lockfile") != 2 {
+		t.Fatalf("a second run over installed folders: %v\n%s", err, out.String())
+	}
+}
