@@ -64,10 +64,11 @@ func Install(dir string, out io.Writer) error {
 	return nil
 }
 
-// InstallAll runs Install for each of dirs side by side: npm ci is mostly waiting on the registry and
-// the disk, and three installs one after another were the tail of make setup (0.91x the wall side by
-// side, BENCHMARKS.md "Session 23"). Each folder's lines go to out in the order of dirs once all have
-// ended; the error joins every folder's that failed, each naming its folder.
+// InstallAll runs Install for each of dirs side by side: one npm ci keeps about one and a half cores
+// busy, waiting on the registry and the disk the rest of the time, and three one after another were
+// the tail of make setup (0.82x its wall side by side, BENCHMARKS.md "Session 23"). Each folder's
+// lines go to out in the order of dirs once all have ended; the error joins every folder's that
+// failed, each naming its folder, and the others are installed.
 func InstallAll(dirs []string, out io.Writer) error {
 	outs := make([]bytes.Buffer, len(dirs))
 	errs := make([]error, len(dirs))
