@@ -198,9 +198,9 @@ setup-docker:
 
 ## specs-container: the Ginkgo specs with the staging world in containers (TRAPLINE_WORLD=container),
 ## reports in $(OUT)/container, then the check that no labelled container or network is left. In
-## TEST_PROCS processes, as make test's specs: with two, a core idled a seventh of the time while
-## containers started; a third fills it (.ci/run's container smoke: 0.90x the wall in two interleaved
-## pairs, BENCHMARKS.md "Session 23").
+## TEST_PROCS processes, as make test's specs: with two the machine was 87% busy, each process waiting
+## on its containers' start; a third fills those waits (.ci/run's container smoke: 96% busy, 0.90x the
+## wall in two interleaved pairs, BENCHMARKS.md "Session 23").
 specs-container: setup-docker
 	TRAPLINE_WORLD=container TRAPLINE_OUT=$(abspath $(OUT))/container $(MAKE) --no-print-directory specs OUT=$(OUT)/container PROCS=$(TEST_PROCS)
 	@$(MAKE) --no-print-directory check-leftovers
