@@ -208,7 +208,9 @@ func (c *abCLI) invoke(ctx context.Context, args ...string) (toolCall, error) {
 	cmd.WaitDelay = 2 * time.Second
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
+	t0 := time.Now()
 	runErr := cmd.Run()
+	call.Millis = time.Since(t0).Milliseconds()
 	if ctx.Err() != nil {
 		return call, fmt.Errorf("%s: %w", call.Tool, ctx.Err())
 	}
@@ -300,6 +302,7 @@ func (c *abCLI) do(ctx context.Context, a action.Action, n observe.Node) (toolCa
 		conf, err := c.invoke(ctx, "confirm", pending.ID)
 		conf.Why = fmt.Sprintf("%s asked for confirmation %s: the worst-case model confirms it itself", call.Tool, pending.ID)
 		conf.Answer = "held for confirmation " + pending.ID + ", then confirmed by the model: " + conf.Answer
+		conf.Millis += call.Millis
 		return conf, err
 	}
 	return call, nil

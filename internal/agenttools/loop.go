@@ -66,6 +66,9 @@ type toolCall struct {
 	Errored bool `json:"error,omitempty"`
 	// Why names what made trapline make the call itself (a dialog the tool offered to handle).
 	Why string `json:"why,omitempty"`
+	// Millis is the tool's wall time for the call in milliseconds, from the request to its answer (a
+	// held action: the held call and its confirmation together): where a slow cell's time went.
+	Millis int64 `json:"ms"`
 }
 
 // session is one adapter's hold on a running tool.
@@ -92,7 +95,11 @@ type stepRecord struct {
 	Target   *evidence.Target `json:"target,omitempty"`
 	Call     *toolCall        `json:"call,omitempty"`
 	Outcome  string           `json:"outcome,omitempty"`
-	Millis   int64            `json:"ms,omitempty"`
+	// Millis is the planner's decision time (the model's turn).
+	Millis int64 `json:"ms,omitempty"`
+	// ObserveMillis is the time the tool took to show the page the proposal was made on (its
+	// snapshot, and a modal state it offered to clear).
+	ObserveMillis int64 `json:"observe_ms,omitempty"`
 }
 
 // driver runs the observe → propose → call loop against one session.
@@ -259,12 +266,14 @@ func (d *driver) steps(ctx context.Context) error {
 			pageURL, raw string
 			calls        []toolCall
 		)
+		t0 := time.Now()
 		if err := d.call(ctx, "read the page", func(cctx context.Context) (err error) {
 			pageURL, raw, calls, err = d.s.observe(cctx)
 			return err
 		}); err != nil {
 			return err
 		}
+		observeMs := time.Since(t0).Milliseconds()
 		for i := range calls {
 			d.record(stepRecord{Page: pageURL, Call: &calls[i], Outcome: outcomeOf(calls[i])})
 		}
@@ -278,7 +287,7 @@ func (d *driver) steps(ctx context.Context) error {
 		if len(obs.Elements()) > 0 {
 			d.actionable = true
 		}
-		t0 := time.Now()
+		t0 = time.Now()
 		pctx, cancel := context.WithTimeout(ctx, decisionTimeout)
 		prop, err := d.p.Next(pctx, planner.Input{Goal: d.env.Task, Observation: obs, History: history, Feedback: feedback})
 		cancel()
@@ -297,7 +306,7 @@ func (d *driver) steps(ctx context.Context) error {
 			return fmt.Errorf("the planner: %w", err) // the model stopped: recorded, judged from outside
 		}
 		if rej != nil {
-			d.record(stepRecord{Page: pageURL, Snapshot: obs.SnapshotID, Outcome: "rejected: " + rej.Reason, Millis: ms})
+			d.record(stepRecord{Page: pageURL, Snapshot: obs.SnapshotID, Outcome: "rejected: " + rej.Reason, Millis: ms, ObserveMillis: observeMs})
 			if rejected++; rejected >= maxRejected {
 				return fmt.Errorf("the planner: %d unusable proposals in a row, last: %s", rejected, rej.Reason)
 			}
@@ -306,10 +315,10 @@ func (d *driver) steps(ctx context.Context) error {
 		}
 		rejected = 0
 		if prop.Kind == action.Done {
-			d.record(stepRecord{Page: pageURL, Snapshot: obs.SnapshotID, Proposal: &prop, Outcome: "done", Millis: ms})
+			d.record(stepRecord{Page: pageURL, Snapshot: obs.SnapshotID, Proposal: &prop, Outcome: "done", Millis: ms, ObserveMillis: observeMs})
 			return nil
 		}
-		rec := stepRecord{Page: pageURL, Snapshot: obs.SnapshotID, Proposal: &prop, Millis: ms}
+		rec := stepRecord{Page: pageURL, Snapshot: obs.SnapshotID, Proposal: &prop, Millis: ms, ObserveMillis: observeMs}
 		outcome, err := d.act(ctx, obs, prop, &rec)
 		if err != nil {
 			return err

@@ -378,7 +378,9 @@ func adapterFor(cs *mcp.ClientSession, list []toolmap.Tool, env harness.Env) (se
 // callTool calls one tool and returns its text answer; isError results are refusals, not errors.
 func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) (toolCall, error) {
 	c := toolCall{Tool: name, Args: args}
+	t0 := time.Now()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	c.Millis = time.Since(t0).Milliseconds()
 	if err != nil {
 		return c, fmt.Errorf("tools/call %s: %w", name, err)
 	}

@@ -2,6 +2,7 @@ package agenttools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -75,6 +76,27 @@ func TestMCPDrivesTheServerAsTheModel(t *testing.T) {
 	}
 	if v, _ := os.ReadFile(filepath.Join(env.ArtifactsDir, VersionFile)); !strings.Contains(string(v), "fake-playwright 0.0.1") {
 		t.Errorf("version file = %q", v)
+	}
+	// Every call says how long the tool took (where a slow cell's time went).
+	n := 0
+	for line := range strings.Lines(log) {
+		var rec struct {
+			Call map[string]json.RawMessage `json:"call"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("transcript line %q: %v", line, err)
+		}
+		if rec.Call == nil {
+			continue
+		}
+		n++
+		var ms int64
+		if raw, ok := rec.Call["ms"]; !ok || json.Unmarshal(raw, &ms) != nil || ms < 0 {
+			t.Errorf("call without its time (ms): %s", line)
+		}
+	}
+	if n == 0 {
+		t.Errorf("transcript has no call:\n%s", log)
 	}
 }
 
