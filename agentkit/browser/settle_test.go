@@ -104,7 +104,7 @@ func changingSite() http.Handler {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><title>Passi</title><h1>Passi</h1>
 <button onclick="document.getElementById('s').textContent='segnata'">Segna</button>
-<button onclick="let i = 0; const out = document.getElementById('p'); const t0 = performance.now(); let last = t0; window.chainGap = 0; const step = () => { const now = performance.now(); window.chainGap = Math.max(window.chainGap, now - last); last = now; i++; out.textContent = i < 12 ? 'passo ' + i : 'pronto'; if (i < 12) setTimeout(step, 15); else window.chainLength = now - t0; }; step();">Avvia</button>
+<button onclick="let i = 0; const out = document.getElementById('p'); const t0 = performance.now(); let last = t0; window.chainGap = 0; window.chainLength = undefined; const step = () => { const now = performance.now(); window.chainGap = Math.max(window.chainGap, now - last); last = now; i++; out.textContent = i < 12 ? 'passo ' + i : 'pronto'; if (i < 12) setTimeout(step, 15); else window.chainLength = now - t0; }; step();">Avvia</button>
 <p id=s>da fare</p><p id=p>fermo</p>`)
 	})
 }
