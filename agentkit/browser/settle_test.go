@@ -95,7 +95,8 @@ func TestObserveWaitsForAPartialSwap(t *testing.T) {
 }
 
 // changingSite serves /pratiche/passi: "Segna" edits the page once, synchronously; "Avvia" starts a
-// chain of edits, one every 15 ms (less than the cheap look's two frames), that ends with "pronto".
+// chain of edits, one every 15 ms (less than the cheap look's two frames), that ends with "pronto N"
+// (the Nth chain: a second one changes the page too).
 // The page keeps the chain's longest gap between two edits and its whole length, on its own clock
 // (window.chainGap, window.chainLength, in ms), so a test can tell a settle that read the page too
 // early from a machine that starved the page's timers for longer than the quiet window.
@@ -104,7 +105,7 @@ func changingSite() http.Handler {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><title>Passi</title><h1>Passi</h1>
 <button onclick="document.getElementById('s').textContent='segnata'">Segna</button>
-<button onclick="let i = 0; const out = document.getElementById('p'); const t0 = performance.now(); let last = t0; window.chainGap = 0; window.chainLength = undefined; const step = () => { const now = performance.now(); window.chainGap = Math.max(window.chainGap, now - last); last = now; i++; out.textContent = i < 12 ? 'passo ' + i : 'pronto'; if (i < 12) setTimeout(step, 15); else window.chainLength = now - t0; }; step();">Avvia</button>
+<button onclick="let i = 0; const out = document.getElementById('p'); const t0 = performance.now(); let last = t0; window.chainGap = 0; window.chainLength = undefined; window.chains = (window.chains || 0) + 1; const step = () => { const now = performance.now(); window.chainGap = Math.max(window.chainGap, now - last); last = now; i++; out.textContent = i < 12 ? 'passo ' + i : 'pronto ' + window.chains; if (i < 12) setTimeout(step, 15); else window.chainLength = now - t0; }; step();">Avvia</button>
 <p id=s>da fare</p><p id=p>fermo</p>`)
 	})
 }
