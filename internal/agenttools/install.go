@@ -79,7 +79,8 @@ func InstallAll(dirs []string, out io.Writer) error {
 	wg.Wait()
 	for i := range outs {
 		if _, err := out.Write(outs[i].Bytes()); err != nil {
-			return fmt.Errorf("agent tools: %w", err)
+			// The folders' own errors still count: a failed write loses no failed install.
+			return errors.Join(append([]error{fmt.Errorf("agent tools: %w", err)}, errs...)...)
 		}
 	}
 	return errors.Join(errs...)
