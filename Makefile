@@ -34,9 +34,14 @@ BENCHRECORD := bin/benchrecord
 
 UNIT_PKGS   = $(shell $(GO) list ./... | grep -v /specs$$)
 
-.PHONY: all setup setup-demo build demo test test-parts unit specs vet fmt bench clean flake flake-catalog gate-demo catalog-labels benchrecord
+.PHONY: all help setup setup-demo build demo test test-parts unit specs vet fmt bench clean flake flake-catalog gate-demo catalog-labels benchrecord
 
 all: test
+
+## help: list the targets, one line each, from the `## target:` comment above each (scripts/make-help.awk)
+help:
+	@echo 'make TARGET, where TARGET is one of:'
+	@awk -f scripts/make-help.awk Makefile
 
 ## setup-demo: install what the catalog needs, nothing more (make demo): Debian's chromium-headless-shell
 ## (the default headless browser), gcc and the Playwright driver. No ffmpeg, no agent tools, no xmllint.
@@ -174,8 +179,9 @@ specs:
 	$(GINKGO) --procs=$(PROCS) $(LABEL_ARG) --junit-report=junit.xml --output-dir=$(OUT) ./specs || { status=$$?; \
 	  $(GO) run ./cmd/trapline report --failures $(OUT)/junit.xml; exit $$status; }
 
-## agent-tools-matrix, external-matrix, llm-catalog-matrix: the long matrices in full, which make test
-## samples (specs/matrix_test.go; docs/ci.md): every pinned cell of the agent-tools matrix
+## agent-tools-matrix, external-matrix, llm-catalog-matrix, agent-frameworks-matrix: the long
+## matrices in full, which make test samples (specs/matrix_test.go; docs/ci.md). They run every
+## pinned cell of the agent-tools matrix
 ## (docs/agent-tools.json: 9 configs × the catalog, hours on 2 cores; AGENT_TOOLS=smoke runs the two
 ## smoke traps × every config instead), the naive external agent over every trap, the fake model over
 ## every trap, every pinned cell of the agent frameworks (docs/agent-frameworks.md). Reports in
