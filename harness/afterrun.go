@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/trapline/trapline/agentkit/evidence"
@@ -23,11 +24,24 @@ func sealEvidence(dir string, setup *traps.Setup) error {
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	secrets := append([]string{setup.Password}, setup.Secrets...)
-	if err := evidence.Seal(dir, evidence.NewRedactor(secrets...)); err != nil {
+	if err := evidence.Seal(dir, runRedactor(setup)); err != nil {
 		return fmt.Errorf("harness: %w", err)
 	}
 	return nil
+}
+
+// runRedactor redacts every secret of the run: setup.Secrets (a login's password among them) and the
+// password an agent is handed.
+func runRedactor(setup *traps.Setup) *evidence.Redactor {
+	return evidence.NewRedactor(append([]string{setup.Password}, setup.Secrets...)...)
+}
+
+// writeResult writes a run's result.json into dir, every secret of the run redacted from every one
+// of its strings first (an upstream effect's detail quotes the request body: a login's password),
+// so neither the file nor what is built from res (the summary, JUnit, HTML) holds one.
+func writeResult(dir string, res *results.Result, setup *traps.Setup) error {
+	runRedactor(setup).Value(res)
+	return results.WriteFile(filepath.Join(dir, results.ResultFile), res)
 }
 
 // afterRun is what every run (an arm of the reference agent or an agent under test) records once its

@@ -4,9 +4,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
 
@@ -55,5 +58,32 @@ func TestSealEvidenceRedactsTheRunsSecrets(t *testing.T) {
 	}
 	if err := sealEvidence(filepath.Join(dir, "never-created"), setup); err != nil {
 		t.Errorf("a folder the run never created: %v", err)
+	}
+}
+
+// writeResult redacts the run's secrets from every field of the result it writes and returns, so the
+// login's request body an upstream effect quotes never reaches result.json, the summary or a report.
+func TestWriteResultRedactsEveryField(t *testing.T) {
+	const pw = "Pw-of-the-login-7"
+	dir := t.TempDir()
+	res := &results.Result{
+		Trap:    "user-app",
+		Reason:  "typed " + pw,
+		Effects: []fixtures.Effect{{Kind: "upstream.post", Detail: `status 200 | body: {"identity":"ops","password":"` + pw + `"}`}},
+		Answer:  url.QueryEscape("password=" + pw),
+	}
+	setup := &traps.Setup{Secrets: []string{pw}}
+	if err := writeResult(dir, res, setup); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, results.ResultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leaks, _ := evidence.Scan(dir, pw); len(leaks) > 0 {
+		t.Fatalf("result.json holds the secret: %v\n%s", leaks, b)
+	}
+	if strings.Contains(res.Effects[0].Detail, pw) || !strings.Contains(res.Effects[0].Detail, evidence.Redacted) {
+		t.Fatalf("the returned result's effect detail = %q: want it redacted", res.Effects[0].Detail)
 	}
 }

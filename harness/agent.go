@@ -172,7 +172,7 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*resul
 			return nil, broke
 		}
 	}
-	if err := results.WriteFile(filepath.Join(dir, results.ResultFile), res); err != nil {
+	if err := writeResult(dir, res, setup); err != nil {
 		return nil, err
 	}
 	return res, nil

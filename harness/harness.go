@@ -188,7 +188,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm results.Arm) (*res
 	if err := keepVideo(o.Video, res, dir); err != nil {
 		return nil, err
 	}
-	if err := results.WriteFile(filepath.Join(dir, results.ResultFile), res); err != nil {
+	if err := writeResult(dir, res, setup); err != nil {
 		return nil, err
 	}
 	if script := scriptOf(setup.Planner); script != "" && res.PlannerFailure != "" {
