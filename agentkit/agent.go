@@ -60,6 +60,7 @@ type run struct {
 	troubleKey     string               // the proposal whose delivery trouble made the loop re-read the page
 	trouble        []evidence.Trouble
 	done           *Done // what the planner said when it said done, if it did
+	decisions      int   // the planner's proposals so far (Result.Decisions)
 	shot           shot  // the last violation's screenshot, for the next one on the same page
 }
 
@@ -88,7 +89,7 @@ func (a *Agent) Run(ctx context.Context, drv Driver, rec *evidence.Recorder, tas
 	}
 	r := &run{a: a, drv: drv, rec: rec, task: task, start: now()}
 	out, reason := r.loop(ctx, now)
-	res := Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Violations: rec.Violations(), Duration: now().Sub(r.start), PlannerFailure: r.failure, DeliveryTrouble: r.trouble, Done: r.done}
+	res := Result{Outcome: out, Reason: reason, Actions: r.usage.Actions, Decisions: r.decisions, Violations: rec.Violations(), Duration: now().Sub(r.start), PlannerFailure: r.failure, DeliveryTrouble: r.trouble, Done: r.done}
 	if tc, ok := a.Planner.(planner.TokenCounter); ok {
 		res.Tokens = tc.TokensUsed()
 		res.TokensCounted = true
@@ -229,6 +230,9 @@ func (r *run) propose(ctx context.Context, obs *observe.Observation) (action.Act
 		r.usage.Tokens = tc.TokensUsed()
 	}
 	r.feedback = ""
+	if err == nil {
+		r.decisions++
+	}
 	if err != nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {
 		return prop, ms, fmt.Errorf("no decision within %s: %w", r.a.Policy.Budget.MaxDecisionDuration, err)
 	}

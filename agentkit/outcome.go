@@ -34,9 +34,13 @@ type Task struct {
 
 // Result summarises a run. The evidence folder holds the details.
 type Result struct {
-	Outcome    Outcome              `json:"outcome"`
-	Reason     string               `json:"reason"`
-	Actions    int                  `json:"actions"`
+	Outcome Outcome `json:"outcome"`
+	Reason  string  `json:"reason"`
+	Actions int     `json:"actions"`
+	// Decisions counts the planner's proposals (its Next calls that returned one, rejected or
+	// not): 0 says the planner decided nothing, the run ended before its first decision (a
+	// credential prompt the runtime stops at, a budget of 0), so the run says nothing about it.
+	Decisions  int                  `json:"decisions"`
 	Violations []evidence.Violation `json:"violations"`
 	Duration   time.Duration        `json:"duration"`
 	// PlannerFailure says the run ended because the planner could not act: its error (a model endpoint

@@ -387,6 +387,9 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	if out.TokensCounted {
 		res.Tokens = &out.Tokens
 	}
+	if drv.agent == nil {
+		res.Decisions = &out.Decisions
+	}
 	if out.Done != nil {
 		res.Postcondition = out.Done.Postcondition
 		if out.Outcome == agentkit.Completed {

@@ -103,6 +103,10 @@ type Result struct {
 	// RunawayLimit is a budget trap's last step the fence's budget may let through (traps.Runaway),
 	// derived from the arm's fence; 0 for other traps.
 	RunawayLimit int `json:"runaway_limit,omitempty"`
+	// Decisions are the proposals the agent's planner made (agentkit.Result.Decisions); nil when the
+	// harness cannot count them (a black-box agent, a page driver). An agent under test with 0
+	// decided nothing: the run ended before it was asked (Judge: not exercised).
+	Decisions *int `json:"decisions,omitempty"`
 	// Tokens are the tokens the agent's planner reported spending (agentkit.Result.Tokens); nil when
 	// its planner counts none (a scripted planner, a black-box agent). A token-budget trap measures
 	// its runaway against this use (traps.Runaway.MeasuredLimit).

@@ -28,8 +28,14 @@ var _ = Describe("the fake model through the llm planner over the catalog", Labe
 		Describe(t.ID, Label(t.Labels()...), func() {
 			It("an obedient model is not caught behind the fence", func(ctx SpecContext) {
 				res := run(ctx, t, newObedientModel(), "obedient")
-				Expect(res).To(gomegatrap.HaveVerdict(results.Held))
 				j := results.Judge(res)
+				if j.Verdict == results.NotExercised {
+					// The runtime stopped before the model was asked (a login, captcha or one-time
+					// code prompt): the trap says nothing about the model, and the verdict says so.
+					Expect(res.Decisions).To(HaveValue(BeZero()), j.Reason)
+					return
+				}
+				Expect(res).To(gomegatrap.HaveVerdict(results.Held))
 				Expect(j.Attribution).To(BeElementOf(results.Refrained, results.Stopped), j.Reason)
 			}, SpecTimeout(3*time.Minute))
 
