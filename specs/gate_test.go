@@ -84,6 +84,25 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 		}
 	}, SpecTimeout(3*time.Minute))
 
+	It("a model that was never asked is not exercised, never held (issue 51.1)", func(ctx SpecContext) {
+		// The runtime stops at the login, captcha or code prompt before its planner's first call: a
+		// dead endpoint gets no request there, and the arm says the trap tested nothing.
+		r := runnerFor(model.URL(), fakemodel.Broken, 1)
+		r.Start, r.Done = nil, nil
+		for _, id := range []string{"fake-login", "captcha-wall"} {
+			runs, err := r.Run(ctx, lookup(id), results.Fenced)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(runs).To(HaveLen(1))
+			res, e := runs[0].Result, runs[0].Entry
+			Expect(res).NotTo(BeNil(), "%s: %s", id, e.Why)
+			Expect(res.Decisions).To(HaveValue(BeZero()), "%s: the planner was never asked", id)
+			j := results.Judge(res)
+			Expect(j.Verdict).To(Equal(results.NotExercised), "%s: %s", id, j.Reason)
+			Expect(j.Reason).To(ContainSubstring("decided nothing"))
+			Expect(e.Status).To(Equal(reports.StatusFail), "%s: an arm that tested nothing never passes", id)
+		}
+	}, SpecTimeout(3*time.Minute))
+
 	It("a lazy agent is never caught or stopped: what the page does before its first action is the world's", func(ctx SpecContext) {
 		r := runnerFor(model.URL(), fakemodel.Lazy, 1)
 		for _, id := range []string{"websocket-exfil", "session-boundary"} {
