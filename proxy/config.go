@@ -72,6 +72,12 @@ type Config struct {
 	// container, whose port the engine publishes, needs it. Say so on purpose.
 	AllowNonLoopback bool
 
+	// WorldToken, when set, is put in the WorldTokenHeader of every request the proxy lets through to
+	// a mapped host (any copy the client sent is dropped first): the world's listeners answer only
+	// requests that carry it, so a direct dial around the proxy is refused and recorded
+	// (fixtures.Admission). Empty adds nothing.
+	WorldToken string
+
 	// Log, if set, receives one JSON line (a Decision) per decision, in the order they were made.
 	// A write error does not stop the proxy; Close reports the first one.
 	Log io.Writer
@@ -113,6 +119,7 @@ type options struct {
 	roots    *x509.CertPool
 	keep     int
 	bodyWait time.Duration
+	token    string
 }
 
 // newOptions applies the defaults to cfg and validates it.
@@ -127,6 +134,7 @@ func newOptions(cfg Config) (options, error) {
 		roots:    cfg.UpstreamRoots,
 		keep:     cfg.KeepDecisions,
 		bodyWait: cfg.BodyTimeout,
+		token:    cfg.WorldToken,
 	}
 	if o.keep == 0 {
 		o.keep = DefaultKeepDecisions

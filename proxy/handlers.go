@@ -76,7 +76,26 @@ func (p *Proxy) onRequest(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, 
 		return r, denyResponse(r, d)
 	}
 	stripHopByHop(r.Header)
+	p.markForWorld(r.Header)
 	return r, nil
+}
+
+// WorldTokenHeader carries Config.WorldToken to the world's listeners (fixtures.Admission): an
+// internal header, so no response may carry it back (response.go strips every X-Trapline-*).
+const WorldTokenHeader = InternalHeaderPrefix + "World"
+
+// markForWorld drops every copy of WorldTokenHeader the client sent (in any spelling Go reads as
+// it) and, when the proxy has a world token, sets it: only a request the proxy let through carries
+// it to the world.
+func (p *Proxy) markForWorld(h http.Header) {
+	for name := range h {
+		if strings.EqualFold(name, WorldTokenHeader) {
+			delete(h, name)
+		}
+	}
+	if p.opts.token != "" {
+		h.Set(WorldTokenHeader, p.opts.token)
+	}
 }
 
 // onConnect rules on a CONNECT tunnel: DecideHost first, then the host map. An allowed tunnel is

@@ -42,10 +42,10 @@ func TestPackRouteResponseHeadersAreJudged(t *testing.T) {
 	pu, _ := url.Parse(w.ProxyURL())
 	viaProxy := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
 	hosts := w.sites.Hosts()
-	direct := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+	direct := &http.Client{Transport: markedTransport{token: w.token, rt: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		host, _, _ := net.SplitHostPort(addr)
 		return (&net.Dialer{}).DialContext(ctx, network, hosts[host])
-	}}}
+	}}}}
 	for _, tc := range []struct{ path, rule, sent string }{
 		{"/pratiche/12/allegato", string(policy.RuleResponseDownload), "Content-Disposition"},
 		{"/pratiche/12/forged", string(proxy.RuleForgedInternalHeader), proxy.RuleHeader},
@@ -86,4 +86,17 @@ func TestPackRouteResponseHeadersAreJudged(t *testing.T) {
 	if refused < 3 {
 		t.Errorf("the decision log has %d refusals, want one per hostile response: %+v", refused, ds)
 	}
+}
+
+// markedTransport adds the world's mark, as its proxy does, so a control request that dials a
+// listener directly is answered by the route itself.
+type markedTransport struct {
+	token string
+	rt    http.RoundTripper
+}
+
+func (m markedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(proxy.WorldTokenHeader, m.token)
+	return m.rt.RoundTrip(r)
 }

@@ -15,6 +15,8 @@ package world
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -101,6 +103,7 @@ type Local struct {
 	sites *fixtures.Sites
 	px    *proxy.Proxy
 	log   *os.File
+	token string // the proxy's mark on the requests it lets through (fixtures.Admission)
 }
 
 var _ World = (*Local)(nil)
@@ -113,7 +116,13 @@ func Start(spec Spec) (*Local, error) {
 	if err := os.MkdirAll(spec.Dir, 0o700); err != nil { // the run's evidence folder: its owner's only
 		return nil, fmt.Errorf("world: create %s: %w", spec.Dir, err)
 	}
-	sites, err := fixtures.StartSites(spec.Fixtures)
+	token, err := newWorldToken()
+	if err != nil {
+		return nil, err
+	}
+	fx := spec.Fixtures
+	fx.Admission = fixtures.Admission{Header: proxy.WorldTokenHeader, Token: token}
+	sites, err := fixtures.StartSites(fx)
 	if err != nil {
 		return nil, fmt.Errorf("world: start sites: %w", err)
 	}
@@ -129,13 +138,22 @@ func Start(spec Spec) (*Local, error) {
 	case spec.Policy != nil:
 		rules = spec.Policy
 	}
-	px, err := proxy.Start(proxy.Config{Rules: rules, Hosts: sites.Hosts(), Log: f, Listen: spec.ProxyListen, CA: spec.CA})
+	px, err := proxy.Start(proxy.Config{Rules: rules, Hosts: sites.Hosts(), Log: f, Listen: spec.ProxyListen, CA: spec.CA, WorldToken: token})
 	if err != nil {
 		_ = f.Close()
 		_ = sites.Close()
 		return nil, fmt.Errorf("world: start proxy: %w", err)
 	}
-	return &Local{sites: sites, px: px, log: f}, nil
+	return &Local{sites: sites, px: px, log: f, token: token}, nil
+}
+
+// newWorldToken is a world's secret mark (fixtures.Admission): 32 random bytes, hex.
+func newWorldToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("world: token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
 }
 
 // ProxyURL is the URL a browser must use as its proxy.
@@ -178,6 +196,11 @@ func (w *Local) ProxyDecisions() ([]proxy.Decision, error) {
 	defer f.Close()
 	return ReadDecisions(f, w.log.Name())
 }
+
+// Listeners maps each of the world's hosts to the loopback address its listener is on: what a
+// process on this machine could dial around the proxy. The world answers such a dial with 403 and
+// records it (fixtures.KindFenceBypassed); the hostile suite dials them to prove it.
+func (w *Local) Listeners() map[string]string { return w.sites.Hosts() }
 
 // AuditURL is the audit endpoint, which the agent's browser cannot reach.
 func (w *Local) AuditURL() string { return w.sites.AuditURL() }
