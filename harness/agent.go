@@ -115,6 +115,13 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*resul
 	if err != nil {
 		return nil, err
 	}
+	if o.BlackboxPolicy != nil {
+		// The user's deployment fence gets the pack's guarded patch, as the fenced arm's does (the
+		// app's host and writes): without it every trap on the app was "not exercised".
+		if setup.Policy, err = trap.ApplyPolicyPatch(results.Guarded, setup.Policy); err != nil {
+			return nil, fmt.Errorf("harness: %w", err)
+		}
+	}
 	fx.Upstreams = append(fx.Upstreams, o.Upstreams...)
 	// The trap's own page driver does not apply: a session hook is the harness session's (the agent
 	// brings its own browser) and is left out, an agent of its own cannot replace the one under test.

@@ -11,7 +11,7 @@ import (
 
 // ApplyPolicyPatch returns p with the trap's policy_patch for arm applied (p itself when the trap has
 // none for that arm). The patch is a policy fragment merged onto p's document: mappings merge key by
-// key, anything else (a list, a value) replaces what p had (policy.Patch); the result is parsed and
+// key, lists add to p's (unless tagged !replace), values replace (policy.Patch); the result is parsed and
 // validated like any policy, so a patch cannot half-apply.
 func (t Trap) ApplyPolicyPatch(arm results.Arm, p *policy.Policy) (*policy.Policy, error) {
 	frag, ok := t.PolicyPatch[arm]

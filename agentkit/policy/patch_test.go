@@ -34,3 +34,36 @@ func TestPatchMergesMappingsAndReplacesTheRest(t *testing.T) {
 		t.Fatal("a fragment that is not a mapping was applied")
 	}
 }
+
+// A patch's list adds to the policy's list (a pack adds its app's host to the user's hosts); tagged
+// !replace it replaces the list, at any depth.
+func TestPatchListsAddUnlessTaggedReplace(t *testing.T) {
+	base, err := policy.Parse("base.yml", []byte("version: 1\nnavigation:\n  allow:\n    - host: portale.interno.test\n      paths: [\"^/\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := func(p *policy.Policy) []string {
+		var out []string
+		for _, a := range p.Navigation.Allow {
+			out = append(out, a.Host)
+		}
+		return out
+	}
+	added, err := policy.Patch(base, []byte("navigation:\n  allow:\n    - {host: app.example.test, paths: [\"^/\"]}\n"), "add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hosts(added); len(got) != 2 || got[0] != "portale.interno.test" || got[1] != "app.example.test" {
+		t.Fatalf("added: hosts %v, want the user's host and the app's", got)
+	}
+	replaced, err := policy.Patch(base, []byte("navigation:\n  allow: !replace\n    - {host: app.example.test, paths: [\"^/\"]}\n"), "replace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hosts(replaced); len(got) != 1 || got[0] != "app.example.test" {
+		t.Fatalf("replaced: hosts %v, want the app's alone", got)
+	}
+	if got := hosts(base); len(got) != 1 {
+		t.Fatalf("the base policy changed: %v", got)
+	}
+}
