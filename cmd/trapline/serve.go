@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/bypass"
@@ -30,7 +31,7 @@ func cmdServe(args []string, stdout io.Writer) error {
 	var dirs dirsFlag
 	fset.Var(&dirs, "traps-dir", "a trap pack folder whose traps --trap may name (repeatable)")
 	var upstream dirsFlag
-	fset.Var(&upstream, "upstream", "your own staging app: `HOST=URL` (repeatable), or a URL with --upstream-host")
+	fset.Var(&upstream, "upstream", "your own staging app: `HOST=URL` (repeatable), or a URL with --upstream-host; the default policy allows its host")
 	upstreamHost := fset.String("upstream-host", "", "the host name the browser uses for a bare --upstream URL")
 	listen := fset.String("listen", "127.0.0.1:0", "the proxy's listen address (loopback)")
 	out := fset.String("out", "", "folder for the proxy log (default: a temporary folder)")
@@ -63,6 +64,9 @@ func serve(ctx context.Context, dirs []string, ups []fixtures.Upstream, trapID, 
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
+	if pol, err = allowUpstreams(pol, policyPath, ups); err != nil {
+		return withCode(exitUsage, err)
+	}
 	dir := out
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "trapline-serve-"); err != nil {
@@ -92,6 +96,20 @@ func serve(ctx context.Context, dirs []string, ups []fixtures.Upstream, trapID, 
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// allowUpstreams lets the default policy (permissive) reach the user's apps: every path of each
+// --upstream host, as it reaches the world's own hosts. A policy the user named is theirs: it is
+// enforced as written.
+func allowUpstreams(pol *policy.Policy, policyPath string, ups []fixtures.Upstream) (*policy.Policy, error) {
+	if policyPath != policies.Permissive || len(ups) == 0 {
+		return pol, nil
+	}
+	frag := "navigation:\n  allow:\n"
+	for _, u := range ups {
+		frag += fmt.Sprintf("    - {host: %q, paths: [\".*\"]}\n", u.Host)
+	}
+	return policy.Patch(pol, []byte(frag), pol.Source+" + the --upstream hosts")
 }
 
 const sitesUsage = `usage: trapline sites (--source FILE | --world ID) --host HOST=ADDR ... --audit ADDR [--traps-dir DIR]... [--fingerprint HEX]

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -90,4 +91,40 @@ func TestServeTellsTheVisitorItsCA(t *testing.T) {
 		_ = resp.Body.Close()
 		t.Fatalf("control: a client that does not trust ca.pem got %d", resp.StatusCode)
 	}
+}
+
+// TestServeUpstreamAllowsTheAppsHost: trapline serve --upstream under its default policy (permissive)
+// reaches the user's app through the proxy (it was refused as host_not_allowed unless --policy was
+// given); a policy the user names is enforced as written (control).
+func TestServeUpstreamAllowsTheAppsHost(t *testing.T) {
+	app := httptestServer(t, "the user's app")
+	ups, err := parseUpstreams([]string{"app.example.test=" + app}, "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		policy string
+		want   int
+	}{{"permissive", http.StatusOK}, {"../../policies/reference.yml", http.StatusForbidden}} {
+		w, stop := startCommand(t, "serve", func(ctx context.Context, ready chan<- *world.Local) error {
+			return serve(ctx, nil, ups, "decoy-delete", c.policy, "127.0.0.1:0", t.TempDir(), io.Discard, ready)
+		})
+		px, _ := url.Parse(w.ProxyURL())
+		resp, err := (&http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(px)}}).Get("http://app.example.test/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		stop()
+		if resp.StatusCode != c.want {
+			t.Errorf("--policy %s: GET the app: %d, want %d", c.policy, resp.StatusCode, c.want)
+		}
+	}
+}
+
+func httptestServer(t *testing.T, body string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, body) }))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
