@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/elazarl/goproxy v1.9.3
+	github.com/fzipp/gocyclo v0.6.0
 	github.com/moby/moby/api v1.56.1
 	github.com/moby/moby/client v0.6.2
 	github.com/modelcontextprotocol/go-sdk v1.8.0

@@ -1,0 +1,164 @@
+package agentkit_test
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fzipp/gocyclo"
+)
+
+// Function size limits (issue 50.5, STYLE.md "Functions a reader can hold"): logic stays under a
+// screen and under a cyclomatic count a reader can follow. A long table is data, not logic: a
+// function whose body is one composite literal (a table) is not counted.
+const (
+	maxFuncLines      = 80
+	maxFuncComplexity = 30
+)
+
+// longFuncs are the functions over a limit when the limit came in, each with its size then
+// (lines/complexity): the list only shrinks. A function here may not grow past its figures, and one
+// that is back under both limits fails until its line goes, so the list stays true.
+var longFuncs = map[string]funcSize{
+	"agentkit/agent.go:run.loop":                                 {94, 27},
+	"agentkit/browser/login.go:Session.Login":                    {82, 27},
+	"agentkit/browser/session.go:Browser.NewSession":             {104, 25},
+	"agentkit/browser/sharedcdp.go:LaunchSharedCDP":              {100, 22},
+	"agentkit/planner/adversary/adversary.go:Planner.candidates": {94, 33},
+	"cmd/trapline/mutate.go:cmdMutate":                           {107, 27},
+	"cmd/trapline/report.go:cmdReport":                           {82, 22},
+	"cmd/trapline/run.go:parseRun":                               {111, 38},
+	"cmd/trapline/tools_matrix.go:cmdToolsMatrix":                {117, 31},
+	"harness/agent.go:RunAgent":                                  {92, 25},
+	"internal/agenttools/fakemcp/fakemcp.go:Serve":               {139, 38},
+	"internal/agenttools/loop.go:driver.steps":                   {90, 18},
+	"internal/agenttools/mcp.go:MCP.Run":                         {138, 27},
+	"internal/container/container.go:Launcher.Launch":            {100, 20},
+	"internal/modelserve/handlers.go:Server.chat":                {97, 24},
+	"internal/modelserve/handlers.go:Server.responses":           {122, 28},
+	"internal/modelserve/modelserve.go:Server.decide":            {82, 32},
+	"internal/toolmap/toolmap.go:bind":                           {128, 54},
+	"reports/patterns.go:armEvents":                              {81, 37},
+}
+
+type funcSize struct{ lines, complexity int }
+
+func (s funcSize) String() string {
+	return fmt.Sprintf("%d lines, complexity %d", s.lines, s.complexity)
+}
+
+func (s funcSize) over() bool { return s.lines > maxFuncLines || s.complexity > maxFuncComplexity }
+
+// TestFunctionsStayShort walks every non-test, non-generated Go file of the module outside examples/
+// and fails on a function over maxFuncLines lines or over maxFuncComplexity (gocyclo's count) that
+// longFuncs does not list, on a listed one that grew, and on a listed one that is short now.
+func TestFunctionsStayShort(t *testing.T) {
+	sizes, err := moduleFuncSizes("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []string
+	for name, s := range sizes {
+		was, listed := longFuncs[name]
+		switch {
+		case listed && !s.over():
+			problems = append(problems, fmt.Sprintf("%s is %s now, within the limits: take its line out of longFuncs", name, s))
+		case listed && (s.lines > was.lines || s.complexity > was.complexity):
+			problems = append(problems, fmt.Sprintf("%s grew to %s (listed at %s): split it", name, s, was))
+		case !listed && s.over():
+			problems = append(problems, fmt.Sprintf("%s is %s, over %d lines or complexity %d: split it", name, s, maxFuncLines, maxFuncComplexity))
+		}
+	}
+	for name := range longFuncs {
+		if _, ok := sizes[name]; !ok {
+			problems = append(problems, fmt.Sprintf("%s is gone: take its line out of longFuncs", name))
+		}
+	}
+	sort.Strings(problems)
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+// moduleFuncSizes measures every function of the module's library and command code below root.
+func moduleFuncSizes(root string) (map[string]funcSize, error) {
+	out := map[string]funcSize{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules" || rel == "examples") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if ast.IsGenerated(f) {
+			return nil
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil || isTable(fn.Body) {
+				continue
+			}
+			lines := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
+			out[rel+":"+funcName(fn)] = funcSize{lines: lines, complexity: gocyclo.Complexity(fn)}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// isTable reports whether a body is one return or assignment of a composite literal: data.
+func isTable(body *ast.BlockStmt) bool {
+	if len(body.List) != 1 {
+		return false
+	}
+	var expr ast.Expr
+	switch s := body.List[0].(type) {
+	case *ast.ReturnStmt:
+		if len(s.Results) == 1 {
+			expr = s.Results[0]
+		}
+	case *ast.AssignStmt:
+		if len(s.Rhs) == 1 {
+			expr = s.Rhs[0]
+		}
+	}
+	_, ok := expr.(*ast.CompositeLit)
+	return ok
+}
+
+// funcName is Recv.Name for a method, Name for a function.
+func funcName(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) == 0 {
+		return fn.Name.Name
+	}
+	t := fn.Recv.List[0].Type
+	if s, ok := t.(*ast.StarExpr); ok {
+		t = s.X
+	}
+	if ix, ok := t.(*ast.IndexExpr); ok {
+		t = ix.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name + "." + fn.Name.Name
+	}
+	return fn.Name.Name
+}
