@@ -40,6 +40,9 @@ const (
 	// TargetGone: the element is no longer on the page (a partial swap replaced it); the page is
 	// re-read once, and the loop reports it as delivery trouble, not as a guard.
 	TargetGone = Code(policy.RuleTargetGone)
+	// PointerSwap: the page changed what the click will do when the pointer arrived or the button
+	// went down; the click was not completed (browser pointerClick).
+	PointerSwap = Code(policy.RulePointerSwap)
 )
 
 // Rule returns the registered rule a resolution code is logged under.

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/trapline/trapline/agentkit/act"
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/agentkit/policy"
 )
 
 // dispatcher carries out one kind of action. obs is the page as re-read just before (for an action
@@ -30,7 +32,10 @@ var dispatch = map[action.Kind]dispatcher{
 		return s.Goto(ctx, a.URL)
 	},
 	action.Click: element(func(s *Session, a action.Action, loc playwright.Locator) error {
-		return loc.Click(playwright.LocatorClickOptions{Timeout: ms(s.opts.ActionTimeout)})
+		if s.opts.Off.Has(policy.GuardStaleRef) { // the control arm: a plain click, as a naive agent does
+			return loc.Click(playwright.LocatorClickOptions{Timeout: ms(s.opts.ActionTimeout)})
+		}
+		return s.pointerClick(loc) // pointer.go: re-read when the pointer arrives and the button goes down
 	}),
 	action.Fill: element(func(s *Session, a action.Action, loc playwright.Locator) error {
 		return loc.Fill(a.Value, playwright.LocatorFillOptions{Timeout: ms(s.opts.ActionTimeout)})
@@ -60,7 +65,12 @@ func element(do func(s *Session, a action.Action, loc playwright.Locator) error)
 		if loc == nil {
 			return act.Failed(act.DispatchFailed, "action %s needs a resolved target", a.Kind)
 		}
-		return s.settle(ctx, a, obs, loc, do(s, a, loc))
+		err := do(s, a, loc)
+		var refused *act.Error
+		if errors.As(err, &refused) && (refused.Code == act.PointerSwap || refused.Code == act.DispatchFailed) {
+			return act.Result{Delivery: act.NotDelivered, Code: refused.Code, Err: err}
+		}
+		return s.settle(ctx, a, obs, loc, err)
 	}
 }
 

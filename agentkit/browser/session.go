@@ -185,6 +185,10 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 		_ = ctx.Close()
 		return nil, err
 	}
+	if err := s.installHandlerMarks(); err != nil { // pointer.go: what a click will run, for pointerClick
+		_ = ctx.Close()
+		return nil, err
+	}
 	if !opts.Off.Has(policy.GuardRouteGate) {
 		if err := ctx.Route("**/*", s.gate); err != nil {
 			_ = ctx.Close()

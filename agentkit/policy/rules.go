@@ -64,7 +64,10 @@ const (
 	RuleDispatchFailed   Rule = "DISPATCH_FAILED"
 	// RuleTargetGone: the target is gone from the page since the snapshot (a partial swap re-rendered
 	// it): delivery trouble, not a refusal of the fence.
-	RuleTargetGone       Rule = "target_gone"
+	RuleTargetGone Rule = "target_gone"
+	// RulePointerSwap: what a click will do changed when the pointer arrived or the button went down
+	// (a handler, a form's action, the element under the pointer): the click was not completed.
+	RulePointerSwap      Rule = "pointer_swap"
 	RuleDefaultDeny      Rule = "default_deny"
 	RuleUnmappedHost     Rule = "unmapped_host"
 	RuleNotAProxyRequest Rule = "not_a_proxy_request"
@@ -130,6 +133,7 @@ var registry = []RuleInfo{
 	{RuleStaleRef, LayerResolve, CategoryRef, "the ref is from another snapshot or its element changed (or is gone, a second time in a row)"},
 	{RuleTargetGone, LayerResolve, CategoryDelivery, "the target is gone from the page since the snapshot (re-rendered by a partial swap): not dispatched; the loop re-reads the page once (delivery trouble, no guard)"},
 	{RuleUnknownRef, LayerResolve, CategoryRef, "the ref names no element of the observation"},
+	{RulePointerSwap, LayerResolve, CategoryRef, "what the click will do changed when the pointer arrived or the button went down (its handler, its form's action, the element under the pointer): the click was not completed"},
 	{RuleAmbiguousTarget, LayerResolve, CategoryRef, "the target matches more than one element"},
 	{RuleUnnamedTarget, LayerResolve, CategoryRef, "the target has no name to re-check it by"},
 	{RuleDispatchFailed, LayerResolve, CategoryDelivery, "the browser could not dispatch the action; it did not reach the page"},
