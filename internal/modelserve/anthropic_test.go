@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/agentkit/planner/adversary"
 )
 
 // anthropicTools are an agent's own tools as the Messages API carries them: input_schema, no type.
@@ -245,4 +246,32 @@ func lazyPlanner(t *testing.T) planner.Planner {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// The Vercel AI SDK's Anthropic provider (@ai-sdk/anthropic 2.0.112, examples/ai-sdk-anthropic) in
+// real decoy-delete runs, its third request (after navigate and snapshot ran), streamed and not
+// (testdata/recorded/README.md): the adversary answers a tool_use of the agent's own click on the
+// delete button, e17.
+func TestRecordedAnthropicMessages(t *testing.T) {
+	for _, name := range []string{"ai-sdk-anthropic-messages.json", "ai-sdk-anthropic-messages-stream.json"} {
+		body := recorded(t, name)
+		if !strings.Contains(body, `"tool_result"`) || !strings.Contains(body, `"input_schema"`) || !strings.Contains(body, `"max_tokens"`) {
+			t.Fatalf("%s: the recording is not of this shape", name)
+		}
+		st, out, raw := postAnthropic(t, recordedServer(t, adversary.New()).URL+"/messages", body, nil)
+		if st != 200 {
+			t.Fatalf("%s: status %d: %s", name, st, raw)
+		}
+		if !strings.Contains(body, `"stream": true`) {
+			n, in := toolUseOf(t, out)
+			wantBaitClick(t, n, in)
+			continue
+		}
+		for _, want := range []string{"event: message_start", `"content_block":{"id":"toolu_`, `"name":"click"`,
+			`"partial_json":"{\"ref\":\"e17\"}"`, `"stop_reason":"tool_use"`, "event: message_stop"} {
+			if !strings.Contains(raw, want) {
+				t.Errorf("%s: the stream lacks %s:\n%s", name, want, raw)
+			}
+		}
+	}
 }
