@@ -159,7 +159,8 @@ type record struct {
 	Error   string          `json:"error,omitempty"`
 }
 
-// maxLogged bounds the part of a request body the log keeps.
+// maxLogged bounds the part of a body that is no JSON the log keeps; a JSON request is kept whole,
+// its images described (withoutImages).
 const maxLogged = 64 << 10
 
 func (s *Server) log(r record) {
@@ -171,11 +172,13 @@ func (s *Server) log(r record) {
 	if red == nil {
 		red = evidence.NewRedactor("")
 	}
-	if len(r.Request) > maxLogged {
-		r.Request, _ = json.Marshal(string(r.Request[:maxLogged]) + "…")
-	}
 	if len(r.Request) > 0 {
-		if !json.Valid(r.Request) {
+		switch {
+		case json.Valid(r.Request):
+			r.Request = withoutImages(r.Request)
+		case len(r.Request) > maxLogged:
+			r.Request, _ = json.Marshal(string(r.Request[:maxLogged]) + "…")
+		default:
 			r.Request, _ = json.Marshal(string(r.Request))
 		}
 		r.Request = json.RawMessage(red.Bytes(r.Request))
