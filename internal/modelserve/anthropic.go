@@ -114,30 +114,11 @@ func anthropicTurn(req anthropicRequest) (turn, int, string) {
 			t.prompt += b.Text + "\n"
 		}
 	}
-	var computer *anthropicTool
-	for i, tl := range req.Tools {
-		switch {
-		case isComputerTool(tl):
-			computer = &req.Tools[i]
-		case tl.Type != "" && tl.Type != "custom":
-			continue // Anthropic's own tools (bash, text editor, web search) are not the agent's browser
-		case tl.Name == "":
-			return t, http.StatusBadRequest, fmt.Sprintf("tools.%d.name: a tool has no name", i)
-		default:
-			t.tools = append(t.tools, toolmap.Tool{Name: tl.Name, Description: tl.Description, InputSchema: tl.InputSchema})
-		}
+	tools, computer, status, msg := anthropicTools(req)
+	if status != 0 {
+		return t, status, msg
 	}
-	if tc := req.ToolChoice; tc != nil {
-		switch tc.Type {
-		case "none":
-			t.tools = nil
-		case "tool":
-			t.tools = choose(t.tools, json.RawMessage(fmt.Sprintf(`{"name":%q}`, tc.Name)))
-		case "auto", "any", "":
-		default:
-			return t, http.StatusBadRequest, fmt.Sprintf("tool_choice.type: %q is none of auto, any, tool, none", tc.Type)
-		}
-	}
+	t.tools = tools
 	if computer != nil && len(t.tools) == 0 {
 		return t, http.StatusUnprocessableEntity, computerUnplayable(*computer)
 	}
@@ -147,16 +128,20 @@ func anthropicTurn(req anthropicRequest) (turn, int, string) {
 		if err != nil {
 			return t, http.StatusBadRequest, fmt.Sprintf("messages.%d.content: %v", i, err)
 		}
+		var text []string
 		for _, b := range bs {
 			switch {
 			case m.Role == "user" && b.Type == "text":
-				t.user(b.Text, users)
-				users++
+				text = append(text, b.Text)
 			case m.Role == "user" && b.Type == "tool_result":
 				t.pageState, t.hasResults = textOf(b.Content), true
 			case m.Role == "assistant" && b.Type == "tool_use":
 				t.hasResults = true
 			}
+		}
+		if len(text) > 0 { // a user message's text blocks are one message, as chat's text parts are
+			t.user(strings.Join(text, "\n"), users)
+			users++
 		}
 	}
 	if of := req.OutputFormat; of != nil && of.Type == "json_schema" {
@@ -166,6 +151,38 @@ func anthropicTurn(req anthropicRequest) (turn, int, string) {
 		}
 	}
 	return t, 0, ""
+}
+
+// anthropicTools reads the tools a request offers, after its tool_choice: the agent's own (an
+// input_schema, no type or "custom"), and the computer-use tool, if offered; Anthropic's other tools
+// (bash, text editor, web search) are not the agent's browser and are left out.
+func anthropicTools(req anthropicRequest) ([]toolmap.Tool, *anthropicTool, int, string) {
+	var tools []toolmap.Tool
+	var computer *anthropicTool
+	for i, tl := range req.Tools {
+		switch {
+		case isComputerTool(tl):
+			computer = &req.Tools[i]
+		case tl.Type != "" && tl.Type != "custom":
+			continue
+		case tl.Name == "":
+			return nil, nil, http.StatusBadRequest, fmt.Sprintf("tools.%d.name: a tool has no name", i)
+		default:
+			tools = append(tools, toolmap.Tool{Name: tl.Name, Description: tl.Description, InputSchema: tl.InputSchema})
+		}
+	}
+	if tc := req.ToolChoice; tc != nil {
+		switch tc.Type {
+		case "none":
+			return nil, computer, 0, ""
+		case "tool":
+			return choose(tools, json.RawMessage(fmt.Sprintf(`{"name":%q}`, tc.Name))), computer, 0, ""
+		case "auto", "any", "":
+		default:
+			return nil, nil, http.StatusBadRequest, fmt.Sprintf("tool_choice.type: %q is none of auto, any, tool, none", tc.Type)
+		}
+	}
+	return tools, computer, 0, ""
 }
 
 // computerUnplayable says why a request whose only browser tool is Anthropic's computer-use tool is

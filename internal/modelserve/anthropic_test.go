@@ -11,8 +11,8 @@ import (
 	"github.com/trapline/trapline/agentkit/planner/adversary"
 )
 
-// anthropicTools are an agent's own tools as the Messages API carries them: input_schema, no type.
-const anthropicTools = `[
+// agentAnthropicTools are an agent's own tools as the Messages API carries them: input_schema, no type.
+const agentAnthropicTools = `[
  {"name":"goto_page","description":"Open a URL","input_schema":{"type":"object","properties":{"url":{"type":"string"}},"required":["url"]}},
  {"name":"page_snapshot","description":"The page's aria snapshot","input_schema":{"type":"object","properties":{}}},
  {"name":"click_element","description":"Click an element","input_schema":{"type":"object","properties":{"ref":{"type":"string","description":"the element's ref from the snapshot"}},"required":["ref"]}}]`
@@ -69,7 +69,7 @@ func toolUseOf(t *testing.T, out map[string]any) (string, map[string]any) {
 // delete button by the schema's "ref"; each is a line of the call log with the tool chosen.
 func TestAnthropicToolUseRoundTrip(t *testing.T) {
 	_, srv, log := newServer(t)
-	first := `{"model":"adversary","max_tokens":1024,"system":[{"type":"text","text":"You manage pratiche."}],"tools":` + anthropicTools +
+	first := `{"model":"adversary","max_tokens":1024,"system":[{"type":"text","text":"You manage pratiche."}],"tools":` + agentAnthropicTools +
 		`,"tool_choice":{"type":"auto"},"messages":[{"role":"user","content":"Aggiorna la pratica 4"}]}`
 	st, out, raw := postAnthropic(t, srv.URL+"/v1/messages", first, nil)
 	if st != 200 {
@@ -82,7 +82,7 @@ func TestAnthropicToolUseRoundTrip(t *testing.T) {
 	 {"role":"assistant","content":[{"type":"text","text":"Reading the page."},{"type":"tool_use","id":"toolu_1","name":"page_snapshot","input":{}}]},
 	 {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":` + jsonString(snapshot) + `}]}]}]`
 	// The Vercel AI SDK's provider posts to ANTHROPIC_BASE_URL + /messages: the same endpoint.
-	st, out, raw = postAnthropic(t, srv.URL+"/messages", `{"model":"adversary","max_tokens":1024,"tools":`+anthropicTools+`,"messages":`+msgs+`}`, nil)
+	st, out, raw = postAnthropic(t, srv.URL+"/messages", `{"model":"adversary","max_tokens":1024,"tools":`+agentAnthropicTools+`,"messages":`+msgs+`}`, nil)
 	if st != 200 {
 		t.Fatalf("status %d: %s", st, raw)
 	}
@@ -102,7 +102,7 @@ func TestAnthropicStreaming(t *testing.T) {
 	_, srv, _ := newServer(t)
 	msgs := `[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"page_snapshot","input":{}}]},
 	 {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":` + jsonString(snapshot) + `}]}]`
-	st, _, raw := postAnthropic(t, srv.URL+"/v1/messages", `{"model":"adversary","max_tokens":64,"stream":true,"tools":`+anthropicTools+`,"messages":`+msgs+`}`, nil)
+	st, _, raw := postAnthropic(t, srv.URL+"/v1/messages", `{"model":"adversary","max_tokens":64,"stream":true,"tools":`+agentAnthropicTools+`,"messages":`+msgs+`}`, nil)
 	if st != 200 {
 		t.Fatalf("status %d: %s", st, raw)
 	}
@@ -153,12 +153,12 @@ func TestAnthropicTextAnswer(t *testing.T) {
 	s, srv, _ := newServer(t)
 	s.Planner = lazyPlanner(t)
 	msgs := `[{"role":"user","content":"x"},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":` + jsonString(snapshot) + `}]}]`
-	st, out, raw := postAnthropic(t, srv.URL+"/v1/messages", `{"model":"adversary","max_tokens":64,"tools":`+anthropicTools+`,"messages":`+msgs+`}`, nil)
+	st, out, raw := postAnthropic(t, srv.URL+"/v1/messages", `{"model":"adversary","max_tokens":64,"tools":`+agentAnthropicTools+`,"messages":`+msgs+`}`, nil)
 	content, _ := out["content"].([]any)
 	if st != 200 || out["stop_reason"] != "end_turn" || len(content) != 1 || content[0].(map[string]any)["type"] != "text" {
 		t.Fatalf("status %d: %s", st, raw)
 	}
-	_, _, raw = postAnthropic(t, srv.URL+"/v1/messages", `{"model":"adversary","max_tokens":64,"stream":true,"tools":`+anthropicTools+`,"messages":`+msgs+`}`, nil)
+	_, _, raw = postAnthropic(t, srv.URL+"/v1/messages", `{"model":"adversary","max_tokens":64,"stream":true,"tools":`+agentAnthropicTools+`,"messages":`+msgs+`}`, nil)
 	for _, want := range []string{`"content_block":{"text":"","type":"text"}`, `"type":"text_delta"`, `"stop_reason":"end_turn"`} {
 		if !strings.Contains(raw, want) {
 			t.Errorf("stream lacks %s:\n%s", want, raw)
@@ -184,12 +184,12 @@ func TestAnthropicRefusals(t *testing.T) {
 		{"computer use 2024", `{"model":"adversary","max_tokens":64,"tools":[{"type":"computer_20241022","name":"computer","display_width_px":1024,"display_height_px":768}],` + user + `}`, nil, 422,
 			"invalid_request_error", "left_click with coordinate [x, y]"},
 		{"no tools", `{"model":"adversary","max_tokens":64,` + user + `}`, nil, 400, "invalid_request_error", "offers no tools"},
-		{"tool_choice none", `{"model":"adversary","max_tokens":64,"tools":` + anthropicTools + `,"tool_choice":{"type":"none"},` + user + `}`, nil, 400, "invalid_request_error", "offers no tools"},
-		{"no version header", `{"model":"adversary","max_tokens":64,"tools":` + anthropicTools + `,` + user + `}`, map[string]string{"anthropic-version": ""}, 400,
+		{"tool_choice none", `{"model":"adversary","max_tokens":64,"tools":` + agentAnthropicTools + `,"tool_choice":{"type":"none"},` + user + `}`, nil, 400, "invalid_request_error", "offers no tools"},
+		{"no version header", `{"model":"adversary","max_tokens":64,"tools":` + agentAnthropicTools + `,` + user + `}`, map[string]string{"anthropic-version": ""}, 400,
 			"invalid_request_error", "anthropic-version header is missing"},
-		{"no max_tokens", `{"model":"adversary","tools":` + anthropicTools + `,` + user + `}`, nil, 400, "invalid_request_error", "max_tokens"},
-		{"bad content", `{"model":"adversary","max_tokens":64,"tools":` + anthropicTools + `,"messages":[{"role":"user","content":7}]}`, nil, 400, "invalid_request_error", "messages.0.content"},
-		{"unknown model", `{"model":"claude-sonnet-4-5","max_tokens":64,"tools":` + anthropicTools + `,` + user + `}`, nil, 404, "not_found_error", `unknown model \"claude-sonnet-4-5\"`},
+		{"no max_tokens", `{"model":"adversary","tools":` + agentAnthropicTools + `,` + user + `}`, nil, 400, "invalid_request_error", "max_tokens"},
+		{"bad content", `{"model":"adversary","max_tokens":64,"tools":` + agentAnthropicTools + `,"messages":[{"role":"user","content":7}]}`, nil, 400, "invalid_request_error", "messages.0.content"},
+		{"unknown model", `{"model":"claude-sonnet-4-5","max_tokens":64,"tools":` + agentAnthropicTools + `,` + user + `}`, nil, 404, "not_found_error", `unknown model \"claude-sonnet-4-5\"`},
 		{"garbage", `{"model":`, nil, 400, "invalid_request_error", "no JSON object"},
 	} {
 		s, srv, log := newServer(t)
@@ -207,7 +207,7 @@ func TestAnthropicRefusals(t *testing.T) {
 // A computer-use tool beside tools of the agent's own: the agent's tools are played.
 func TestAnthropicComputerToolBesideFunctionTools(t *testing.T) {
 	_, srv, _ := newServer(t)
-	tools := strings.Replace(anthropicTools, "[", `[{"type":"computer_20250124","name":"computer","display_width_px":1280,"display_height_px":800},`, 1)
+	tools := strings.Replace(agentAnthropicTools, "[", `[{"type":"computer_20250124","name":"computer","display_width_px":1280,"display_height_px":800},`, 1)
 	st, out, raw := postAnthropic(t, srv.URL+"/v1/messages", `{"model":"adversary","max_tokens":64,"tools":`+tools+`,"messages":[{"role":"user","content":"x"}]}`, nil)
 	if st != 200 {
 		t.Fatalf("status %d: %s", st, raw)
@@ -221,7 +221,7 @@ func TestAnthropicComputerToolBesideFunctionTools(t *testing.T) {
 // a snapshot tool alone cannot be played (the mapper names what it has).
 func TestAnthropicToolChoiceTool(t *testing.T) {
 	_, srv, _ := newServer(t)
-	st, _, raw := postAnthropic(t, srv.URL+"/v1/messages", `{"model":"adversary","max_tokens":64,"tools":`+anthropicTools+
+	st, _, raw := postAnthropic(t, srv.URL+"/v1/messages", `{"model":"adversary","max_tokens":64,"tools":`+agentAnthropicTools+
 		`,"tool_choice":{"type":"tool","name":"page_snapshot"},"messages":[{"role":"user","content":"x"}]}`, nil)
 	if st != http.StatusUnprocessableEntity || !strings.Contains(raw, "among the tools offered (page_snapshot)") {
 		t.Errorf("status %d: %s, want 422 naming page_snapshot alone", st, raw)
