@@ -304,6 +304,17 @@ func anthropicError(status int, msg string) map[string]any {
 	return map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": "trapline model: " + msg}}
 }
 
+// anthropicModelList is GET /v1/models as the Messages API answers it (to a request with the
+// anthropic-version header): {data: [{type: model, id, display_name, created_at}], has_more, first_id,
+// last_id}.
+func anthropicModelList() map[string]any {
+	data := make([]any, 0, len(Models))
+	for _, m := range Models {
+		data = append(data, map[string]any{"type": "model", "id": m, "display_name": "trapline " + m, "created_at": "1970-01-01T00:00:00Z"})
+	}
+	return map[string]any{"data": data, "has_more": false, "first_id": Models[0], "last_id": Models[len(Models)-1]}
+}
+
 // anthropicEnviron is what an agent on the Messages API gets: the endpoint's root (the SDKs append
 // /v1/messages or /messages) and a dummy key.
 func anthropicEnviron(baseURL string) []string {

@@ -275,3 +275,34 @@ func TestRecordedAnthropicMessages(t *testing.T) {
 		}
 	}
 }
+
+// GET /v1/models answers an Anthropic client (its anthropic-version header) in the Messages API's
+// shape, an OpenAI client in OpenAI's.
+func TestModelListInEachAPIsShape(t *testing.T) {
+	_, srv, _ := newServer(t)
+	for _, version := range []string{"2023-06-01", ""} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/v1/models", nil)
+		if version != "" {
+			req.Header.Set("anthropic-version", version)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Object  string
+			HasMore *bool `json:"has_more"`
+			Data    []struct{ Type, ID, Object string }
+		}
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if err != nil || len(out.Data) == 0 || out.Data[0].ID != "adversary" {
+			t.Fatalf("anthropic-version %q: %+v %v", version, out, err)
+		}
+		anthropic := out.HasMore != nil && out.Object == "" && out.Data[0].Type == "model"
+		openai := out.HasMore == nil && out.Object == "list" && out.Data[0].Object == "model"
+		if (version != "" && !anthropic) || (version == "" && !openai) {
+			t.Errorf("anthropic-version %q: %+v, want the %s shape", version, out, map[bool]string{true: "Messages API's", false: "OpenAI"}[version != ""])
+		}
+	}
+}

@@ -216,6 +216,10 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log(record{Path: r.URL.Path, Status: 200})
 	w.Header().Set("Content-Type", "application/json")
+	if r.Header.Get(anthropicVersionHeader) != "" { // an Anthropic client: its list's shape
+		_ = json.NewEncoder(w).Encode(anthropicModelList())
+		return
+	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 }
 
