@@ -306,3 +306,18 @@ func TestModelListInEachAPIsShape(t *testing.T) {
 		}
 	}
 }
+
+// The Vercel AI SDK's computer-use tool as the provider sends it (testdata/recorded): recognised by
+// its type, refused with a 422 naming it and its display, since the endpoint grounds no coordinates.
+func TestRecordedAnthropicComputerUseIsNamed(t *testing.T) {
+	body := recorded(t, "ai-sdk-anthropic-computer-use.json")
+	if !strings.Contains(body, `"computer_20250124"`) {
+		t.Fatal("the recording is not of this shape")
+	}
+	st, out, raw := postAnthropic(t, recordedServer(t, adversary.New()).URL+"/messages", body, map[string]string{"anthropic-beta": "computer-use-2025-01-24"})
+	e, _ := out["error"].(map[string]any)
+	if st != http.StatusUnprocessableEntity || e["type"] != "invalid_request_error" ||
+		!strings.Contains(raw, `computer-use tool (computer_20250124 \"computer\", display 1280x800)`) {
+		t.Errorf("status %d: %s", st, raw)
+	}
+}
