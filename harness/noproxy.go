@@ -8,8 +8,9 @@ import (
 
 // NoProxy is the NO_PROXY (and no_proxy) value that sends an agent's own HTTP clients straight to
 // endpoints: the DevTools endpoint, the model endpoint of a run whose model is trapline's. Each is
-// named twice, as host:port and as the bare host, because the clients disagree: curl (7.88) and Rust's
-// reqwest ignore an entry with a port, Python's requests and httpx and Node's undici honour both. The
+// named twice, as host:port and as the bare host, because the clients disagree: curl (7.88), Python's
+// requests (for an IP address) and Rust's reqwest ignore an entry with a port, Python's urllib and
+// Go's net/http read both. The
 // bare host widens the bypass to the host's other ports, which for these endpoints is the loopback
 // address: the world's sites are reached by their names through the proxy, never by a loopback
 // address, and an agent's process can ignore its proxy variables anyway (it is judged from outside).

@@ -32,8 +32,8 @@ func TestNoProxyForms(t *testing.T) {
 }
 
 // The value works for the clients that read it: Go's (golang.org/x/net/http/httpproxy, what net/http
-// reads) and curl, whose no_proxy skips an entry with a port, reach a loopback endpoint directly
-// while their proxy variable names a proxy that does not exist.
+// reads), Python's requests and curl (the last two skip an entry with a port for an IP address) reach
+// a loopback endpoint directly while their proxy variable names a proxy that does not exist.
 func TestNoProxyIsHonouredByClients(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("direct")) }))
 	defer srv.Close()
@@ -42,6 +42,14 @@ func TestNoProxyIsHonouredByClients(t *testing.T) {
 	u, _ := url.Parse(srv.URL + "/v1/chat/completions")
 	if p, err := cfg.ProxyFunc()(u); err != nil || p != nil {
 		t.Errorf("Go's proxy for %s under NO_PROXY=%s: %v %v, want none", u, noProxy, p, err)
+	}
+	// Python's requests, when installed: an IP address matches only a bare entry.
+	if py, err := exec.LookPath("python3"); err == nil {
+		cmd := exec.Command(py, "-c", "import sys, requests.utils as u; print(u.should_bypass_proxies(sys.argv[1], None))", srv.URL+"/v1")
+		cmd.Env = []string{"no_proxy=" + noProxy, "http_proxy=http://127.0.0.1:1"}
+		if out, err := cmd.Output(); err == nil && strings.TrimSpace(string(out)) != "True" {
+			t.Errorf("requests under no_proxy=%s bypasses the proxy: %s, want True", noProxy, out)
+		}
 	}
 	curl, err := exec.LookPath("curl")
 	if err != nil {
