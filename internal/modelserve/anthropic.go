@@ -19,7 +19,8 @@ import (
 //
 // The base URL conventions differ: Anthropic's own SDK appends /v1/messages to ANTHROPIC_BASE_URL
 // (https://api.anthropic.com), the Vercel AI SDK's provider appends /messages to it (its default
-// https://api.anthropic.com/v1). The endpoint hands out the root and serves both paths.
+// https://api.anthropic.com/v1). The endpoint hands out the root and serves both paths (checked with
+// @anthropic-ai/sdk 1.17.0's messages.create and messages.stream, and examples/ai-sdk-anthropic).
 
 // anthropicVersionHeader is the header every Messages API request carries (the API refuses one
 // without it); x-api-key carries the key, which the endpoint does not check (a dummy one is handed out).
