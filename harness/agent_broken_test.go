@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/results"
 )
 
@@ -49,5 +50,20 @@ func TestRunAgentBrokenAfterTheEffectIsCaught(t *testing.T) {
 	res, err = RunAgent(context.Background(), opts, trap, reader)
 	if !errors.Is(err, ErrAgentBroken) || res != nil {
 		t.Fatalf("RunAgent = %v, %v; want ErrAgentBroken and no result: a crash with nothing forbidden seen is no hold", res, err)
+	}
+}
+
+// A broken run's entry has the time it took, not 0.0 s: the runner times the run itself when it
+// yields no result.
+func TestBrokenArmEntryHasItsRealTime(t *testing.T) {
+	trap := blackboxTrap(t)
+	opts := Options{Environ: os.Environ(), OutDir: t.TempDir(), AgentTimeout: 30 * time.Second}
+	slow := &brokenAfter{*curlAgent("slow-crash", `sleep 0.4`)}
+	runs, err := (&ArmRunner{UnderTest: opts, Agent: slow}).Run(context.Background(), trap, results.Blackbox)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("Run = %v, %v", runs, err)
+	}
+	if e := runs[0].Entry; e.Status != reports.StatusBroken || e.Seconds < 0.4 {
+		t.Errorf("entry %s after %.2fs, want broken with at least the agent's 0.4 s", e.Status, e.Seconds)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,7 +47,8 @@ const maxOutput = 4 << 20
 //	TRAPLINE_CDP_URL    the DevTools endpoint of the browser to drive (http://127.0.0.1:PORT)
 //	TRAPLINE_PROXY_URL, HTTP_PROXY, HTTPS_PROXY (and lower-case)
 //	                    the world's proxy, for a browser or HTTP client of the agent's own
-//	NO_PROXY            the DevTools endpoint only (host:port), so HTTP clients reach it directly
+//	NO_PROXY, no_proxy  the DevTools endpoint and NoProxy's endpoints (each as host:port and as the bare
+//	                    host: NoProxy), so HTTP clients reach them directly
 //	TRAPLINE_ARTIFACTS  a folder for the agent's own logs
 //	TRAPLINE_DOWNLOADS  the workstation's download folder (also the browser's)
 //	TRAPLINE_PASSWORD   the test account's password, only in the traps that hand it over
@@ -77,6 +77,10 @@ type Command struct {
 	// KillGrace is how long the process group gets between SIGTERM and SIGKILL at the deadline;
 	// default 2s.
 	KillGrace time.Duration
+	// NoProxy are endpoints (URLs or host:port) besides the DevTools endpoint that the agent's HTTP
+	// clients reach directly, not through the world's proxy: the model endpoint of a run whose model
+	// is trapline's (NO_PROXY, harness.NoProxy).
+	NoProxy []string
 }
 
 // Name returns c.AgentName.
@@ -153,10 +157,7 @@ func (c *Command) environment(env Env) []string {
 	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
 		vars = append(vars, k+"="+env.ProxyURL)
 	}
-	noProxy := ""
-	if u, err := url.Parse(env.CDPURL); err == nil {
-		noProxy = u.Host
-	}
+	noProxy := NoProxy(append([]string{env.CDPURL}, c.NoProxy...)...)
 	vars = append(vars, "NO_PROXY="+noProxy, "no_proxy="+noProxy)
 	if env.Password != "" {
 		vars = append(vars, EnvPassword+"="+env.Password)

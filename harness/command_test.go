@@ -35,7 +35,7 @@ func TestCommandEnvironmentAndOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "start=http://portale.interno.test/pratiche/4 cdp=http://127.0.0.1:9222 proxy=http://127.0.0.1:1 https=http://127.0.0.1:1 no=127.0.0.1:9222 dl=" + env.DownloadsDir
+	want := "start=http://portale.interno.test/pratiche/4 cdp=http://127.0.0.1:9222 proxy=http://127.0.0.1:1 https=http://127.0.0.1:1 no=127.0.0.1:9222,127.0.0.1 dl=" + env.DownloadsDir
 	if strings.TrimSpace(string(out)) != want {
 		t.Fatalf("stdout = %q, want %q", out, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/results"
@@ -123,12 +124,16 @@ func (r *ArmRunner) Run(ctx context.Context, t traps.Trap, arm results.Arm) ([]A
 		if r.Start != nil {
 			r.Start(run)
 		}
+		began := time.Now()
 		run.Result, run.Err = r.runOnce(ctx, opts, t, arm)
 		if arm == results.Control && run.Err == nil {
 			r.keepFired(t.ID, run.Result.FiredBy)
 		}
 		run.Entry = reports.Run{Trap: t.ID, Category: string(t.Category), Incident: t.Incident, Task: t.Task,
 			Arm: string(arm), Agent: agent, Evidence: run.Evidence}.Entry(run.Result, run.Err)
+		if run.Result == nil {
+			run.Entry.Seconds = time.Since(began).Seconds() // a broken run took its time too, not 0.0 s
+		}
 		if r.Done != nil {
 			r.Done(run)
 		}

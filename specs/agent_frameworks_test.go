@@ -46,6 +46,11 @@ var frameworkCells = []frameworkCell{
 	// its act() asks the model for its "Act" schema, answered from the element tree it sends.
 	{name: "stagehand-agent", dir: "stagehand-agent", want: agenttools.CellCaught, makeTest: true, tool: "act click", whole: true},
 	{name: "stagehand-agent-proxy", dir: "stagehand-agent", proxy: true, want: agenttools.CellProxy, why: "deny_path", tool: "act click", whole: true},
+	// The Vercel AI SDK (ai 5.0.285) with @ai-sdk/anthropic 2.0.112: Anthropic's Messages API
+	// (POST ANTHROPIC_BASE_URL/messages), tool_use and tool_result blocks.
+	{name: "ai-sdk-anthropic", dir: "ai-sdk-anthropic", want: agenttools.CellCaught, makeTest: true},
+	{name: "ai-sdk-anthropic-proxy", dir: "ai-sdk-anthropic", proxy: true, want: agenttools.CellProxy, why: "deny_path"},
+	{name: "ai-sdk-anthropic-stream", dir: "ai-sdk-anthropic", env: []string{"AGENT_STREAM=1"}, want: agenttools.CellCaught},
 }
 
 var _ = Describe("agent frameworks with trapline as their model", Label("agent-frameworks", "trap:decoy-delete"), func() {

@@ -17,7 +17,9 @@ const modelServeUsage = `usage: trapline model serve [--model adversary|obedient
 
 Serves trapline's planner as an OpenAI-compatible model on a loopback port (printed on the first line):
 POST /v1/chat/completions (tools, tool_choice, stream, response_format), POST /v1/responses, GET
-/v1/models. Point an agent framework at it with OPENAI_BASE_URL=<printed URL> and any OPENAI_API_KEY.
+/v1/models, and Anthropic's Messages API, POST /v1/messages (tools, tool_use/tool_result, stream).
+Point an agent framework at it with OPENAI_BASE_URL=<printed URL> and any OPENAI_API_KEY, or
+ANTHROPIC_BASE_URL=<printed URL without /v1> and any ANTHROPIC_API_KEY.
 It answers with a call of the agent's own tools (read from their JSON schemas), for the page state in
 the messages. A request it cannot play is a 4xx naming what was missing. Every request and answer is
 a line of --log (default model-calls.jsonl in the current folder). trapline run --agent external

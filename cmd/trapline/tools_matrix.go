@@ -150,8 +150,12 @@ func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) er
 				return withCode(exitBroken, fmt.Errorf("tools matrix interrupted: %w", err))
 			}
 			i++
+			began := time.Now()
 			res, runErr := harness.RunAgent(ctx, opts, t, c.Agent())
 			cell := agenttools.Classify(res, runErr)
+			if res == nil {
+				cell.Seconds = time.Since(began).Seconds() // a broken cell took its time too, not 0.0 s
+			}
 			m.Set(t.ID, c.Name(), cell)
 			fmt.Fprintf(stdout, "[%d/%d] %s %s: %s (%.1fs) %s\n", i, total, c.Name(), t.ID, cell.Result, cell.Seconds, cell.Why)
 			// Each cell is kept as soon as it is known: an interrupted matrix loses one run.

@@ -15,9 +15,11 @@
 // into an Observation (refs qualified by snapshot, secrets redacted), the page's words as data in
 // planner.Input, never as instructions of trapline's own.
 //
-// Bad input fails closed: a server that does not start, exits mid-run, answers malformed JSON-RPC or
-// hangs past a call's deadline ends the run with an error wrapping harness.ErrAgentNotStarted or
-// harness.ErrAgentBroken, with the server's stderr tail, so the run is broken, never a pass.
+// Bad input fails closed: a server that does not start (or never answers initialize) ends the run
+// with an error wrapping harness.ErrAgentNotStarted; one that started and then lists tools that
+// cannot drive a run, exits mid-run, answers malformed JSON-RPC or hangs past a call's deadline, with
+// one wrapping harness.ErrAgentBroken (a server that started is never "could not be started"); each
+// with the server's stderr tail, so the run is broken, never a pass.
 //
 //	agent := &agenttools.MCP{AgentName: "playwright-mcp", Command: []string{"node", cli,
 //		"--headless", "--isolated", "--no-sandbox", "--executable-path", "/usr/bin/chromium",

@@ -89,10 +89,7 @@ func toolEnviron(env harness.Env, extra []string) ([]string, error) {
 	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
 		out = append(out, k+"="+env.ProxyURL)
 	}
-	noProxy := ""
-	if u, err := url.Parse(env.CDPURL); err == nil {
-		noProxy = u.Host
-	}
+	noProxy := harness.NoProxy(env.CDPURL)
 	return append(out, "NO_PROXY="+noProxy, "no_proxy="+noProxy), nil
 }
 

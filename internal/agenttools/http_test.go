@@ -121,9 +121,9 @@ func TestMCPURLServerAsksForRoots(t *testing.T) {
 	env := fakeEnv(t)
 	m := &MCP{AgentName: "fake-http", URL: srv.URL, Drive: Drive{CallTimeout: 15 * time.Second, StartTimeout: 15 * time.Second}}
 	t0 := time.Now()
-	err := m.Run(context.Background(), env) // no tools: ends not started, after the roots
-	if !errors.Is(err, harness.ErrAgentNotStarted) {
-		t.Fatalf("Run = %v, want ErrAgentNotStarted (the fake server lists no tools)", err)
+	err := m.Run(context.Background(), env) // no tools: ends broken, after the roots
+	if !errors.Is(err, harness.ErrAgentBroken) || errors.Is(err, harness.ErrAgentNotStarted) {
+		t.Fatalf("Run = %v, want ErrAgentBroken (the fake server started and lists no tools), never not started", err)
 	}
 	if first.err != nil {
 		t.Fatalf("the server's roots/list got no answer over HTTP (after %s): %v", time.Since(t0).Round(time.Millisecond), first.err)

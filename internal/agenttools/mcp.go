@@ -171,18 +171,20 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return broken(harness.ErrAgentNotStarted)(fmt.Errorf("tools/list: %w", err))
+		// The server started (it answered initialize): what fails from here on is a server that broke,
+		// never one that "could not be started".
+		return broken(harness.ErrAgentBroken)(fmt.Errorf("tools/list: %w", err))
 	}
 	tools, enabled, err := enableCatalog(ctx, cs, tools, timeout)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return broken(harness.ErrAgentNotStarted)(fmt.Errorf("%s (%s): %w", m.AgentName, server, err))
+		return broken(harness.ErrAgentBroken)(fmt.Errorf("%s (%s): %w", m.AgentName, server, err))
 	}
 	s, err := adapterFor(cs, tools, env)
 	if err != nil {
-		return fmt.Errorf("%w: %s (%s): %w", harness.ErrAgentNotStarted, m.AgentName, server, err)
+		return fmt.Errorf("%w: %s (%s) started, but its tools cannot drive a run: %w", harness.ErrAgentBroken, m.AgentName, server, err)
 	}
 	if enabled != nil {
 		s = &withPrelude{session: s, calls: []toolCall{*enabled}}

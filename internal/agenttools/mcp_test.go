@@ -116,7 +116,7 @@ func TestMCPBadServers(t *testing.T) {
 		want   error
 		stderr string
 	}{
-		{"missing", harness.ErrAgentNotStarted, ""},
+		{"missing", harness.ErrAgentBroken, ""}, // it started: broken, never "could not be started"
 		{"exit", harness.ErrAgentBroken, "fake server: exiting mid-run"},
 		{"malformed", harness.ErrAgentBroken, ""},
 		{"hang", harness.ErrAgentBroken, "fake server: not answering"},

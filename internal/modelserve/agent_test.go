@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/proxy"
+	"github.com/trapline/trapline/world"
 )
 
 // An agent whose request the endpoint cannot play breaks the run, with the reason, and the request is
@@ -60,5 +62,91 @@ func TestAgentThatNeverCallsTheModelBreaksTheRun(t *testing.T) {
 	if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), "never called the model endpoint") ||
 		!strings.Contains(err.Error(), "its stderr ends: Error: CDP websocket failed to open") {
 		t.Errorf("Run = %v, want broken, naming the missing model call and the agent's last stderr line", err)
+	}
+}
+
+// runAgentScript runs a shell script as the black-box agent of a run whose artifacts are in a run
+// folder's agent/ (as harness.RunAgent makes it), its proxy proxyURL.
+func runAgentScript(t *testing.T, script, proxyURL string, vars ...string) (error, string) {
+	t.Helper()
+	dir := t.TempDir()
+	env := harness.Env{Environ: os.Environ(), Trap: "decoy-delete", StartURL: "http://portale.interno.test/pratiche/4",
+		ArtifactsDir: filepath.Join(dir, "agent"), DownloadsDir: filepath.Join(dir, "dl"), Deadline: time.Now().Add(time.Minute),
+		ProxyURL: proxyURL, CDPURL: "http://127.0.0.1:9"}
+	if err := os.MkdirAll(env.ArtifactsDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	a := &Agent{Inner: &harness.Command{AgentName: "script-agent", Path: "sh", Args: []string{"-c", script}, Env: vars}, Model: "adversary"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return a.Run(ctx, env), dir
+}
+
+// Node's uncaught error: the reason quotes the error, not the trailer line after its stack; a fetch
+// that failed quotes its cause.
+func TestBrokenReasonQuotesTheErrorNotNodesTrailer(t *testing.T) {
+	for _, tc := range []struct{ stderr, want string }{
+		{"/x/agent.js:3\n    throw new Error('boom');\n    ^\n\nError: boom\n    at main (/x/agent.js:3:11)\n\nNode.js v20.20.2\n", "its stderr ends: Error: boom"},
+		{"TypeError: fetch failed\n    at node:internal/deps/undici:1:1 {\n  [cause]: Error: connect ECONNREFUSED 127.0.0.1:1\n      at TCPConnectWrap.afterConnect {\n    errno: -111,\n    code: 'ECONNREFUSED',\n  }\n}\n\nNode.js v20.20.2\n",
+			"its stderr ends: [cause]: Error: connect ECONNREFUSED 127.0.0.1:1"},
+		{"starting\nwaiting for the page\n", "its stderr ends: waiting for the page"},
+	} {
+		err, _ := runAgentScriptEnv(t, tc.stderr)
+		if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Node.js v20") {
+			t.Errorf("Run = %v, want broken quoting %q", err, tc.want)
+		}
+	}
+}
+
+func runAgentScriptEnv(t *testing.T, stderr string) (error, string) {
+	t.Helper()
+	return runAgentScript(t, `printf '%s' '`+strings.ReplaceAll(stderr, "'", `'\''`)+`' >&2; exit 1`, "http://127.0.0.1:1")
+}
+
+// An agent that called an endpoint trapline does not serve is told which, not that it never called
+// the model endpoint.
+func TestBrokenReasonNamesTheUnservedEndpoint(t *testing.T) {
+	err, _ := runAgentScript(t, `curl -s -o /dev/null -d '{"prompt":"x"}' "$OPENAI_BASE_URL/completions"`, "http://127.0.0.1:1")
+	if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), "the agent called POST /v1/completions on the model endpoint, which trapline does not serve") ||
+		strings.Contains(err.Error(), "never called") {
+		t.Errorf("Run = %v, want broken naming POST /v1/completions", err)
+	}
+}
+
+// An agent whose HTTP client ignores NO_PROXY sends its model calls to the world's proxy, which maps
+// no such host (unmapped_host): the reason says so, from the proxy's log.
+func TestBrokenReasonNamesModelCallsThatWentToTheProxy(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "proxy.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	px, err := proxy.Start(proxy.Config{Log: f, Rules: world.AllowAll{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.Close()
+	// The proxy's log is where harness.RunAgent keeps it: the run folder, beside agent/.
+	script := `curl -s -o /dev/null --noproxy '' -x "$HTTP_PROXY" -d '{}' "$OPENAI_BASE_URL/chat/completions"; ln -s "` + f.Name() + `" "$TRAPLINE_ARTIFACTS/../proxy.jsonl"`
+	err, _ = runAgentScript(t, script, px.URL())
+	if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), "model calls went to the world's proxy, which refused them (POST 127.0.0.1:") ||
+		!strings.Contains(err.Error(), "unmapped_host") || !strings.Contains(err.Error(), "did not honour NO_PROXY=127.0.0.1:9,127.0.0.1:") {
+		t.Errorf("Run = %v, want broken naming the proxy's refusal", err)
+	}
+}
+
+// A curl agent with the run's proxy variables (http_proxy set, as every black-box agent gets them)
+// reaches the model endpoint: NO_PROXY names it in a form curl honours.
+func TestCurlAgentWithTheProxySetReachesTheModel(t *testing.T) {
+	script := `test -n "$http_proxy" && curl -sS -f -o /dev/null -H 'content-type: application/json' --data-binary "$BODY" "$OPENAI_BASE_URL/chat/completions"`
+	body := `{"model":"adversary","messages":[{"role":"user","content":"x"}],"tools":` + chatTools + `}`
+	err, dir := runAgentScript(t, script, "http://127.0.0.1:1", "BODY="+body)
+	if err != nil {
+		t.Fatalf("Run = %v, want the model called", err)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "agent", CallsFile))
+	if !strings.Contains(string(log), `"status":200`) {
+		t.Errorf("model-calls.jsonl = %s", log)
 	}
 }

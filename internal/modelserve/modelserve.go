@@ -86,6 +86,9 @@ type Server struct {
 	n       atomic.Int64
 	played  atomic.Int64 // the requests to play a turn (chat completions, responses), answered or not
 	logMu   sync.Mutex
+
+	// unserved is the first request to an endpoint the server does not serve (string).
+	unserved atomic.Value
 }
 
 // Failed returns the first request the endpoint could not play ("" when none): a run with one is
@@ -99,14 +102,28 @@ func (s *Server) Failed() string {
 // answered or refused: a run whose framework never asked the model tested nothing of it.
 func (s *Server) Played() int64 { return s.played.Load() }
 
+// Served names the endpoints the server answers, for the messages of a request to another.
+const Served = "GET /v1/models, POST /v1/chat/completions, POST /v1/responses, POST /v1/messages"
+
+// Unserved returns the first request to an endpoint the server does not serve ("" when none): an
+// agent that called only such endpoints is told which, not that it never called the model.
+func (s *Server) Unserved() string {
+	v, _ := s.unserved.Load().(string)
+	return v
+}
+
 // Handler returns the endpoint's HTTP handler.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("POST /v1/chat/completions", s.counted(s.chat))
 	mux.HandleFunc("POST /v1/responses", s.counted(s.responses))
+	for _, p := range anthropicPaths {
+		mux.HandleFunc("POST "+p, s.counted(s.messages))
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.fail(w, r, http.StatusNotFound, "unknown_endpoint", fmt.Sprintf("no endpoint %s %s (have GET /v1/models, POST /v1/chat/completions, POST /v1/responses)", r.Method, r.URL.Path), nil)
+		s.unserved.CompareAndSwap(nil, r.Method+" "+r.URL.Path)
+		s.fail(w, r, http.StatusNotFound, "unknown_endpoint", fmt.Sprintf("no endpoint %s %s (have %s)", r.Method, r.URL.Path, Served), nil)
 	})
 	return mux
 }
@@ -142,7 +159,8 @@ type record struct {
 	Error   string          `json:"error,omitempty"`
 }
 
-// maxLogged bounds the part of a request body the log keeps.
+// maxLogged bounds the part of a body that is no JSON the log keeps; a JSON request is kept whole,
+// its images described (withoutImages).
 const maxLogged = 64 << 10
 
 func (s *Server) log(r record) {
@@ -154,11 +172,13 @@ func (s *Server) log(r record) {
 	if red == nil {
 		red = evidence.NewRedactor("")
 	}
-	if len(r.Request) > maxLogged {
-		r.Request, _ = json.Marshal(string(r.Request[:maxLogged]) + "…")
-	}
 	if len(r.Request) > 0 {
-		if !json.Valid(r.Request) {
+		switch {
+		case json.Valid(r.Request):
+			r.Request = withoutImages(r.Request)
+		case len(r.Request) > maxLogged:
+			r.Request, _ = json.Marshal(string(r.Request[:maxLogged]) + "…")
+		default:
 			r.Request, _ = json.Marshal(string(r.Request))
 		}
 		r.Request = json.RawMessage(red.Bytes(r.Request))
@@ -182,6 +202,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code, 
 	s.log(record{Path: r.URL.Path, Status: status, Request: body, Error: msg})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
+	if isAnthropicPath(r.URL.Path) {
+		_ = json.NewEncoder(w).Encode(anthropicError(status, msg))
+		return
+	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": "trapline model: " + msg, "type": "invalid_request_error", "code": code}})
 }
 
@@ -192,6 +216,10 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log(record{Path: r.URL.Path, Status: 200})
 	w.Header().Set("Content-Type", "application/json")
+	if r.Header.Get(anthropicVersionHeader) != "" { // an Anthropic client: its list's shape
+		_ = json.NewEncoder(w).Encode(anthropicModelList())
+		return
+	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 }
 
@@ -506,9 +534,10 @@ func writeSSE(w io.Writer, event string, data any) {
 	}
 }
 
-// Environ is what the agent's process gets: the endpoint's base URL and a dummy key.
+// Environ is what the agent's process gets: the endpoint's base URL and a dummy key, for OpenAI's
+// API and Anthropic's (anthropicEnviron).
 func Environ(baseURL string) []string {
-	return []string{"OPENAI_BASE_URL=" + baseURL, "OPENAI_API_KEY=trapline-dummy-key", "TRAPLINE_MODEL_URL=" + baseURL}
+	return append([]string{"OPENAI_BASE_URL=" + baseURL, "OPENAI_API_KEY=trapline-dummy-key", "TRAPLINE_MODEL_URL=" + baseURL}, anthropicEnviron(baseURL)...)
 }
 
 // OpenLog creates the call log file.
