@@ -215,6 +215,10 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	if !s.admitModel(w, r, req.Model, body) {
 		return
 	}
+	if ct, ok := computerToolOf(body); ok { // OpenAI's computer use: answered by coordinates (computer.go)
+		s.computerUse(w, r, req, body, ct)
+		return
+	}
 	t := turn{prompt: req.Instructions + "\n"}
 	for _, tl := range req.Tools {
 		if tl.Type != "" && tl.Type != "function" {

@@ -86,6 +86,7 @@ type Server struct {
 
 	mu      sync.Mutex // one decision at a time: concurrent requests are served in turn
 	history []planner.Step
+	typing  *string      // a computer-use fill's text, typed on the turn after its click (computer.go)
 	failed  atomic.Value // string: the first request that could not be played
 	n       atomic.Int64
 	played  atomic.Int64 // the requests to play a turn (chat completions, responses), answered or not
