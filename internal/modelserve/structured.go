@@ -348,7 +348,10 @@ func (g grounded) value(name string, ps obj) (any, bool) {
 	case a.Kind == action.Done && paramIs(name, "say"):
 		return cmpOr(a.Reason, "done"), true
 	case a.Kind == action.Done && strings.EqualFold(name, "success") && typeIs(ps, "boolean"):
-		return true, true
+		// Whether the task succeeded is not the planner's to claim (the outside observers judge), and a
+		// claimed success makes browser-use ask its model to judge it ({is_correct}), a question that is
+		// no move: false.
+		return false, true
 	}
 	return nil, false
 }
