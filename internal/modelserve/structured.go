@@ -106,7 +106,7 @@ func parseShape(raw json.RawMessage, name string) (*shape, error) {
 	for _, k := range sortedKeys(props) {
 		p, _ := props[k].(obj)
 		list := false
-		if items := sh.listItems(p); items != nil {
+		if items := sh.listItems(p, 0); items != nil {
 			p, list = items, true
 		}
 		if vs := sh.unionOf(p); len(vs) > 0 {
@@ -119,14 +119,17 @@ func parseShape(raw json.RawMessage, name string) (*shape, error) {
 
 // listItems is the item schema of an array schema, or of the array branch of a nullable one
 // (browser-use's `action: anyOf [array, null]`); nil when s is no list.
-func (sh *shape) listItems(s obj) obj {
+func (sh *shape) listItems(s obj, depth int) obj {
 	s = sh.resolve(s)
+	if depth > 4 {
+		return nil
+	}
 	if items, ok := s["items"].(obj); ok && typeIs(s, "array") {
 		return sh.resolve(items)
 	}
 	for _, b := range branches(s) {
 		if bo, ok := b.(obj); ok {
-			if items := sh.listItems(bo); items != nil {
+			if items := sh.listItems(bo, depth+1); items != nil {
 				return items
 			}
 		}

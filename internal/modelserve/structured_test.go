@@ -240,3 +240,25 @@ func TestStructuredResponsesTextFormat(t *testing.T) {
 		t.Errorf("answered %v, want click_element_by_index {index: 4}", v)
 	}
 }
+
+// The outline reader and the shape reader take any prompt or schema without panicking, and a shape
+// they accept has a union of two variants at least.
+func FuzzDescribedShape(f *testing.F) {
+	f.Add("Answer in JSON using this schema:\n{ reasoning: string, actions: [ { variant: \"mouse:click\", x: int, y: int } or { variant: \"task:done\", evidence: string } ] }")
+	f.Add("Answer in JSON using this schema:\n{ a: [ [ { b: int[] or null } ] ] }")
+	f.Add(`<json_schema>{"type":"object","properties":{"action":{"anyOf":[{"$ref":"#/$defs/a"},{"$ref":"#"}]}},"$defs":{"a":{"$ref":"#/$defs/a"}}}</json_schema>`)
+	f.Fuzz(func(t *testing.T, prompt string) {
+		sh, ok, err := describedShape(prompt)
+		if ok && err == nil && len(sh.variants) < 2 {
+			t.Errorf("a shape of %d variants from %q", len(sh.variants), prompt)
+		}
+	})
+}
+
+// A schema whose union refers to itself is read without looping.
+func TestParseShapeCyclicRef(t *testing.T) {
+	_, err := parseShape([]byte(`{"type":"object","properties":{"p":{"anyOf":[{"$ref":"#/properties/p"},{"type":"null"}]}}}`), "x")
+	if !errors.Is(err, ErrNoUnion) {
+		t.Errorf("err = %v", err)
+	}
+}

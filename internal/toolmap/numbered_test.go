@@ -95,3 +95,21 @@ func TestTabURL(t *testing.T) {
 		}
 	}
 }
+
+// Any text: ParseState does not panic, and every element of a numbered form has its index.
+func FuzzParseStateNumbered(f *testing.F) {
+	f.Add(browserUseState)
+	f.Add("[1]<select name=a>x\ny\n[2]<a >b />")
+	f.Add("*[3]<input type=text placeholder= />\n[]x\n4: button Ok")
+	f.Fuzz(func(t *testing.T, text string) {
+		st, err := ParseState(text)
+		if err != nil || st.Form != FormNumbered {
+			return
+		}
+		for ref, e := range st.Elements {
+			if e.Index == nil {
+				t.Errorf("element %s of %q has no index", ref, text)
+			}
+		}
+	})
+}
