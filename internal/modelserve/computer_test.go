@@ -69,3 +69,35 @@ func TestImageSize(t *testing.T) {
 		}
 	}
 }
+
+// The coordinate system a request declares: a computer tool's display first, then "normalized
+// 0-1000" in the prompt, then the last screenshot's pixels; none, none.
+func TestCoordsOf(t *testing.T) {
+	box := PageElement{Role: "button", Name: "Elimina pratica", X: 8, Y: 140, W: 110, H: 21}
+	for _, tc := range []struct {
+		t    turn
+		want [2]int
+		ok   bool
+	}{
+		{turn{display: &image.Point{X: 1024, Y: 768}, images: []image.Point{{X: 10, Y: 10}}}, [2]int{50, 161}, true},
+		{turn{prompt: "Give coordinates normalized to 0-1000.", images: []image.Point{{X: 10, Y: 10}}}, [2]int{49, 209}, true},
+		{turn{images: []image.Point{{X: 10, Y: 10}, {X: 640, Y: 360}}}, [2]int{32, 75}, true},
+		{turn{prompt: "Click where it is."}, [2]int{}, false},
+	} {
+		c, ok := coordsOf(tc.t)
+		if ok != tc.ok {
+			t.Errorf("%+v: ok %v", tc.t, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		got, err := c.point(pratica4, box)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: point %v, %v; want %v", c.from, got, err, tc.want)
+		}
+	}
+	if _, err := (coords{w: 10, h: 10}).point(pratica4, PageElement{Role: "button", Name: "x", X: 2000, Y: 10, W: 5, H: 5}); err == nil {
+		t.Error("a box outside the viewport gave a point")
+	}
+}
