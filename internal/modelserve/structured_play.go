@@ -43,6 +43,19 @@ func (sh *shape) pointsOnly() bool {
 	return clicks > 0
 }
 
+// pointing reports whether any variant takes coordinates.
+func (sh *shape) pointing() bool {
+	for _, v := range sh.variants {
+		props, _ := sh.resolve(v.params)["properties"].(obj)
+		for k := range props {
+			if paramIs(k, "x") || paramIs(k, "point") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (sh *shape) has(k action.Kind) bool {
 	return slices.ContainsFunc(sh.variants, func(v variant) bool { return v.kind == k })
 }
@@ -63,7 +76,8 @@ func (s *Server) view(ctx context.Context, t turn, sh *shape) (view, int, string
 	case !v.hasC:
 		v.reason = "the request declares no coordinate system (no screenshot, no computer tool display, no \"normalized 0-1000\")"
 	}
-	if s.Pages != nil {
+	// The run's browser is read only when it is needed: coordinates to ground, or no element list.
+	if s.Pages != nil && (sh.pointing() || v.st == nil || len(v.st.Elements) == 0) {
 		p, err := s.Pages.ReadPage(ctx)
 		if err != nil && needPoints {
 			return v, http.StatusUnprocessableEntity, fmt.Sprintf("the schema %q acts by coordinates and the run's browser could not be read: %v", sh.name, err)

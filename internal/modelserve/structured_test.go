@@ -262,3 +262,21 @@ func TestParseShapeCyclicRef(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// countingPages counts the reads of the run's browser.
+type countingPages struct{ n *int }
+
+func (c countingPages) ReadPage(context.Context) (Page, error) { *c.n++; return pratica4, nil }
+
+// An agent that lists its elements and acts by index does not make the endpoint read the run's
+// browser; a pixel agent does, each turn.
+func TestGroundTruthReadOnlyWhenNeeded(t *testing.T) {
+	n := 0
+	srv := pixelServer(t, countingPages{&n})
+	if st, _, raw := post(t, srv.URL+"/v1/chat/completions", recorded(t, "browser-use-0.8.0-step.json")); st != 200 || n != 0 {
+		t.Errorf("browser-use: status %d, %d reads: %s", st, n, raw)
+	}
+	if st, _, raw := post(t, srv.URL+"/v1/chat/completions", recorded(t, "magnitude-core-0.3.1-act.json")); st != 200 || n != 1 {
+		t.Errorf("magnitude: status %d, %d reads: %s", st, n, raw)
+	}
+}
