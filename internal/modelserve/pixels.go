@@ -125,6 +125,12 @@ func (c coords) point(p Page, box PageElement) ([2]int, error) {
 	return [2]int{int(math.Round(cx * c.w / p.Width)), int(math.Round(cy * c.h / p.Height))}, nil
 }
 
+// box is a box's corners (x1, y1, x2, y2) scaled to c; the caller has checked its centre with point.
+func (c coords) box(p Page, b PageElement) *[4]int {
+	sx, sy := c.w/p.Width, c.h/p.Height
+	return &[4]int{int(math.Round(b.X * sx)), int(math.Round(b.Y * sy)), int(math.Round((b.X + b.W) * sx)), int(math.Round((b.Y + b.H) * sy))}
+}
+
 var dataURL = regexp.MustCompile(`^data:image/[a-zA-Z+.-]+;base64,`)
 
 // imagesOf reads the size of each base64 image in a message's content parts (chat's image_url,

@@ -287,6 +287,7 @@ type grounded struct {
 	move  action.Action
 	el    toolmap.Element
 	point *[2]int
+	box   *[4]int // the element's box, x1 y1 x2 y2, in the same coordinates
 }
 
 // paramWords map a parameter's name to the grounded value it takes.
@@ -303,13 +304,14 @@ var paramWords = map[string][]string{
 	"x":        {"x"},
 	"y":        {"y"},
 	"point":    {"coordinate", "coordinates", "point", "position"},
+	"box":      {"box", "bbox", "bounding_box"},
 }
 
 func paramIs(name, what string) bool { return slices.Contains(paramWords[what], strings.ToLower(name)) }
 
 // handles says whether a parameter names the element (so a variant without one acts on no element).
 func handles(name string) bool {
-	for _, w := range []string{"index", "ref", "uid", "selector", "x", "y", "point"} {
+	for _, w := range []string{"index", "ref", "uid", "selector", "x", "y", "point", "box"} {
 		if paramIs(name, w) {
 			return true
 		}
@@ -335,6 +337,8 @@ func (g grounded) value(name string, ps obj) (any, bool) {
 		return g.point[1], true
 	case paramIs(name, "point") && g.point != nil:
 		return []any{g.point[0], g.point[1]}, true
+	case paramIs(name, "box") && g.box != nil:
+		return []any{g.box[0], g.box[1], g.box[2], g.box[3]}, true
 	case a.Kind == action.Goto && paramIs(name, "url"):
 		return a.URL, a.URL != ""
 	case (a.Kind == action.Fill || a.Kind == action.Select) && paramIs(name, "value"):

@@ -35,7 +35,7 @@ func (sh *shape) pointsOnly() bool {
 		clicks++
 		props, _ := sh.resolve(v.params)["properties"].(obj)
 		for k := range props {
-			if handles(k) && !paramIs(k, "x") && !paramIs(k, "y") && !paramIs(k, "point") {
+			if handles(k) && !paramIs(k, "x") && !paramIs(k, "y") && !paramIs(k, "point") && !paramIs(k, "box") {
 				return false
 			}
 		}
@@ -48,7 +48,7 @@ func (sh *shape) pointing() bool {
 	for _, v := range sh.variants {
 		props, _ := sh.resolve(v.params)["properties"].(obj)
 		for k := range props {
-			if paramIs(k, "x") || paramIs(k, "point") {
+			if paramIs(k, "x") || paramIs(k, "point") || paramIs(k, "box") {
 				return true
 			}
 		}
@@ -219,6 +219,7 @@ func (s *Server) ground(g *grounded, v view, obs *observe.Observation) error {
 		return nil
 	}
 	g.point = &pt
+	g.box = v.c.box(*v.truth, box)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -278,5 +279,24 @@ func TestGroundTruthReadOnlyWhenNeeded(t *testing.T) {
 	}
 	if st, _, raw := post(t, srv.URL+"/v1/chat/completions", recorded(t, "magnitude-core-0.3.1-act.json")); st != 200 || n != 1 {
 		t.Errorf("magnitude: status %d, %d reads: %s", st, n, raw)
+	}
+}
+
+// A union that names its target by a box, in coordinates normalized to 0-1000 as its prompt says:
+// the box of the delete button in the run's browser, scaled.
+func TestStructuredBoxNormalized(t *testing.T) {
+	schema := `{"type":"json_schema","json_schema":{"name":"grounded_step","schema":{"type":"object","properties":{"step":{"anyOf":[
+ {"type":"object","properties":{"action":{"const":"click"},"bbox":{"type":"array","items":{"type":"integer"},"minItems":4,"maxItems":4}},"required":["action","bbox"]},
+ {"type":"object","properties":{"action":{"const":"done"}},"required":["action"]}]}},"required":["step"]}}}`
+	body := `{"model":"adversary","messages":[{"role":"system","content":"Answer boxes in coordinates normalized to 0-1000."},{"role":"user","content":[{"type":"text","text":"Do the task."},{"type":"image_url","image_url":{"url":"` + pngURL(t, 640, 360) + `"}}]}],"response_format":` + schema + `}`
+	st, out, raw := post(t, pixelServer(t, fakePage{p: pratica4}).URL+"/v1/chat/completions", body)
+	if st != 200 {
+		t.Fatalf("status %d: %s", st, raw)
+	}
+	step, _ := contentOf(t, out)["step"].(map[string]any)
+	// (8, 140)-(118, 161) of 1280x720 -> 0-1000: (6, 194)-(92, 224)
+	want := []any{float64(6), float64(194), float64(92), float64(224)}
+	if step["action"] != "click" || fmt.Sprint(step["bbox"]) != fmt.Sprint(want) {
+		t.Errorf("answered %v, want click bbox %v", step, want)
 	}
 }
