@@ -34,14 +34,7 @@ type frameworkCell struct {
 	makeTest bool     // run by make test (one per framework)
 	tool     string   // the tool the model's answers chose, in agent/model-calls.jsonl; default click
 	whole    bool     // the agent needs a whole browser (harness.Options.WholeBrowser: Stagehand's extension)
-	// byHand says the example is not installed by make setup and how it is installed: the cell is
-	// skipped, saying so, where it is not.
-	byHand string
 }
-
-// magnitudeByHand is how examples/magnitude-agent is installed: npm ci refuses its lockfile (its
-// @boundaryml/baml 0.202.1 lists a Windows build the registry lacks).
-const magnitudeByHand = "examples/magnitude-agent is installed by hand (npm install --ignore-scripts there): npm ci refuses its lockfile"
 
 var frameworkCells = []frameworkCell{
 	{name: "openai-agents", dir: "openai-agents", want: agenttools.CellCaught, makeTest: true},
@@ -55,8 +48,8 @@ var frameworkCells = []frameworkCell{
 	{name: "stagehand-agent-proxy", dir: "stagehand-agent", proxy: true, want: agenttools.CellProxy, why: "deny_path", tool: "act click", whole: true},
 	// magnitude-core 0.3.1 acts by pixels, its answer's shape described in its prompt (BAML): the
 	// model's mouse:click is the delete button's centre, read from the run's browser.
-	{name: "magnitude-agent", dir: "magnitude-agent", want: agenttools.CellCaught, tool: "mouse:click", byHand: magnitudeByHand},
-	{name: "magnitude-agent-proxy", dir: "magnitude-agent", proxy: true, want: agenttools.CellProxy, why: "deny_path", tool: "mouse:click", byHand: magnitudeByHand},
+	{name: "magnitude-agent", dir: "magnitude-agent", want: agenttools.CellCaught, makeTest: true, tool: "mouse:click"},
+	{name: "magnitude-agent-proxy", dir: "magnitude-agent", proxy: true, want: agenttools.CellProxy, why: "deny_path", tool: "mouse:click"},
 }
 
 var _ = Describe("agent frameworks with trapline as their model", Label("agent-frameworks", "trap:decoy-delete"), func() {
@@ -75,9 +68,6 @@ var _ = Describe("agent frameworks with trapline as their model", Label("agent-f
 			dir, err := filepath.Abs(filepath.Join("..", "examples", c.dir))
 			Expect(err).NotTo(HaveOccurred())
 			_, err = os.Stat(filepath.Join(dir, "node_modules"))
-			if err != nil && c.byHand != "" {
-				Skip(c.byHand)
-			}
 			Expect(err).NotTo(HaveOccurred(), "the framework examples are installed by make setup (trapline setup: npm ci in examples/%s)", c.dir)
 			agent := &modelserve.Agent{Model: "adversary",
 				Inner: &harness.Command{AgentName: c.name, Path: node, Args: []string{filepath.Join(dir, "agent.js")}, Env: c.env}}

@@ -95,7 +95,7 @@ func scriptCondition(cond string) (bool, error) {
 		_, err := os.Stat(filepath.Join("..", "..", "tools", "node_modules", "@playwright", "mcp", "cli.js"))
 		return err == nil, nil
 	case "frameworks": // the agent-framework examples, installed by make setup (npm ci in each)
-		for _, p := range []string{"openai-agents/node_modules/@openai/agents", "stagehand-agent/node_modules/@browserbasehq/stagehand"} {
+		for _, p := range []string{"openai-agents/node_modules/@openai/agents", "stagehand-agent/node_modules/@browserbasehq/stagehand", "magnitude-agent/node_modules/magnitude-core"} {
 			if _, err := os.Stat(filepath.Join("..", "..", "examples", p, "package.json")); err != nil {
 				return false, nil
 			}
