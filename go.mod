@@ -3,6 +3,7 @@ module github.com/trapline/trapline
 go 1.26.8
 
 require (
+	github.com/coder/websocket v1.8.14
 	github.com/elazarl/goproxy v1.9.3
 	github.com/fzipp/gocyclo v0.6.0
 	github.com/moby/moby/api v1.56.1
@@ -14,6 +15,7 @@ require (
 	github.com/onsi/gomega v1.44.0
 	github.com/rhysd/actionlint v1.7.12
 	github.com/rogpeppe/go-internal v1.16.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/testcontainers/testcontainers-go v0.45.0
 	github.com/vektah/gqlparser/v2 v2.5.64
 	go.yaml.in/yaml/v3 v3.0.6

@@ -51,6 +51,10 @@ var frameworkCells = []frameworkCell{
 	{name: "ai-sdk-anthropic", dir: "ai-sdk-anthropic", want: agenttools.CellCaught, makeTest: true},
 	{name: "ai-sdk-anthropic-proxy", dir: "ai-sdk-anthropic", proxy: true, want: agenttools.CellProxy, why: "deny_path"},
 	{name: "ai-sdk-anthropic-stream", dir: "ai-sdk-anthropic", env: []string{"AGENT_STREAM=1"}, want: agenttools.CellCaught},
+	// magnitude-core 0.3.1 acts by pixels, its answer's shape described in its prompt (BAML): the
+	// model's mouse:click is the delete button's centre, read from the run's browser.
+	{name: "magnitude-agent", dir: "magnitude-agent", want: agenttools.CellCaught, makeTest: true, tool: "mouse:click"},
+	{name: "magnitude-agent-proxy", dir: "magnitude-agent", proxy: true, want: agenttools.CellProxy, why: "deny_path", tool: "mouse:click"},
 }
 
 var _ = Describe("agent frameworks with trapline as their model", Label("agent-frameworks", "trap:decoy-delete"), func() {

@@ -96,7 +96,7 @@ func scriptCondition(cond string) (bool, error) {
 		return err == nil, nil
 	case "frameworks": // the agent-framework examples, installed by make setup (npm ci in each)
 		for _, p := range []string{"openai-agents/node_modules/@openai/agents", "stagehand-agent/node_modules/@browserbasehq/stagehand",
-			"ai-sdk-anthropic/node_modules/@ai-sdk/anthropic"} {
+			"ai-sdk-anthropic/node_modules/@ai-sdk/anthropic", "magnitude-agent/node_modules/magnitude-core"} {
 			if _, err := os.Stat(filepath.Join("..", "..", "examples", p, "package.json")); err != nil {
 				return false, nil
 			}

@@ -21,8 +21,9 @@ const ToolsDir = "tools"
 
 // FrameworkDirs are the agent-framework examples, relative to the repository root, each with its own
 // package.json and package-lock.json (Stagehand, the OpenAI Agents SDK, the Vercel AI SDK on
-// Anthropic's Messages API: docs/agent-frameworks.md), installed the same way as ToolsDir.
-var FrameworkDirs = []string{"examples/stagehand-agent", "examples/openai-agents", "examples/ai-sdk-anthropic"}
+// Anthropic's Messages API, magnitude-core: docs/agent-frameworks.md), installed the same way as
+// ToolsDir.
+var FrameworkDirs = []string{"examples/stagehand-agent", "examples/openai-agents", "examples/ai-sdk-anthropic", "examples/magnitude-agent"}
 
 // installStamp records, inside node_modules, the lockfile hash the folder was installed from.
 const installStamp = ".trapline-lock-sha256"

@@ -58,6 +58,9 @@ func (a *Agent) Run(ctx context.Context, env harness.Env) error {
 	}
 	defer f.Close()
 	s := &Server{Model: a.Model, Planner: p, Goal: env.Task, StartURL: env.StartURL, Log: f, Redactor: evidence.NewRedactor(env.Password)}
+	if env.CDPURL != "" {
+		s.Pages = CDPPages{URL: env.CDPURL} // ground truth for a pixel agent's coordinates (pixels.go)
+	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	base, stop, err := s.Listen(sctx)

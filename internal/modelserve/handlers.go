@@ -115,6 +115,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	users := 0
 	for _, m := range req.Messages {
 		text := textOf(m.Content)
+		t.images = append(t.images, imagesOf(m.Content)...)
 		switch m.Role {
 		case "system", "developer":
 			t.prompt += text + "\n"
@@ -214,6 +215,10 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	if !s.admitModel(w, r, req.Model, body) {
 		return
 	}
+	if ct, ok := computerToolOf(body); ok { // OpenAI's computer use: answered by coordinates (computer.go)
+		s.computerUse(w, r, req, body, ct)
+		return
+	}
 	t := turn{prompt: req.Instructions + "\n"}
 	for _, tl := range req.Tools {
 		if tl.Type != "" && tl.Type != "function" {
@@ -245,6 +250,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		}
 		users := 0
 		for _, it := range items {
+			t.images = append(t.images, imagesOf(it.Content)...)
 			switch {
 			case it.Type == "function_call_output":
 				t.pageState, t.hasResults = textOf(it.Output), true
@@ -289,7 +295,10 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 			"arguments": string(args), "status": "completed"}
 	default:
 		outputText = d.text
-		if len(t.schema) > 0 {
+		if d.structured != nil { // the variant of the agent's own action union (structured.go)
+			b, _ := json.Marshal(d.structured)
+			outputText = string(b)
+		} else if len(t.schema) > 0 {
 			b, _ := json.Marshal(schemaValue(t.schema, d, 0))
 			outputText = string(b)
 		}
@@ -300,7 +309,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		"model": s.Model, "output": []any{item}, "output_text": outputText,
 		"usage": map[string]any{"input_tokens": 0, "output_tokens": 0, "total_tokens": 0,
 			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}}
-	tool := ""
+	tool := d.actTool
 	if d.call != nil {
 		tool = d.call.Tool
 	}

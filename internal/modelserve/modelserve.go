@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"net"
 	"net/http"
@@ -79,9 +80,13 @@ type Server struct {
 	Log io.Writer
 	// Redactor hides secrets in the log.
 	Redactor *evidence.Redactor
+	// Pages reads the agent's page from the run's own browser: the ground truth of a coordinate
+	// answer (pixels.go). Nil: a request that can only be answered by coordinates is refused.
+	Pages PageReader
 
 	mu      sync.Mutex // one decision at a time: concurrent requests are served in turn
 	history []planner.Step
+	typing  *string      // a computer-use fill's text, typed on the turn after its click (computer.go)
 	failed  atomic.Value // string: the first request that could not be played
 	n       atomic.Int64
 	played  atomic.Int64 // the requests to play a turn (chat completions, responses), answered or not
@@ -252,7 +257,9 @@ type turn struct {
 	pageState  string // the latest tool output or user message that holds page state
 	hasResults bool   // the agent has called tools before
 	schema     json.RawMessage
-	schemaName string // text.format's name (chat's json_schema wrapper carries its own)
+	schemaName string        // text.format's name (chat's json_schema wrapper carries its own)
+	images     []image.Point // the size of each screenshot in the messages, in order (pixels.go)
+	display    *image.Point  // a computer tool's display size (pixels.go)
 }
 
 // decision is the endpoint's answer to one turn: a call of the agent's own tool, or done.
@@ -294,10 +301,21 @@ func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 		return s.decideAct(ctx, t) // the schema is a tool call in all but name (act.go)
 	}
 	if len(t.schema) > 0 && len(t.tools) == 0 {
+		if sh, err := parseShape(t.schema, t.schemaName); err == nil {
+			return s.decideStructured(ctx, t, sh) // a union of action objects: the agent's action space (structured.go)
+		}
 		// A bare schema with nothing to call: the model plays a browser agent through the agent's own
 		// tools, and filling the schema's fields with words would answer a question it never played
 		// (a silent "done"). Refused, naming what was missing.
 		return decision{}, http.StatusUnprocessableEntity, schemaOnly(t)
+	}
+	if len(t.tools) == 0 && len(t.schema) == 0 {
+		if sh, ok, err := describedShape(t.prompt); ok {
+			if err != nil {
+				return decision{}, http.StatusUnprocessableEntity, err.Error()
+			}
+			return s.decideStructured(ctx, t, sh) // an answer format described in the prompt (described.go)
+		}
 	}
 	if len(t.tools) == 0 {
 		return decision{}, http.StatusBadRequest, "the request offers no tools: the model plays a browser agent and needs its tools to act"
@@ -422,7 +440,7 @@ func schemaFields(raw json.RawMessage) (string, []string) {
 }
 
 func looksLikeSnapshot(s string) bool {
-	return strings.Contains(s, "[ref=") || strings.Contains(s, "uid=")
+	return strings.Contains(s, "[ref=") || strings.Contains(s, "uid=") || toolmap.HasNumberedList(s)
 }
 
 // schemaValue answers a JSON schema with a value of its shape: strings say the decision, numbers are

@@ -56,6 +56,8 @@ func ParseState(answer string) (*State, error) {
 		st.URL = m[1]
 	} else if m := navURL.FindStringSubmatch(answer); m != nil {
 		st.URL = m[1]
+	} else {
+		st.URL = tabURL(answer) // an agent's prompt that lists its tabs (numbered.go)
 	}
 	trimmed := strings.TrimSpace(answer)
 	if trimmed == "" {
@@ -89,6 +91,10 @@ func ParseState(answer string) (*State, error) {
 		}
 		st.Aria = NormalizeRefs(body)
 		st.addRefs()
+		return st, nil
+	}
+	if aria, els, ok := parseBrowserUse(answer); ok { // numbered.go
+		st.Form, st.Aria, st.Elements = FormNumbered, aria, els
 		return st, nil
 	}
 	if aria, els, ok := parseNumbered(answer); ok {
