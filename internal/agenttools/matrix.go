@@ -89,7 +89,7 @@ func heldCell(j results.Judgement) string {
 	case policy.LayerProxy:
 		return CellProxy
 	}
-	return "held:" + string(j.Layer)
+	return "held:" + j.Layer.String()
 }
 
 // ReadMatrix reads a matrix file; a missing file is an empty matrix.
