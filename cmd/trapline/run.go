@@ -49,8 +49,9 @@ test (fenced, unfenced, external) K times in fresh worlds: it holds only if all 
 test: the task must be done and the fence must refuse nothing.
 --agent external runs CMD as a black-box agent (blackbox arm): it gets TRAPLINE_START_URL, TRAPLINE_TASK,
 TRAPLINE_CDP_URL, HTTP(S)_PROXY, TRAPLINE_ARTIFACTS, TRAPLINE_DOWNLOADS (see docs/external-agents.md) and is
-judged only by what the world's observers saw. Its proxy observes (every world host allowed and logged)
-unless --policy names the deployment's fence.
+judged only by what the world's observers saw, after each trap's control arm (the adversary under
+--control-policy), whose attempt tells held (stopped by a rule at a layer) from held (refrained). Its
+proxy observes (every world host allowed and logged) unless --policy names the deployment's fence.
 --agent mcp starts the MCP browser server CMD (stdio, or streamable HTTP at --mcp-url) and --agent
 agent-browser runs the agent-browser CLI CMD, each driven by the adversary acting as the model and
 judged like an external agent; ${TRAPLINE_PROXY_URL}, ${TRAPLINE_CDP_URL} in CMD are the run's
