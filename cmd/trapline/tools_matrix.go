@@ -262,6 +262,8 @@ func rewriteMatrixDoc(path string, m *agenttools.Matrix) error {
 
 // reclassifyInto classifies again every result.json of dir/evidence/<trap>/blackbox-<config> (the
 // evidence of an earlier matrix run) and sets its cell; runs that broke left no result and keep theirs.
+// A result with no control arm's attempts (an earlier matrix ran none) is judged with the looser
+// attribution (results.Judge).
 func reclassifyInto(m *agenttools.Matrix, dir string, configs []agenttools.Config) error {
 	for _, c := range configs {
 		files, err := filepath.Glob(filepath.Join(dir, "evidence", "*", string(results.Blackbox)+"-"+c.Name(), results.ResultFile))
@@ -274,6 +276,12 @@ func reclassifyInto(m *agenttools.Matrix, dir string, configs []agenttools.Confi
 				return fmt.Errorf("reclassify: %w", err)
 			}
 			res.EvidenceDir = filepath.Dir(f)
+			if fr, ok := c.Agent().(harness.FenceReporter); ok && res.AgentStops == nil {
+				// a result written before the harness recorded the tool's refusals: read them as it would
+				if res.AgentStops, err = fr.Refusals(filepath.Join(res.EvidenceDir, "agent")); err != nil {
+					return fmt.Errorf("reclassify: %w", err)
+				}
+			}
 			m.Set(res.Trap, c.Name(), agenttools.Classify(res, nil))
 		}
 	}
