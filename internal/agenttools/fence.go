@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 
@@ -50,6 +51,12 @@ func refusals(dir string) ([]results.Stop, error) {
 		t := results.Attempt{Action: string(r.Proposal.Kind), Page: results.PagePath(r.Page)}
 		if r.Target != nil {
 			t.Role, t.Name = r.Target.Role, r.Target.Name
+		}
+		if u, err := url.Parse(r.Proposal.URL); err == nil && u.Host != "" { // a goto: the request it was
+			t.Host, t.Path = u.Host, u.Path
+			if t.Path == "" {
+				t.Path = "/"
+			}
 		}
 		out = append(out, results.Stop{Rule: policy.RuleToolRefused, Layer: policy.LayerTool, Attempt: true, Target: t, At: r.At})
 	}

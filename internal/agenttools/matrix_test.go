@@ -69,6 +69,14 @@ func TestRefusalsReadTheTranscript(t *testing.T) {
 	if s := stops[0]; s.Rule != policy.RuleToolRefused || s.Layer != policy.LayerTool || !s.Attempt || s.Target != want {
 		t.Errorf("stop = %+v", s)
 	}
+	gotoLine := `{"v":1,"page":"http://portale.interno.test/pratiche/4","proposal":{"action":"goto","url":"http://evil.example.test/raccolta"},"call":{"tool":"open","answer":"Domain not allowed","refused":true}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, CallsFile), []byte(gotoLine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stops, err = refusals(dir)
+	if err != nil || len(stops) != 1 || stops[0].Target.Host != "evil.example.test" || stops[0].Target.Path != "/raccolta" {
+		t.Fatalf("a refused goto names its request: %+v, %v", stops, err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, CallsFile), []byte("{not json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
