@@ -75,6 +75,15 @@ type Env struct {
 	Environ []string
 }
 
+// FenceReporter is an Agent that can say, after a run, which of its actions its own fence refused (an
+// agent tool driven by trapline's planner, whose tool answered a call with a refusal). RunAgent
+// records them in Result.AgentStops, so the one verdict (results.Judge) weighs the tool's fence beside
+// the proxy's: no second classifier reads the agent's transcript.
+type FenceReporter interface {
+	// Refusals reads the run's refusals from its artifacts folder (Env.ArtifactsDir).
+	Refusals(artifactsDir string) ([]results.Stop, error)
+}
+
 // ErrAgentNotStarted is wrapped by an Agent's Run error when the agent could not be started at all
 // (a missing command, a bad working directory): the run is broken, not a pass.
 var ErrAgentNotStarted = errors.New("the agent under test could not be started")
@@ -168,6 +177,11 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*resul
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
 	res.Trial = o.Trial
+	if fr, ok := ag.(FenceReporter); ok {
+		if res.AgentStops, err = fr.Refusals(filepath.Join(dir, "agent")); err != nil {
+			return nil, fmt.Errorf("harness: %s/%s: read the agent's refusals: %w", trap.ID, name, err)
+		}
+	}
 	if err := afterRun(ctx, o, trap, results.Blackbox, res, w, dir, limit, before, false); err != nil {
 		return nil, err
 	}

@@ -38,9 +38,44 @@ type ArmRunner struct {
 	// result or error and its report entry.
 	Start func(ArmRun)
 	Done  func(ArmRun)
+	// Controls keeps the control arms' attempts, per trap, for the later arms; nil gives the runner
+	// its own. Runners given the same Controls share them.
+	Controls *Controls
 
+	mu  sync.Mutex
+	own *Controls // Controls when nil, made on first use
+}
+
+// Controls keeps, per trap, the attempts that fired it in its control arm (Result.FiredBy), for the
+// later arms of runners that share it (ArmRunner.Controls). Its zero value is empty and ready; it is
+// safe for concurrent use.
+type Controls struct {
 	mu    sync.Mutex
 	fired map[string][]results.Attempt // trap id -> the control arm's attempts
+}
+
+// Ran reports whether a control arm of trap ran (and did not break) with these Controls.
+func (c *Controls) Ran(trap string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.fired[trap]
+	return ok
+}
+
+// FiredBy returns the attempts that fired trap in its control arm; nil when none ran or none fired.
+func (c *Controls) FiredBy(trap string) []results.Attempt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]results.Attempt(nil), c.fired[trap]...)
+}
+
+func (c *Controls) keep(trap string, fired []results.Attempt) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fired == nil {
+		c.fired = map[string][]results.Attempt{}
+	}
+	c.fired[trap] = append([]results.Attempt(nil), fired...)
 }
 
 // ArmRun is one run of one arm of a trap, as an ArmRunner ran it.
@@ -109,7 +144,7 @@ func (r *ArmRunner) Run(ctx context.Context, t traps.Trap, arm results.Arm) ([]A
 		}
 	}
 	if arm != results.Control {
-		opts.FiredBy = r.firedBy(t.ID)
+		opts.FiredBy = r.controls().FiredBy(t.ID)
 	}
 	var runs []ArmRun
 	for i := range n {
@@ -127,7 +162,7 @@ func (r *ArmRunner) Run(ctx context.Context, t traps.Trap, arm results.Arm) ([]A
 		began := time.Now()
 		run.Result, run.Err = r.runOnce(ctx, opts, t, arm)
 		if arm == results.Control && run.Err == nil {
-			r.keepFired(t.ID, run.Result.FiredBy)
+			r.controls().keep(t.ID, run.Result.FiredBy)
 		}
 		run.Entry = reports.Run{Trap: t.ID, Category: string(t.Category), Incident: t.Incident, Task: t.Task,
 			Arm: string(arm), Agent: agent, Evidence: run.Evidence}.Entry(run.Result, run.Err)
@@ -164,17 +199,15 @@ func (r *ArmRunner) runOnce(ctx context.Context, opts Options, t traps.Trap, arm
 	return res, err
 }
 
-func (r *ArmRunner) firedBy(trap string) []results.Attempt {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]results.Attempt(nil), r.fired[trap]...)
-}
-
-func (r *ArmRunner) keepFired(trap string, fired []results.Attempt) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.fired == nil {
-		r.fired = map[string][]results.Attempt{}
+// controls is r.Controls, else the runner's own.
+func (r *ArmRunner) controls() *Controls {
+	if r.Controls != nil {
+		return r.Controls
 	}
-	r.fired[trap] = append([]results.Attempt(nil), fired...)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.own == nil {
+		r.own = &Controls{}
+	}
+	return r.own
 }

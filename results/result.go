@@ -81,6 +81,10 @@ type Result struct {
 	// ProxyStops are the proxy's denials of the world's hosts, with what each refused (method, host,
 	// path): the same refusals as ProxyGuards.
 	ProxyStops []Stop `json:"proxy_stops,omitempty"`
+	// AgentStops are the refusals of a black-box agent's own fence as the agent reported them (an agent
+	// tool that answered trapline's call with a refusal: harness.FenceReporter), each an attempt of
+	// the agent; Judge weighs them beside the proxy's. Nil for every other run.
+	AgentStops []Stop `json:"agent_stops,omitempty"`
 	// FiredBy, in a permissive arm, are the attempts that produced its forbidden effects (recorded
 	// from its action log); in any other arm, the control arm's, given in Options.FiredBy, to which
 	// the verdict ties the fence's refusals (Judge).

@@ -334,8 +334,8 @@ func otherStops(stops []Stop, what string) string {
 	return " (" + strings.Join(parts, "; ") + ")"
 }
 
-// stops lists the run's refusals: the agent's violations (layer: their rule's in the registry), then the proxy's
-// denials of the world's hosts. A delivery failure (DISPATCH_FAILED: the browser could not dispatch an
+// stops lists the run's refusals: the agent's violations (layer: their rule's in the registry), a
+// black-box agent's own fence's refusals (Result.AgentStops), then the proxy's denials of the world's hosts. A delivery failure (DISPATCH_FAILED: the browser could not dispatch an
 // allowed action) is no refusal of the fence and is left out.
 func stops(r *Result) []Stop {
 	var out []Stop
@@ -358,6 +358,7 @@ func stops(r *Result) []Stop {
 		}
 		out = append(out, s)
 	}
+	out = append(out, r.AgentStops...)
 	if len(r.ProxyStops) > 0 {
 		return append(out, r.ProxyStops...)
 	}

@@ -85,12 +85,12 @@ var _ = Describe("agent frameworks with trapline as their model", Label("agent-f
 			var run harness.ArmRun
 			if c.want == agenttools.CellBroken {
 				// pinned as broken: not attached as a failed run; the cell and its reason are the expectation
-				runs, err := (&harness.ArmRunner{UnderTest: opts, Agent: agent}).Run(ctx, t, results.Blackbox)
+				runs, err := withControl(ctx, &harness.ArmRunner{UnderTest: opts, Agent: agent}, t).Run(ctx, t, results.Blackbox)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(runs).To(HaveLen(1))
 				run = runs[0]
 			} else {
-				run = runWith(ctx, suiteRunner(harness.Options{Environ: os.Environ()}, opts, agent), t, results.Blackbox)
+				run = runWith(ctx, withControl(ctx, suiteRunner(harness.Options{Environ: os.Environ()}, opts, agent), t), t, results.Blackbox)
 			}
 			got := agenttools.Classify(run.Result, run.Err)
 			evidence := "(none)"

@@ -117,7 +117,7 @@ var _ = Describe("MCP servers driven by the schema-driven tool mapper", Label("a
 				// A server pinned as broken here: its run is expected to break, so it is not attached as a
 				// failed run; the cell and its reason are the expectation.
 				opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(env.out, "evidence-agent-tools"), AgentTimeout: 2 * time.Minute, World: env.world}
-				runs, err := (&harness.ArmRunner{UnderTest: opts, Agent: m.Agent()}).Run(ctx, t, results.Blackbox)
+				runs, err := withControl(ctx, &harness.ArmRunner{UnderTest: opts, Agent: m.Agent()}, t).Run(ctx, t, results.Blackbox)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(runs).To(HaveLen(1))
 				res, got = runs[0].Result, agenttools.Classify(runs[0].Result, runs[0].Err)
@@ -153,7 +153,7 @@ func runAgentTool(ctx context.Context, t traps.Trap, c agenttools.Config, agent 
 		Expect(err).NotTo(HaveOccurred())
 		opts.BlackboxPolicy = p
 	}
-	run := runWith(ctx, suiteRunner(harness.Options{Environ: os.Environ()}, opts, agent), t, results.Blackbox)
+	run := runWith(ctx, withControl(ctx, suiteRunner(harness.Options{Environ: os.Environ()}, opts, agent), t), t, results.Blackbox)
 	return run.Result, agenttools.Classify(run.Result, run.Err)
 }
 

@@ -65,13 +65,14 @@ func externalBrowser(ctx context.Context) *browser.SharedCDP {
 	return env.cdp
 }
 
-// runExternal runs trap against agent in the black-box arm and attaches the result to the spec report
+// runExternal runs trap against agent in the black-box arm, after the trap's control arm (withControl:
+// its attempts tie the black-box arm's refusals, as trapline run --agent external does), and attaches the result to the spec report
 // like runArm does (the entry for summary.json and report.html, one report entry per JUnit property).
 // A run that could not be carried out is recorded as broken and fails the spec.
 func runExternal(ctx context.Context, t traps.Trap, agent harness.Agent) *results.Result {
 	opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(env.out, "evidence"), AgentTimeout: 90 * time.Second, World: env.world,
 		SharedCDP: externalBrowser(ctx)}
-	return runWith(ctx, suiteRunner(harness.Options{Environ: os.Environ()}, opts, agent), t, results.Blackbox).Result
+	return runWith(ctx, withControl(ctx, suiteRunner(harness.Options{Environ: os.Environ()}, opts, agent), t), t, results.Blackbox).Result
 }
 
 var _ = Describe("an external agent, judged from outside", Label("external"), func() {

@@ -18,6 +18,9 @@ const (
 	LayerRequest Layer = "request" // Policy.DecideRequest: the route gate and the proxy
 	LayerBrowser Layer = "browser" // browser events: dialogs, downloads, popups, permissions
 	LayerProxy   Layer = "proxy"   // the egress proxy's own rules
+	// LayerTool is an agent under test's own tool (an MCP server's or a browser CLI's fence), as the
+	// tool answered trapline's call with a refusal.
+	LayerTool Layer = "tool"
 )
 
 // Category groups rules by what they guard; reports read it (navigation rules are a prompt
@@ -36,6 +39,7 @@ const (
 	CategoryDelivery    Category = "delivery"
 	CategoryCredentials Category = "credentials"
 	CategoryProxy       Category = "proxy"
+	CategoryTool        Category = "tool"
 )
 
 // String returns the layer's name, as reasons and reports write it.
@@ -84,6 +88,9 @@ const (
 	// RuleMalformedRequest: Go's HTTP server refused a request before the proxy could judge it
 	// (malformed, bad Host, headers too large), or the connection ended mid-request.
 	RuleMalformedRequest Rule = "malformed_request"
+	// RuleToolRefused: an agent tool's own fence refused an action (its answer said so in a fence's
+	// words: a policy, a domain not allowed, a confirmation required).
+	RuleToolRefused Rule = "tool_refused"
 )
 
 // registry is every rule trapline writes. Adding a rule is one line here (and its constant).
@@ -145,6 +152,7 @@ var registry = []RuleInfo{
 	{RuleTunnelHost, LayerProxy, CategoryProxy, "a request inside a CONNECT tunnel names another host or port than the tunnel's"},
 	{RuleDevToolsDoor, LayerProxy, CategoryProxy, "the door to the run's own browser's DevTools port: only a WebSocket upgrade whose Origin is an extension loaded in that browser passes; every other request to the port is refused"},
 	{RuleMalformedRequest, LayerProxy, CategoryProxy, "a request Go's HTTP server refused before the proxy could judge it (malformed, bad Host, headers too large), or a connection that ended mid-request"},
+	{RuleToolRefused, LayerTool, CategoryTool, "the agent tool's own fence refused the action (its answer said so)"},
 	{RuleForgedInternalHeader, LayerProxy, CategoryProxy, "an upstream response carried the proxy's own X-Trapline-* header: cut, never forwarded"},
 }
 

@@ -25,7 +25,8 @@ const mutateUsage = `usage: trapline mutate [--policy FILE] [--traps ID,...] [--
        trapline mutate --render mutation.json
   Weakens the policy (and the agent's guards) one rule at a time and runs the catalog's guarded arms
   against each mutant: killed (a guarded arm failed) or survived (a coverage gap: a trap to write).
-  The catalog first runs once under the original policy (the baseline); each mutant then runs only
+  The catalog first runs once under the original policy (the baseline: each trap's control arm, whose
+  attempts judge every guarded arm of the trap as trapline run does, then its guarded arm); each mutant then runs only
   against the traps whose baseline run met the rule it weakens (--no-prune: every trap), in the order
   most likely to kill, stopping at the first kill (--all: every trap).
   Writes DIR/mutation.json and DIR/mutation.html (default DIR reports/out); trapline report --html
@@ -132,7 +133,11 @@ func cmdMutate(args []string, stdout io.Writer) error {
 	defer stop()
 	fmt.Fprintf(stdout, "mutate: %d mutants x %d traps (guarded arms), %d worker(s)%s\n", len(muts), len(catalog), *workers,
 		map[bool]string{true: ", every trap per mutant", false: ", each mutant stops at its first kill"}[*all])
-	res, err := mutate.Run(ctx, mutate.Config{Environ: os.Environ(), Original: orig, PolicyFile: *polFile, Mutants: muts, Traps: catalog,
+	permissive, err := loadPolicy(policies.Permissive, "the control arms' policy")
+	if err != nil {
+		return err
+	}
+	res, err := mutate.Run(ctx, mutate.Config{Environ: os.Environ(), Original: orig, Control: permissive, PolicyFile: *polFile, Mutants: muts, Traps: catalog,
 		Equivalent: equivalent, All: *all, NoPrune: *noPrune, Workers: *workers, OutDir: filepath.Join(*out, "mutation"), Progress: stdout})
 	if err != nil {
 		return withCode(exitBroken, err)

@@ -22,10 +22,10 @@ import (
 // version when trapline launched it (Browser.Version()); "" asks the binary the external agent gets.
 func provenanceOf(ctx context.Context, cfg runConfig, started time.Time, policyPath, chromium string) (*reports.Provenance, error) {
 	p, err := provenanceBase(ctx, cfg, started, policyPath, chromium)
-	if err != nil || cfg.agent == "external" || cfg.controlPolicy == "" {
+	if err != nil || cfg.controlPolicy == "" {
 		return p, err
 	}
-	// The reference runtime's runs have a control arm: its policy is part of what produced them.
+	// Every run has the adversary's control arm: its policy is part of what produced the verdicts.
 	sum, err := policySHA256(cfg.controlPolicy)
 	if err != nil {
 		return nil, err

@@ -49,8 +49,9 @@ test (fenced, unfenced, external) K times in fresh worlds: it holds only if all 
 test: the task must be done and the fence must refuse nothing.
 --agent external runs CMD as a black-box agent (blackbox arm): it gets TRAPLINE_START_URL, TRAPLINE_TASK,
 TRAPLINE_CDP_URL, HTTP(S)_PROXY, TRAPLINE_ARTIFACTS, TRAPLINE_DOWNLOADS (see docs/external-agents.md) and is
-judged only by what the world's observers saw. Its proxy observes (every world host allowed and logged)
-unless --policy names the deployment's fence.
+judged only by what the world's observers saw, after each trap's control arm (the adversary under
+--control-policy), whose attempt tells held (stopped by a rule at a layer) from held (refrained). Its
+proxy observes (every world host allowed and logged) unless --policy names the deployment's fence.
 --agent mcp starts the MCP browser server CMD (stdio, or streamable HTTP at --mcp-url) and --agent
 agent-browser runs the agent-browser CLI CMD, each driven by the adversary acting as the model and
 judged like an external agent; ${TRAPLINE_PROXY_URL}, ${TRAPLINE_CDP_URL} in CMD are the run's
@@ -140,7 +141,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.planner, "planner", "adversary", "the reference agent's planner: adversary, diligent, exec or llm")
 	fs.StringVar(&cfg.model, "model", "", "the model of the llm planner; external: trapline serves this model (adversary, obedient, diligent, lazy) at an OpenAI-compatible endpoint of the run's own (OPENAI_BASE_URL)")
 	fs.StringVar(&cfg.policy, "policy", "", "reference: the guarded arm's policy, an embedded name or a file (default reference); external: the proxy's policy (default: observe)")
-	fs.StringVar(&cfg.controlPolicy, "control-policy", policies.Permissive, "reference: the control arm's policy, an embedded name or a file")
+	fs.StringVar(&cfg.controlPolicy, "control-policy", policies.Permissive, "the control arm's policy, an embedded name or a file (every agent: the adversary's control arm runs first)")
 	fs.Var(&cfg.trapsDirs, "traps-dir", "a trap pack folder to add to the catalog (repeatable)")
 	fs.BoolVar(&cfg.wholeBrowser, "whole-browser", false, "external: give the agent a whole Chromium with its own DevTools port, for an agent that loads its own extension and dials DevTools from it (Stagehand 4); its browser's own traffic is then judged with the agent's")
 	fs.Var(&cfg.extensions, "extension", "an unpacked browser extension (a folder with manifest.json) loaded into the black-box browser, for --agent external (repeatable)")
@@ -530,12 +531,17 @@ func runTraps(ctx context.Context, runner *harness.ArmRunner, ts []traps.Trap, a
 	return s, nil
 }
 
-// runExternal runs the command as a black-box agent against each trap.
+// runExternal runs the command as a black-box agent against each trap, after the trap's control arm:
+// the adversary under the permissive policy (--control-policy) in a browser of trapline's, whose
+// attempts (Result.FiredBy) tie the black-box arm's refusals to the request that fires the trap, so a
+// proxy refusal of it is "held (stopped by deny_path at proxy)", as for every other agent (one
+// runner, harness.ArmRunner; one verdict, results.Judge).
 func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.Summary, error) {
-	var (
-		s   reports.Summary
-		err error
-	)
+	var s reports.Summary
+	permissive, err := loadPolicy(cfg.controlPolicy, "--control-policy")
+	if err != nil {
+		return s, err
+	}
 	if s.Provenance, err = provenanceOf(ctx, cfg, time.Now(), cfg.policy, ""); err != nil {
 		return s, withCode(exitBroken, err)
 	}
@@ -548,11 +554,26 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 		}
 		opts.BlackboxPolicy = p
 	}
+	alloc, err := browser.AllocatorFromEnv(browser.Options{Environ: os.Environ()}) // the adversary's control arms
+	if err != nil {
+		return s, withCode(exitBroken, err)
+	}
+	b, err := alloc.Allocate()
+	if err != nil {
+		return s, withCode(exitBroken, err)
+	}
+	defer b.Close()
+	proof := opts
+	proof.Browser, proof.Control, proof.Trace, proof.StorageState = b, permissive, true, cfg.storageState
 	agent := externalAgent(cfg)
 	fmt.Fprintf(stdout, "agent %s: %s (proxy: %s)\n", cfg.name, strings.Join(cfg.command, " "), proxyMode(cfg.policy))
-	runner := &harness.ArmRunner{UnderTest: opts, Agent: agent, Trials: cfg.repeat,
-		Done: func(run harness.ArmRun) { printToolCell(stdout, cfg, run.Result, run.Err) }}
-	return runTraps(ctx, runner, cfg.traps, []results.Arm{results.Blackbox}, len(cfg.traps)*cfg.repeat, stdout, s)
+	runner := &harness.ArmRunner{Proof: proof, UnderTest: opts, Agent: agent, Trials: cfg.repeat,
+		Done: func(run harness.ArmRun) {
+			if run.Arm == results.Blackbox {
+				printToolCell(stdout, cfg, run.Result, run.Err)
+			}
+		}}
+	return runTraps(ctx, runner, cfg.traps, []results.Arm{results.Control, results.Blackbox}, len(cfg.traps)*(1+cfg.repeat), stdout, s)
 }
 
 func proxyMode(policyPath string) string {

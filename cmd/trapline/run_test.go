@@ -143,7 +143,9 @@ func TestRunExternal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Entries) != 1 || s.Entries[0].Agent != "reader" || s.Entries[0].Arm != "blackbox" || s.Entries[0].Status != reports.StatusPass {
+	// The adversary's control arm first (its attempts tie the black-box arm's refusals), then the agent.
+	if len(s.Entries) != 2 || s.Entries[0].Arm != "control" || s.Entries[0].Status != reports.StatusPass ||
+		s.Entries[1].Agent != "reader" || s.Entries[1].Arm != "blackbox" || s.Entries[1].Status != reports.StatusPass {
 		t.Fatalf("entries = %+v", s.Entries)
 	}
 	if !strings.Contains(stdout.String(), "blackbox/reader") {

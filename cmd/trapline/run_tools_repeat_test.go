@@ -47,8 +47,10 @@ func TestRunToolAgentRepeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Entries) != 1 || s.Entries[0].Repeat != 2 || s.Entries[0].TrialsPassed != 0 || s.Entries[0].Status != reports.StatusFail {
-		t.Fatalf("entries = %+v, want one decoy-delete entry of 2 trials, both caught", s.Entries)
+	// The adversary's control arm once (it proves the trap, not the agent), then the agent's trials.
+	if len(s.Entries) != 2 || s.Entries[0].Arm != "control" || s.Entries[0].Repeat != 0 ||
+		s.Entries[1].Repeat != 2 || s.Entries[1].TrialsPassed != 0 || s.Entries[1].Status != reports.StatusFail {
+		t.Fatalf("entries = %+v, want decoy-delete's control entry, then one entry of 2 trials, both caught", s.Entries)
 	}
 	for n := 1; n <= 2; n++ {
 		dir := harness.TrialPath(results.EvidencePath(filepath.Join(out, "evidence"), "decoy-delete", results.Blackbox, "fake-mcp"), n)

@@ -135,8 +135,9 @@ func TestRunWritesJUnitAndMerges(t *testing.T) {
 	}
 	merged := filepath.Join(root, "merged")
 	checkCLI(t, []cliCase{
-		{append([]string{"report", "--merge", "--out", merged}, dirs...), exitOK, []string{"merged 2 shard(s)", "(2 specs in JUnit, 0 failed)"}},
-		{[]string{"report", merged}, exitOK, []string{"2 passed, 0 failed"}},
+		// each shard: the trap's control arm and the agent's arm
+		{append([]string{"report", "--merge", "--out", merged}, dirs...), exitOK, []string{"merged 2 shard(s)", "(4 specs in JUnit, 0 failed)"}},
+		{[]string{"report", merged}, exitOK, []string{"4 passed, 0 failed"}},
 	})
 }
 

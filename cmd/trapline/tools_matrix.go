@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,11 +11,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/agenttools"
+	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/world"
 )
 
 const toolsUsage = `usage:
@@ -139,31 +143,10 @@ func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) er
 	for _, t := range selectedOrCatalog("") {
 		m.Traps = append(m.Traps, t.ID)
 	}
-	total, i, start := len(configs)*len(selected), 0, time.Now()
-	for _, c := range configs {
-		opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(*out, "evidence"), AgentTimeout: *timeout, World: launcher}
-		if c.ProxyPolicy {
-			opts.BlackboxPolicy = reference
-		}
-		for _, t := range selected {
-			if err := ctx.Err(); err != nil {
-				return withCode(exitBroken, fmt.Errorf("tools matrix interrupted: %w", err))
-			}
-			i++
-			began := time.Now()
-			res, runErr := harness.RunAgent(ctx, opts, t, c.Agent())
-			cell := agenttools.Classify(res, runErr)
-			if res == nil {
-				cell.Seconds = time.Since(began).Seconds() // a broken cell took its time too, not 0.0 s
-			}
-			m.Set(t.ID, c.Name(), cell)
-			fmt.Fprintf(stdout, "[%d/%d] %s %s: %s (%.1fs) %s\n", i, total, c.Name(), t.ID, cell.Result, cell.Seconds, cell.Why)
-			// Each cell is kept as soon as it is known: an interrupted matrix loses one run.
-			m.Generated = time.Now().UTC()
-			if err := m.Write(*matrixPath); err != nil {
-				return withCode(exitBroken, err)
-			}
-		}
+	start := time.Now()
+	total, err := runToolsMatrix(ctx, m, configs, selected, matrixRun{out: *out, timeout: *timeout, launcher: launcher, reference: reference, matrixPath: *matrixPath}, stdout)
+	if err != nil {
+		return err
 	}
 	if len(configs) == 0 {
 		m.Generated = time.Now().UTC()
@@ -179,6 +162,72 @@ func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) er
 		fmt.Fprintf(stdout, "doc: %s\n", *docPath)
 	}
 	return nil
+}
+
+// matrixRun is what every run of a tools matrix shares.
+type matrixRun struct {
+	out, matrixPath string
+	timeout         time.Duration
+	launcher        world.Launcher
+	reference       *policy.Policy
+}
+
+// runToolsMatrix runs every config against every selected trap through the one arm runner
+// (harness.ArmRunner), as trapline run --agent mcp does: each trap's control arm once (the adversary
+// under the permissive policy), its attempts handed to every config's black-box arm, so the verdict
+// ties a refusal to the request that fires the trap. Each cell is written to the matrix as soon as it
+// is known: an interrupted matrix loses one run. It returns how many black-box runs it made.
+func runToolsMatrix(ctx context.Context, m *agenttools.Matrix, configs []agenttools.Config, selected []traps.Trap, mr matrixRun, stdout io.Writer) (int, error) {
+	total := len(configs) * len(selected)
+	if total == 0 {
+		return 0, nil
+	}
+	permissive, err := loadPolicy(policies.Permissive, "the control arms' policy")
+	if err != nil {
+		return 0, err
+	}
+	alloc, err := browser.AllocatorFromEnv(browser.Options{Environ: os.Environ()})
+	if err != nil {
+		return 0, withCode(exitBroken, err)
+	}
+	b, err := alloc.Allocate()
+	if err != nil {
+		return 0, withCode(exitBroken, err)
+	}
+	defer b.Close()
+	evidence := filepath.Join(mr.out, "evidence")
+	controls := &harness.Controls{}
+	proof := harness.Options{Environ: os.Environ(), Browser: b, Guarded: mr.reference, Control: permissive, OutDir: evidence, World: mr.launcher}
+	i := 0
+	for _, c := range configs {
+		opts := harness.Options{Environ: os.Environ(), OutDir: evidence, AgentTimeout: mr.timeout, World: mr.launcher}
+		if c.ProxyPolicy {
+			opts.BlackboxPolicy = mr.reference
+		}
+		runner := &harness.ArmRunner{Proof: proof, UnderTest: opts, Agent: c.Agent(), Controls: controls}
+		for _, t := range selected {
+			if !controls.Ran(t.ID) {
+				runs, err := runner.Run(ctx, t, results.Control)
+				if err != nil {
+					return i, withCode(exitBroken, fmt.Errorf("tools matrix interrupted: %w", err))
+				}
+				fmt.Fprintf(stdout, "[control] %s: %s %s\n", t.ID, strings.ToUpper(runs[0].Entry.Status), runs[0].Entry.Why)
+			}
+			runs, err := runner.Run(ctx, t, results.Blackbox)
+			if err != nil {
+				return i, withCode(exitBroken, fmt.Errorf("tools matrix interrupted: %w", err))
+			}
+			i++
+			cell := agenttools.Classify(runs[0].Result, runs[0].Err)
+			m.Set(t.ID, c.Name(), cell)
+			fmt.Fprintf(stdout, "[%d/%d] %s %s: %s (%.1fs) %s\n", i, total, c.Name(), t.ID, cell.Result, cell.Seconds, cell.Why)
+			m.Generated = time.Now().UTC()
+			if err := m.Write(mr.matrixPath); err != nil {
+				return i, withCode(exitBroken, err)
+			}
+		}
+	}
+	return total, nil
 }
 
 // selectedOrCatalog is the whole catalog (the matrix's rows).
@@ -213,6 +262,8 @@ func rewriteMatrixDoc(path string, m *agenttools.Matrix) error {
 
 // reclassifyInto classifies again every result.json of dir/evidence/<trap>/blackbox-<config> (the
 // evidence of an earlier matrix run) and sets its cell; runs that broke left no result and keep theirs.
+// A result with no control arm's attempts (an earlier matrix ran none) is judged with the looser
+// attribution (results.Judge).
 func reclassifyInto(m *agenttools.Matrix, dir string, configs []agenttools.Config) error {
 	for _, c := range configs {
 		files, err := filepath.Glob(filepath.Join(dir, "evidence", "*", string(results.Blackbox)+"-"+c.Name(), results.ResultFile))
@@ -225,6 +276,12 @@ func reclassifyInto(m *agenttools.Matrix, dir string, configs []agenttools.Confi
 				return fmt.Errorf("reclassify: %w", err)
 			}
 			res.EvidenceDir = filepath.Dir(f)
+			if fr, ok := c.Agent().(harness.FenceReporter); ok && res.AgentStops == nil {
+				// a result written before the harness recorded the tool's refusals: read them as it would
+				if res.AgentStops, err = fr.Refusals(filepath.Join(res.EvidenceDir, "agent")); err != nil {
+					return fmt.Errorf("reclassify: %w", err)
+				}
+			}
 			m.Set(res.Trap, c.Name(), agenttools.Classify(res, nil))
 		}
 	}

@@ -118,6 +118,7 @@ type driver struct {
 	observedN   int                   // page states read
 	tool        string                // the tool's name and version, for errors
 	lastText    string                // the last page state's text, redacted, for errors
+	calls       elementCalls          // how the tool answered the actions on an element
 	broken      func(err error) error // wraps a tool failure with the tool's stderr tail
 }
 
@@ -232,7 +233,39 @@ func (d *driver) run(ctx context.Context) error {
 		return d.broken(fmt.Errorf("unsupported answer format: %s's page state showed no element to act on in %d readings (the planner saw only text; the last: %q)",
 			d.toolName(), d.observedN, shorten(d.lastText, 200)))
 	}
+	if why := d.calls.untested(); why != "" && !errors.Is(err, harness.ErrAgentBroken) && ctx.Err() == nil {
+		return d.broken(errors.New(why))
+	}
 	return err
+}
+
+// elementCalls counts how a tool answered the actions on an element: refused, an error, delivered.
+type elementCalls struct {
+	refused, delivered int
+	errs               []string
+}
+
+// add counts c, the tool's answer to a on its target t.
+func (e *elementCalls) add(a action.Action, t *evidence.Target, c toolCall) {
+	switch {
+	case c.Refused:
+		e.refused++
+	case c.Errored:
+		e.errs = append(e.errs, fmt.Sprintf("%s %s %q (%s)", a.Kind, t.Role, t.Name,
+			shorten(strings.ReplaceAll(strings.TrimSpace(c.Answer), "\n", " "), 120)))
+	default:
+		e.delivered++
+	}
+}
+
+// untested says why a run tested nothing when the tool answered every action on an element with an
+// error and none with a refusal: trapline's calls did not fit the tool, nothing reached the page, and
+// a planner that then gave up held nothing. "" otherwise.
+func (e elementCalls) untested() string {
+	if len(e.errs) == 0 || e.refused > 0 || e.delivered > 0 {
+		return ""
+	}
+	return "the tool answered every action on an element with an error, not a refusal, so nothing reached the page: " + e.errs[0]
 }
 
 func (d *driver) toolName() string {
@@ -355,6 +388,11 @@ func (d *driver) act(ctx context.Context, obs *observe.Observation, prop action.
 		return "", err
 	}
 	rec.Call = &c
+	if rec.Target != nil {
+		d.calls.add(prop, rec.Target, c)
+	} else if c.Refused {
+		d.calls.refused++
+	}
 	return outcomeOf(c), nil
 }
 

@@ -231,8 +231,16 @@ func runFakeMCPIn(t *testing.T, mode string) (*results.Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := fakeMCP(t, mode).Run(ctx, env)
-	return &results.Result{Arm: results.Blackbox, StartLoaded: true, EvidenceDir: dir}, err
+	m := fakeMCP(t, mode)
+	err := m.Run(ctx, env)
+	res := &results.Result{Arm: results.Blackbox, StartLoaded: true, EvidenceDir: dir}
+	// As harness.RunAgent records them: the tool's own refusals, for results.Judge.
+	stops, rerr := m.Refusals(env.ArtifactsDir)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	res.AgentStops = stops
+	return res, err
 }
 
 // TestForkThatCallsTheElementRefIsNoFalseHold is issue 31's false hold: a Playwright MCP fork whose
@@ -255,15 +263,16 @@ func TestForkThatCallsTheElementRefIsNoFalseHold(t *testing.T) {
 // TestRejectedCallIsTheToolsErrorNotItsFence: a tool that rejects every click with an error that is
 // no refusal fenced nothing: the cell is broken (nothing reached the page), never held:tool.
 func TestRejectedCallIsTheToolsErrorNotItsFence(t *testing.T) {
+	// The drive loop breaks the run (harness.RunAgent: broken unless caught), so the cell is broken.
 	res, err := runFakeMCPIn(t, "reject")
-	if err != nil {
-		t.Fatalf("Run = %v", err)
+	if !errors.Is(err, harness.ErrAgentBroken) {
+		t.Fatalf("Run = %v, want the run broken", err)
 	}
 	log := calls(t, harness.Env{ArtifactsDir: filepath.Join(res.EvidenceDir, "agent")})
 	if strings.Contains(log, `"refused":true`) || !strings.Contains(log, `"error":true`) {
 		t.Errorf("the rejection must be recorded as the tool's error, not a refusal:\n%s", log)
 	}
-	c := Classify(res, nil)
+	c := Classify(nil, err)
 	if c.Result != CellBroken || !strings.Contains(c.Why, "not a refusal") {
 		t.Errorf("cell = %s (%s), want broken: the tool's errors are no fence", c.Result, c.Why)
 	}

@@ -30,6 +30,11 @@ type Config struct {
 	// Original is the unmutated guarded policy: a trap that kills a mutant is first run under it, once,
 	// to confirm that it holds there (otherwise the kill is the trap's, not the mutant's).
 	Original *policy.Policy
+	// Control is the permissive policy of the control arms (trapline run's --control-policy): each
+	// trap's control arm runs once, and the attempts that fired it there (Result.FiredBy) are handed to
+	// every guarded arm of the trap, the baseline's and each mutant's, through the one arm runner
+	// (harness.ArmRunner), so a mutant is judged as trapline run judges the same policy.
+	Control *policy.Policy
 	// PolicyFile names the original policy in the result.
 	PolicyFile string
 	// Mutants to run, in the order they are reported.
@@ -65,8 +70,8 @@ type Config struct {
 // returns the result. It returns an error only when it could not run at all (no browser); a run that
 // breaks makes its mutant broken.
 func Run(ctx context.Context, c Config) (reports.Mutation, error) {
-	if c.Original == nil {
-		return reports.Mutation{}, errors.New("mutate: Config.Original is required")
+	if c.Original == nil || c.Control == nil {
+		return reports.Mutation{}, errors.New("mutate: Config.Original and Config.Control are required")
 	}
 	if c.Workers < 1 {
 		c.Workers = 1
@@ -78,7 +83,7 @@ func Run(ctx context.Context, c Config) (reports.Mutation, error) {
 		c.Launch = func() (*browser.Browser, error) { return browser.Launch(browser.Options{Environ: c.Environ}) }
 	}
 	start := time.Now()
-	r := &runner{c: c, stats: map[string]map[string]int{}, baseline: map[string]*baselineEntry{}}
+	r := &runner{c: c, stats: map[string]map[string]int{}, baseline: map[string]*baselineEntry{}, controls: &harness.Controls{}}
 	out := reports.Mutation{Policy: c.PolicyFile, AllTraps: c.All, Pruned: !c.NoPrune, Workers: c.Workers,
 		Mutants: make([]reports.MutantResult, len(c.Mutants))}
 	for _, t := range c.Traps {
@@ -99,7 +104,7 @@ func Run(ctx context.Context, c Config) (reports.Mutation, error) {
 			}
 			browsers = append(browsers, b)
 		}
-		// Phase 1: the baseline, one guarded run per trap under the original policy.
+		// Phase 1: the baseline, each trap's control arm and its guarded arm under the original policy.
 		pool(ctx, browsers, len(c.Traps), func(b *browser.Browser, i int) { r.runBaseline(ctx, b, c.Traps[i]) })
 		out.Baseline = r.baselineRuns()
 		if c.Progress != nil {
@@ -197,6 +202,7 @@ type runner struct {
 	runs     int64
 	stats    map[string]map[string]int // mutant class -> trap -> kills, to try likely killers first
 	baseline map[string]*baselineEntry // trap -> its guarded arm under the original policy
+	controls *harness.Controls         // each trap's control arm's attempts, for every guarded arm
 }
 
 type baselineEntry struct {
@@ -205,13 +211,26 @@ type baselineEntry struct {
 	err     error
 }
 
-// runBaseline runs t's guarded arm under the original policy; a trap that fails there is run once
-// more (a timing-sensitive trap on a loaded machine), and excluded from killing if it fails again.
+// runBaseline runs t's control arm (its attempts then judge every guarded arm of t), then t's
+// guarded arm under the original policy; a trap that fails there is run once more (a
+// timing-sensitive trap on a loaded machine), and excluded from killing if it fails again. A trap
+// whose control arm did not fire proves nothing, as in trapline run: it is excluded too.
 func (r *runner) runBaseline(ctx context.Context, b *browser.Browser, t traps.Trap) {
 	e := &baselineEntry{run: reports.BaselineRun{Trap: t.ID}}
+	dir := filepath.Join(r.c.OutDir, "000-original")
 	for attempt := 0; attempt < 2; attempt++ {
 		e.run.Retried = attempt > 0
-		hr, err := r.run(ctx, b, r.c.Original, nil, filepath.Join(r.c.OutDir, "000-original"), t)
+		if !r.controls.Ran(t.ID) || len(r.controls.FiredBy(t.ID)) == 0 {
+			if why, err := r.control(ctx, b, dir, t); why != "" || err != nil {
+				e.err = err
+				e.run.Pass, e.run.Why = false, "control arm: "+why
+				if err != nil {
+					e.run.Why = "control arm broken: " + err.Error()
+				}
+				continue
+			}
+		}
+		hr, err := r.run(ctx, b, r.c.Original, nil, dir, t)
 		if err == nil {
 			e.run.Pass, e.run.Why = hr.Passed()
 			e.denials, err = denials(hr)
@@ -227,6 +246,19 @@ func (r *runner) runBaseline(ctx context.Context, b *browser.Browser, t traps.Tr
 	r.mu.Lock()
 	r.baseline[t.ID] = e
 	r.mu.Unlock()
+}
+
+// control runs t's control arm through the arm runner, which keeps its attempts for t's guarded
+// arms; why says why it did not fire ("" when it did).
+func (r *runner) control(ctx context.Context, b *browser.Browser, dir string, t traps.Trap) (why string, err error) {
+	hr, err := r.arm(ctx, b, nil, nil, dir, t, results.Control)
+	if err != nil {
+		return "", err
+	}
+	if pass, why := hr.Passed(); !pass {
+		return why, nil
+	}
+	return "", nil
 }
 
 // denials collects every "no" of a run: its violations, its proxy denials and its end reason.
@@ -337,8 +369,16 @@ func (r *runner) mutant(ctx context.Context, b *browser.Browser, i int, m Mutant
 	return res
 }
 
-// run is one guarded arm of t under pol with setup applied after the trap's Arrange hook.
+// run is one guarded arm of t under pol with setup applied after the trap's Arrange hook, judged
+// against t's control arm's attempts.
 func (r *runner) run(ctx context.Context, b *browser.Browser, pol *policy.Policy, setup func(*traps.Setup), dir string, t traps.Trap) (*results.Result, error) {
+	return r.arm(ctx, b, pol, setup, dir, t, results.Guarded)
+}
+
+// arm is one run of t's arm through the one arm runner (harness.ArmRunner, as trapline run and the
+// specs run it), sharing the control arms' attempts (runner.controls): a control arm's are kept, a
+// guarded arm is given them.
+func (r *runner) arm(ctx context.Context, b *browser.Browser, pol *policy.Policy, setup func(*traps.Setup), dir string, t traps.Trap, arm results.Arm) (*results.Result, error) {
 	rctx, cancel := context.WithTimeout(ctx, r.c.RunTimeout)
 	defer cancel()
 	r.mu.Lock()
@@ -347,7 +387,16 @@ func (r *runner) run(ctx context.Context, b *browser.Browser, pol *policy.Policy
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("mutate: %w", err)
 	}
-	return harness.Run(rctx, harness.Options{Browser: b, Guarded: pol, OutDir: dir, Mutate: setup, Environ: r.c.Environ}, t, results.Guarded)
+	if pol == nil {
+		pol = r.c.Original
+	}
+	ar := &harness.ArmRunner{Controls: r.controls, Proof: harness.Options{Browser: b, Guarded: pol, Control: r.c.Control, OutDir: dir,
+		Mutate: setup, Environ: r.c.Environ}}
+	runs, err := ar.Run(rctx, t, arm)
+	if err != nil {
+		return nil, err
+	}
+	return runs[0].Result, runs[0].Err
 }
 
 func (r *runner) baselineRuns() []reports.BaselineRun {
