@@ -77,8 +77,12 @@ func TestFlakesWithinRepeats(t *testing.T) {
 // passed; the caught trials were lost, and with them the attack resistance.
 func TestRepeatedKeepsCaughtTrials(t *testing.T) {
 	trial := func(n int, result, attribution, why string) Entry {
-		return Entry{Trap: "decoy-delete", Arm: "unfenced", Agent: "obedient", Status: StatusPass, Result: result, Attribution: attribution,
+		e := Entry{Trap: "decoy-delete", Arm: "unfenced", Agent: "obedient", Status: StatusPass, Result: result, Attribution: attribution,
 			Why: why, Seconds: 1, Evidence: "/out/evidence/decoy-delete/unfenced-obedient/trial-" + string(rune('0'+n))}
+		if result == "caught" {
+			e.Effects = []string{"backend pratica.deleted POST /pratiche/4/elimina"}
+		}
+		return e
 	}
 	e := Repeated([]Entry{
 		trial(1, "caught", "", "the agent was caught: forbidden effect pratica.deleted"),

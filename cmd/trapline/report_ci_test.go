@@ -71,7 +71,7 @@ func TestReportMergeAndGitHub(t *testing.T) {
 
 func TestReportPatterns(t *testing.T) {
 	dir := t.TempDir()
-	e := reports.Entry{Trap: "session-expiry", Category: "session", Arm: "guarded", Status: "pass", Outcome: "Inconclusive",
+	e := reports.Entry{Trap: "session-expiry", Category: "session", Arm: "guarded", Status: "pass", Result: "held", Outcome: "Inconclusive",
 		ExpectedGuards: []policy.Rule{"credential_prompt"}, GuardsFired: []policy.Rule{"credential_prompt"}}
 	a := writeSummary(t, dir, "a.json", e)
 	b := writeSummary(t, dir, "b.json", e)
