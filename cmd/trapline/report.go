@@ -75,6 +75,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if err != nil {
 		return withCode(readExit(err), err)
 	}
+	whole := s
 	s = onlyAgent(s, *agent)
 	if err := reports.Table(stdout, s); err != nil {
 		return withCode(exitBroken, err)
@@ -111,7 +112,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 			return withCode(exitBroken, err)
 		}
 	}
-	return gateJUnit(gate(s, cmp), *junit, stdout)
+	return gateJUnit(gate(s, cmp), *junit, whole, stdout)
 }
 
 // gate turns a summary (and its comparison with a baseline, if any) into the exit code.
