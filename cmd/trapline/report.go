@@ -12,7 +12,7 @@ import (
 )
 
 const reportUsage = `usage:
-  trapline report [--html OUT.html] [--baseline PREVIOUS.json [--max-drop R]] [SUMMARY.json|RUN_DIR]
+  trapline report [--verify] [--html OUT.html] [--baseline PREVIOUS.json [--max-drop R]] [--junit JUNIT.xml] [SUMMARY.json|RUN_DIR]
   trapline report --flake SUMMARY.json...
   trapline report --merge [--out DIR] SHARD_DIR...   (shards' summary.json + junit.xml into DIR)
   trapline report --patterns SUMMARY.json...         (failure patterns across runs)
@@ -20,7 +20,8 @@ const reportUsage = `usage:
 --github adds the job summary ($GITHUB_STEP_SUMMARY) and ::error annotations (docs/ci.md).
 SUMMARY.json defaults to reports/out/summary.json; flags go before the files. A summary is read
 strictly: unknown fields or verdicts, counters that contradict its entries, duplicate arms, an
-interrupted or in-progress run are refused (docs/ci.md, "What a gate trusts").
+interrupted or in-progress run are refused, and every entry is re-judged from its own fields (with
+--verify, from its evidence folder's result.json too; docs/ci.md, "What a gate trusts").
 exit: 0 ok; 1 a trap arm failed its verdict with no baseline verdict to compare (or --flake: a verdict
 changed between runs, or a control arm did not fire in a run); 2 usage; 3 a run broke (fixture or environment; or --flake: an arm is missing
 from some runs; or --baseline: the runs share no agent under test); 4 a regression against the
@@ -42,6 +43,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	patterns := fs.Bool("patterns", false, "group violations across runs' summaries and name the failure patterns")
 	agent := fs.String("agent", "", "only this agent's arms (\"reference\": the guarded and control arms), here and in the baseline")
 	failures := fs.Bool("failures", false, "print each failed spec of the JUnit files with its failure message")
+	verify := fs.Bool("verify", false, "also re-judge every entry from its evidence folder's result.json (refused, exit 2, when one disagrees or is missing)")
 	junit := fs.String("junit", "", "also gate (exit 1) on this JUnit file's failures outside the reference agent's arms")
 	maxDrop := fs.Float64("max-drop", 0, "with --baseline: the largest drop (0..1) of an agent's attack resistance or completed-under-policy rate that is not a regression (0: any drop is)")
 	if err := parseFlags(fs, args); err != nil {
@@ -76,6 +78,11 @@ func cmdReport(args []string, stdout io.Writer) error {
 		return withCode(readExit(err), err)
 	}
 	whole := s
+	if *verify {
+		if err := reports.VerifyEvidence(s, summaryDir(path)); err != nil {
+			return withCode(exitUsage, err)
+		}
+	}
 	s = onlyAgent(s, *agent)
 	if err := reports.Table(stdout, s); err != nil {
 		return withCode(exitBroken, err)
@@ -98,11 +105,11 @@ func cmdReport(args []string, stdout io.Writer) error {
 		}
 	}
 	if *htmlOut != "" {
-		mut, err := reports.ReadMutationBeside(filepath.Dir(path)) // trapline mutate's result, when there is one
+		mut, err := reports.ReadMutationBeside(summaryDir(path)) // trapline mutate's result, when there is one
 		if err != nil {
 			return withCode(exitUsage, err)
 		}
-		if err := reports.WriteHTMLFile(*htmlOut, s, reports.HTMLOptions{SummaryDir: filepath.Dir(path), Comparison: cmp, Mutation: mut}); err != nil {
+		if err := reports.WriteHTMLFile(*htmlOut, s, reports.HTMLOptions{SummaryDir: summaryDir(path), Comparison: cmp, Mutation: mut}); err != nil {
 			return withCode(exitBroken, err)
 		}
 		fmt.Fprintln(stdout, "html:", *htmlOut)
@@ -113,6 +120,14 @@ func cmdReport(args []string, stdout io.Writer) error {
 		}
 	}
 	return gateJUnit(gate(s, cmp), *junit, whole, stdout)
+}
+
+// summaryDir is the folder of the summary at path (a summary file, or the folder that holds one).
+func summaryDir(path string) string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return path
+	}
+	return filepath.Dir(path)
 }
 
 // gate turns a summary (and its comparison with a baseline, if any) into the exit code.
