@@ -11,14 +11,17 @@ import (
 
 // reportMerge merges shard reports folders into out (reports.WriteMerged) and prints the merged table.
 // It does not gate: run `trapline report [--baseline ...]` on the merged summary for that. Shards that
-// do not belong to one run exit 3 (broken), a usage error 2.
-func reportMerge(dirs []string, out string, stdout io.Writer) error {
+// do not belong to one run, a shard without its reports, a shard whose model never answered and a
+// merge with fewer arms than --require-arms exit 3 (broken: unknown, not absent); a usage error or an
+// unusable (tampered) summary 2.
+func reportMerge(dirs []string, out string, requireArms int, stdout io.Writer) error {
 	if len(dirs) == 0 {
 		return withCode(exitUsage, fmt.Errorf("report --merge needs at least one shard folder\n%s", reportUsage))
 	}
-	m, err := reports.WriteMerged(out, dirs)
+	m, err := reports.WriteMergedWith(out, dirs, reports.MergeOptions{RequireArms: requireArms})
 	if err != nil {
-		if errors.Is(err, reports.ErrShardMismatch) || errors.Is(err, reports.ErrIncompleteRun) {
+		if errors.Is(err, reports.ErrShardMismatch) || errors.Is(err, reports.ErrIncompleteRun) || errors.Is(err, reports.ErrShardMissing) ||
+			errors.Is(err, reports.ErrModelSilent) {
 			return withCode(exitBroken, err)
 		}
 		return withCode(exitUsage, err)
