@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -54,6 +55,12 @@ func gateOf(s Summary, cmp *Comparison) (gateView, []failureView) {
 	regressions, utility := count[standRegression], 0
 	if cmp != nil {
 		regressions, utility = len(cmp.Regressions), len(cmp.UtilityRegressions)
+		for i, u := range cmp.UtilityRegressions {
+			// After the arms' regressions, before every other failure: the gate exits 4 for it too.
+			at := min(count[standRegression]+i, len(fails))
+			fails = slices.Insert(fails, at, failureView{Anchor: "utility-h", Label: u.Arm + "/" + u.Agent, Standing: "utility regression", Class: "fail",
+				Message: fmt.Sprintf("%s %.2f -> %.2f over the arms both runs judged; before: %s; now: %s", u.Measure, u.Before, u.After, u.BeforeText, u.AfterText)})
+		}
 	}
 	switch {
 	case len(s.Entries) == 0:
