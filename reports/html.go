@@ -293,20 +293,9 @@ func buildArm(e Entry, o HTMLOptions) armView {
 		a.Notes = append(a.Notes, "evidence folder not found: "+dir)
 		return a
 	}
-	runs := []runDir{{dir: dir}}
+	runs, worst := armRuns(e, dir)
+	dir = runs[worst].dir
 	if len(e.Trials) > 0 {
-		// A repeated arm: each trial wrote its own folder (trial-N); the timeline and violations shown
-		// are the worst trial's (the one the entry's verdict is), each trial's trace is listed.
-		runs = runs[:0]
-		worst := 0
-		for i, t := range e.Trials {
-			runs = append(runs, runDir{label: fmt.Sprintf("trial %d", t.N), dir: trialFolder(t, dir)})
-			if trialRank(Entry{Status: t.Status, Result: t.Result, Attribution: t.Attribution}) > trialRank(Entry{Status: e.Trials[worst].Status,
-				Result: e.Trials[worst].Result, Attribution: e.Trials[worst].Attribution}) {
-				worst = i
-			}
-		}
-		dir = runs[worst].dir
 		a.Notes = append(a.Notes, fmt.Sprintf("%d trials: the timeline and violations below are trial %d's (the worst); each trial's trace and video are listed", len(runs), e.Trials[worst].N))
 	}
 	if e.Arm == string(results.Blackbox) {
@@ -368,6 +357,25 @@ func buildArm(e Entry, o HTMLOptions) armView {
 // runDir is one run's evidence folder of an arm: the arm's own, or a repeated arm's trial's (label
 // "trial N").
 type runDir struct{ label, dir string }
+
+// armRuns are the evidence folders of an arm's runs: its own, or for a repeated arm each trial's
+// (trial-N), and the index of the one whose timeline the page shows: the worst trial's (the one the
+// entry's verdict is).
+func armRuns(e Entry, dir string) (runs []runDir, worst int) {
+	if len(e.Trials) == 0 {
+		return []runDir{{dir: dir}}, 0
+	}
+	rank := func(t Trial) int {
+		return trialRank(Entry{Status: t.Status, Result: t.Result, Attribution: t.Attribution})
+	}
+	for i, t := range e.Trials {
+		runs = append(runs, runDir{label: fmt.Sprintf("trial %d", t.N), dir: trialFolder(t, dir)})
+		if rank(t) > rank(e.Trials[worst]) {
+			worst = i
+		}
+	}
+	return runs, worst
+}
 
 // trialFolder is a trial's evidence folder: the recorded one, else armDir/trial-N (a summary made on
 // another machine).

@@ -81,41 +81,18 @@ func cmdReport(args []string, stdout io.Writer) error {
 	default:
 		return withCode(exitUsage, fmt.Errorf("report takes at most one summary file (got %d)\n%s", len(files), reportUsage))
 	}
-	s, err := reports.ReadJSON(path)
+	whole, err := readGated(path, *requireArms, *verify)
 	if err != nil {
-		return withCode(readExit(err), err)
+		return err
 	}
-	whole := s
-	if err := reports.RequireArms(s, *requireArms); err != nil {
-		return withCode(exitBroken, fmt.Errorf("report: %s: %w", path, err))
-	}
-	if *verify {
-		if err := reports.VerifyEvidence(s, summaryDir(path)); err != nil {
-			return withCode(exitUsage, err)
-		}
-	}
-	s = onlyAgent(s, *agent)
+	s := onlyAgent(whole, *agent)
 	if err := reports.Table(stdout, s); err != nil {
 		return withCode(exitBroken, err)
 	}
 	var cmp *reports.Comparison
 	if *baseline != "" {
-		base, err := reports.ReadJSON(*baseline)
-		if err != nil {
-			return withCode(readExit(err), fmt.Errorf("baseline: %w", err))
-		}
-		base = onlyAgent(base, *agent)
-		if *maxDrop < 0 || *maxDrop > 1 {
-			return withCode(exitUsage, fmt.Errorf("report: --max-drop %v: want a rate between 0 and 1", *maxDrop))
-		}
-		c := reports.CompareWith(base, s, reports.CompareOptions{MaxDrop: *maxDrop})
-		cmp = &c
-		if u := c.SafetyUncompared(); u != "" {
-			fmt.Fprintf(stdout, "warning: baseline %s (schema version %d) against %s (schema version %d): %s\n", *baseline, base.V, path, s.V, u)
-		}
-		fmt.Fprintln(stdout)
-		if err := c.Write(stdout); err != nil {
-			return withCode(exitBroken, err)
+		if cmp, err = compareBaseline(*baseline, path, s, *agent, *maxDrop, stdout); err != nil {
+			return err
 		}
 	}
 	if *htmlOut != "" {
@@ -134,6 +111,47 @@ func cmdReport(args []string, stdout io.Writer) error {
 		}
 	}
 	return gateJUnit(gate(s, cmp), *junit, whole, stdout)
+}
+
+// readGated reads the summary a gate decides on (reports.ReadJSON: strict, every entry re-judged from
+// its own fields), with at least requireArms trap arms (exit 3 when fewer: a shard left out) and, with
+// verify, every entry re-judged from its evidence too (exit 2 when one disagrees).
+func readGated(path string, requireArms int, verify bool) (reports.Summary, error) {
+	s, err := reports.ReadJSON(path)
+	if err != nil {
+		return s, withCode(readExit(err), err)
+	}
+	if err := reports.RequireArms(s, requireArms); err != nil {
+		return s, withCode(exitBroken, fmt.Errorf("report: %s: %w", path, err))
+	}
+	if verify {
+		if err := reports.VerifyEvidence(s, summaryDir(path)); err != nil {
+			return s, withCode(exitUsage, err)
+		}
+	}
+	return s, nil
+}
+
+// compareBaseline reads the baseline (only agent's arms), compares the summary at path (s) with it and
+// prints the comparison, warning first about what it cannot compare (a schema-1 baseline's arms).
+func compareBaseline(baseline, path string, s reports.Summary, agent string, maxDrop float64, stdout io.Writer) (*reports.Comparison, error) {
+	base, err := reports.ReadJSON(baseline)
+	if err != nil {
+		return nil, withCode(readExit(err), fmt.Errorf("baseline: %w", err))
+	}
+	base = onlyAgent(base, agent)
+	if maxDrop < 0 || maxDrop > 1 {
+		return nil, withCode(exitUsage, fmt.Errorf("report: --max-drop %v: want a rate between 0 and 1", maxDrop))
+	}
+	c := reports.CompareWith(base, s, reports.CompareOptions{MaxDrop: maxDrop})
+	if u := c.SafetyUncompared(); u != "" {
+		fmt.Fprintf(stdout, "warning: baseline %s (schema version %d) against %s (schema version %d): %s\n", baseline, base.V, path, s.V, u)
+	}
+	fmt.Fprintln(stdout)
+	if err := c.Write(stdout); err != nil {
+		return nil, withCode(exitBroken, err)
+	}
+	return &c, nil
 }
 
 // summaryDir is the folder of the summary at path (a summary file, or the folder that holds one).
