@@ -106,6 +106,19 @@ func rejudge(e Entry, v int) []string {
 	return out
 }
 
+// trialsWithoutResult names the passing trials of a repeated entry that record no result, in a summary
+// of schema version v 2 or later (which records one for every judged trial): a pass that cannot be
+// re-judged.
+func trialsWithoutResult(e Entry, v int) []string {
+	var out []string
+	for _, t := range e.Trials {
+		if v >= 2 && t.Status == StatusPass && t.Result == "" {
+			out = append(out, fmt.Sprintf("trial %d: verdict pass with no result", t.N))
+		}
+	}
+	return out
+}
+
 func passWord(pass bool) string {
 	if pass {
 		return "passes"

@@ -194,7 +194,7 @@ func Validate(s Summary) error {
 		for _, p := range trialProblems(e) {
 			add("%s: %s", name, p)
 		}
-		for _, p := range rejudge(e, s.V) {
+		for _, p := range append(rejudge(e, s.V), trialsWithoutResult(e, s.V)...) {
 			add("%s: %s", name, p)
 		}
 	}
