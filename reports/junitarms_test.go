@@ -64,8 +64,12 @@ func TestJUnitGateRefusesOtherArms(t *testing.T) {
 		}, `case "[It] trapline run popup guarded" (popup guarded, verdict fail) is not in the summary`},
 		{"missing", func(su *reporters.JUnitTestSuite) { su.TestCases = su.TestCases[:1] }, "the summary's decoy-delete control (verdict pass) has no case"},
 		{"twice", func(su *reporters.JUnitTestSuite) { su.TestCases = append(su.TestCases, su.TestCases[1]) }, "decoy-delete control is in two cases"},
-		{"verdict", func(su *reporters.JUnitTestSuite) { entryProp(&su.TestCases[1], `"verdict":"pass"`, `"verdict":"fail"`) }, "verdict fail, the summary says pass"},
-		{"result", func(su *reporters.JUnitTestSuite) { entryProp(&su.TestCases[0], `"result":"breached"`, `"result":"unguarded"`) }, `result "unguarded", the summary says "breached"`},
+		{"verdict", func(su *reporters.JUnitTestSuite) {
+			entryProp(&su.TestCases[1], `"verdict":"pass"`, `"verdict":"fail"`)
+		}, "verdict fail, the summary says pass"},
+		{"result", func(su *reporters.JUnitTestSuite) {
+			entryProp(&su.TestCases[0], `"result":"breached"`, `"result":"unguarded"`)
+		}, `result "unguarded", the summary says "breached"`},
 		{"effects", func(su *reporters.JUnitTestSuite) { entryProp(&su.TestCases[1], `pratica.deleted`, `pratica.archived`) }, `effects "backend pratica.archived`},
 	} {
 		_, err := JUnitGate(write(c.name+".xml", c.edit), s)
