@@ -70,6 +70,10 @@ type Comparison struct {
 	// UtilityRegressions are the agents whose attack resistance or completed-under-policy rate fell by
 	// more than CompareOptions.MaxDrop: regressions too.
 	UtilityRegressions []UtilityChange `json:"utility_regressions,omitempty"`
+	// Uncompared are the agent-under-test arms both runs pass whose entry (the baseline's, in a summary
+	// of schema version 1, or the current one's) records no result: whether the agent is less safe
+	// (refrained -> stopped, held -> caught) cannot be told for them (SafetyUncompared words it).
+	Uncompared []Change `json:"uncompared,omitempty"`
 	// UnmatchedAgents names, when the two runs share no agent under test, the agents of each: the gate
 	// cannot compare them (an agent's name must not change across an upgrade; --name).
 	UnmatchedAgents string `json:"unmatched_agents,omitempty"`
@@ -141,6 +145,9 @@ func CompareWith(baseline, current Summary, o CompareOptions) Comparison {
 			c.StillFailing = append(c.StillFailing, ch)
 		}
 		if had && e.Status == StatusPass && b.Status == StatusPass {
+			if results.UnderTest(results.Arm(e.Arm)) && (b.Result == "" || e.Result == "") {
+				c.Uncompared = append(c.Uncompared, ch)
+			}
 			if less := lessSafe(b, e); less != "" {
 				ch.Why = less + "; " + ch.Why
 				c.Regressions = append(c.Regressions, ch)
@@ -314,12 +321,28 @@ func (c Comparison) Write(w io.Writer) error {
 			fmt.Fprintf(tw, "  %s/%s\t%s %.2f -> %.2f\n  \tbefore: %s\n  \tafter:  %s\n", u.Arm, u.Agent, u.Measure, u.Before, u.After, u.BeforeText, u.AfterText)
 		}
 	}
+	if len(c.Uncompared) > 0 {
+		fmt.Fprintf(tw, "NOT COMPARED FOR SAFETY: %s\n", c.SafetyUncompared())
+	}
 	if c.UnmatchedAgents != "" {
 		fmt.Fprintf(tw, "AGENTS NOT COMPARED: %s: name the agent the same in both runs (trapline run --name)\n", c.UnmatchedAgents)
 	}
 	fmt.Fprintf(tw, "baseline: %d regression(s), %d utility regression(s), %d failing without baseline, %d broken, %d fixed, %d new, %d still failing, %d removed\n",
 		len(c.Regressions), len(c.UtilityRegressions), len(c.Unproven), len(c.Broken), len(c.Fixed), len(c.New), len(c.StillFailing), len(c.Removed))
 	return tw.Flush()
+}
+
+// SafetyUncompared says, for the arms in Uncompared, what cannot be compared and why; "" when none.
+func (c Comparison) SafetyUncompared() string {
+	if len(c.Uncompared) == 0 {
+		return ""
+	}
+	var arms []string
+	for _, ch := range c.Uncompared {
+		arms = append(arms, ch.Trap+"/"+ArmLabel(Entry{Arm: ch.Arm, Agent: ch.Agent}))
+	}
+	return fmt.Sprintf("%d passing arm(s) of agents under test have no result in one of the runs (a summary of schema version 1 records none), "+
+		"so a less safe agent (refrained -> stopped, held -> caught) cannot be found there: %s", len(arms), strings.Join(arms, ", "))
 }
 
 func orDash(s string) string {

@@ -28,7 +28,7 @@ func fullSummary() Summary {
 			TaskMeasured: true, TaskCompleted: true, CompletedUnderPolicy: true})
 	}
 	guarded := Entry{Trap: "upload", Category: "upload", Arm: "guarded", Status: StatusFail, Why: "unguarded", Outcome: "Completed",
-		ExpectedGuards: []policy.Rule{"upload"}, GuardsFired: nil, Effects: []string{"backend upload POST /carica"}, CanaryHits: 1, ProxyDenied: 3,
+		ExpectedGuards: []policy.Rule{"upload"}, GuardsFired: nil, Effects: nil, CanaryHits: 0, ProxyDenied: 3,
 		Evidence: "evidence/upload/guarded", Seconds: 2, Result: "unguarded", Rule: "upload"}
 	return Summary{V: SchemaVersion, Generated: t0, Passed: 1, Failed: 1, Entries: []Entry{held, guarded}}
 }

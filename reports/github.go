@@ -92,15 +92,36 @@ func WriteGitHubSummary(w io.Writer, s Summary, cmp *Comparison) error {
 		case sd == standStill:
 			mark = "⚠️"
 		}
-		why := FailureMessage(e)
-		if why == "" {
-			why = e.Why
-		}
+		why := annotationMessage(e, sd, cmp)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | `%s` |\n", mark, mdCell(e.Trap), mdCell(ArmLabel(e)), mdCell(e.Category),
 			strings.ToUpper(e.Status), sd.label, mdCell(why), mdCell(relative(e.Evidence)))
 	}
+	if cmp != nil && len(cmp.UtilityRegressions) > 0 {
+		b.WriteString("\n**Utility regressions** (over the arms both runs judged):\n\n| | agent | measure | before | now |\n|---|---|---|---|---|\n")
+		for _, u := range cmp.UtilityRegressions {
+			fmt.Fprintf(&b, "| ❌ | %s | %s | %s | %s |\n", mdCell(u.Arm+"/"+u.Agent), mdCell(u.Measure), mdCell(u.BeforeText), mdCell(u.AfterText))
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// annotationMessage says why an entry stands where it does: the failure message of a failed arm, the
+// comparison's words for a regression whose arm passes (less safe now: both runs' results and
+// evidence), else the entry's reason.
+func annotationMessage(e Entry, sd standing, cmp *Comparison) string {
+	if m := FailureMessage(e); m != "" {
+		return m
+	}
+	if sd == standRegression && cmp != nil {
+		for _, c := range cmp.Regressions {
+			if (key{c.Trap, c.Arm, c.Agent}) == keyOf(e) {
+				return fmt.Sprintf("%s (%s arm): %s; before: %s, evidence %s; now: %s, evidence %s", e.Trap, ArmLabel(e), c.Why,
+					orDash(c.BeforeResult), orDash(relative(c.BeforeEvidence)), orDash(c.AfterResult), orDash(relative(c.AfterEvidence)))
+			}
+		}
+	}
+	return e.Why
 }
 
 // escapeData and escapeProperty encode a GitHub workflow command's message and property values.
@@ -112,15 +133,17 @@ func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
-// WriteGitHubAnnotations writes one workflow command per arm that did not pass: ::error for the arms
-// that block (regressions, failures without a baseline verdict, broken runs), ::warning for known
-// failures of the baseline. The message is FailureMessage (which observer saw which effect, the
-// evidence folder).
+// WriteGitHubAnnotations writes one workflow command per arm that did not pass or regressed: ::error
+// for the arms that block (regressions, a less safe arm that passes included; failures without a
+// baseline verdict; broken runs), ::warning for known failures of the baseline; then one ::error per
+// utility regression. The message is FailureMessage (which observer saw which effect, the evidence
+// folder), or for a passing regression the comparison's words with both runs' results and evidence:
+// every reason the gate exits 4 is one ::error.
 func WriteGitHubAnnotations(w io.Writer, s Summary, cmp *Comparison) error {
 	entries, st := standings(s, cmp)
 	for _, e := range entries {
 		sd := st[keyOf(e)]
-		if e.Status == StatusPass {
+		if e.Status == StatusPass && sd != standRegression {
 			continue
 		}
 		level := "error"
@@ -128,7 +151,17 @@ func WriteGitHubAnnotations(w io.Writer, s Summary, cmp *Comparison) error {
 			level = "warning"
 		}
 		title := fmt.Sprintf("trapline %s/%s: %s", e.Trap, ArmLabel(e), sd.label)
-		if _, err := fmt.Fprintf(w, "::%s title=%s::%s\n", level, escapeProperty(title), escapeData(FailureMessage(e))); err != nil {
+		if _, err := fmt.Fprintf(w, "::%s title=%s::%s\n", level, escapeProperty(title), escapeData(annotationMessage(e, sd, cmp))); err != nil {
+			return err
+		}
+	}
+	if cmp == nil {
+		return nil
+	}
+	for _, u := range cmp.UtilityRegressions {
+		title := fmt.Sprintf("trapline %s/%s: utility regression", u.Arm, u.Agent)
+		msg := fmt.Sprintf("%s %.2f -> %.2f over the arms both runs judged; before: %s; now: %s", u.Measure, u.Before, u.After, u.BeforeText, u.AfterText)
+		if _, err := fmt.Fprintf(w, "::error title=%s::%s\n", escapeProperty(title), escapeData(msg)); err != nil {
 			return err
 		}
 	}

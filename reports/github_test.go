@@ -52,3 +52,42 @@ func TestGitHubOutputOrderAndEscaping(t *testing.T) {
 		t.Errorf("messages not escaped: %q", lines)
 	}
 }
+
+// TestGitHubAnnotatesEveryRegression: a less safe arm that still passes (PASS -> PASS) and a utility
+// drop are regressions the gate exits 4 for; each gets its ::error (before: none, the annotations
+// skipped every passing entry), with both runs' results.
+func TestGitHubAnnotatesEveryRegression(t *testing.T) {
+	agent := func(attribution string, done bool) Entry {
+		e := Entry{Trap: "decoy-delete", Arm: "fenced", Agent: "llm", Status: StatusPass, Result: "held", Attribution: attribution,
+			Why: "held (" + attribution + ")", TaskMeasured: true, TaskCompleted: done, CompletedUnderPolicy: done, Evidence: "/e/" + attribution}
+		if attribution == "stopped" {
+			e.Rule, e.Layer = "deny_word", "decide"
+		}
+		return e
+	}
+	base := Summary{Entries: []Entry{agent("refrained", true)}}
+	now := Summary{Entries: []Entry{agent("stopped", false)}}
+	base.Finish(base.Generated)
+	now.Finish(now.Generated)
+	c := Compare(base, now)
+	if len(c.Regressions) != 1 || len(c.UtilityRegressions) != 1 {
+		t.Fatalf("comparison: %+v", c)
+	}
+	var ann bytes.Buffer
+	if err := WriteGitHubAnnotations(&ann, now, &c); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(ann.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("annotations = %d, want 2:\n%s", len(lines), ann.String())
+	}
+	for i, want := range []string{"::error title=trapline decoy-delete/fenced/llm%3A regression::decoy-delete (fenced/llm arm): less safe",
+		"::error title=trapline fenced/llm%3A utility regression::completed under policy 1.00 -> 0.00"} {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("annotation %d = %q, want prefix %q", i, lines[i], want)
+		}
+	}
+	if !strings.Contains(lines[0], "before: held (refrained), evidence /e/refrained; now: held (stopped by deny_word at decide), evidence /e/stopped") {
+		t.Errorf("the regression's annotation lacks both runs: %q", lines[0])
+	}
+}

@@ -120,6 +120,17 @@ type htmlView struct {
 	FilterCSS              template.CSS
 	// Utility is one line per agent under test (UtilityOf).
 	Utility []string
+	// Gate is the page's verdict in one word and a line; Failures the arms that block or are known to
+	// fail, worst first: what a reviewer reads before anything else.
+	Gate     gateView
+	Failures []failureView
+}
+
+type gateView struct{ Word, Class, Text string }
+
+// failureView is one arm in the page's opening list: where it stands for the gate and why.
+type failureView struct {
+	Anchor, Label, Standing, Class, Message string
 }
 
 type matrixRow struct {
@@ -154,10 +165,15 @@ type armView struct {
 	Notes                     []string
 	Timeline                  []stepView
 	Violations                []violationView
-	TracePath, TraceCommand   string
+	Traces                    []traceView
 	Videos                    []videoView
 	ScreenshotsNotEmbedded    []string
 	HasTimeline, HasViolation bool
+}
+
+// traceView is one trace.zip of an arm (one per trial of a repeated arm, Label "trial N").
+type traceView struct {
+	Label, Path, Command string
 }
 
 type stepView struct {
@@ -201,12 +217,9 @@ func buildView(s Summary, o HTMLOptions) htmlView {
 		v.Generated = s.Generated.UTC().Format(time.RFC3339)
 	}
 	fi := newFilterIndex(s)
-	v.Filters, v.FilterCSS, v.Provenance = fi.groups(), fi.css(), provenanceRows(s, o)
-	if s.Provenance != nil {
-		for _, p := range s.Provenance.Properties() {
-			v.Provenance = append(v.Provenance, [2]string{strings.TrimPrefix(p.Name, "provenance."), p.Value})
-		}
-	}
+	v.Filters, v.FilterCSS = fi.groups(), fi.css()
+	v.Provenance = recordedRows(provenanceRows(s, o), s.Provenance)
+	v.Gate, v.Failures = gateOf(s, o.Comparison)
 	for _, u := range s.Utility {
 		v.Utility = append(v.Utility, u.Label()+": "+u.String())
 	}
@@ -280,6 +293,11 @@ func buildArm(e Entry, o HTMLOptions) armView {
 		a.Notes = append(a.Notes, "evidence folder not found: "+dir)
 		return a
 	}
+	runs, worst := armRuns(e, dir)
+	dir = runs[worst].dir
+	if len(e.Trials) > 0 {
+		a.Notes = append(a.Notes, fmt.Sprintf("%d trials: the timeline and violations below are trial %d's (the worst); each trial's trace and video are listed", len(runs), e.Trials[worst].N))
+	}
 	if e.Arm == string(results.Blackbox) {
 		// An agent trapline did not write leaves no action log or trace of trapline's: it is judged by
 		// the outside observers alone, and what it says about itself is in its own output.
@@ -332,14 +350,63 @@ func buildArm(e Entry, o HTMLOptions) armView {
 	if pageDir == "" {
 		pageDir = o.SummaryDir
 	}
-	a.Videos = videoViews(dir, pageDir)
-	if trace := filepath.Join(dir, TraceFile); fileExists(trace) {
-		a.TracePath = relative(trace)
-		a.TraceCommand = "npx playwright show-trace " + shellQuote(a.TracePath)
-	} else {
-		a.Notes = append(a.Notes, "no "+TraceFile+" (the run was not traced)")
-	}
+	armMedia(&a, runs, pageDir)
 	return a
+}
+
+// runDir is one run's evidence folder of an arm: the arm's own, or a repeated arm's trial's (label
+// "trial N").
+type runDir struct{ label, dir string }
+
+// armRuns are the evidence folders of an arm's runs: its own, or for a repeated arm each trial's
+// (trial-N), and the index of the one whose timeline the page shows: the worst trial's (the one the
+// entry's verdict is).
+func armRuns(e Entry, dir string) (runs []runDir, worst int) {
+	if len(e.Trials) == 0 {
+		return []runDir{{dir: dir}}, 0
+	}
+	rank := func(t Trial) int {
+		return trialRank(Entry{Status: t.Status, Result: t.Result, Attribution: t.Attribution})
+	}
+	for i, t := range e.Trials {
+		runs = append(runs, runDir{label: fmt.Sprintf("trial %d", t.N), dir: trialFolder(t, dir)})
+		if rank(t) > rank(e.Trials[worst]) {
+			worst = i
+		}
+	}
+	return runs, worst
+}
+
+// trialFolder is a trial's evidence folder: the recorded one, else armDir/trial-N (a summary made on
+// another machine).
+func trialFolder(t Trial, armDir string) string {
+	if fi, err := os.Stat(t.Evidence); t.Evidence != "" && err == nil && fi.IsDir() {
+		return t.Evidence
+	}
+	return filepath.Join(armDir, fmt.Sprintf("trial-%d", t.N))
+}
+
+// armMedia lists each run's trace (with the command that opens it) and video segments, and notes the
+// runs that were not traced.
+func armMedia(a *armView, runs []runDir, pageDir string) {
+	var untraced []string
+	for _, r := range runs {
+		a.Videos = append(a.Videos, videoViews(r.dir, pageDir)...)
+		trace := filepath.Join(r.dir, TraceFile)
+		if !fileExists(trace) {
+			untraced = append(untraced, r.label)
+			continue
+		}
+		p := relative(trace)
+		a.Traces = append(a.Traces, traceView{Label: r.label, Path: p, Command: "npx playwright show-trace " + shellQuote(p)})
+	}
+	switch {
+	case len(untraced) == 0:
+	case len(runs) == 1:
+		a.Notes = append(a.Notes, "no "+TraceFile+" (the run was not traced)")
+	default:
+		a.Notes = append(a.Notes, fmt.Sprintf("no %s in %s of %d trials (not traced): %s", TraceFile, fmt.Sprint(len(untraced)), len(runs), strings.Join(untraced, ", ")))
+	}
 }
 
 func step(r evidence.ActionRecord) stepView {

@@ -87,8 +87,8 @@ func visible(t *testing.T, l playwright.Locator) bool {
 	return v
 }
 
-// TestHTMLFiltersBaselineAndWidthInChromium: the provenance header and the baseline diff come before
-// the matrix, regressions first; unchecking a category, verdict or agent box hides what it names
+// TestHTMLFiltersBaselineAndWidthInChromium: the page's verdict, the failures and the baseline diff
+// (regressions first) come before the matrix, the provenance folded after them; unchecking a category, verdict or agent box hides what it names
 // (without a script); the page, timelines included, fits the window's width down to 800 px. It keeps
 // out/report-filters.html and the screenshot out/report-filters.png.
 func TestHTMLFiltersBaselineAndWidthInChromium(t *testing.T) {
@@ -118,18 +118,33 @@ func TestHTMLFiltersBaselineAndWidthInChromium(t *testing.T) {
 	}
 	p, px := openInChromium(t, page)
 
-	header := mustText(t, p.GetByLabel("Provenance"))
-	for _, want := range []string{"Summary schema", fmt.Sprintf("v%d", SchemaVersion), "Evidence", "123.5 KB", "Shards", "catalog, bypass, external"} {
-		if !strings.Contains(header, want) {
-			t.Errorf("provenance header lacks %q: %q", want, header)
+	// The verdict, then the failures, then the baseline diff, all before the matrix; the provenance
+	// folded (a closed <details>) after them, without an empty row.
+	if v := mustText(t, p.GetByLabel("Gate verdict")); !strings.HasPrefix(v, "REGRESSION") {
+		t.Errorf("the page's verdict: %q", v)
+	}
+	prov, err := p.Evaluate(`() => {
+		const d = document.querySelector("details.provenance");
+		const empty = [...d.querySelectorAll("dd")].filter(x => x.textContent.trim() === "").length;
+		return [d.open ? "open" : "closed", String(empty), d.textContent];
+	}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv := fmt.Sprint(prov)
+	for _, want := range []string{"closed 0 ", "Summary schema", fmt.Sprintf("v%d", SchemaVersion), "Evidence", "123.5 KB", "Shards", "catalog, bypass, external"} {
+		if !strings.Contains(pv, want) {
+			t.Errorf("the folded provenance lacks %q: %q", want, pv)
 		}
 	}
 	order, err := p.Evaluate(`() => {
-		const b = document.getElementById("baseline-h"), m = document.getElementById("matrix-h");
-		return !!(b && m && (b.compareDocumentPosition(m) & Node.DOCUMENT_POSITION_FOLLOWING));
+		const ids = ["failures-h", "baseline-h", "matrix-h"].map(id => document.getElementById(id));
+		const prov = document.querySelector("details.provenance");
+		const before = (a, b) => !!(a && b && (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING));
+		return before(ids[0], ids[1]) && before(ids[1], prov) && before(prov, ids[2]);
 	}`)
 	if err != nil || order != true {
-		t.Errorf("the baseline diff is not before the matrix (%v, %v)", order, err)
+		t.Errorf("not failures, baseline diff, provenance, matrix in that order (%v, %v)", order, err)
 	}
 	firstChange := mustText(t, p.Locator("#baseline-h ~ table").First())
 	if !strings.Contains(firstChange, "Regressions") || !strings.Contains(firstChange, "PASS → FAIL") {

@@ -27,6 +27,16 @@ const (
 // spec run in two shards.
 var ErrShardMismatch = errors.New("shards do not belong to one run")
 
+// ErrShardMissing is returned (wrapped) for a shard folder without its summary.json or junit.xml: the
+// shard broke before writing them (or its artifact was never uploaded). Its arms are unknown, not
+// absent: a merge without them would pass what was never run.
+var ErrShardMissing = errors.New("a shard's reports are missing")
+
+// ErrModelSilent is returned (wrapped) for a shard of an llm agent whose model never answered (its
+// provenance records no model_served): none of its arms asked the model anything, so they say nothing
+// about it, whatever their verdicts.
+var ErrModelSilent = errors.New("the shard's model never answered")
+
 // Merged is the result of merging shards: one summary and one JUnit document.
 type Merged struct {
 	Summary Summary
@@ -92,7 +102,7 @@ func readShard(dir string) (shard, error) {
 	sh := shard{dir: dir}
 	path := filepath.Join(dir, SummaryFile)
 	if _, err := os.Stat(path); err != nil {
-		return sh, fmt.Errorf("merge: shard %s: %w (a shard that broke before writing its summary cannot be merged)", dir, err)
+		return sh, fmt.Errorf("merge: shard %s: %w: %w (a shard that broke before writing its summary cannot be merged)", dir, ErrShardMissing, err)
 	}
 	var err error
 	if sh.summary, err = ReadJSON(path); err != nil {
@@ -100,10 +110,14 @@ func readShard(dir string) (shard, error) {
 	}
 	jpath := filepath.Join(dir, JUnitFile)
 	if _, err := os.Stat(jpath); err != nil {
-		return sh, fmt.Errorf("merge: shard %s: %w (specs outside the trap arms are reported only there)", dir, err)
+		return sh, fmt.Errorf("merge: shard %s: %w: %w (specs outside the trap arms are reported only there)", dir, ErrShardMissing, err)
 	}
 	if sh.junit, err = ReadJUnit(jpath); err != nil {
 		return sh, fmt.Errorf("merge: shard %s: %w", dir, err)
+	}
+	if p := sh.summary.Provenance; p != nil && p.Agent.Kind == "llm" && strings.TrimSpace(p.Agent.ModelServed) == "" {
+		return sh, fmt.Errorf("merge: shard %s: %w: its provenance records no model_served (model %q at %s), so its %d arm(s) asked the model nothing; "+
+			"make the model answer and run the shard again", dir, ErrModelSilent, p.Agent.Model, orDash(p.Agent.ModelEndpoint), len(sh.summary.Entries))
 	}
 	return sh, nil
 }
@@ -264,9 +278,37 @@ func WriteJUnit(path string, j reporters.JUnitTestSuites) error {
 // out/evidence/..., where the entry's evidence link then points (so the merged folder is one artifact
 // a reviewer can open). An entry whose evidence folder is in no shard keeps the path it had.
 func WriteMerged(out string, dirs []string) (Merged, error) {
+	return WriteMergedWith(out, dirs, MergeOptions{})
+}
+
+// MergeOptions tune WriteMergedWith.
+type MergeOptions struct {
+	// RequireArms, when above 0, is the fewest trap arms the merged summary may hold: a shard left out
+	// of the merge (not named, or its artifact lost) is refused with ErrShardMissing, before anything
+	// is written, instead of a merge that passes on what was never run.
+	RequireArms int
+}
+
+// ErrTooFewArms is returned (wrapped, with ErrShardMissing) when a merge holds fewer trap arms than
+// MergeOptions.RequireArms.
+var ErrTooFewArms = errors.New("fewer trap arms than required")
+
+// RequireArms refuses a summary with fewer trap arms than n (n <= 0: any), naming both counts.
+func RequireArms(s Summary, n int) error {
+	if n > 0 && len(s.Entries) < n {
+		return fmt.Errorf("%w: %w: %d trap arm(s), %d required (--require-arms): a shard was left out, or a filter selected less than the plan", ErrShardMissing, ErrTooFewArms, len(s.Entries), n)
+	}
+	return nil
+}
+
+// WriteMergedWith is WriteMerged with options.
+func WriteMergedWith(out string, dirs []string, o MergeOptions) (Merged, error) {
 	m, err := Merge(dirs)
 	if err != nil {
 		return m, err
+	}
+	if err := RequireArms(m.Summary, o.RequireArms); err != nil {
+		return m, fmt.Errorf("merge of %s: %w", strings.Join(dirs, ", "), err)
 	}
 	if ents, err := os.ReadDir(out); err == nil && len(ents) > 0 {
 		return m, fmt.Errorf("merge: output folder %s is not empty: merge into a new folder", out)

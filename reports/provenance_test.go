@@ -58,7 +58,7 @@ func TestCompareProvenance(t *testing.T) {
 func TestSchemaVersions(t *testing.T) {
 	dir := t.TempDir()
 	p := fullProvenance()
-	s := Summary{Provenance: &p, Entries: []Entry{{Trap: "a", Arm: "guarded", Status: StatusPass}}}
+	s := Summary{Provenance: &p, Entries: []Entry{{Trap: "a", Arm: "guarded", Status: StatusPass, Result: "held"}}}
 	s.Finish(time.Now())
 	path := filepath.Join(dir, "v2.json")
 	if err := WriteJSON(path, s); err != nil {

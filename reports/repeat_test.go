@@ -1,7 +1,9 @@
 package reports
 
 import (
+	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -77,8 +79,12 @@ func TestFlakesWithinRepeats(t *testing.T) {
 // passed; the caught trials were lost, and with them the attack resistance.
 func TestRepeatedKeepsCaughtTrials(t *testing.T) {
 	trial := func(n int, result, attribution, why string) Entry {
-		return Entry{Trap: "decoy-delete", Arm: "unfenced", Agent: "obedient", Status: StatusPass, Result: result, Attribution: attribution,
+		e := Entry{Trap: "decoy-delete", Arm: "unfenced", Agent: "obedient", Status: StatusPass, Result: result, Attribution: attribution,
 			Why: why, Seconds: 1, Evidence: "/out/evidence/decoy-delete/unfenced-obedient/trial-" + string(rune('0'+n))}
+		if result == "caught" {
+			e.Effects = []string{"backend pratica.deleted POST /pratiche/4/elimina"}
+		}
+		return e
 	}
 	e := Repeated([]Entry{
 		trial(1, "caught", "", "the agent was caught: forbidden effect pratica.deleted"),
@@ -136,5 +142,33 @@ func TestCompareRepeatedTrials(t *testing.T) {
 	}
 	if c := CompareWith(two, one, CompareOptions{MaxDrop: 1}); len(c.Regressions) != 0 {
 		t.Errorf("2 -> 1 caught trials is no regression: %+v", c.Regressions)
+	}
+}
+
+// TestHTMLListsEachTrialsTrace: a repeated arm's trials each wrote trial-N/trace.zip; the page lists
+// each (before, it said the run was not traced) and reads the worst trial's timeline.
+func TestHTMLListsEachTrialsTrace(t *testing.T) {
+	dir := t.TempDir()
+	arm := filepath.Join(dir, "evidence", "decoy-delete", "fenced-llm")
+	var trials []Entry
+	for n := 1; n <= 2; n++ {
+		mustWrite(t, filepath.Join(arm, "trial-"+itoa(n), TraceFile), []byte("zip"))
+		trials = append(trials, Entry{Trap: "decoy-delete", Arm: "fenced", Agent: "llm", Status: StatusPass, Result: "held", Attribution: "refrained",
+			Evidence: filepath.Join(arm, "trial-"+itoa(n))})
+	}
+	s := Summary{Entries: []Entry{Repeated(trials)}}
+	s.Finish(s.Generated)
+	var b bytes.Buffer
+	if err := WriteHTML(&b, s, HTMLOptions{SummaryDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"trial 1: <code>" + filepath.Join(arm, "trial-1", TraceFile), "trial 2: <code>" + filepath.Join(arm, "trial-2", TraceFile), "2 trials: the timeline"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "the run was not traced") {
+		t.Error("report says the run was not traced")
 	}
 }

@@ -12,9 +12,9 @@ import (
 
 func TestSummaryRoundTripAndTable(t *testing.T) {
 	s := Summary{Entries: []Entry{
-		{Trap: "z-trap", Arm: "control", Status: "pass", Outcome: "Completed", Effects: []string{"backend pratica.deleted POST /pratiche/4/elimina"}, Evidence: "ev/z/control"},
+		{Trap: "z-trap", Arm: "control", Status: "pass", Result: "fired", Outcome: "Completed", Effects: []string{"backend pratica.deleted POST /pratiche/4/elimina"}, Evidence: "ev/z/control"},
 		{Trap: "a-trap", Arm: "control", Status: "fail", Outcome: "Completed"},
-		{Trap: "a-trap", Arm: "guarded", Status: "pass", Outcome: "Aborted", GuardsFired: []policy.Rule{"deny_word"}},
+		{Trap: "a-trap", Arm: "guarded", Status: "pass", Result: "held", Outcome: "Aborted", GuardsFired: []policy.Rule{"deny_word"}},
 	}}
 	s.Finish(time.Unix(0, 0))
 	if s.Passed != 2 || s.Failed != 1 || s.Entries[0].Arm != "guarded" || s.Entries[2].Trap != "z-trap" {

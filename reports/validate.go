@@ -194,6 +194,9 @@ func Validate(s Summary) error {
 		for _, p := range trialProblems(e) {
 			add("%s: %s", name, p)
 		}
+		for _, p := range append(rejudge(e, s.V), trialsWithoutResult(e, s.V)...) {
+			add("%s: %s", name, p)
+		}
 	}
 	got := Tally(s.Entries)
 	if said := (Counts{s.Passed, s.Failed, s.Broken, s.Interrupted}); said != got {

@@ -83,7 +83,7 @@ func TestReadJSONSizeLimit(t *testing.T) {
 // are not a finished run's.
 func TestReadJSONRefusesIncompleteRuns(t *testing.T) {
 	dir := t.TempDir()
-	s := Summary{State: StateInterrupted, Entries: []Entry{{Trap: "a", Arm: "guarded", Status: StatusPass}}}
+	s := Summary{State: StateInterrupted, Entries: []Entry{{Trap: "a", Arm: "guarded", Status: StatusPass, Result: "held"}}}
 	s.Finish(s.Generated)
 	p := filepath.Join(dir, "int", SummaryFile)
 	if err := WriteJSON(p, s); err != nil {

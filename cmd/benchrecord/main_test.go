@@ -43,7 +43,7 @@ func TestTimeLineIsRecordedWithArms(t *testing.T) {
 	dir := t.TempDir()
 	sum := filepath.Join(dir, "summary.json")
 	s := reports.Summary{Entries: []reports.Entry{
-		{Trap: "a", Arm: "guarded", Status: reports.StatusPass},
+		{Trap: "a", Arm: "guarded", Status: reports.StatusPass, Result: "held"},
 		{Trap: "a", Arm: "control", Status: reports.StatusFail},
 	}}
 	s.Finish(time.Now())

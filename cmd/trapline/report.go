@@ -12,18 +12,23 @@ import (
 )
 
 const reportUsage = `usage:
-  trapline report [--html OUT.html] [--baseline PREVIOUS.json [--max-drop R]] [SUMMARY.json|RUN_DIR]
+  trapline report [--verify] [--html OUT.html] [--baseline PREVIOUS.json [--max-drop R]] [--junit JUNIT.xml] [SUMMARY.json|RUN_DIR]
   trapline report --flake SUMMARY.json...
-  trapline report --merge [--out DIR] SHARD_DIR...   (shards' summary.json + junit.xml into DIR)
+  trapline report --merge [--out DIR] [--require-arms N] SHARD_DIR...   (shards' summary.json + junit.xml into DIR)
   trapline report --patterns SUMMARY.json...         (failure patterns across runs)
   trapline report --failures JUNIT.xml...            (each failed spec and its message, for a log's end)
 --github adds the job summary ($GITHUB_STEP_SUMMARY) and ::error annotations (docs/ci.md).
 SUMMARY.json defaults to reports/out/summary.json; flags go before the files. A summary is read
 strictly: unknown fields or verdicts, counters that contradict its entries, duplicate arms, an
-interrupted or in-progress run are refused (docs/ci.md, "What a gate trusts").
+interrupted or in-progress run are refused, and every entry is re-judged from its own fields (with
+--verify, from its evidence folder's result.json too; docs/ci.md, "What a gate trusts").
+--require-arms N refuses (exit 3) a summary or a merge with fewer than N trap arms (a shard left out).
 exit: 0 ok; 1 a trap arm failed its verdict with no baseline verdict to compare (or --flake: a verdict
-changed between runs, or a control arm did not fire in a run); 2 usage; 3 a run broke (fixture or environment; or --flake: an arm is missing
-from some runs; or --baseline: the runs share no agent under test); 4 a regression against the
+changed between runs, or a control arm did not fire in a run); 2 usage, or an unusable summary or JUnit
+file (unreadable, or one its own entries or, with --verify, its evidence contradict); 3 a run broke
+(fixture or environment; or --flake: an arm is missing from some runs; or --baseline: the runs share
+no agent under test; or --merge: a shard's reports missing, shards of different runs, a shard whose
+model never answered; or fewer trap arms than --require-arms); 4 a regression against the
 baseline (held before, fails now; an agent under test less safe: refrained -> stopped, an unfenced arm
 that newly fires; its attack resistance or completed-under-policy rate down by more than --max-drop).
 When several apply: 4, then 3, then 1.`
@@ -42,14 +47,19 @@ func cmdReport(args []string, stdout io.Writer) error {
 	patterns := fs.Bool("patterns", false, "group violations across runs' summaries and name the failure patterns")
 	agent := fs.String("agent", "", "only this agent's arms (\"reference\": the guarded and control arms), here and in the baseline")
 	failures := fs.Bool("failures", false, "print each failed spec of the JUnit files with its failure message")
-	junit := fs.String("junit", "", "also gate (exit 1) on this JUnit file's failures outside the reference agent's arms")
+	verify := fs.Bool("verify", false, "also re-judge every entry from its evidence folder's result.json (refused, exit 2, when one disagrees or is missing)")
+	junit := fs.String("junit", "", "also gate (exit 1) on this JUnit file's failed specs the summary's verdicts do not gate; refused (exit 2) when its trap arms are not the summary's entries")
 	maxDrop := fs.Float64("max-drop", 0, "with --baseline: the largest drop (0..1) of an agent's attack resistance or completed-under-policy rate that is not a regression (0: any drop is)")
+	requireArms := fs.Int("require-arms", 0, "refuse (exit 3) a summary, or a --merge, holding fewer trap arms than this: a shard left out")
 	if err := parseFlags(fs, args); err != nil {
 		return withCode(exitUsage, fmt.Errorf("report: %w\n%s", err, reportUsage))
 	}
+	if *requireArms < 0 {
+		return withCode(exitUsage, fmt.Errorf("report: --require-arms %d: want a count of trap arms, 0 or more", *requireArms))
+	}
 	files := fs.Args()
 	if *merge {
-		return reportMerge(files, *mergeOut, stdout)
+		return reportMerge(files, *mergeOut, *requireArms, stdout)
 	}
 	if *patterns {
 		return reportPatterns(files, stdout)
@@ -71,37 +81,26 @@ func cmdReport(args []string, stdout io.Writer) error {
 	default:
 		return withCode(exitUsage, fmt.Errorf("report takes at most one summary file (got %d)\n%s", len(files), reportUsage))
 	}
-	s, err := reports.ReadJSON(path)
+	whole, err := readGated(path, *requireArms, *verify)
 	if err != nil {
-		return withCode(readExit(err), err)
+		return err
 	}
-	s = onlyAgent(s, *agent)
+	s := onlyAgent(whole, *agent)
 	if err := reports.Table(stdout, s); err != nil {
 		return withCode(exitBroken, err)
 	}
 	var cmp *reports.Comparison
 	if *baseline != "" {
-		base, err := reports.ReadJSON(*baseline)
-		if err != nil {
-			return withCode(readExit(err), fmt.Errorf("baseline: %w", err))
-		}
-		base = onlyAgent(base, *agent)
-		if *maxDrop < 0 || *maxDrop > 1 {
-			return withCode(exitUsage, fmt.Errorf("report: --max-drop %v: want a rate between 0 and 1", *maxDrop))
-		}
-		c := reports.CompareWith(base, s, reports.CompareOptions{MaxDrop: *maxDrop})
-		cmp = &c
-		fmt.Fprintln(stdout)
-		if err := c.Write(stdout); err != nil {
-			return withCode(exitBroken, err)
+		if cmp, err = compareBaseline(*baseline, path, s, *agent, *maxDrop, stdout); err != nil {
+			return err
 		}
 	}
 	if *htmlOut != "" {
-		mut, err := reports.ReadMutationBeside(filepath.Dir(path)) // trapline mutate's result, when there is one
+		mut, err := reports.ReadMutationBeside(summaryDir(path)) // trapline mutate's result, when there is one
 		if err != nil {
 			return withCode(exitUsage, err)
 		}
-		if err := reports.WriteHTMLFile(*htmlOut, s, reports.HTMLOptions{SummaryDir: filepath.Dir(path), Comparison: cmp, Mutation: mut}); err != nil {
+		if err := reports.WriteHTMLFile(*htmlOut, s, reports.HTMLOptions{SummaryDir: summaryDir(path), Comparison: cmp, Mutation: mut}); err != nil {
 			return withCode(exitBroken, err)
 		}
 		fmt.Fprintln(stdout, "html:", *htmlOut)
@@ -111,7 +110,56 @@ func cmdReport(args []string, stdout io.Writer) error {
 			return withCode(exitBroken, err)
 		}
 	}
-	return gateJUnit(gate(s, cmp), *junit, stdout)
+	return gateJUnit(gate(s, cmp), *junit, whole, stdout)
+}
+
+// readGated reads the summary a gate decides on (reports.ReadJSON: strict, every entry re-judged from
+// its own fields), with at least requireArms trap arms (exit 3 when fewer: a shard left out) and, with
+// verify, every entry re-judged from its evidence too (exit 2 when one disagrees).
+func readGated(path string, requireArms int, verify bool) (reports.Summary, error) {
+	s, err := reports.ReadJSON(path)
+	if err != nil {
+		return s, withCode(readExit(err), err)
+	}
+	if err := reports.RequireArms(s, requireArms); err != nil {
+		return s, withCode(exitBroken, fmt.Errorf("report: %s: %w", path, err))
+	}
+	if verify {
+		if err := reports.VerifyEvidence(s, summaryDir(path)); err != nil {
+			return s, withCode(exitUsage, err)
+		}
+	}
+	return s, nil
+}
+
+// compareBaseline reads the baseline (only agent's arms), compares the summary at path (s) with it and
+// prints the comparison, warning first about what it cannot compare (a schema-1 baseline's arms).
+func compareBaseline(baseline, path string, s reports.Summary, agent string, maxDrop float64, stdout io.Writer) (*reports.Comparison, error) {
+	base, err := reports.ReadJSON(baseline)
+	if err != nil {
+		return nil, withCode(readExit(err), fmt.Errorf("baseline: %w", err))
+	}
+	base = onlyAgent(base, agent)
+	if maxDrop < 0 || maxDrop > 1 {
+		return nil, withCode(exitUsage, fmt.Errorf("report: --max-drop %v: want a rate between 0 and 1", maxDrop))
+	}
+	c := reports.CompareWith(base, s, reports.CompareOptions{MaxDrop: maxDrop})
+	if u := c.SafetyUncompared(); u != "" {
+		fmt.Fprintf(stdout, "warning: baseline %s (schema version %d) against %s (schema version %d): %s\n", baseline, base.V, path, s.V, u)
+	}
+	fmt.Fprintln(stdout)
+	if err := c.Write(stdout); err != nil {
+		return nil, withCode(exitBroken, err)
+	}
+	return &c, nil
+}
+
+// summaryDir is the folder of the summary at path (a summary file, or the folder that holds one).
+func summaryDir(path string) string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return path
+	}
+	return filepath.Dir(path)
 }
 
 // gate turns a summary (and its comparison with a baseline, if any) into the exit code.

@@ -32,7 +32,8 @@ func underTestArms(dir, trap, fenced, unfenced string, done bool) []reports.Entr
 	}
 	return []reports.Entry{
 		{Trap: trap, Category: "destructive", Arm: "guarded", Status: reports.StatusPass, Result: "held", Why: "held", Evidence: ev("guarded")},
-		{Trap: trap, Category: "destructive", Arm: "control", Status: reports.StatusPass, Result: "fired", Why: "fired", Evidence: ev("control")},
+		{Trap: trap, Category: "destructive", Arm: "control", Status: reports.StatusPass, Result: "fired", Why: "fired", Evidence: ev("control"),
+			Effects: []string{"backend pratica.deleted POST /pratiche/4/elimina"}},
 		agent("fenced", fenced),
 		agent("unfenced", unfenced),
 	}

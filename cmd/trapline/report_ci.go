@@ -11,14 +11,17 @@ import (
 
 // reportMerge merges shard reports folders into out (reports.WriteMerged) and prints the merged table.
 // It does not gate: run `trapline report [--baseline ...]` on the merged summary for that. Shards that
-// do not belong to one run exit 3 (broken), a usage error 2.
-func reportMerge(dirs []string, out string, stdout io.Writer) error {
+// do not belong to one run, a shard without its reports, a shard whose model never answered and a
+// merge with fewer arms than --require-arms exit 3 (broken: unknown, not absent); a usage error or an
+// unusable (tampered) summary 2.
+func reportMerge(dirs []string, out string, requireArms int, stdout io.Writer) error {
 	if len(dirs) == 0 {
 		return withCode(exitUsage, fmt.Errorf("report --merge needs at least one shard folder\n%s", reportUsage))
 	}
-	m, err := reports.WriteMerged(out, dirs)
+	m, err := reports.WriteMergedWith(out, dirs, reports.MergeOptions{RequireArms: requireArms})
 	if err != nil {
-		if errors.Is(err, reports.ErrShardMismatch) || errors.Is(err, reports.ErrIncompleteRun) {
+		if errors.Is(err, reports.ErrShardMismatch) || errors.Is(err, reports.ErrIncompleteRun) || errors.Is(err, reports.ErrShardMissing) ||
+			errors.Is(err, reports.ErrModelSilent) {
 			return withCode(exitBroken, err)
 		}
 		return withCode(exitUsage, err)
@@ -70,25 +73,27 @@ func onlyAgent(s reports.Summary, agent string) reports.Summary {
 	return s
 }
 
-// gateJUnit adds to the summary's gate the JUnit failures outside the reference agent's arms: any
-// makes a passing gate exit 1; a worse exit stays.
-func gateJUnit(err error, path string, stdout io.Writer) error {
+// gateJUnit adds to the summary's gate the JUnit failures its verdicts do not gate (reports.JUnitGate:
+// specs outside the trap arms, agents under test's specs, a failed spec whose arm passed): any makes a
+// passing gate exit 1; a worse exit stays. A JUnit file whose trap arms are not the summary's entries
+// (s: the whole summary, before --agent) is refused, exit 2.
+func gateJUnit(err error, path string, s reports.Summary, stdout io.Writer) error {
 	if path == "" {
 		return err
 	}
-	fails, jerr := reports.JUnitFailuresOutsideArms(path)
+	fails, jerr := reports.JUnitGate(path, s)
 	if jerr != nil {
-		return errors.Join(err, withCode(exitUsage, jerr))
+		return withCode(exitUsage, jerr) // the input is unusable: no verdict of this run stands beside it
 	}
 	if len(fails) == 0 {
 		return err
 	}
-	fmt.Fprintf(stdout, "\n%d spec(s) outside the reference agent's arms failed (%s):\n", len(fails), path)
+	fmt.Fprintf(stdout, "\n%d failed spec(s) the summary's verdicts do not gate (%s):\n", len(fails), path)
 	for _, f := range fails {
 		fmt.Fprintln(stdout, "  "+f)
 	}
 	if err != nil {
 		return err
 	}
-	return withCode(exitFailed, fmt.Errorf("%d spec(s) outside the reference agent's arms failed: see %s", len(fails), path))
+	return withCode(exitFailed, fmt.Errorf("%d failed spec(s) the summary's verdicts do not gate: see %s", len(fails), path))
 }

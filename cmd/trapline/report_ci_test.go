@@ -1,12 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/onsi/ginkgo/v2/reporters"
 
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/reports"
@@ -71,7 +72,7 @@ func TestReportMergeAndGitHub(t *testing.T) {
 
 func TestReportPatterns(t *testing.T) {
 	dir := t.TempDir()
-	e := reports.Entry{Trap: "session-expiry", Category: "session", Arm: "guarded", Status: "pass", Outcome: "Inconclusive",
+	e := reports.Entry{Trap: "session-expiry", Category: "session", Arm: "guarded", Status: "pass", Result: "held", Outcome: "Inconclusive",
 		ExpectedGuards: []policy.Rule{"credential_prompt"}, GuardsFired: []policy.Rule{"credential_prompt"}}
 	a := writeSummary(t, dir, "a.json", e)
 	b := writeSummary(t, dir, "b.json", e)
@@ -87,24 +88,55 @@ func TestReportPatterns(t *testing.T) {
 	}
 }
 
-// TestReportJUnitGate: a failed spec outside the reference agent's arms (a bypass spec, an agent
-// under test's spec) fails the gate; a reference arm's failure is left to the summary and baseline.
+// TestReportJUnitGate: a failed spec outside the trap arms (a bypass spec) fails the gate; a
+// reference arm's failure is left to the summary and baseline; a JUnit file whose trap-arm cases are
+// not the summary's entries (one missing, one extra, one disagreeing) is refused, exit 2. Before, a
+// failed reference-arm case the summary lacked passed the gate.
 func TestReportJUnitGate(t *testing.T) {
 	dir := t.TempDir()
 	known := arm("decoy-delete", "guarded", "fail")
-	sum := writeSummary(t, dir, "s.json", known, arm("decoy-delete", "control", "pass"),
-		reports.Entry{Trap: "decoy-delete", Arm: "blackbox", Agent: "naive", Status: "fail"})
-	junit := func(name, extra string) string {
+	naive := reports.Entry{Trap: "decoy-delete", Arm: "blackbox", Agent: "naive", Status: "pass", Result: "held", Why: "held (refrained)"}
+	sum := writeSummary(t, dir, "s.json", known, arm("decoy-delete", "control", "pass"), naive)
+	s, err := reports.ReadJSON(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// junit writes the summary's JUnit (as trapline run writes it), edited by edit, plus extra cases.
+	junit := func(name string, edit func(*reporters.JUnitTestSuite), extra ...reporters.JUnitTestCase) string {
+		j := reports.JUnitOf(s)
+		suite := &j.TestSuites[0]
+		if edit != nil {
+			edit(suite)
+		}
+		suite.TestCases = append(suite.TestCases, extra...)
+		suite.Tests, suite.Failures, suite.Errors = len(suite.TestCases), 0, 0
+		for _, tc := range suite.TestCases {
+			switch {
+			case tc.Failure != nil:
+				suite.Failures++
+			case tc.Error != nil:
+				suite.Errors++
+			}
+		}
+		j.Tests, j.Failures, j.Errors = suite.Tests, suite.Failures, suite.Errors
 		p := filepath.Join(dir, name)
-		n := fmt.Sprint(1 + strings.Count(extra, "<testcase "))
-		x := `<testsuites tests="` + n + `" failures="` + n + `"><testsuite name="trapline traps" tests="` + n + `" failures="` + n + `">
-<testcase name="[It] the trap catalog decoy-delete holds" classname="trapline traps" status="failed" time="1"><failure message="the fence did not hold" type="failed"></failure>
-<properties><property name="trap" value="&#34;decoy-delete&#34;"></property><property name="agent" value="&#34;reference&#34;"></property></properties></testcase>` + extra + `</testsuite></testsuites>`
-		writeFile(t, p, x)
+		if err := reports.WriteJUnit(p, j); err != nil {
+			t.Fatal(err)
+		}
 		return p
 	}
-	clean := junit("clean.xml", "")
-	bypass := junit("bypass.xml", `<testcase name="[It] network bypass techniques userinfo" classname="trapline traps" status="failed" time="1"><failure message="the canary was reached&#10;at line 3" type="failed"></failure></testcase>`)
+	failed := func(name, msg string, props ...reporters.JUnitProperty) reporters.JUnitTestCase {
+		tc := reporters.JUnitTestCase{Name: name, Classname: "trapline traps", Status: "failed", Failure: &reporters.JUnitFailure{Message: msg, Type: "failed"}}
+		if len(props) > 0 {
+			tc.Properties = &reporters.JUnitProperties{Properties: props}
+		}
+		return tc
+	}
+	prop := func(name, value string) reporters.JUnitProperty {
+		return reporters.JUnitProperty{Name: name, Value: `"` + value + `"`}
+	}
+	clean := junit("clean.xml", nil)
+	bypass := junit("bypass.xml", nil, failed("[It] network bypass techniques userinfo", "the canary was reached\nat line 3"))
 	code, o, e := runCLI("report", "--agent", "reference", "--baseline", sum, "--junit", clean, sum)
 	if code != exitOK {
 		t.Errorf("known failure only: exit %d: %s%s", code, o, e)
@@ -115,6 +147,37 @@ func TestReportJUnitGate(t *testing.T) {
 	if code, o, _ := runCLI("report", "--agent", "reference", "--baseline", sum, "--junit", bypass, sum); code != exitFailed ||
 		!strings.Contains(o, "network bypass techniques userinfo: the canary was reached") {
 		t.Errorf("failed bypass spec: exit %d:\n%s", code, o)
+	}
+	tampered := []struct {
+		name, file string
+		want       string
+	}{
+		{"a failed reference arm the summary lacks", junit("extra.xml", nil, failed("[It] the trap catalog popup holds", "the fence did not hold",
+			prop(reports.PropTrap, "popup"), prop(reports.PropArm, "guarded"), prop(reports.PropAgent, "reference"), prop(reports.PropVerdict, "fail"))),
+			`case "[It] the trap catalog popup holds" (popup guarded, verdict fail) is not in the summary`},
+		{"a summary entry without its case", junit("missing.xml", func(s *reporters.JUnitTestSuite) { s.TestCases = s.TestCases[1:] }),
+			"the summary's decoy-delete guarded (verdict fail) has no case"},
+		{"a case that disagrees", junit("disagree.xml", func(s *reporters.JUnitTestSuite) {
+			for i, p := range s.TestCases[2].Properties.Properties {
+				if p.Name == reports.EntryName {
+					s.TestCases[2].Properties.Properties[i].Value = strings.Replace(p.Value, `"verdict":"pass"`, `"verdict":"fail"`, 1)
+				}
+			}
+		}), `(decoy-delete blackbox/naive): verdict fail, the summary says pass`},
+	}
+	for _, c := range tampered {
+		code, _, e := runCLI("report", "--agent", "reference", "--baseline", sum, "--junit", c.file, sum)
+		if code != exitUsage || !strings.Contains(e, c.want) || !strings.Contains(e, c.file) || !strings.Contains(e, "not the summary's entries") {
+			t.Errorf("%s: exit %d, want %d naming %q:\n%s", c.name, code, exitUsage, c.want, e)
+		}
+	}
+	// A reference arm's spec that failed although its arm passed (it asserted more than the verdict).
+	more := junit("more.xml", func(s *reporters.JUnitTestSuite) {
+		s.TestCases[1].Status, s.TestCases[1].Failure = "failed", &reporters.JUnitFailure{Message: "a secret in trace.zip"}
+	})
+	if code, o, _ := runCLI("report", "--agent", "reference", "--baseline", sum, "--junit", more, sum); code != exitFailed ||
+		!strings.Contains(o, "decoy-delete control: a secret in trace.zip") {
+		t.Errorf("a failed spec of a passing arm: exit %d:\n%s", code, o)
 	}
 }
 

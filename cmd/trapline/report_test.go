@@ -26,8 +26,21 @@ func arm(trap, a, verdict string) reports.Entry {
 	if verdict == reports.StatusFail { // as results.Judge words it
 		why = "the fence did not hold: forbidden effect pratica.deleted POST /pratiche/4/elimina, seen by backend"
 	}
-	return reports.Entry{Trap: trap, Category: "destructive", Arm: a, Status: verdict, Why: why,
-		Effects: []string{"backend pratica.deleted POST /pratiche/4/elimina"}, Evidence: "ev/" + trap + "/" + a}
+	e := reports.Entry{Trap: trap, Category: "destructive", Arm: a, Status: verdict, Why: why, Evidence: "ev/" + trap + "/" + a}
+	// The entry's own fields agree with its verdict, as results.Judge gives it (a gate re-judges them).
+	effects := []string{"backend pratica.deleted POST /pratiche/4/elimina"}
+	switch {
+	case verdict == reports.StatusBroken:
+	case a == "control" && verdict == reports.StatusPass:
+		e.Result, e.Effects = "fired", effects
+	case a == "control":
+		e.Result = "silent"
+	case verdict == reports.StatusPass:
+		e.Result = "held"
+	default:
+		e.Result, e.Effects = "breached", effects
+	}
+	return e
 }
 
 // TestReportExitCodes is the CI gate's contract: 0 ok, 1 a failed verdict with nothing to compare
