@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -82,9 +83,12 @@ func graphQLOfJSON(v any) []gqlRequest {
 // graphQLOfQuery reads a GraphQL request from query parameters (GraphQL over GET, or a POST that
 // names its document in the URL): a "query" parameter that parses as a document with at least one
 // operation, or a persisted query ("extensions" naming persistedQuery, "documentId"). A "query"
-// that is not GraphQL (a search box's ?query=) is no GraphQL request.
-func graphQLOfQuery(query []field) (gqlRequest, bool) {
+// that is not GraphQL (a search box's ?query=) is no GraphQL request. A GraphQL request that gives
+// one of its parameters twice is errAmbiguous: servers differ on which copy they run (Go's
+// URL.Query().Get takes the first, PHP the last), so no one copy can be judged as the one.
+func graphQLOfQuery(query []field) (gqlRequest, bool, error) {
 	var g gqlRequest
+	seen := map[string]int{}
 	for _, f := range query {
 		switch f.Name {
 		case "query":
@@ -100,9 +104,19 @@ func graphQLOfQuery(query []field) (gqlRequest, bool) {
 			}
 		case "documentId", "doc_id":
 			g.persisted = true
+		case "variables":
+		default:
+			continue
+		}
+		seen[f.Name]++
+	}
+	isGQL := g.hasDoc || g.persisted
+	for _, name := range slices.Sorted(maps.Keys(seen)) {
+		if isGQL && seen[name] > 1 {
+			return g, isGQL, fmt.Errorf("%w: the GraphQL parameter %q is given %d times in the query string", errAmbiguous, name, seen[name])
 		}
 	}
-	return g, g.hasDoc || g.persisted
+	return g, isGQL, nil
 }
 
 // hasOperationsRule reports whether any write of the policy lists GraphQL operations.

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -26,15 +27,22 @@ func (p *Policy) judgeContent(r Request, rawQuery string, host, port, path strin
 		}
 	} else if parsed, err := parseBody(r.ContentType, r.Body); err != nil {
 		if !lenient {
-			return deny(RuleBodyUnreadable, "%s %s%s: the body cannot be judged: %v", methodName(r.Method), hostPort(host, port), path, err)
+			return deny(bodyRule(err), "%s %s%s: the body cannot be judged: %v", methodName(r.Method), hostPort(host, port), path, err)
 		}
 	} else {
 		c = parsed
 	}
 	query := queryFields(rawQuery)
+	g, isGQL, err := graphQLOfQuery(query)
+	if err == nil {
+		err = ambiguousNames(query, c)
+	}
+	if err != nil && !lenient {
+		return deny(RuleAmbiguousRequest, "%s %s%s: %v", methodName(r.Method), hostPort(host, port), path, err)
+	}
 	all := append(slices.Clone(query), c.fields...)
 	gql := slices.Clone(c.gql)
-	if g, ok := graphQLOfQuery(query); ok {
+	if isGQL {
 		gql = append(gql, g)
 	} else if len(gql) == 1 && gql[0].operation == "" {
 		// an application/graphql body takes its operationName from the URL
@@ -72,6 +80,15 @@ func (p *Policy) judgeContent(r Request, rawQuery string, host, port, path strin
 		return d
 	}
 	return allowDecision()
+}
+
+// bodyRule names the rule for a body that cannot be judged: RuleAmbiguousRequest when it reads
+// two ways (errAmbiguous), RuleBodyUnreadable otherwise.
+func bodyRule(err error) Rule {
+	if errors.Is(err, errAmbiguous) {
+		return RuleAmbiguousRequest
+	}
+	return RuleBodyUnreadable
 }
 
 // overridesOf returns the overrides among judged.
