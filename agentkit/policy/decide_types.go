@@ -147,6 +147,7 @@ type Request struct {
 	BodyTruncated bool
 	// Header holds the request's headers, when the caller has them (nil otherwise). DecideRequest
 	// reads the method-override headers (X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override)
-	// from it: a request that says it is another method is judged as both.
+	// from it: a request that says it is another method is judged as both; and Content-Encoding: a
+	// body sent encoded is RuleAmbiguousRequest.
 	Header http.Header
 }

@@ -25,7 +25,7 @@ func (p *Policy) judgeContent(r Request, rawQuery string, host, port, path strin
 		if !lenient {
 			return deny(RuleBodyTooLarge, "the request body is longer than requests.max_body_bytes (%d bytes): it is not judged on a prefix", p.maxBody())
 		}
-	} else if parsed, err := parseBody(r.ContentType, r.Body); err != nil {
+	} else if parsed, err := parseEncodedBody(r); err != nil {
 		if !lenient {
 			return deny(bodyRule(err), "%s %s%s: the body cannot be judged: %v", methodName(r.Method), hostPort(host, port), path, err)
 		}
@@ -80,6 +80,19 @@ func (p *Policy) judgeContent(r Request, rawQuery string, host, port, path strin
 		return d
 	}
 	return allowDecision()
+}
+
+// parseEncodedBody parses the request's body unless it declares a Content-Encoding: the rules
+// read the bytes as they are, a backend that decodes the encoding reads other ones.
+func parseEncodedBody(r Request) (content, error) {
+	if len(r.Body) > 0 {
+		for _, v := range r.Header.Values("Content-Encoding") {
+			if e := strings.TrimSpace(v); e != "" && !strings.EqualFold(e, "identity") {
+				return content{}, fmt.Errorf("%w: the body declares Content-Encoding %q; the rules read it as sent, a backend may decode it", errAmbiguous, v)
+			}
+		}
+	}
+	return parseBody(r.ContentType, r.Body)
 }
 
 // bodyRule names the rule for a body that cannot be judged: RuleAmbiguousRequest when it reads
