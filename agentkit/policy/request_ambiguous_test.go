@@ -197,3 +197,21 @@ func hasFoldedDuplicate(in []byte) bool {
 		}
 	}
 }
+
+// TestReasonsQuoteBoundedText: a key, a header or a field name the request or response chooses is
+// quoted in a reason cut to maxQuoted bytes, so no sender sets the length of a decision-log line.
+func TestReasonsQuoteBoundedText(t *testing.T) {
+	ps := policies(t)
+	ps["graphql"] = mustParse(t, graphQLPolicy)
+	long := strings.Repeat("k", 20000)
+	for name, d := range map[string]Decision{
+		"JSON key":      ps["reference"].DecideRequest(jsonPost(portal+"/pratiche/3/stato", `{"`+long+`":1,"`+long+`":2}`)),
+		"query name":    ps["reference"].DecideRequest(form(portal+"/pratiche/3/stato?"+long+"=1", long+"=2")),
+		"header param":  ps["reference"].DecideResponse(Response{URL: portal + "/x", ContentDisposition: "attachment; " + long}),
+		"GraphQL field": ps["graphql"].DecideRequest(jsonPost(portal+"/graphql", `{"query":"mutation { `+long+` }"}`)),
+	} {
+		if d.Allow || len(d.Reason) > 400 {
+			t.Errorf("%s: %d-byte reason (allow %v)", name, len(d.Reason), d.Allow)
+		}
+	}
+}

@@ -44,7 +44,7 @@ func graphQLOperations(doc string) ([]gqlOperation, error) {
 	frags := map[string]*ast.FragmentDefinition{}
 	for _, f := range qd.Fragments {
 		if frags[f.Name] != nil {
-			return nil, fmt.Errorf("the GraphQL document defines the fragment %q twice", f.Name)
+			return nil, fmt.Errorf("the GraphQL document defines the fragment %s twice", clipQuote(f.Name))
 		}
 		frags[f.Name] = f
 	}
@@ -100,7 +100,7 @@ func (w *fragmentWalk) spread(name string) ([]string, error) {
 	}
 	f := w.defs[name]
 	if f == nil || w.open[name] {
-		return nil, fmt.Errorf("the GraphQL document spreads the fragment %q, which it does not define (or which spreads itself)", name)
+		return nil, fmt.Errorf("the GraphQL document spreads the fragment %s, which it does not define (or which spreads itself)", clipQuote(name))
 	}
 	w.open[name] = true
 	fields, err := w.rootFields(f.SelectionSet)
@@ -237,12 +237,12 @@ func (w Write) checkGraphQLOperations(gql []gqlRequest) (Decision, bool) {
 		for _, o := range ops {
 			for _, f := range o.fields {
 				if !w.allowsOperation(o.kind, f) {
-					return deny(RuleWriteOperation, "the document's GraphQL %s%s selects the root field %q, not one the write %s allows (%v)", o.kind, quotedNameOr(o.name, " (anonymous)"), f, op, w.Operations), false
+					return deny(RuleWriteOperation, "the document's GraphQL %s%s selects the root field %s, not one the write %s allows (%v)", o.kind, quotedNameOr(o.name, " (anonymous)"), clipQuote(f), op, w.Operations), false
 				}
 			}
 		}
 		if g.operation != "" && !slices.ContainsFunc(ops, func(o gqlOperation) bool { return o.name == g.operation }) {
-			return deny(RuleWriteOperation, "GraphQL operationName %q names no operation of its document (the write %s)", g.operation, op), false
+			return deny(RuleWriteOperation, "GraphQL operationName %s names no operation of its document (the write %s)", clipQuote(g.operation), op), false
 		}
 	}
 	return Decision{}, true
@@ -295,7 +295,7 @@ func quotedNameOr(name, anon string) string {
 	if name == "" {
 		return anon
 	}
-	return fmt.Sprintf(" %q", name)
+	return " " + clipQuote(name)
 }
 
 // methodOverrideHeaders are the headers through which frameworks let a request say it is another

@@ -82,7 +82,7 @@ func readJSONObject(dec *json.Decoder, depth int) (map[string]any, error) {
 		}
 		folded := foldKey(key)
 		if first, dup := seen[folded]; dup {
-			return nil, fmt.Errorf("%w: the JSON key %q is given twice in one object (%s)", errAmbiguous, key, sameSpelling(first, key))
+			return nil, fmt.Errorf("%w: the JSON key %s is given twice in one object (%s)", errAmbiguous, clipQuote(key), sameSpelling(first, key))
 		}
 		seen[folded] = key
 		if obj[key], err = readJSONValue(dec, depth+1); err != nil {
@@ -97,7 +97,7 @@ func sameSpelling(first, again string) string {
 	if first == again {
 		return "a backend may read either copy"
 	}
-	return fmt.Sprintf("first as %q; a backend may read either copy", first)
+	return fmt.Sprintf("first as %s; a backend may read either copy", clipQuote(first))
 }
 
 // foldKey folds a name as encoding/json does when it matches a key to a struct field: ASCII
@@ -133,7 +133,7 @@ func ambiguousNames(query []field, c content) error {
 	add := func(name, place string) error {
 		k := foldKey(name)
 		if prev, ok := where[k]; ok && prev != place {
-			return fmt.Errorf("%w: %q is both a %s and a %s; a backend may read either", errAmbiguous, name, prev, place)
+			return fmt.Errorf("%w: %s is both a %s and a %s; a backend may read either", errAmbiguous, clipQuote(name), prev, place)
 		}
 		where[k] = place
 		return nil
@@ -150,9 +150,25 @@ func ambiguousNames(query []field, c content) error {
 	}
 	for _, k := range c.partKeys {
 		if prev, ok := where[foldKey(k)]; ok {
-			return fmt.Errorf("%w: %q is both a key of a JSON part and a %s; a backend may read either", errAmbiguous, k, prev)
+			return fmt.Errorf("%w: %s is both a key of a JSON part and a %s; a backend may read either", errAmbiguous, clipQuote(k), prev)
 		}
 		where[foldKey(k)] = "key of a JSON part"
 	}
 	return nil
+}
+
+// maxQuoted bounds a name or header text quoted in a reason: a request or response chooses its
+// length, and a reason goes to the decision log.
+const maxQuoted = 80
+
+// clipQuote quotes s, cut to maxQuoted bytes (at a rune boundary) with "..." when longer.
+func clipQuote(s string) string {
+	if len(s) <= maxQuoted {
+		return fmt.Sprintf("%q", s)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q...", s[:cut])
 }

@@ -71,7 +71,7 @@ func (p *Policy) DecideResponse(r Response) Decision {
 	}
 	disp, err := parseDisposition(r.values("Content-Disposition", r.ContentDisposition))
 	if err != nil {
-		return deny(RuleResponseDownload, "Content-Disposition %v: the file it names cannot be judged", err)
+		return deny(RuleResponseDownload, "Content-Disposition %v", err)
 	}
 	names := disp.names
 	if len(names) == 0 && disp.attachment && len(r.values("Content-Disposition", r.ContentDisposition)) > 0 {
@@ -94,11 +94,11 @@ func (p *Policy) judgeFileName(name string) (Decision, bool) {
 	for _, n := range []string{NormalizeFileName(name), raw} {
 		clean := strings.ToLower(strings.TrimRight(n, " ."))
 		if i := strings.LastIndexByte(clean, '.'); i >= 0 && slices.Contains(executableExts, clean[i+1:]) {
-			return deny(RuleResponseDownload, "the response is a file named %q, an executable or archive", name), false
+			return deny(RuleResponseDownload, "the response is a file named %s, an executable or archive", clipQuote(name)), false
 		}
 		for _, dp := range p.Navigation.DenyPaths {
 			if dp.matchDeny("/" + clean) {
-				return deny(RuleResponseDownload, "the response is a file named %q, which matches deny_paths %q", name, dp.Source), false
+				return deny(RuleResponseDownload, "the response is a file named %s, which matches deny_paths %q", clipQuote(name), dp.Source), false
 			}
 		}
 	}
@@ -125,7 +125,7 @@ func mediaTypes(values []string) ([]string, error) {
 			}
 			typ, sub, ok := strings.Cut(mt, "/")
 			if !ok || !isToken(typ) || !isToken(sub) {
-				return nil, fmt.Errorf("Content-Type %q: the media type %q cannot be read, so a browser sniffs the body", v, mt)
+				return nil, fmt.Errorf("Content-Type: the media type %s cannot be read (a browser sniffs the body instead)", clipQuote(mt))
 			}
 			out = append(out, mt)
 		}

@@ -55,7 +55,7 @@ func parseDisposition(values []string) (disposition, error) {
 	d.attachment = true
 	if first := strings.TrimSpace(segs[0]); first != "" && !strings.Contains(first, "=") {
 		if !isToken(first) {
-			return d, fmt.Errorf("%w: the disposition type %q is not a token", errUnreadableHeader, first)
+			return d, fmt.Errorf("%w: the disposition type %s is not a token", errUnreadableHeader, clipQuote(first))
 		}
 		d.attachment = !strings.EqualFold(first, "inline")
 		segs = segs[1:]
@@ -80,14 +80,14 @@ func dispositionParams(segs []string) (map[string]string, error) {
 		name, value, ok := strings.Cut(seg, "=")
 		name = strings.ToLower(strings.TrimSpace(name))
 		if !ok || !isToken(name) {
-			return nil, fmt.Errorf("%w: the parameter %q is not name=value", errUnreadableHeader, seg)
+			return nil, fmt.Errorf("%w: the parameter %s is not name=value", errUnreadableHeader, clipQuote(seg))
 		}
 		if _, dup := params[name]; dup {
-			return nil, fmt.Errorf("%w: the parameter %q is given twice; clients differ on which they honour", errUnreadableHeader, name)
+			return nil, fmt.Errorf("%w: the parameter %s is given twice; clients differ on which they honour", errUnreadableHeader, clipQuote(name))
 		}
 		v, err := unquoteParam(strings.TrimSpace(value))
 		if err != nil {
-			return nil, fmt.Errorf("%w: the parameter %q: %v", errUnreadableHeader, name, err)
+			return nil, fmt.Errorf("%w: the parameter %s: %v", errUnreadableHeader, clipQuote(name), err)
 		}
 		params[name] = v
 	}
@@ -158,7 +158,7 @@ func decodeEncodedWords(s string) (string, error) {
 				return text
 			}
 		}
-		failure = fmt.Errorf("the encoded word %q does not decode: %v", w, err)
+		failure = fmt.Errorf("the encoded word %s does not decode: %v", clipQuote(w), err)
 		return w
 	})
 	if failure != nil {
@@ -195,10 +195,10 @@ func decodeWordText(enc, text string) ([]byte, error) {
 func decodeExtValue(v string) (string, error) {
 	charset, rest, ok := strings.Cut(v, "'")
 	if !ok {
-		return "", fmt.Errorf("%q is not charset'language'value", v)
+		return "", fmt.Errorf("%s is not charset'language'value", clipQuote(v))
 	}
 	if _, rest, ok = strings.Cut(rest, "'"); !ok {
-		return "", fmt.Errorf("%q is not charset'language'value", v)
+		return "", fmt.Errorf("%s is not charset'language'value", clipQuote(v))
 	}
 	return decodeCharset(charset, []byte(percentDecode(rest)))
 }
@@ -239,7 +239,7 @@ func joinContinuations(params map[string]string) (string, error) {
 				cs, rest, ok1 := strings.Cut(v, "'")
 				_, rest, ok2 := strings.Cut(rest, "'")
 				if !ok1 || !ok2 {
-					return "", fmt.Errorf("%q is not charset'language'value", v)
+					return "", fmt.Errorf("%s is not charset'language'value", clipQuote(v))
 				}
 				charset, v = cs, rest
 			}
@@ -268,11 +268,11 @@ func decodeCharset(name string, b []byte) (string, error) {
 		enc = e
 	}
 	if enc == nil {
-		return "", fmt.Errorf("the charset %q cannot be decoded", name)
+		return "", fmt.Errorf("the charset %s cannot be decoded", clipQuote(name))
 	}
 	out, err := enc.NewDecoder().Bytes(b)
 	if err != nil {
-		return "", fmt.Errorf("the charset %q: %v", name, err)
+		return "", fmt.Errorf("the charset %s: %v", clipQuote(name), err)
 	}
 	return string(out), nil
 }
@@ -294,7 +294,7 @@ func splitParams(v string, sep byte) ([]string, error) {
 		}
 	}
 	if quoted {
-		return nil, fmt.Errorf("%w: %q has an unterminated quoted string", errUnreadableHeader, v)
+		return nil, fmt.Errorf("%w: %s has an unterminated quoted string", errUnreadableHeader, clipQuote(v))
 	}
 	return append(out, v[start:]), nil
 }
