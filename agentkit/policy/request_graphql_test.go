@@ -104,3 +104,12 @@ func FuzzGraphQLOperations(f *testing.F) {
 		}
 	})
 }
+
+// TestSummaryShowsOperationsAsRead: lint prints each operations entry as it is read, so a bare
+// name written for the old, name-only reading shows it now allows a query's root field.
+func TestSummaryShowsOperationsAsRead(t *testing.T) {
+	s := mustParse(t, graphQLPolicy).Summary()
+	if !strings.Contains(s, "GraphQL operations by root field: query pratica, mutation stato") {
+		t.Errorf("summary does not show the operations as read:\n%s", s)
+	}
+}

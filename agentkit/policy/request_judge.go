@@ -13,7 +13,8 @@ import (
 var graphQLKeys = []string{"query", "operationName", "variables", "extensions"}
 
 // judgeContent rules on what a request carries, once its destination and method are allowed:
-// the body cap and a readable body; then, for the request's method and every method it says it is
+// the body cap, a readable body, and one reading of it (RuleAmbiguousRequest: a repeated JSON key,
+// a name in both query and body, a GraphQL parameter twice, an encoded body); then, for the request's method and every method it says it is
 // (override headers, a "_method" field), the operation of a write (writes are the entries that
 // matched method, host and path; nil for a read) or, for a read, that it holds no GraphQL mutation;
 // persisted GraphQL queries under a policy with an operations rule; outside URL parameters and
