@@ -20,6 +20,8 @@ var chromiumSpellings = []string{
 	`attachment; filename*=iso-8859-1''aggiorna.bat`,
 	`attachment; filename*=windows-1252''aggiorna.bat`,
 	`attachment; filename*=UTF-8''aggiorna%2Ebat`,
+	`attachment; filename*=iso-2022-kr''aggiorna.bat`,
+	`attachment; filename*=utf-7''aggiorna+AC4-bat`,
 	`attachment; filename="visura.pdf"; filename*=iso-8859-1''aggiorna.bat`,
 	`attachment; filename*=x-trapline''aggiorna.bat; filename="visura.pdf"`,
 	`attachment; filename*0*=UTF-8''aggi; filename*1*=orna.bat`,

@@ -261,10 +261,12 @@ func decodeCharset(name string, b []byte) (string, error) {
 	case "":
 		return "", fmt.Errorf("no charset")
 	}
+	// WHATWG maps a few legacy labels (iso-2022-kr, hz-gb-2312) to the replacement encoding, which
+	// decodes anything to U+FFFD; a converter that knows them (ICU's, Chromium's) reads the name.
 	var enc encoding.Encoding
-	if e, err := htmlindex.Get(label); err == nil {
+	if e, err := htmlindex.Get(label); err == nil && e != encoding.Replacement {
 		enc = e
-	} else if e, err := ianaindex.IANA.Encoding(label); err == nil && e != nil {
+	} else if e, err := ianaindex.IANA.Encoding(label); err == nil && e != nil && e != encoding.Replacement {
 		enc = e
 	}
 	if enc == nil {

@@ -52,6 +52,8 @@ func dispositionCases() []spellingCase {
 		{"unknown disposition type", cd(`scarica; filename=aggiorna.bat`), RuleResponseDownload, `"aggiorna.bat"`},
 		// What cannot be read, or reads two ways, is refused.
 		{"filename* in an unknown charset", cd(`attachment; filename="visura.pdf"; filename*=x-trapline''aggiorna.bat`), RuleResponseDownload, "cannot be decoded"},
+		{"filename* in a charset WHATWG replaces", cd(`attachment; filename*=iso-2022-kr''aggiorna.bat`), RuleResponseDownload, "cannot be decoded"},
+		{"filename* in UTF-7", cd(`attachment; filename*=utf-7''aggiorna+AC4-bat`), RuleResponseDownload, "cannot be decoded"},
 		{"filename* without its quotes", cd(`attachment; filename*=aggiorna.bat`), RuleResponseDownload, "charset'language'value"},
 		{"an encoded word that does not decode", cd(`attachment; filename="=?UTF-8?B?!!!?="`), RuleResponseDownload, "does not decode"},
 		{"an encoded word in an unknown charset", cd(`attachment; filename="=?x-trapline?Q?a.pdf?="`), RuleResponseDownload, "cannot be decoded"},
