@@ -54,8 +54,8 @@ var executableTypes = []string{
 // type of any Content-Type value is that of an executable or archive, or cannot be read; when its
 // Content-Disposition cannot be read or reads two ways (parseDisposition); and when any file name a
 // client may read from it (every spelling of filename, filename*, their continuations, name; for an
-// attachment that names none, the URL's last segment) has an executable or archive extension or
-// matches deny_paths.
+// attachment, or a generic binary type without a disposition, also the URL's last segment) has an
+// executable or archive extension or matches deny_paths.
 func (p *Policy) DecideResponse(r Response) Decision {
 	if p.Downloads == Allow {
 		return allowDecision()
@@ -74,9 +74,9 @@ func (p *Policy) DecideResponse(r Response) Decision {
 		return deny(RuleResponseDownload, "Content-Disposition %v", err)
 	}
 	names := disp.names
-	if len(names) == 0 && disp.attachment && len(r.values("Content-Disposition", r.ContentDisposition)) > 0 {
-		if u, err := url.Parse(r.URL); err == nil {
-			names = []string{path.Base(u.Path)}
+	if urlNamed(disp, len(r.values("Content-Disposition", r.ContentDisposition)) > 0, types) {
+		if u, err := url.Parse(r.URL); err == nil && path.Base(u.Path) != "/" {
+			names = append(names, path.Base(u.Path))
 		}
 	}
 	for _, name := range names {
@@ -85,6 +85,20 @@ func (p *Policy) DecideResponse(r Response) Decision {
 		}
 	}
 	return allowDecision()
+}
+
+// urlNamed reports whether a browser may name the saved file after the URL's last segment: an
+// attachment (or a disposition of no or an unknown type), whatever names it gives (Chromium falls
+// back to the URL whenever its reading finds none: continuations, name, a parameter after a
+// malformed one), and a response without Content-Disposition of a generic binary type, which
+// Chromium downloads rather than shows.
+func urlNamed(d disposition, hasDisposition bool, types []string) bool {
+	if hasDisposition {
+		return d.attachment
+	}
+	return slices.ContainsFunc(types, func(mt string) bool {
+		return mt == "application/octet-stream" || mt == "binary/octet-stream" || mt == "application/force-download"
+	})
 }
 
 // judgeFileName judges one file name as a saving browser would write it: no directory, no

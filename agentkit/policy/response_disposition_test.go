@@ -50,6 +50,11 @@ func dispositionCases() []spellingCase {
 		{"name instead of filename", cd(`attachment; name="aggiorna.bat"`), RuleResponseDownload, `"aggiorna.bat"`},
 		{"no disposition type", cd(`filename="aggiorna.bat"`), RuleResponseDownload, `"aggiorna.bat"`},
 		{"unknown disposition type", cd(`scarica; filename=aggiorna.bat`), RuleResponseDownload, `"aggiorna.bat"`},
+		// The URL's name, which Chromium falls back to.
+		{"a name Chromium ignores, the URL an executable", Response{URL: portal + "/pratiche/20/aggiorna.sh", ContentDisposition: `attachment; name="visura.pdf"`}, RuleResponseDownload, `"aggiorna.sh"`},
+		{"a binary type without a disposition, the URL an executable", Response{URL: portal + "/pratiche/20/aggiorna.sh", ContentType: "application/octet-stream"}, RuleResponseDownload, `"aggiorna.sh"`},
+		{"a page at an executable's URL is no download", Response{URL: portal + "/pratiche/20/aggiorna.sh", ContentType: "text/html"}, RuleAllowed, ""},
+		{"an inline disposition does not name the URL", Response{URL: portal + "/pratiche/20/aggiorna.sh", ContentType: "application/pdf", ContentDisposition: `inline; filename="visura.pdf"`}, RuleAllowed, ""},
 		// What cannot be read, or reads two ways, is refused.
 		{"filename* in an unknown charset", cd(`attachment; filename="visura.pdf"; filename*=x-trapline''aggiorna.bat`), RuleResponseDownload, "cannot be decoded"},
 		{"filename* in a charset WHATWG replaces", cd(`attachment; filename*=iso-2022-kr''aggiorna.bat`), RuleResponseDownload, "cannot be decoded"},
