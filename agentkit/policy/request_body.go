@@ -117,7 +117,7 @@ func multipartContent(body []byte, boundary string, c *content) error {
 		}
 		c.fields = append(c.fields, field{Name: name, Path: name, Top: name, Value: string(v), Scalar: true})
 		if err := jsonPart(name, part.Header.Get("Content-Type"), v, c); err != nil {
-			return fmt.Errorf("part %q: %w", name, err)
+			return fmt.Errorf("part %s: %w", clipQuote(name), err)
 		}
 	}
 }
@@ -160,7 +160,7 @@ func checkCharset(params map[string]string) error {
 	case "utf-8", "utf8", "us-ascii":
 		return nil
 	}
-	return fmt.Errorf("%w: the body declares charset %q; the rules read UTF-8 and a backend may decode it otherwise", errAmbiguous, cs)
+	return fmt.Errorf("%w: the body declares charset %s; the rules read UTF-8 and a backend may decode it otherwise", errAmbiguous, clipQuote(cs))
 }
 
 // jsonContent flattens a JSON body into fields (every leaf, with its dotted path) and reads its

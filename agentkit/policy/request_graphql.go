@@ -235,6 +235,9 @@ func (w Write) checkGraphQLOperations(gql []gqlRequest) (Decision, bool) {
 			return deny(RuleWriteOperation, "the write %s allows only the GraphQL operations %v and the document holds no operation", op, w.Operations), false
 		}
 		for _, o := range ops {
+			if len(o.fields) == 0 {
+				return deny(RuleWriteOperation, "the document's GraphQL %s%s selects no root field the rules can read (the write %s)", o.kind, quotedNameOr(o.name, " (anonymous)"), op), false
+			}
 			for _, f := range o.fields {
 				if !w.allowsOperation(o.kind, f) {
 					return deny(RuleWriteOperation, "the document's GraphQL %s%s selects the root field %s, not one the write %s allows (%v)", o.kind, quotedNameOr(o.name, " (anonymous)"), clipQuote(f), op, w.Operations), false

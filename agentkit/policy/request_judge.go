@@ -89,7 +89,7 @@ func parseEncodedBody(r Request) (content, error) {
 	if len(r.Body) > 0 {
 		for _, v := range r.Header.Values("Content-Encoding") {
 			if e := strings.TrimSpace(v); e != "" && !strings.EqualFold(e, "identity") {
-				return content{}, fmt.Errorf("%w: the body declares Content-Encoding %q; the rules read it as sent, a backend may decode it", errAmbiguous, v)
+				return content{}, fmt.Errorf("%w: the body declares Content-Encoding %s; the rules read it as sent, a backend may decode it", errAmbiguous, clipQuote(v))
 			}
 		}
 	}
