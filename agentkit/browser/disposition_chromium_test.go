@@ -14,7 +14,7 @@ import (
 
 // chromiumSpellings are Content-Disposition values (issue 49.3), each served with
 // application/octet-stream so that Chromium downloads it; several name aggiorna.bat only in a
-// spelling Go's mime package does not read.
+// spelling Go's mime package does not read. A value with a newline is sent as two headers.
 var chromiumSpellings = []string{
 	`attachment; filename="aggiorna.bat"`,
 	`attachment; filename*=iso-8859-1''aggiorna.bat`,
@@ -35,6 +35,7 @@ var chromiumSpellings = []string{
 	`attachment; scarica; filename="aggiorna.bat"`,
 	`attachment; filename="visura.pdf"; filename="aggiorna.bat"`,
 	`attachment; filename="visura.pdf"`,
+	"attachment; filename=\"visura.pdf\"\nattachment; filename=\"aggiorna.bat\"", // two headers
 }
 
 // TestChromiumSavesNoExecutableThePolicyAllows is the differential check of issue 49.3 against a
@@ -56,7 +57,9 @@ func TestChromiumSavesNoExecutableThePolicyAllows(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Header().Set("Content-Disposition", chromiumSpellings[i])
+		for _, v := range strings.Split(chromiumSpellings[i], "\n") { // a line each
+			w.Header().Add("Content-Disposition", v)
+		}
 		_, _ = w.Write([]byte("MZ trapline stand-in, harmless\r\n"))
 	}))
 	t.Cleanup(srv.Close)
@@ -73,8 +76,9 @@ func TestChromiumSavesNoExecutableThePolicyAllows(t *testing.T) {
 	for i, cd := range chromiumSpellings {
 		u := fmt.Sprintf("http://files.interno.test/d/%d", i)
 		name := chromiumDownloadName(t, page, u)
-		d := pol.DecideResponse(policy.Response{URL: u, ContentType: "application/octet-stream", ContentDisposition: cd})
-		t.Logf("%-75s Chromium saves %-22q policy: %s", cd, name, d.Rule)
+		h := http.Header{"Content-Type": {"application/octet-stream"}, "Content-Disposition": strings.Split(cd, "\n")}
+		d := pol.DecideResponse(policy.Response{URL: u, Header: h})
+		t.Logf("%-75q Chromium saves %-22q policy: %s", cd, name, d.Rule)
 		if isExecutable(name) && d.Allow {
 			t.Errorf("Chromium saves %q from %q and the policy allows it", name, cd)
 		}
