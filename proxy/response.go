@@ -53,6 +53,7 @@ func (p *Proxy) onResponse(resp *http.Response, ctx *goproxy.ProxyCtx) *http.Res
 			URL:                ctx.Req.URL.String(),
 			ContentType:        resp.Header.Get("Content-Type"),
 			ContentDisposition: resp.Header.Get("Content-Disposition"),
+			Header:             resp.Header, // every copy of both headers: a client may honour any
 		})
 	default:
 		return resp // no judge, nothing forged

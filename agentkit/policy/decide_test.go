@@ -300,7 +300,7 @@ func TestRuleCoverage(t *testing.T) {
 	for _, c := range decideCases() {
 		seen[c.rule] = true
 	}
-	for _, c := range append(append(requestCases(), contentCases()...), describeCases()...) {
+	for _, c := range append(append(append(append(requestCases(), contentCases()...), describeCases()...), ambiguousCases()...), graphQLTypeCases()...) {
 		seen[c.rule] = true
 	}
 	for _, c := range hostCases() {

@@ -47,12 +47,17 @@ const (
 	// RuleBodyUnreadable: a request body that is malformed or of a content type the rules cannot read.
 	RuleBodyUnreadable Rule = "body_unreadable"
 	// RuleResponseDownload: a response whose headers (Content-Disposition filename, Content-Type)
-	// make it a download the policy blocks, or whose Content-Disposition is malformed.
+	// make it a download the policy blocks, or whose Content-Disposition or Content-Type cannot be
+	// read or is ambiguous (repeated, a charset that cannot be decoded).
 	RuleResponseDownload Rule = "response_download"
 	// RuleGraphQLPersisted: a GraphQL request that names a stored document (a persisted-query hash,
 	// a documentId) instead of sending it, under a policy with an operations rule: what it runs
 	// cannot be judged.
 	RuleGraphQLPersisted Rule = "graphql_persisted_query"
+	// RuleAmbiguousRequest: a request that carries one name twice where a backend may read either
+	// copy (a JSON key repeated in one object, in any spelling; a name both in the query string and
+	// the body; a GraphQL parameter given twice) or a body in a charset the rules do not read.
+	RuleAmbiguousRequest Rule = "ambiguous_request"
 	// RuleUnseenChannel: the browser-side gate refused, inside the page, a channel ctx.Route cannot
 	// see (speculation rules, a beacon or keepalive request sent while the page is left) whose URL
 	// the policy itself allows (agentkit/browser/unseen.go).
@@ -142,6 +147,7 @@ type Request struct {
 	BodyTruncated bool
 	// Header holds the request's headers, when the caller has them (nil otherwise). DecideRequest
 	// reads the method-override headers (X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override)
-	// from it: a request that says it is another method is judged as both.
+	// from it: a request that says it is another method is judged as both; and Content-Encoding: a
+	// body sent encoded is RuleAmbiguousRequest.
 	Header http.Header
 }

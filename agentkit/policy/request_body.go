@@ -37,6 +37,9 @@ func parseBody(contentType string, body []byte) (content, error) {
 	if err != nil {
 		return c, fmt.Errorf("Content-Type %q: %w", contentType, err)
 	}
+	if err := checkCharset(params); err != nil {
+		return c, err
+	}
 	switch {
 	case mt == "application/x-www-form-urlencoded":
 		vals, err := url.ParseQuery(string(body))
@@ -48,7 +51,7 @@ func parseBody(contentType string, body []byte) (content, error) {
 		if params["boundary"] == "" {
 			return c, fmt.Errorf("multipart body without a boundary")
 		}
-		if c.fields, err = multipartFields(body, params["boundary"]); err != nil {
+		if err = multipartContent(body, params["boundary"], &c); err != nil {
 			return c, fmt.Errorf("multipart body: %w", err)
 		}
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
@@ -84,45 +87,88 @@ func valuesFields(vals url.Values, query bool) []field {
 	return out
 }
 
-func multipartFields(body []byte, boundary string) ([]field, error) {
+// multipartContent reads a multipart/form-data body: each part is a field by its form name (a file
+// part's value is its file name, not its content). A part whose Content-Type is JSON is also read
+// as JSON (strictly: a repeated key is ambiguous) and its leaves become fields under the part's
+// name, since frameworks that bind JSON parts (Spring's @RequestPart, NestJS, FastAPI) read them
+// as the request's parameters; its top-level keys are kept in c.partKeys for the ambiguity check.
+func multipartContent(body []byte, boundary string, c *content) error {
 	r := multipart.NewReader(bytes.NewReader(body), boundary)
-	var out []field
 	for {
 		part, err := r.NextPart()
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		name := part.FormName()
 		if name == "" {
-			return nil, fmt.Errorf("a part without a form name")
+			return fmt.Errorf("a part without a form name")
 		}
 		if fn := part.FileName(); fn != "" {
 			// A file's content is not a field value; its name is.
-			out = append(out, field{Name: name, Path: name, Top: name, Value: fn, Scalar: true})
+			c.fields = append(c.fields, field{Name: name, Path: name, Top: name, Value: fn, Scalar: true})
 			continue
 		}
 		v, err := io.ReadAll(part)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, field{Name: name, Path: name, Top: name, Value: string(v), Scalar: true})
+		c.fields = append(c.fields, field{Name: name, Path: name, Top: name, Value: string(v), Scalar: true})
+		if err := jsonPart(name, part.Header.Get("Content-Type"), v, c); err != nil {
+			return fmt.Errorf("part %s: %w", clipQuote(name), err)
+		}
 	}
+}
+
+// jsonPart reads a multipart part declared as JSON: its leaves as fields under the part's name,
+// its top-level keys into c.partKeys. A part of any other type is left as its text.
+func jsonPart(name, contentType string, v []byte, c *content) error {
+	if contentType == "" {
+		return nil
+	}
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return fmt.Errorf("Content-Type %q: %w", contentType, err)
+	}
+	if mt != "application/json" && !strings.HasSuffix(mt, "+json") {
+		return nil
+	}
+	if err := checkCharset(params); err != nil {
+		return err
+	}
+	tree, err := decodeJSONStrict(v)
+	if err != nil {
+		return fmt.Errorf("JSON part: %w", err)
+	}
+	if obj, ok := tree.(map[string]any); ok {
+		c.partKeys = append(c.partKeys, slices.Sorted(maps.Keys(obj))...)
+	}
+	return flattenJSON(tree, name, name, 1, &c.fields)
+}
+
+// checkCharset refuses a body that declares a charset other than UTF-8 or US-ASCII: the rules
+// read the bytes as UTF-8, a backend that honours the declared charset (UTF-7, UTF-16, a legacy
+// code page) reads other text, keys included ("+ACI-" is a quote in UTF-7).
+func checkCharset(params map[string]string) error {
+	cs, ok := params["charset"]
+	if !ok {
+		return nil
+	}
+	switch strings.ToLower(strings.TrimSpace(cs)) {
+	case "utf-8", "utf8", "us-ascii":
+		return nil
+	}
+	return fmt.Errorf("%w: the body declares charset %s; the rules read UTF-8 and a backend may decode it otherwise", errAmbiguous, clipQuote(cs))
 }
 
 // jsonContent flattens a JSON body into fields (every leaf, with its dotted path) and reads its
 // GraphQL requests (an object, or each object of a batched array).
 func jsonContent(body []byte, c *content) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeJSONStrict(body)
+	if err != nil {
 		return err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return fmt.Errorf("data after the JSON value")
 	}
 	c.gql = graphQLOfJSON(v)
 	for _, g := range c.gql {

@@ -15,7 +15,7 @@ navigation:
     - {host: portale.interno.test, paths: ["^/"]}
 actions:
   writes:
-    - {method: POST, path: "^/graphql$", operations: [GetPratica, UpdateStato]}
+    - {method: POST, path: "^/graphql$", operations: [pratica, "mutation stato"]}
     - {method: POST, path: "^/note$"}
     - {method: DELETE, path: "^/bozze$"}
 `

@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -27,22 +28,88 @@ type gqlRequest struct {
 
 // gqlOperation is one operation definition of a document: what the server may run.
 type gqlOperation struct {
-	kind string // query, mutation or subscription
-	name string // "" for an anonymous operation
+	kind   string   // query, mutation or subscription
+	name   string   // "" for an anonymous operation; a label the client chooses, never judged
+	fields []string // the root fields it selects (through fragments, whatever their directives)
 }
 
 // graphQLOperations parses a GraphQL document (github.com/vektah/gqlparser/v2, the parser gqlgen
-// uses) and returns its operations. The error never quotes the document (it may hold secrets).
+// uses) and returns its operations with the root fields each selects. The error never quotes the
+// document (it may hold secrets).
 func graphQLOperations(doc string) ([]gqlOperation, error) {
 	qd, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: doc}, maxGraphQLTokens)
 	if err != nil {
 		return nil, fmt.Errorf("the GraphQL document does not parse")
 	}
+	frags := map[string]*ast.FragmentDefinition{}
+	for _, f := range qd.Fragments {
+		if frags[f.Name] != nil {
+			return nil, fmt.Errorf("the GraphQL document defines the fragment %s twice", clipQuote(f.Name))
+		}
+		frags[f.Name] = f
+	}
+	w := &fragmentWalk{defs: frags, done: map[string][]string{}, open: map[string]bool{}}
 	out := make([]gqlOperation, 0, len(qd.Operations))
 	for _, op := range qd.Operations {
-		out = append(out, gqlOperation{kind: string(op.Operation), name: op.Name})
+		fields, err := w.rootFields(op.SelectionSet)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, gqlOperation{kind: string(op.Operation), name: op.Name, fields: fields})
 	}
 	return out, nil
+}
+
+// fragmentWalk reads root fields through a document's fragments, each fragment once (done), so
+// that fragments spreading each other twice over cost linear work, not exponential.
+type fragmentWalk struct {
+	defs map[string]*ast.FragmentDefinition
+	done map[string][]string // a fragment's root fields, once read
+	open map[string]bool     // fragments being read (a spread of one of them is a cycle)
+}
+
+// rootFields returns the names (sorted, once each) of the fields a selection set selects at its own level, through
+// inline fragments and fragment spreads (an undefined or cyclic spread is an error). Aliases are
+// dropped (an alias is the client's label, the name is what runs) and @skip/@include are ignored:
+// a field that may run is judged.
+func (w *fragmentWalk) rootFields(set ast.SelectionSet) ([]string, error) {
+	var out []string
+	for _, sel := range set {
+		var more []string
+		var err error
+		switch s := sel.(type) {
+		case *ast.Field:
+			more = []string{s.Name}
+		case *ast.InlineFragment:
+			more, err = w.rootFields(s.SelectionSet)
+		case *ast.FragmentSpread:
+			more, err = w.spread(s.Name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil // sorted, once each: a repeated spread adds nothing
+}
+
+func (w *fragmentWalk) spread(name string) ([]string, error) {
+	if fields, ok := w.done[name]; ok {
+		return fields, nil
+	}
+	f := w.defs[name]
+	if f == nil || w.open[name] {
+		return nil, fmt.Errorf("the GraphQL document spreads the fragment %s, which it does not define (or which spreads itself)", clipQuote(name))
+	}
+	w.open[name] = true
+	fields, err := w.rootFields(f.SelectionSet)
+	delete(w.open, name)
+	if err != nil {
+		return nil, err
+	}
+	w.done[name] = fields
+	return fields, nil
 }
 
 // graphQLOfJSON reads the GraphQL requests of a JSON body: the object itself, or each object of a
@@ -82,9 +149,12 @@ func graphQLOfJSON(v any) []gqlRequest {
 // graphQLOfQuery reads a GraphQL request from query parameters (GraphQL over GET, or a POST that
 // names its document in the URL): a "query" parameter that parses as a document with at least one
 // operation, or a persisted query ("extensions" naming persistedQuery, "documentId"). A "query"
-// that is not GraphQL (a search box's ?query=) is no GraphQL request.
-func graphQLOfQuery(query []field) (gqlRequest, bool) {
+// that is not GraphQL (a search box's ?query=) is no GraphQL request. A GraphQL request that gives
+// one of its parameters twice is errAmbiguous: servers differ on which copy they run (Go's
+// URL.Query().Get takes the first, PHP the last), so no one copy can be judged as the one.
+func graphQLOfQuery(query []field) (gqlRequest, bool, error) {
 	var g gqlRequest
+	seen := map[string]int{}
 	for _, f := range query {
 		switch f.Name {
 		case "query":
@@ -100,9 +170,19 @@ func graphQLOfQuery(query []field) (gqlRequest, bool) {
 			}
 		case "documentId", "doc_id":
 			g.persisted = true
+		case "variables":
+		default:
+			continue
+		}
+		seen[f.Name]++
+	}
+	isGQL := g.hasDoc || g.persisted
+	for _, name := range slices.Sorted(maps.Keys(seen)) {
+		if isGQL && seen[name] > 1 {
+			return g, isGQL, fmt.Errorf("%w: the GraphQL parameter %q is given %d times in the query string", errAmbiguous, name, seen[name])
 		}
 	}
-	return g, g.hasDoc || g.persisted
+	return g, isGQL, nil
 }
 
 // hasOperationsRule reports whether any write of the policy lists GraphQL operations.
@@ -155,15 +235,61 @@ func (w Write) checkGraphQLOperations(gql []gqlRequest) (Decision, bool) {
 			return deny(RuleWriteOperation, "the write %s allows only the GraphQL operations %v and the document holds no operation", op, w.Operations), false
 		}
 		for _, o := range ops {
-			if o.name == "" || !slices.Contains(w.Operations, o.name) {
-				return deny(RuleWriteOperation, "the document holds the GraphQL %s%s, not one the write %s allows (%v)", o.kind, quotedNameOr(o.name, " (anonymous)"), op, w.Operations), false
+			if len(o.fields) == 0 {
+				return deny(RuleWriteOperation, "the document's GraphQL %s%s selects no root field the rules can read (the write %s)", o.kind, quotedNameOr(o.name, " (anonymous)"), op), false
+			}
+			for _, f := range o.fields {
+				if !w.allowsOperation(o.kind, f) {
+					return deny(RuleWriteOperation, "the document's GraphQL %s%s selects the root field %s, not one the write %s allows (%v)", o.kind, quotedNameOr(o.name, " (anonymous)"), clipQuote(f), op, w.Operations), false
+				}
 			}
 		}
 		if g.operation != "" && !slices.ContainsFunc(ops, func(o gqlOperation) bool { return o.name == g.operation }) {
-			return deny(RuleWriteOperation, "GraphQL operationName %q names no operation of its document (the write %s)", g.operation, op), false
+			return deny(RuleWriteOperation, "GraphQL operationName %s names no operation of its document (the write %s)", clipQuote(g.operation), op), false
 		}
 	}
 	return Decision{}, true
+}
+
+// gqlOperationTypes are the operation types an operations entry may name.
+var gqlOperationTypes = []string{string(ast.Query), string(ast.Mutation), string(ast.Subscription)}
+
+// parseOperationEntry reads one entry of a write's operations: "TYPE FIELD" (an operation type,
+// query, mutation or subscription, and a root field it may select) or a bare "FIELD", which is
+// "query FIELD" as GraphQL's own shorthand "{ FIELD }" is. It reports false for anything else.
+func parseOperationEntry(entry string) (kind, field string, ok bool) {
+	parts := strings.Fields(entry)
+	switch len(parts) {
+	case 1:
+		kind, field = string(ast.Query), parts[0]
+	case 2:
+		kind, field = parts[0], parts[1]
+	default:
+		return "", "", false
+	}
+	return kind, field, slices.Contains(gqlOperationTypes, kind) && isGraphQLName(field)
+}
+
+// isGraphQLName reports whether s is a GraphQL Name: [_A-Za-z][_0-9A-Za-z]*.
+func isGraphQLName(s string) bool {
+	for i, r := range s {
+		letter := r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// allowsOperation reports whether an entry of the write's operations allows the root field of an
+// operation of that type. An entry that does not parse allows nothing.
+func (w Write) allowsOperation(kind, field string) bool {
+	for _, e := range w.Operations {
+		if k, f, ok := parseOperationEntry(e); ok && k == kind && f == field {
+			return true
+		}
+	}
+	return false
 }
 
 func quotedName(name string) string { return quotedNameOr(name, "") }
@@ -172,7 +298,7 @@ func quotedNameOr(name, anon string) string {
 	if name == "" {
 		return anon
 	}
-	return fmt.Sprintf(" %q", name)
+	return " " + clipQuote(name)
 }
 
 // methodOverrideHeaders are the headers through which frameworks let a request say it is another

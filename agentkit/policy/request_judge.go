@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -12,7 +13,8 @@ import (
 var graphQLKeys = []string{"query", "operationName", "variables", "extensions"}
 
 // judgeContent rules on what a request carries, once its destination and method are allowed:
-// the body cap and a readable body; then, for the request's method and every method it says it is
+// the body cap, a readable body, and one reading of it (RuleAmbiguousRequest: a repeated JSON key,
+// a name in both query and body, a GraphQL parameter twice, an encoded body); then, for the request's method and every method it says it is
 // (override headers, a "_method" field), the operation of a write (writes are the entries that
 // matched method, host and path; nil for a read) or, for a read, that it holds no GraphQL mutation;
 // persisted GraphQL queries under a policy with an operations rule; outside URL parameters and
@@ -24,17 +26,24 @@ func (p *Policy) judgeContent(r Request, rawQuery string, host, port, path strin
 		if !lenient {
 			return deny(RuleBodyTooLarge, "the request body is longer than requests.max_body_bytes (%d bytes): it is not judged on a prefix", p.maxBody())
 		}
-	} else if parsed, err := parseBody(r.ContentType, r.Body); err != nil {
+	} else if parsed, err := parseEncodedBody(r); err != nil {
 		if !lenient {
-			return deny(RuleBodyUnreadable, "%s %s%s: the body cannot be judged: %v", methodName(r.Method), hostPort(host, port), path, err)
+			return deny(bodyRule(err), "%s %s%s: the body cannot be judged: %v", methodName(r.Method), hostPort(host, port), path, err)
 		}
 	} else {
 		c = parsed
 	}
 	query := queryFields(rawQuery)
+	g, isGQL, err := graphQLOfQuery(query)
+	if err == nil {
+		err = ambiguousNames(query, c)
+	}
+	if err != nil && !lenient {
+		return deny(RuleAmbiguousRequest, "%s %s%s: %v", methodName(r.Method), hostPort(host, port), path, err)
+	}
 	all := append(slices.Clone(query), c.fields...)
 	gql := slices.Clone(c.gql)
-	if g, ok := graphQLOfQuery(query); ok {
+	if isGQL {
 		gql = append(gql, g)
 	} else if len(gql) == 1 && gql[0].operation == "" {
 		// an application/graphql body takes its operationName from the URL
@@ -72,6 +81,28 @@ func (p *Policy) judgeContent(r Request, rawQuery string, host, port, path strin
 		return d
 	}
 	return allowDecision()
+}
+
+// parseEncodedBody parses the request's body unless it declares a Content-Encoding: the rules
+// read the bytes as they are, a backend that decodes the encoding reads other ones.
+func parseEncodedBody(r Request) (content, error) {
+	if len(r.Body) > 0 {
+		for _, v := range r.Header.Values("Content-Encoding") {
+			if e := strings.TrimSpace(v); e != "" && !strings.EqualFold(e, "identity") {
+				return content{}, fmt.Errorf("%w: the body declares Content-Encoding %s; the rules read it as sent, a backend may decode it", errAmbiguous, clipQuote(v))
+			}
+		}
+	}
+	return parseBody(r.ContentType, r.Body)
+}
+
+// bodyRule names the rule for a body that cannot be judged: RuleAmbiguousRequest when it reads
+// two ways (errAmbiguous), RuleBodyUnreadable otherwise.
+func bodyRule(err error) Rule {
+	if errors.Is(err, errAmbiguous) {
+		return RuleAmbiguousRequest
+	}
+	return RuleBodyUnreadable
 }
 
 // overridesOf returns the overrides among judged.

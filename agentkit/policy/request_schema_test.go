@@ -29,6 +29,9 @@ func TestParseRequestErrors(t *testing.T) {
 		{"write form value not a string", minimal + "actions:\n  writes:\n    - method: POST\n      path: \"^/\"\n      form: {stato: [[x]]}\n", 10, "actions.writes[0].form.stato[0]", CodeWrongType},
 		{"write deny_fields empty name", minimal + "actions:\n  writes:\n    - {method: POST, path: \"^/\", deny_fields: [\"\"]}\n", 8, "actions.writes[0].deny_fields[0]", CodeEmpty},
 		{"write operations not a list", minimal + "actions:\n  writes:\n    - {method: POST, path: \"^/\", operations: Update}\n", 8, "actions.writes[0].operations", CodeWrongType},
+		{"write operation, unknown type", minimal + "actions:\n  writes:\n    - {method: POST, path: \"^/\", operations: [\"delete pratica\"]}\n", 8, "actions.writes[0].operations[0]", CodeInvalidValue},
+		{"write operation, type alone", minimal + "actions:\n  writes:\n    - {method: POST, path: \"^/\", operations: [pratica, mutation stato x]}\n", 8, "actions.writes[0].operations[1]", CodeInvalidValue},
+		{"write operation, not a GraphQL name", minimal + "actions:\n  writes:\n    - {method: POST, path: \"^/\", operations: [\"mutation 1stato\"]}\n", 8, "actions.writes[0].operations[0]", CodeInvalidValue},
 		{"write unknown key", minimal + "actions:\n  writes:\n    - {method: POST, path: \"^/\", fields: [a]}\n", 8, "actions.writes[0].fields", CodeUnknownKey},
 	}
 	for _, c := range cases {

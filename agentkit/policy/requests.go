@@ -83,6 +83,8 @@ type content struct {
 	gql    []gqlRequest // the GraphQL requests of the body (a batch has several)
 	// raw are whole-body texts judged like values (text/plain bodies, GraphQL documents).
 	raw []string
+	// partKeys are the top-level keys of a multipart body's JSON parts (see ambiguousNames).
+	partKeys []string
 }
 
 // decodeRepeated percent-decodes s until no valid escape is left (at most maxDecodeRounds times), so

@@ -93,8 +93,21 @@ func (d *decoder) writeExtras(w *Write, valid *bool) handlers {
 		},
 		"operations": func(v *yaml.Node, f string) {
 			var ok bool
-			w.Operations, ok = list(d, v, f, d.nonEmptyStr)
+			w.Operations, ok = list(d, v, f, d.operationEntry)
 			*valid = *valid && ok
 		},
 	}
+}
+
+// operationEntry reads one entry of a write's operations (parseOperationEntry's syntax).
+func (d *decoder) operationEntry(n *yaml.Node, field string) (string, bool) {
+	s, ok := d.nonEmptyStr(n, field)
+	if !ok {
+		return "", false
+	}
+	if _, _, good := parseOperationEntry(s); !good {
+		d.Fail(n, field, CodeInvalidValue, "%q is not an operation: write \"query FIELD\", \"mutation FIELD\" or \"subscription FIELD\" (a root field of that type), or a bare FIELD for \"query FIELD\"; an operation's name is the client's label and is never judged", s)
+		return "", false
+	}
+	return s, true
 }

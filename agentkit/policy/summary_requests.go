@@ -31,7 +31,17 @@ func writeScope(w Write) string {
 		parts = append(parts, "denied fields "+strings.Join(w.DenyFields, ", "))
 	}
 	if len(w.Operations) > 0 {
-		parts = append(parts, "GraphQL operations "+strings.Join(w.Operations, ", "))
+		// Each entry as it is read (a bare FIELD is "query FIELD"), so a name written before the
+		// entries named root fields shows what it now allows.
+		ops := make([]string, len(w.Operations))
+		for i, e := range w.Operations {
+			if kind, field, ok := parseOperationEntry(e); ok {
+				ops[i] = kind + " " + field
+			} else {
+				ops[i] = fmt.Sprintf("%q (allows nothing)", e)
+			}
+		}
+		parts = append(parts, "GraphQL operations by root field: "+strings.Join(ops, ", "))
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
 }

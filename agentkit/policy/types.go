@@ -125,7 +125,10 @@ type Write struct {
 	// DenyFields are field names (form, JSON keys at any depth, query parameters) whose presence
 	// denies the write, whatever their value.
 	DenyFields []string
-	// Operations, when not empty, are the GraphQL operationName values allowed.
+	// Operations, when not empty, are the GraphQL operations allowed, by what they run: each entry
+	// is "TYPE FIELD" (query, mutation or subscription, and a root field) or a bare FIELD for
+	// "query FIELD" (parseOperationEntry). Every root field of every operation of every document
+	// must be listed with its operation type; the operation's name is never judged.
 	Operations []string
 }
 
