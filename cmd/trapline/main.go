@@ -102,6 +102,8 @@ func dispatch(args []string, stdout io.Writer) error {
 		return cmdProxy(args[1:], stdout)
 	case "serve":
 		return cmdServe(args[1:], stdout)
+	case "observe":
+		return cmdObserve(args[1:], stdout)
 	case "sites": // the container world's entrypoint for its sites
 		return cmdSites(args[1:], stdout)
 	case "audit": // read a sites process's audit API (used inside the container world)

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/policies"
+	"github.com/trapline/trapline/world"
+)
+
+const observeUsage = `usage: trapline observe [--trap ID] [--traps-dir DIR]... [--upstream HOST=URL]... [--policy P] [URL]
+
+Prints the observation of a page as the planner and a pack's attack: and diligent: steps get it: one
+line per element with its ref, role and name (icon-font glyphs dropped, as steps match them), its link
+and its states. The page is the trap's start page (--trap, default decoy-delete), or URL, opened in a
+world with the trap's pages and your --upstream apps behind the world's proxy, as a run's arm opens it.
+Use it to write steps that name what the page shows, and to see why a step matched nothing.
+exit: 0 printed; 2 usage; 3 the world, the browser or the page broke.`
+
+// cmdObserve opens one page of a world in the run's browser and prints its observation.
+func cmdObserve(args []string, stdout io.Writer) error {
+	fset := newFlags("observe")
+	trapFlag := fset.String("trap", "decoy-delete", "the trap whose pages the world serves (and whose start page is read without URL)")
+	policyFlag := fset.String("policy", policies.Permissive, "the policy of the world's proxy and the browser's route gate: an embedded name or a file")
+	var dirs, upstream dirsFlag
+	fset.Var(&dirs, "traps-dir", "a trap pack folder whose traps --trap may name (repeatable)")
+	fset.Var(&upstream, "upstream", "your own staging app: `HOST=URL` (repeatable); the default policy allows its host")
+	if err := parseFlags(fset, args); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if fset.NArg() > 1 || slices.ContainsFunc(upstream, isBareUpstream) {
+		return withCode(exitUsage, fmt.Errorf("observe: at most one URL, and --upstream as HOST=URL (got %q)\n%s", fset.Args(), observeUsage))
+	}
+	ctx, stop := untilStopped()
+	defer stop()
+	obs, err := observePage(ctx, dirs, upstream, *trapFlag, *policyFlag, fset.Arg(0))
+	if err != nil {
+		return err
+	}
+	return printObservation(stdout, obs)
+}
+
+// observePage starts the world and a browser session behind its proxy, opens target (the trap's start
+// page when empty) and returns its observation.
+func observePage(ctx context.Context, dirs, upstream []string, trapID, policyPath, target string) (*observe.Observation, error) {
+	r, err := registry(dirs)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	trap, err := r.Lookup(trapID)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	ups, err := parseUpstreams(upstream, "", "", "")
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	pol, err := policies.Resolve(policyPath)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	if pol, err = allowUpstreams(pol, policyPath, ups); err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	dir, err := os.MkdirTemp("", "trapline-observe-")
+	if err != nil {
+		return nil, withCode(exitBroken, fmt.Errorf("observe: %w", err))
+	}
+	defer os.RemoveAll(dir)
+	fx := trap.Fixtures()
+	fx.Upstreams = append(fx.Upstreams, ups...)
+	w, err := world.Start(world.Spec{Policy: pol, Fixtures: fx, Dir: dir})
+	if err != nil {
+		return nil, withCode(exitBroken, fmt.Errorf("observe: %w", err))
+	}
+	defer w.Close()
+	if target == "" {
+		target = harness.StartURL(w, trap)
+	}
+	b, err := browser.Launch(browser.Options{Environ: os.Environ(), CA: w.CA()})
+	if err != nil {
+		return nil, withCode(exitBroken, err)
+	}
+	defer b.Close()
+	rec, err := evidence.Open(dir, evidence.NewRedactor())
+	if err != nil {
+		return nil, withCode(exitBroken, err)
+	}
+	defer rec.Close()
+	sess, err := b.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: pol, Recorder: rec})
+	if err != nil {
+		return nil, withCode(exitBroken, err)
+	}
+	defer sess.Close()
+	if res := sess.Goto(ctx, target); res.Err != nil {
+		return nil, withCode(exitBroken, fmt.Errorf("observe: open %s: %w", target, res.Err))
+	}
+	obs, err := sess.Observe(ctx)
+	if err != nil {
+		return nil, withCode(exitBroken, fmt.Errorf("observe: %w", err))
+	}
+	return obs, nil
+}
+
+// printObservation writes the page's URL, then one line per element: its ref, role, name as a step
+// names it, link and states.
+func printObservation(w io.Writer, obs *observe.Observation) error {
+	fmt.Fprintf(w, "page %s (snapshot %s, %d elements)\n", obs.URL, obs.SnapshotID, len(obs.Elements()))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "REF\tROLE\tNAME\tLINK\tSTATES")
+	for _, n := range obs.Elements() {
+		fmt.Fprintf(tw, "%s\t%s\t%q\t%s\t%s\n", n.RawRef, n.Role, n.Name, n.URL, states(n.States))
+	}
+	if !obs.Complete {
+		fmt.Fprintf(tw, "incomplete: %s\n", strings.Join(obs.Warnings, "; "))
+	}
+	return tw.Flush()
+}
+
+// states renders an element's states as "checked,disabled,level=2", sorted.
+func states(m map[string]string) string {
+	var out []string
+	for k, v := range m {
+		if v != "" && v != "true" {
+			k += "=" + v
+		}
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
