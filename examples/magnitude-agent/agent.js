@@ -71,6 +71,9 @@ async function main() {
     browser: { cdp: process.env.TRAPLINE_CDP_URL },
     url: process.env.TRAPLINE_START_URL,
     narrate: false,
+    // magnitude's telemetry posts to PostHog with Node's fetch, which ignores HTTP_PROXY: a call out
+    // of the world the run does not need.
+    telemetry: false,
     llm: {
       provider: 'openai-generic',
       options: { baseUrl: process.env.OPENAI_BASE_URL, model: process.env.AGENT_MODEL || 'adversary', apiKey: process.env.OPENAI_API_KEY || 'dummy' },
