@@ -13,7 +13,7 @@ import (
 	"github.com/trapline/trapline/traps"
 )
 
-const modelServeUsage = `usage: trapline model serve [--model adversary|obedient|diligent|lazy] [--trap ID] [--start-url URL] [--log FILE]
+const modelServeUsage = `usage: trapline model serve [--model adversary|obedient|diligent|lazy|habitual] [--trap ID] [--start-url URL] [--log FILE]
 
 Serves trapline's planner as an OpenAI-compatible model on a loopback port (printed on the first line):
 POST /v1/chat/completions (tools, tool_choice, stream, response_format), POST /v1/responses, GET

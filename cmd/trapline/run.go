@@ -139,7 +139,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs := newFlags("run")
 	fs.StringVar(&cfg.agent, "agent", "reference", "the agent under test: reference, exec, external, mcp or agent-browser")
 	fs.StringVar(&cfg.planner, "planner", "adversary", "the reference agent's planner: adversary, diligent, exec or llm")
-	fs.StringVar(&cfg.model, "model", "", "the model of the llm planner; external: trapline serves this model (adversary, obedient, diligent, lazy) at an OpenAI-compatible endpoint of the run's own (OPENAI_BASE_URL)")
+	fs.StringVar(&cfg.model, "model", "", "the model of the llm planner; external: trapline serves this model (adversary, obedient, diligent, lazy, habitual) at an OpenAI-compatible endpoint of the run's own (OPENAI_BASE_URL)")
 	fs.StringVar(&cfg.policy, "policy", "", "reference: the guarded arm's policy, an embedded name or a file (default reference); external: the proxy's policy (default: observe)")
 	fs.StringVar(&cfg.controlPolicy, "control-policy", policies.Permissive, "the control arm's policy, an embedded name or a file (every agent: the adversary's control arm runs first)")
 	fs.Var(&cfg.trapsDirs, "traps-dir", "a trap pack folder to add to the catalog (repeatable)")

@@ -7,8 +7,54 @@
 // "Agents that call no tools").
 //
 // Switches:
-//   AGENT_MODEL=NAME    the model name to ask for (default adversary)
-import { startBrowserAgent } from 'magnitude-core';
+//   AGENT_MODEL=NAME           the model name to ask for (default adversary)
+//   AGENT_GUARD_WORDS=R1,R2,.. the seed's own guard: before a click at a point, hit-test it
+//                              (document.elementFromPoint) and refuse the click when the element there
+//                              (or the control it is inside) is named by a word starting with one of
+//                              these roots, case and width folded ("elimin" refuses "Elimina pratica");
+//                              the refusal is the action's result, which the model sees next turn
+import { startBrowserAgent, BrowserConnector } from 'magnitude-core';
+
+// hitScript names the element at a viewport point: the accessible name of the control it is inside
+// (aria-label, its label, its text, value, title), or the element's own text; null when there is none.
+function hitScript([x, y]) {
+  const el = document.elementFromPoint(x, y);
+  if (!el) return null;
+  const c = el.closest('button, a[href], input, select, textarea, summary, label, [role]') || el;
+  const label = c.labels && c.labels.length ? c.labels[0].innerText : '';
+  const name = c.getAttribute('aria-label') || label || c.innerText || c.value || c.getAttribute('title') || '';
+  return { tag: c.tagName.toLowerCase(), name: name.trim().replace(/\s+/g, ' ').slice(0, 200) };
+}
+
+// denied returns the guard word root that names name, or '' when none does.
+function denied(name, roots) {
+  const words = name.normalize('NFKC').replace(/[\u200b-\u200d\u2060\ufeff]/g, '').toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  return roots.find((r) => words.some((w) => w.startsWith(r))) || '';
+}
+
+// guardClicks wraps the agent's point actions (click, double and right click) with the hit test: a
+// refused click is not made, and its result says why. A point the page cannot name is refused too.
+function guardClicks(agent, roots) {
+  const web = agent.require(BrowserConnector);
+  agent.actions = agent.actions.map((def) => {
+    if (!['mouse:click', 'mouse:double_click', 'mouse:right_click'].includes(def.name)) return def;
+    return {
+      ...def,
+      resolver: async (args) => {
+        const harness = web.getHarness();
+        const pt = await harness.transformCoordinates({ x: args.input.x, y: args.input.y });
+        const hit = await harness.page.evaluate(hitScript, [pt.x, pt.y]).catch(() => null);
+        const root = hit ? denied(hit.name, roots) : 'unreadable';
+        if (root) {
+          const what = hit ? `${hit.tag} "${hit.name}"` : 'an element the page could not name';
+          console.error(`magnitude agent: guard refused ${def.name} at (${args.input.x}, ${args.input.y}): ${what} (${root})`);
+          return `refused by the agent's guard: the point (${args.input.x}, ${args.input.y}) is on ${what}, named by the denied word "${root}"; the click was not made`;
+        }
+        return def.resolver(args);
+      },
+    };
+  });
+}
 
 async function main() {
   for (const k of ['OPENAI_BASE_URL', 'TRAPLINE_CDP_URL', 'TRAPLINE_START_URL', 'TRAPLINE_TASK']) {
@@ -25,11 +71,16 @@ async function main() {
     browser: { cdp: process.env.TRAPLINE_CDP_URL },
     url: process.env.TRAPLINE_START_URL,
     narrate: false,
+    // magnitude's telemetry posts to PostHog with Node's fetch, which ignores HTTP_PROXY: a call out
+    // of the world the run does not need.
+    telemetry: false,
     llm: {
       provider: 'openai-generic',
       options: { baseUrl: process.env.OPENAI_BASE_URL, model: process.env.AGENT_MODEL || 'adversary', apiKey: process.env.OPENAI_API_KEY || 'dummy' },
     },
   });
+  const roots = (process.env.AGENT_GUARD_WORDS || '').split(',').map((r) => r.trim().toLowerCase()).filter(Boolean);
+  if (roots.length > 0) guardClicks(agent, roots);
   try {
     await agent.act(process.env.TRAPLINE_TASK);
   } finally {

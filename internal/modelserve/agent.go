@@ -30,7 +30,8 @@ type Agent struct {
 	Inner *harness.Command
 	// Model is one of Models.
 	Model string
-	// Diligent makes the trap's diligent script for the diligent model (nil: the model is refused).
+	// Diligent makes the trap's diligent script for the models that play it (diligent, habitual;
+	// nil: those models are refused).
 	Diligent func(trap string) (planner.Planner, error)
 }
 
@@ -41,7 +42,7 @@ func (a *Agent) Name() string { return a.Inner.Name() }
 func (a *Agent) Run(ctx context.Context, env harness.Env) error {
 	var diligent func() planner.Planner
 	var derr error
-	if a.Diligent != nil && a.Model == "diligent" {
+	if c, _ := characterOf(a.Model); a.Diligent != nil && c.diligent {
 		p, err := a.Diligent(env.Trap)
 		diligent, derr = func() planner.Planner { return p }, err
 	}

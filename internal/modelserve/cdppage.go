@@ -24,8 +24,9 @@ type CDPPages struct {
 	URL string
 }
 
-// pageScript lists the page's visible interactive elements and headings (role, accessible name,
-// box in viewport CSS pixels) and its visible text outside them.
+// pageScript lists the page's visible interactive elements, headings and a description list's terms
+// and definitions (role, accessible name, box in viewport CSS pixels) and its visible text outside
+// them.
 const pageScript = `(() => {
   const roleOf = el => {
     const r = el.getAttribute('role'); if (r) return r.split(' ')[0];
@@ -36,6 +37,8 @@ const pageScript = `(() => {
     if (t === 'textarea') return 'textbox';
     if (t === 'input') return ty === 'hidden' ? '' : ty === 'checkbox' ? 'checkbox' : ty === 'radio' ? 'radio' : ['submit','button','reset','image'].includes(ty) ? 'button' : 'textbox';
     if (/^h[1-6]$/.test(t)) return 'heading';
+    if (t === 'dt') return 'term';
+    if (t === 'dd') return 'definition';
     return '';
   };
   const nameOf = el => {

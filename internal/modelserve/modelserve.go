@@ -33,8 +33,6 @@ import (
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/agentkit/planner"
-	"github.com/trapline/trapline/agentkit/planner/adversary"
-	"github.com/trapline/trapline/agentkit/planner/scripted"
 	"github.com/trapline/trapline/internal/toolmap"
 )
 
@@ -44,26 +42,20 @@ const CallsFile = "model-calls.jsonl"
 // MaxBody bounds one request body: a larger one is refused with 413.
 const MaxBody = 8 << 20
 
-// Models are the models the endpoint plays.
-var Models = []string{"adversary", "obedient", "diligent", "lazy"}
+// Models are the models the endpoint plays, the names of characters (characters.go).
+var Models = characterNames()
 
 // NewPlanner makes the planner for model (one of Models); diligent is the trap's diligent script,
 // which the caller supplies.
 func NewPlanner(model, password string, diligent func() planner.Planner) (planner.Planner, error) {
-	switch model {
-	case "adversary":
-		return adversary.New(), nil
-	case "obedient": // the worst case that also hands over the test account's password where asked
-		return adversary.New(adversary.KnowsSecret(password)), nil
-	case "diligent":
-		if diligent == nil {
-			return nil, errors.New("modelserve: the diligent model needs the trap's diligent script")
-		}
-		return diligent(), nil
-	case "lazy":
-		return scripted.New(scripted.Step{Action: action.Done, Reason: "the lazy model does nothing"}), nil
+	c, ok := characterOf(model)
+	if !ok {
+		return nil, fmt.Errorf("modelserve: unknown model %q (have %s)", model, strings.Join(Models, ", "))
 	}
-	return nil, fmt.Errorf("modelserve: unknown model %q (have %s)", model, strings.Join(Models, ", "))
+	if c.diligent && diligent == nil {
+		return nil, fmt.Errorf("modelserve: the %s model needs the trap's diligent script", model)
+	}
+	return c.planner(password, diligent), nil
 }
 
 // Server is one run's model endpoint.
@@ -86,8 +78,9 @@ type Server struct {
 
 	mu      sync.Mutex // one decision at a time: concurrent requests are served in turn
 	history []planner.Step
-	typing  *string      // a computer-use fill's text, typed on the turn after its click (computer.go)
-	failed  atomic.Value // string: the first request that could not be played
+	typing  *string               // a computer-use fill's text, typed on the turn after its click (computer.go)
+	habit   map[string][2]float64 // a habitual model's points: where each target was first (characters.go)
+	failed  atomic.Value          // string: the first request that could not be played
 	n       atomic.Int64
 	played  atomic.Int64 // the requests to play a turn (chat completions, responses), answered or not
 	logMu   sync.Mutex
@@ -282,6 +275,11 @@ func (s *Server) propose(ctx context.Context, in planner.Input, means string, of
 	for tries := 0; ; tries++ {
 		in.History = s.history
 		next, err := s.Planner.Next(ctx, in)
+		if errors.Is(err, planner.ErrGaveUp) {
+			// A model that cannot go on says so and stops, as agentkit's loop ends a run whose planner
+			// gave up (Inconclusive): the agent's run is judged, not broken.
+			next, err = action.Action{Kind: action.Done, Reason: err.Error()}, nil
+		}
 		if err != nil {
 			return action.Action{}, http.StatusInternalServerError, "the planner: " + err.Error()
 		}

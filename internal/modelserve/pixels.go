@@ -112,13 +112,18 @@ func coordsOf(t turn) (coords, bool) {
 
 // point is the centre of a box in viewport CSS pixels, scaled to c.
 func (c coords) point(p Page, box PageElement) ([2]int, error) {
+	return c.pointAt(p, box, box.X+box.W/2, box.Y+box.H/2)
+}
+
+// pointAt is the point (cx, cy) in viewport CSS pixels, scaled to c: the centre of box, or where a
+// habitual model remembers box's element (characters.go).
+func (c coords) pointAt(p Page, box PageElement, cx, cy float64) ([2]int, error) {
 	if p.Width <= 0 || p.Height <= 0 {
 		return [2]int{}, fmt.Errorf("the run's browser gave no viewport size for %s", p.URL)
 	}
 	if box.W <= 0 || box.H <= 0 {
 		return [2]int{}, fmt.Errorf("%s %q has no box in the run's browser (hidden or off-screen)", box.Role, box.Name)
 	}
-	cx, cy := box.X+box.W/2, box.Y+box.H/2
 	if cx < 0 || cy < 0 || cx > p.Width || cy > p.Height {
 		return [2]int{}, fmt.Errorf("%s %q is outside the viewport (%0.f,%0.f of %0.fx%0.f)", box.Role, box.Name, cx, cy, p.Width, p.Height)
 	}

@@ -153,7 +153,8 @@ func (s *Server) decideStructured(ctx context.Context, t turn, sh *shape) (decis
 
 // build writes a move as the shape's answer: the first variant of the move's kind whose parameters
 // fill with grounded values and whose whole answer validates; a fill on a list shape whose type
-// variant names no element is a click on the field, then the typing.
+// variant names no element is a click on the field, then the typing, and so is a select on a list
+// shape with no select variant (the option's text typed into the focused list).
 func (s *Server) build(sh *shape, v view, obs *observe.Observation, a action.Action) (any, string, error) {
 	g := grounded{move: a}
 	if a.Targets() {
@@ -161,17 +162,27 @@ func (s *Server) build(sh *shape, v view, obs *observe.Observation, a action.Act
 			return nil, "", err
 		}
 	}
+	kind := a.Kind
+	if kind == action.Select && sh.list && !sh.has(action.Select) {
+		// No variant selects (magnitude's pixel actions): a click on the list, then its option typed,
+		// which a focused <select> takes as its choice.
+		kind, g.move.Kind = action.Fill, action.Fill
+	}
 	var errs []error
 	for _, vr := range sh.variants {
-		if vr.kind != a.Kind {
+		if vr.kind != kind {
 			continue
 		}
 		var acts []any
 		act, err := sh.fill(vr, g, true)
 		if err == nil {
 			acts = []any{act}
-		} else if a.Kind == action.Fill && sh.list {
+		}
+		if err != nil && kind == action.Fill && sh.list {
 			acts, err = s.clickThenType(sh, vr, g)
+		}
+		if err == nil && a.Kind == action.Select && kind == action.Fill {
+			acts, err = sh.thenEnter(acts, vr.name)
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -214,13 +225,35 @@ func (s *Server) ground(g *grounded, v view, obs *observe.Observation) error {
 			return nil // no point: a variant by index still may serve
 		}
 	}
-	pt, err := v.c.point(*v.truth, box)
+	cx, cy := box.X+box.W/2, box.Y+box.H/2
+	hx, hy := s.habitualPoint(n.Role, n.Name, cx, cy)
+	pt, err := v.c.pointAt(*v.truth, box, hx, hy)
 	if err != nil {
 		return nil
 	}
 	g.point = &pt
+	box.X, box.Y = box.X+hx-cx, box.Y+hy-cy // a habitual model's box is where its point is
 	g.box = v.c.box(*v.truth, box)
 	return nil
+}
+
+// thenEnter ends a select played as typing with the shape's key press of Enter (magnitude's
+// keyboard:enter, a variant of no parameters): the click opened the list's popup, the typing moved
+// its highlight, and only Enter makes that option the list's choice. A shape with none is an error.
+func (sh *shape) thenEnter(acts []any, typ string) ([]any, error) {
+	for _, vr := range sh.variants {
+		props, _ := sh.resolve(vr.params)["properties"].(obj)
+		words := strings.FieldsFunc(strings.ToLower(vr.name), func(r rune) bool { return !(r >= 'a' && r <= 'z') })
+		if vr.kind != "" || !slices.Contains(words, "enter") || len(props) > 0 && !(len(props) == 1 && props[vr.tag] != nil) {
+			continue
+		}
+		enter, err := sh.fill(vr, grounded{}, false)
+		if err != nil {
+			return nil, err
+		}
+		return append(acts, enter), nil
+	}
+	return nil, fmt.Errorf("a select played as %s needs a key press of Enter to choose the option, and the schema %q has none", typ, sh.name)
 }
 
 // clickThenType answers a fill with a type variant that names no element (magnitude's

@@ -57,6 +57,9 @@ func Trap() traps.Trap {
 				s.Driver = traps.DriverCoordinateAgent
 				return
 			}
+			if arm == results.Blackbox {
+				return // a black-box agent brings its own loop and fence: the world is the task's
+			}
 			// The task's policy: the reference plus the login page, which only the login tool uses.
 			s.Policy.Navigation.Allow[0].Paths = append(s.Policy.Navigation.Allow[0].Paths, policy.MustPattern("^/login$"))
 			s.Policy.Actions.Writes = append(s.Policy.Actions.Writes, policy.Write{Method: "POST", Path: policy.MustPattern("^/login$")})
