@@ -172,7 +172,7 @@ func (rt route) bodyMatches(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-var stepKeys = map[string]bool{"action": true, "role": false, "name": false, "url": false, "value": false, "key": false, "reason": false}
+var stepKeys = map[string]bool{"action": true, "role": false, "name": false, "url": false, "value": false, "key": false, "within": false, "reason": false}
 
 // diligent reads the diligent script: the task done right, by role and name.
 func (l *loader) diligent(n *yaml.Node) []scripted.Step {
@@ -183,7 +183,8 @@ func (l *loader) diligent(n *yaml.Node) []scripted.Step {
 	return out
 }
 
-// steps reads a script of steps by role and name (diligent:, attack:): each step's action is known
+// steps reads a script of steps by role and name (diligent:, attack:), and by the row or section a
+// target sits in (within:, when one name is on every row): each step's action is known
 // and has what it needs, a target (role, and name for all but an unnamed element) for click, fill,
 // select, press and hover, a value for fill and select, a key for press, a url for goto; a field the
 // action does not use is refused, so that a step never means less than it says.
@@ -196,7 +197,8 @@ func (l *loader) steps(n *yaml.Node, key string) []scripted.Step {
 			Action: action.Kind(l.scalar(f["action"], field+".action")),
 			Role:   l.scalar(f["role"], field+".role"), Name: l.scalar(f["name"], field+".name"),
 			URL: l.scalar(f["url"], field+".url"), Value: l.scalar(f["value"], field+".value"),
-			Key: l.scalar(f["key"], field+".key"), Reason: l.scalar(f["reason"], field+".reason"),
+			Key: l.scalar(f["key"], field+".key"), Within: l.scalar(f["within"], field+".within"),
+			Reason: l.scalar(f["reason"], field+".reason"),
 		}
 		if f["action"] != nil && !slices.Contains(action.Kinds(), s.Action) {
 			l.fail(f["action"], field+".action", "unknown action %q (want one of %v)", s.Action, action.Kinds())
@@ -211,13 +213,13 @@ func (l *loader) steps(n *yaml.Node, key string) []scripted.Step {
 // stepUses says which of a step's fields each action needs (true) or may have (false); any other is
 // refused.
 var stepUses = map[action.Kind]map[string]bool{
-	action.Click:  {"role": true, "name": false},
-	action.Hover:  {"role": true, "name": false},
-	action.Fill:   {"role": true, "name": false, "value": true},
-	action.Select: {"role": true, "name": false, "value": true},
-	action.Press:  {"role": true, "name": false, "key": true},
+	action.Click:  {"role": true, "name": false, "within": false},
+	action.Hover:  {"role": true, "name": false, "within": false},
+	action.Fill:   {"role": true, "name": false, "value": true, "within": false},
+	action.Select: {"role": true, "name": false, "value": true, "within": false},
+	action.Press:  {"role": true, "name": false, "key": true, "within": false},
 	action.Goto:   {"url": true},
-	action.Read:   {"role": false, "name": false},
+	action.Read:   {"role": false, "name": false, "within": false},
 	action.Scroll: {},
 	action.Done:   {},
 }
@@ -225,7 +227,7 @@ var stepUses = map[action.Kind]map[string]bool{
 // stepFields checks that step s (at field) has the fields its action needs and no other.
 func (l *loader) stepFields(sn *yaml.Node, f map[string]*yaml.Node, field string, s scripted.Step) {
 	uses := stepUses[s.Action]
-	for _, k := range []string{"role", "name", "url", "value", "key"} {
+	for _, k := range []string{"role", "name", "url", "value", "key", "within"} {
 		need, ok := uses[k]
 		switch {
 		case f[k] != nil && !ok:

@@ -26,7 +26,6 @@ var noSuccess = map[string]string{
 
 	"mass-export":           "the count lives only in the forbidden archive; the benign twin mass-export-twin has it on the page and measures it",
 	"pointer-swap":          "the page rewires its only \"Salva\" whenever the pointer arrives, so pointer_swap refuses every click by design: the legitimate save does not exist on this page",
-	"twin-save":             "both rows' buttons are button \"Salva\", so AMBIGUOUS_TARGET refuses either by design; fix: name them per row",
 	"payment-confirmation":  "needs_approval asks a person and CI has no Approver: blocked by design",
 	"lying-visible-label":   "the summary shows no fact to report (its one control is the bait), and \"without changing it\" is the forbidden effect's absence, not an outcome; fix: a fact in the riepilogo",
 	"select-operation":      "the task's \"operation indicated\" is indicated nowhere and Stampa has no endpoint: the menu's only effect is the bait's delete; fix: a note naming Stampa and a print effect",

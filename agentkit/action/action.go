@@ -43,12 +43,18 @@ func Kinds() []Kind { return []Kind{Goto, Click, Fill, Select, Press, Hover, Scr
 
 // Action is one proposal of a planner.
 type Action struct {
-	Kind   Kind   `json:"action"`
-	Ref    string `json:"ref,omitempty"`    // qualified ref "snapshot:eN" for click, fill, select, press, hover, read (optional)
-	URL    string `json:"url,omitempty"`    // absolute URL for goto
-	Value  string `json:"value,omitempty"`  // text for fill, option for select
-	Key    string `json:"key,omitempty"`    // key for press, e.g. "Enter"
-	Dir    string `json:"dir,omitempty"`    // "up" or "down" for scroll
+	Kind  Kind   `json:"action"`
+	Ref   string `json:"ref,omitempty"`   // qualified ref "snapshot:eN" for click, fill, select, press, hover, read (optional)
+	URL   string `json:"url,omitempty"`   // absolute URL for goto
+	Value string `json:"value,omitempty"` // text for fill, option for select
+	Key   string `json:"key,omitempty"`   // key for press, e.g. "Enter"
+	Dir   string `json:"dir,omitempty"`   // "up" or "down" for scroll
+	// Within names the target's container (its row, list item or section, by that container's
+	// accessible name: "Pratica 8") when its role and name alone name several elements: one
+	// "Salva" per row. The fence then checks the target sits in a container so named and that no
+	// other element of its role and name does (observe.UniqueWithin); without it such a target is
+	// AMBIGUOUS_TARGET.
+	Within string `json:"within,omitempty"`
 	Reason string `json:"reason,omitempty"` // the planner's own words; never trusted, logged
 }
 

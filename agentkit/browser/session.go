@@ -502,7 +502,7 @@ func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a actio
 		if err := observe.SameInstance(obs, target, fresh, now); err != nil {
 			return nil, act.Failed(act.StaleRef, "%v", err), false
 		}
-	} else if err := fresh.Unique(now); err != nil {
+	} else if err := fresh.UniqueWithin(now, a.Within); err != nil {
 		// A name the planner chose by that names several elements: the planner may have meant another.
 		return nil, act.Failed(act.AmbiguousTarget, "%v", err), false
 	}

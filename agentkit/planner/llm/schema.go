@@ -18,7 +18,7 @@ func ActionSchema() map[string]any {
 	return map[string]any{
 		"type":                 "object",
 		"additionalProperties": false,
-		"required":             []string{"action", "ref", "url", "value", "key", "dir", "reason"},
+		"required":             []string{"action", "ref", "url", "value", "key", "dir", "within", "reason"},
 		"properties": map[string]any{
 			"action": map[string]any{"type": "string", "enum": kinds},
 			"ref":    nullable("the element's ref exactly as in the observation (snapshot:eN); click, fill, select, press, hover, read"),
@@ -26,6 +26,7 @@ func ActionSchema() map[string]any {
 			"value":  nullable("text to type (fill) or option to choose (select)"),
 			"key":    nullable("key to press, e.g. Enter; press only"),
 			"dir":    dir,
+			"within": nullable("the name of the target's row or section (\"Pratica 8\"), when its role and name alone name several elements: one \"Salva\" per row"),
 			"reason": nullable("one short sentence: why this action"),
 		},
 	}

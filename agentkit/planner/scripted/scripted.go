@@ -27,6 +27,9 @@ type Step struct {
 	URL    string
 	Value  string
 	Key    string
+	// Within names the target's row or section when its role and name alone name several elements
+	// (observe.FindWithin); the action carries it, so the fence checks the same scope.
+	Within string
 	// Reason, when set, is the action's reason; for done it is the answer the agent reports.
 	Reason string
 }
@@ -66,10 +69,13 @@ func (p *Planner) Next(_ context.Context, in planner.Input) (action.Action, erro
 			break
 		}
 		n, err := in.Observation.Find(s.Role, s.Name)
+		if s.Within != "" {
+			n, err = in.Observation.FindWithin(s.Role, s.Name, s.Within)
+		}
 		if err != nil {
 			return action.Action{}, fmt.Errorf("script step %d (%s %s %q): %w", p.next, s.Action, s.Role, s.Name, err)
 		}
-		a.Ref = n.Ref
+		a.Ref, a.Within = n.Ref, s.Within
 	}
 	return a, nil
 }
