@@ -59,7 +59,7 @@ func TestReferenceValues(t *testing.T) {
 	if p.Mode != ModeAct || p.Navigation.OnViolation != AbortAndLog || p.Actions.Unnamed != Deny {
 		t.Errorf("mode/on_violation/unnamed = %s/%s/%s", p.Mode, p.Navigation.OnViolation, p.Actions.Unnamed)
 	}
-	if got := p.Actions.DenyWords["irreversible_send"]; !reflect.DeepEqual(got, []string{"invia", "invio", "trasmett", "protocoll", "firma$", "firmar", "firmat", "firme$", "send", "submit final", "sign$", "pubblica", "pubblico$", "publish"}) {
+	if got := p.Actions.DenyWords["irreversible_send"]; !reflect.DeepEqual(got, []string{"invia", "invio", "trasmett", "protocoll", "firma$", "firmar", "firmat", "firme$", "send", "submit final", "sign$", "pubblica", "pubblico$", "publish", "送信"}) {
 		t.Errorf("irreversible_send = %q", got)
 	}
 }
