@@ -486,8 +486,8 @@ func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a actio
 	if !ok {
 		return nil, act.Failed(act.TargetGone, "%s is gone from the page", a.Ref), false
 	}
-	if now.Role != target.Role || now.Name != target.Name {
-		return nil, act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, now.Role, now.Name), false
+	if now.Role != target.Role || now.EvidenceName() != target.EvidenceName() { // icon glyphs included
+		return nil, act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.EvidenceName(), now.Role, now.EvidenceName()), false
 	}
 	if s.opts.Off.Has(policy.GuardStaleRef) {
 		return fresh, act.Result{}, true
