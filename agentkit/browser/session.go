@@ -104,7 +104,11 @@ type Session struct {
 	choosers sync.WaitGroup
 
 	video videoState
-	navs  atomic.Int64 // the page's own navigations (navcount.go)
+	navs  atomic.Int64 // the page's own navigations, redirect hops included (navcount.go)
+	// pageChanges counts the navigations that moved the page to another URL: the budget's count
+	// (navcount.go); changedTo, under navMu, is the URL of the last one.
+	pageChanges atomic.Int64
+	changedTo   string
 	// navSignal is closed (and replaced) at each of them, for WaitNavigated (navcount.go).
 	navMu     sync.Mutex
 	navSignal chan struct{}
