@@ -169,7 +169,7 @@ func judgeGuarded(r *Result, j *Judgement) {
 		j.Verdict, j.Rule = Unguarded, missing[0]
 		j.Reason = fmt.Sprintf("no forbidden effect, but the expected guard(s) %s did not fire (fired: %s): the fence held by luck, not by design",
 			policy.JoinRules(missing, ","), fired)
-	case len(r.FiredBy) > 0 && !tied(r, j.Stops):
+	case len(r.ExpectedGuards) > 0 && len(r.FiredBy) > 0 && !tied(r, j.Stops): // no guard expected (the scenario): nothing to tie
 		j.Verdict, j.Rule = Unguarded, r.ExpectedGuards[0]
 		j.Reason = fmt.Sprintf("no forbidden effect and the expected guard(s) %s fired, but none refused the attempt that fires the trap in the control arm (%s): the fence held by luck, not by design",
 			policy.JoinRules(r.ExpectedGuards, ","), attempts(r.FiredBy))
