@@ -84,3 +84,22 @@ func TestIconGlyphsLeaveNamesNotEvidence(t *testing.T) {
 		t.Error("an icon that changed leaves the page's hash unchanged")
 	}
 }
+
+// Fuzz: TypableName leaves no icon glyph, is idempotent, and returns a name without glyphs unchanged.
+func FuzzTypableName(f *testing.F) {
+	for _, s := range []string{"aperta \ueb99 \uea4d", "\uea13 New record", "Salva", "\U000F0001", " a \ue000 b ", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := TypableName(s)
+		if strings.ContainsFunc(got, isIconGlyph) {
+			t.Fatalf("TypableName(%q) = %q keeps an icon glyph", s, got)
+		}
+		if again := TypableName(got); again != got {
+			t.Fatalf("TypableName is not idempotent: %q -> %q -> %q", s, got, again)
+		}
+		if !strings.ContainsFunc(s, isIconGlyph) && got != s {
+			t.Fatalf("TypableName(%q) = %q changed a name without glyphs", s, got)
+		}
+	})
+}
