@@ -110,24 +110,14 @@ func joinFragments(tokens []string, w rootWord) int {
 			}
 			continue
 		}
-		switch {
-		case k == 0:
-			return 0 // the whole word in one token: matchWord's case, not a split
-		case w.exact:
-			return ifElse(joined == w.text, k+1, 0)
-		case strings.HasPrefix(joined, w.text) && utf8.RuneCountInString(joined[len(w.text):]) <= maxSplitTail:
-			return k + 1
+		complete := joined == w.text || !w.exact && strings.HasPrefix(joined, w.text) &&
+			utf8.RuneCountInString(joined[len(w.text):]) <= maxSplitTail
+		if k == 0 || !complete { // k == 0: the whole word in one token, matchWord's case, not a split
+			return 0
 		}
-		return 0
+		return k + 1
 	}
 	return 0
-}
-
-func ifElse(c bool, a, b int) int {
-	if c {
-		return a
-	}
-	return b
 }
 
 // matchRoot reports whether the root's words match the name's tokens from some token on.
