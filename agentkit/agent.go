@@ -261,7 +261,7 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 			return r.unresolved(obs, prop, planMs, err)
 		}
 		node = n
-		target = &evidence.Target{Ref: n.Ref, Role: n.Role, Name: n.Name, Href: n.URL}
+		target = evidence.NewTarget(n.Ref, n.Role, n.Name, n.EvidenceName(), n.URL)
 		ptgt = &policy.Target{Role: n.Role, Name: n.Name, Href: n.URL}
 		facts, err := r.facts(ctx, obs, prop, n)
 		if err != nil {
@@ -462,7 +462,8 @@ func redactObservation(obs *observe.Observation, secrets []string) *observe.Obse
 	cp.Raw = red.String(obs.Raw)
 	cp.Nodes = make([]observe.Node, len(obs.Nodes))
 	for i, n := range obs.Nodes {
-		n.Name, n.Text, n.URL, n.RawURL, n.Placeholder = red.String(n.Name), red.String(n.Text), red.String(n.URL), red.String(n.RawURL), red.String(n.Placeholder)
+		n.Name, n.RawName, n.Text = red.String(n.Name), red.String(n.RawName), red.String(n.Text)
+		n.URL, n.RawURL, n.Placeholder = red.String(n.URL), red.String(n.RawURL), red.String(n.Placeholder)
 		cp.Nodes[i] = n
 	}
 	return &cp

@@ -282,7 +282,7 @@ func observe(res *results.Result, trap traps.Trap, w world.World, dir string) er
 			}
 		} else {
 			res.ProxyAllowed++
-			if d.Host == start.Host && d.Path == start.Path {
+			if (d.Host == start.Host || slices.Contains(trap.Fixtures().PortalAliases, d.Host)) && d.Path == start.Path {
 				res.StartLoaded = true
 			}
 		}
@@ -359,7 +359,11 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 			return nil, false, errors.Join(fmt.Errorf("harness: %s: prepare the session: %w", trap.ID, err), sess.Close(), rec.Close())
 		}
 	}
-	task := agentkit.Task{StartURL: StartURL(w, trap), Goal: trap.Task}
+	startURL, err := armStartURL(w, trap, setup)
+	if err != nil {
+		return nil, false, errors.Join(err, sess.Close(), rec.Close())
+	}
+	task := agentkit.Task{StartURL: startURL, Goal: trap.Task}
 	var (
 		out    agentkit.Result
 		runErr error

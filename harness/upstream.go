@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/traps"
@@ -15,6 +16,18 @@ func StartURL(w world.World, trap traps.Trap) string {
 		return "http://" + trap.StartHost + trap.StartPath
 	}
 	return w.URL(trap.StartPath)
+}
+
+// armStartURL is StartURL, on the portal alias the arm's setup chose (traps.Setup.StartHost), which
+// must be one of the trap's world.
+func armStartURL(w world.World, trap traps.Trap, setup *traps.Setup) (string, error) {
+	if setup.StartHost == "" {
+		return StartURL(w, trap), nil
+	}
+	if !slices.Contains(trap.Fixtures().PortalAliases, setup.StartHost) {
+		return "", fmt.Errorf("harness: %s: the arm starts on %s, which is none of the world's portal aliases %v", trap.ID, setup.StartHost, trap.Fixtures().PortalAliases)
+	}
+	return "http://" + setup.StartHost + trap.StartPath, nil
 }
 
 // checkStartHost refuses a trap that starts on a user's app no upstream of o serves: the run would

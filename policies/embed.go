@@ -1,7 +1,8 @@
 // Package policies holds trapline's default policies, embedded in every binary so that no command
 // depends on its working directory: reference (the guarded arm's fence), permissive (the control arm:
-// every guard open) and browser-agent-policy (the commented example). Select one by name with Named,
-// or by name or path with Resolve.
+// every guard open), browser-agent-policy (the seeds' own example, byte for byte: no version and no
+// writes, read in the seeds' format) and annotated (every field of the schema with its choices, for
+// the world's portal). Select one by name with Named, or by name or path with Resolve.
 package policies
 
 import (

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,5 +44,28 @@ func TestResolveByNameFromAnotherFolderAndByPath(t *testing.T) {
 	}
 	if p, err := Resolve(path); err != nil || p.Source != path {
 		t.Fatalf("by path: %v, %v", p, err)
+	}
+}
+
+// The embedded browser-agent-policy is the seeds' own file, byte for byte (the copy beside the policy
+// package's seed tests, itself the source documents' file), and is read in the seeds' format.
+func TestBrowserAgentPolicyIsTheSeedsOwnFile(t *testing.T) {
+	seed, err := os.ReadFile(filepath.Join("..", "agentkit", "policy", "testdata", "seeds", "browser-agent-policy.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Bytes("browser-agent-policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, seed) {
+		t.Error("policies/browser-agent-policy.yml differs from the seeds' file (agentkit/policy/testdata/seeds/browser-agent-policy.yml)")
+	}
+	p, err := Named("browser-agent-policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.WritesFromNavigation {
+		t.Error("the seeds' file is not read in the seeds' format")
 	}
 }

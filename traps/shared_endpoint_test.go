@@ -10,13 +10,18 @@ import (
 	"github.com/trapline/trapline/policies"
 )
 
-// Every deny-word root of the reference policy has a shared-endpoint button that it alone stops: with
+// Every deny-word root of the reference policy has a shared-endpoint button (or a seed-word-labels one)
+// that it alone stops: with
 // the root dropped, the button's name matches no other root, so the mutant lets the write through.
 func TestSharedEndpointCoversEveryReferenceRoot(t *testing.T) {
 	ref := mustPolicy(t, policies.Reference)
 	var names []string
 	for _, g := range sharedEndpointGroups {
 		names = append(names, g.buttons...)
+	}
+	// The labels people write (seed-word-labels, a pack trap of the same shape) prove the CJK roots.
+	for _, f := range seedWordLabelButtons(t) {
+		names = append(names, f[3])
 	}
 	for _, n := range names {
 		if _, _, ok := ref.Actions.MatchDenyWord(n); !ok {

@@ -72,6 +72,10 @@ type Setup struct {
 	// KeepStorageOrigins loads the storage state's local storage too (control arms only): an earlier
 	// session's page state reaches the run.
 	KeepStorageOrigins bool
+	// StartHost, when set, is the host the arm starts on instead of the trap's: one of its world's
+	// portal aliases (fixtures.Config.PortalAliases), for a policy that names the portal so (the
+	// seeds' example policy, traps/scenario). Any other host is an error.
+	StartHost string
 	// Approver answers the policy's Ask decisions; nil refuses them (the CI default).
 	Approver agentkit.Approver
 	// Driver, when set, is a driver of the trap's own that needs the browser's page (see PageDriver):

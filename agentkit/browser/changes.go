@@ -264,8 +264,8 @@ func (s *Session) recheckTarget(obs *observe.Observation, a action.Action, targe
 	if !found {
 		return act.Failed(act.StaleRef, "%s is no longer the element the snapshot described", a.Ref), false, true
 	}
-	if el.Role != target.Role || el.Name != target.Name {
-		return act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, el.Role, el.Name), false, true
+	if el.Role != target.Role || el.EvidenceName() != target.EvidenceName() { // icon glyphs included
+		return act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.EvidenceName(), el.Role, el.EvidenceName()), false, true
 	}
 	s.targetRechecks.Add(1)
 	return act.Result{}, true, true

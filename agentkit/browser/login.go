@@ -71,7 +71,7 @@ func (s *Session) Login(ctx context.Context, l credentials.Login) error {
 	if err == nil {
 		// The submit navigates (to the next page, or back to the form on a wrong account): wait for
 		// that navigation, counted from before the click, and its page's load.
-		since := s.Navigations()
+		since := s.NavigationEvents()
 		if err = s.page.Locator("aria-ref=" + submit.RawRef).Click(playwright.LocatorClickOptions{Timeout: to}); err == nil {
 			err = s.WaitNavigated(ctx, since, 0)
 		}

@@ -104,7 +104,11 @@ type Session struct {
 	choosers sync.WaitGroup
 
 	video videoState
-	navs  atomic.Int64 // the page's own navigations (navcount.go)
+	navs  atomic.Int64 // the page's own navigations, redirect hops included (navcount.go)
+	// pageChanges counts the navigations that moved the page to another URL: the budget's count
+	// (navcount.go); changedTo, under navMu, is the URL of the last one.
+	pageChanges atomic.Int64
+	changedTo   string
 	// navSignal is closed (and replaced) at each of them, for WaitNavigated (navcount.go).
 	navMu     sync.Mutex
 	navSignal chan struct{}
@@ -490,8 +494,8 @@ func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a actio
 	if !ok {
 		return nil, act.Failed(act.TargetGone, "%s is gone from the page", a.Ref), false
 	}
-	if now.Role != target.Role || now.Name != target.Name {
-		return nil, act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.Name, now.Role, now.Name), false
+	if now.Role != target.Role || now.EvidenceName() != target.EvidenceName() { // icon glyphs included
+		return nil, act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.EvidenceName(), now.Role, now.EvidenceName()), false
 	}
 	if s.opts.Off.Has(policy.GuardStaleRef) {
 		return fresh, act.Result{}, true

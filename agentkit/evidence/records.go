@@ -35,7 +35,20 @@ type Target struct {
 	Ref  string `json:"ref"`
 	Role string `json:"role"`
 	Name string `json:"name"`
-	Href string `json:"href,omitempty"`
+	// RawName is the name as the page gave it when it differs from Name, which drops icon-font
+	// glyphs (observe.TypableName): "aperta \ueb99" beside "aperta".
+	RawName string `json:"raw_name,omitempty"`
+	Href    string `json:"href,omitempty"`
+}
+
+// NewTarget is the Target of an observed element: rawName (the name as the page gave it) is kept
+// only where it differs from name.
+func NewTarget(ref, role, name, rawName, href string) *Target {
+	t := &Target{Ref: ref, Role: role, Name: name, Href: href}
+	if rawName != name {
+		t.RawName = rawName
+	}
+	return t
 }
 
 // ActionRecord is one line of actions.jsonl: a proposal and everything that followed it.

@@ -33,7 +33,10 @@
 // records a warning for every line it cannot read, and Compact says how
 // many elements a cap left out. Names and texts are kept verbatim
 // (zero-width characters, fullwidth letters and bidi controls included);
-// normalising them is the caller's job.
+// normalising them is the caller's job. The one exception: icon-font glyphs
+// (the Private Use Area) are no part of a name a person can type, so Name
+// drops them (TypableName: "aperta \ueb99" is "aperta") and RawName keeps
+// the name as printed, for the evidence.
 //
 // Hash identifies the page content independently of refs, so an agent can
 // tell that an action changed nothing.

@@ -28,7 +28,7 @@ func (o *Observation) Hash() string {
 		n := &o.Nodes[i]
 		field(strconv.Itoa(n.Depth))
 		field(n.Role)
-		field(n.Name)
+		field(n.EvidenceName()) // a changed icon is a changed page
 		field(n.Text)
 		field(n.RawURL)
 		field(n.Placeholder)

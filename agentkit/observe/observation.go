@@ -21,8 +21,12 @@ type Node struct {
 	// Role is the ARIA role ("button", "link", "generic", ...), or "text"
 	// for a `- text: ...` line.
 	Role string
-	// Name is the accessible name (the quoted part), unescaped; "" when absent.
+	// Name is the accessible name (the quoted part), unescaped, as a person can type it: icon-font
+	// glyphs dropped (TypableName); "" when absent.
 	Name string
+	// RawName is the accessible name as the snapshot printed it, icon-font glyphs included: what the
+	// evidence records. Equal to Name when the name has no such glyph.
+	RawName string
 	// Text is the inline text after the colon (`- paragraph [ref=e13]: idle`
 	// gives "idle"), or the text of a "text" node.
 	Text string
@@ -136,10 +140,13 @@ func (o *Observation) index(qref string) (int, error) {
 }
 
 // Find returns the one element (a node with a ref) whose role and name are
-// exactly role and name, compared byte for byte. It fails with ErrNotFound
-// when none matches and ErrAmbiguousTarget when several do; the message of
-// the latter lists the candidates' refs.
+// exactly role and name, compared byte for byte once icon-font glyphs are
+// dropped from name (TypableName, as from the nodes' names: a step may say
+// `button "aperta"` for a button the page names "aperta \ueb99"). It fails
+// with ErrNotFound when none matches and ErrAmbiguousTarget when several do;
+// the message of the latter lists the candidates' refs.
 func (o *Observation) Find(role, name string) (Node, error) {
+	name = TypableName(name)
 	found := -1
 	var others []string
 	for i := range o.Nodes {

@@ -181,7 +181,7 @@ func (p *parser) readKey(n *Node, key string) error {
 		if err != nil {
 			return fmt.Errorf("name: %w", err)
 		}
-		n.Name, s = name, rest
+		n.Name, n.RawName, s = TypableName(name), name, rest
 	}
 	for {
 		s = strings.TrimLeft(s, " ")

@@ -133,7 +133,7 @@ func (p *Policy) checkTarget(in Input) (Decision, bool) {
 // the text-normalisation guard off) is norm; with the guard on, CompactText's reading too.
 func (p *Policy) matchName(text, norm string) (category, root string, ok bool) {
 	if p.off.Has(GuardTextNormalization) {
-		return p.Actions.matchNormalized(norm)
+		return p.Actions.matchNormalized(norm, false)
 	}
 	return p.Actions.matchText(text, norm)
 }

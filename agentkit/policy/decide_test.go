@@ -12,7 +12,7 @@ func policies(t testing.TB) map[string]*Policy {
 	observe.Mode = ModeObserve
 	return map[string]*Policy{
 		"reference":  ref,
-		"example":    mustLoad(t, "browser-agent-policy.yml"),
+		"example":    mustLoad(t, "annotated.yml"),
 		"permissive": mustLoad(t, "permissive.yml"),
 		"observe":    &observe,
 		"approval":   mustParse(t, approvalPolicy),

@@ -19,6 +19,7 @@ type denyRoot struct {
 type rootWord struct {
 	text  string
 	exact bool
+	cjk   bool // Han, Kana or Hangul alone: matches inside a word of the name (isCJKWord)
 }
 
 // compileRoot normalises a root as written in a policy. Each whitespace-separated word is passed
@@ -31,7 +32,7 @@ func compileRoot(raw string) (canonical string, words []rootWord, err error) {
 		body, exact := strings.CutSuffix(field, "$")
 		toks := strings.Fields(NormalizeText(body))
 		for i, t := range toks {
-			words = append(words, rootWord{text: t, exact: exact && i == len(toks)-1})
+			words = append(words, rootWord{text: t, exact: exact && i == len(toks)-1, cjk: isCJKWord(t)})
 		}
 	}
 	if len(words) == 0 {
@@ -88,28 +89,36 @@ func sameDenyWords(a, b map[string][]string) bool {
 // MatchDenyWord reports the first deny-word root found in an accessible name, checking categories
 // in name order and roots in their order. The name is normalised with NormalizeText and split into
 // tokens; a root word matches a token that starts with it (or equals it, for a word ending in "$"),
-// and a multi-word root matches that many consecutive tokens. root is returned in canonical form.
+// a root word in Han, Kana or Hangul matches anywhere inside a token ("删除" in "确认删除"), and a
+// multi-word root matches that many tokens in a row, with at most maxFunctionWords articles,
+// prepositions or possessives between two of its words ("conferma ordin" in "Conferma l'ordine").
+// root is returned in canonical form.
 //
-// The name is read twice, by NormalizeText and by CompactText (dashes and letter-spaced runs joined:
-// "Eli-mina", "D e l e t e"); a root found in either reading matches.
+// The name is read three times: by NormalizeText, by CompactText (dashes and letter-spaced runs
+// joined: "Eli-mina", "D e l e t e"), then by NormalizeText again with the fragments of a word split
+// by a space or a dot joined where they make a root word (joinFragments: "Eli mina", "Eli.mina").
+// A root found in any reading matches; the earlier readings are tried first, for every root.
 func (a Actions) MatchDenyWord(name string) (category, root string, ok bool) {
 	return a.matchText(name, NormalizeText(name))
 }
 
 // matchText is MatchDenyWord on raw text whose NormalizeText is norm: norm first, then, when it reads
-// differently, CompactText(raw).
+// differently, CompactText(raw), then norm with split fragments joined.
 func (a Actions) matchText(raw, norm string) (category, root string, ok bool) {
-	if category, root, ok = a.matchNormalized(norm); ok {
+	if category, root, ok = a.matchNormalized(norm, false); ok {
 		return category, root, ok
 	}
 	if compact := CompactText(raw); compact != norm {
-		return a.matchNormalized(compact)
+		if category, root, ok = a.matchNormalized(compact, false); ok {
+			return category, root, ok
+		}
 	}
-	return "", "", false
+	return a.matchNormalized(norm, true)
 }
 
-// matchNormalized is MatchDenyWord on an already normalised name.
-func (a Actions) matchNormalized(norm string) (category, root string, ok bool) {
+// matchNormalized is MatchDenyWord on an already normalised name, one reading: with join, the
+// fragments of a split word are joined (joinFragments).
+func (a Actions) matchNormalized(norm string, join bool) (category, root string, ok bool) {
 	if norm == "" {
 		return "", "", false
 	}
@@ -119,27 +128,9 @@ func (a Actions) matchNormalized(norm string) (category, root string, ok bool) {
 	}
 	tokens := strings.Split(norm, " ")
 	for _, r := range roots {
-		if matchRoot(tokens, r.words) {
+		if matchRoot(tokens, r.words, join) {
 			return r.category, r.root, true
 		}
 	}
 	return "", "", false
-}
-
-func matchRoot(tokens []string, words []rootWord) bool {
-	for i := 0; i+len(words) <= len(tokens); i++ {
-		if matchWordsAt(tokens[i:], words) {
-			return true
-		}
-	}
-	return false
-}
-
-func matchWordsAt(tokens []string, words []rootWord) bool {
-	for j, w := range words {
-		if w.exact && tokens[j] != w.text || !w.exact && !strings.HasPrefix(tokens[j], w.text) {
-			return false
-		}
-	}
-	return true
 }

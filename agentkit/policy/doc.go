@@ -78,11 +78,20 @@
 //   - a root word ending in "$" must equal the word: "firma$" matches "Firma" and "Firma e invia"
 //     but not "Firmato" (the reference policy stops that one by "firmat"). A root written with a trailing space ("firma "), as in substring-style
 //     lists, means the same.
+//   - between two words of a multi-word root, a name may put up to three articles, prepositions,
+//     possessives or demonstratives (the functionWords table, Italian and English): "conferma ordin"
+//     matches "Conferma l'ordine" and "Conferma il tuo ordine", but not "Conferma e torna all'ordine"
+//     nor "Chiudi il pannello dell'account" for "chiudi account";
+//   - a root word in Han, Hiragana, Katakana or Hangul matches anywhere inside a word of the name,
+//     since those scripts put no spaces between words: "删除" matches "确认删除", "削除" "削除する".
 //
-// A name is read twice: as NormalizeText gives it, and as CompactText gives it, with dashes,
+// A name is read three times: as NormalizeText gives it; as CompactText gives it, with dashes,
 // connectors and middle dots joining their neighbours and runs of one-letter words joined ("Eli-mina",
-// "Eli–mina", "D e l e t e", "E.L.I.M.I.N.A" read "elimina", "delete"); a root found in either
-// reading matches. A word split by a space alone ("Eli mina") is read as two words.
+// "Eli–mina", "D e l e t e", "E.L.I.M.I.N.A" read "elimina", "delete"); and as NormalizeText gives it
+// with the fragments of a word split by a space or a dot joined where they make a root word ("Eli
+// mina", "Eli.mina", "Can cella"). A fragment that is a function word is never joined ("In via di
+// definizione" is not "invia"), nor one whose join runs more than three letters past the root word
+// ("Era sempre" is not "erase"). A root found in any reading matches.
 //
 // Matching is by word start, not substring, so ordinary portal words stay usable ("Pagina
 // successiva" does not contain the root "pay", "Torna all'elenco" not "download all").

@@ -68,6 +68,9 @@ func Parse(name string, data []byte) (*Policy, error) {
 	if len(d.Errs) > 0 {
 		return nil, d.Errs
 	}
+	if isSeedFormat(root) {
+		p.seedWrites()
+	}
 	p.Actions.compile()
 	return p, nil
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func TestLoadShippedPolicies(t *testing.T) {
-	for _, name := range []string{"browser-agent-policy.yml", "reference.yml", "permissive.yml"} {
+	for _, name := range []string{"browser-agent-policy.yml", "annotated.yml", "reference.yml", "permissive.yml"} {
 		t.Run(name, func(t *testing.T) {
 			p := mustLoad(t, name)
 			if p.Version != 1 || len(p.Navigation.Allow) == 0 {
@@ -28,7 +28,7 @@ func TestLoadShippedPolicies(t *testing.T) {
 // stopped by the reference (written as it is, or covered by a broader root: "invia" covers "invia
 // definitiv"), every deny path is in the reference, and the budgets are the same.
 func TestReferenceExtendsExample(t *testing.T) {
-	ex, ref := mustLoad(t, "browser-agent-policy.yml"), mustLoad(t, "reference.yml")
+	ex, ref := mustLoad(t, "annotated.yml"), mustLoad(t, "reference.yml")
 	for cat, roots := range ex.Actions.DenyWords {
 		for _, r := range roots {
 			name := strings.ReplaceAll(r, "$", "")
@@ -59,7 +59,7 @@ func TestReferenceValues(t *testing.T) {
 	if p.Mode != ModeAct || p.Navigation.OnViolation != AbortAndLog || p.Actions.Unnamed != Deny {
 		t.Errorf("mode/on_violation/unnamed = %s/%s/%s", p.Mode, p.Navigation.OnViolation, p.Actions.Unnamed)
 	}
-	if got := p.Actions.DenyWords["irreversible_send"]; !reflect.DeepEqual(got, []string{"invia", "invio", "trasmett", "protocoll", "firma$", "firmar", "firmat", "firme$", "send", "submit final", "sign$", "pubblica", "pubblico$", "publish"}) {
+	if got := p.Actions.DenyWords["irreversible_send"]; !reflect.DeepEqual(got, []string{"invia", "invio", "trasmett", "protocoll", "firma$", "firmar", "firmat", "firme$", "send", "submit final", "sign$", "pubblica", "pubblico$", "publish", "送信"}) {
 		t.Errorf("irreversible_send = %q", got)
 	}
 }

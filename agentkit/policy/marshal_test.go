@@ -86,7 +86,9 @@ func comparable(p *Policy) map[string]any {
 	if len(c.Actions.DenyWords) > 0 {
 		out["deny_words"] = c.Actions.DenyWords
 	}
-	c.Source, c.Actions.roots, c.Actions.DenyWords = "", nil, nil
+	// How the writes were read (the seeds' format) is no part of what the policy does: Marshal
+	// writes them out, with the version, so the copy reads them as written.
+	c.Source, c.Actions.roots, c.Actions.DenyWords, c.WritesFromNavigation = "", nil, nil, false
 	c.Navigation.Allow, c.Navigation.DenyPaths, c.Actions.Exceptions, c.Actions.Writes = nil, nil, nil, nil
 	if len(c.Navigation.StaticAssets) == 0 {
 		c.Navigation.StaticAssets = nil

@@ -130,7 +130,7 @@ func TestMatchDenyWord(t *testing.T) {
 		{"Scarica tutte le pratiche", "mass_data", "scarica tutt"},
 		{"Download all", "mass_data", "download all"},
 		{"Esci", "leave_context", "esci"},
-		{"Log out", "leave_context", "log out"},
+		{"Log out", "leave_context", "logout"},     // "log"+"out" joined (joinFragments)
 		{"Sign Out", "irreversible_send", "sign$"}, // sign$ stops it before leave_context is reached
 		{"Cambia azienda", "leave_context", "cambia aziend"},
 	}

@@ -73,8 +73,9 @@ func normalizeWith(s string, joinDashes bool) string {
 // one-letter words joined into one ("D e l e t e", "E.L.I.M.I.N.A" and "P a g a" become "delete",
 // "elimina", "paga"). A name matches a deny word when either reading does: the second only adds
 // refusals ("Sign-out" is still "sign out" in the first), and a name without such spellings reads the
-// same both ways ("Salva" stays "salva"). A word split by a space alone ("Eli mina") is not joined:
-// "In via di definizione" must not read as "invia".
+// same both ways ("Salva" stays "salva"). A word split by a space alone ("Eli mina") is not joined
+// here, where every word would be ("In via di definizione" must not read as "invia"): the matcher
+// joins such fragments only where they make a root word (joinFragments).
 func CompactText(s string) string {
 	// One pass that joins at dashes, then NormalizeText's fixed point on the result.
 	words := strings.Split(NormalizeText(normalizeWith(s, true)), " ")

@@ -10,7 +10,8 @@ import (
 )
 
 // seedExample is the seeds' policy example, copied byte for byte from the source documents
-// (../shared/seed-examples/browser-agent-policy.yml): no version field, no actions section.
+// (../shared/seed-examples/browser-agent-policy.yml): no version field, no actions section, so it is
+// read in the seeds' format (seedformat.go).
 const seedExample = "testdata/seeds/browser-agent-policy.yml"
 
 // The seeds' example loads unchanged and means what it says, field by field.
@@ -71,8 +72,18 @@ func TestSeedExampleMeansWhatItSays(t *testing.T) {
 		{"a portal asset", Request{URL: portal + "/static/app.css"}, RuleAllowed},
 		{"a portal asset under a deny path", Request{URL: portal + "/admin/app.js"}, RuleDenyPath},
 		{"a portal POST outside the writes", Request{Method: "POST", URL: portal + "/static/x"}, RuleWriteNotAllowed},
-		// no actions.writes: every write is denied, the status change included (fail closed).
-		{"status change POST", Request{Method: "POST", URL: portal + "/pratiche/42/stato"}, RuleWriteNotAllowed},
+		// The seeds' format (no version, no actions.writes): a request to an allowed path is allowed
+		// whatever its method, as the seed's code means; deny_paths and the paths still win.
+		{"status change POST", Request{Method: "POST", URL: portal + "/pratiche/42/stato"}, RuleAllowed},
+		{"status change POST/", Request{Method: "POST", URL: portal + "/pratiche/42/stato/"}, RuleAllowed},
+		{"a PUT to a record", Request{Method: "PUT", URL: portal + "/pratiche/42"}, RuleAllowed},
+		{"the delete's path", Request{Method: "POST", URL: portal + "/pratiche/4/elimina"}, RuleWriteNotAllowed},
+		{"a POST under a deny path", Request{Method: "POST", URL: portal + "/admin/pratiche/4"}, RuleDenyPath},
+		{"a POST to logout", Request{Method: "POST", URL: portal + "/logout"}, RuleDenyPath},
+		{"a crm report POST", Request{Method: "POST", URL: crm + "/report/mensile"}, RuleAllowed},
+		{"a crm export POST", Request{Method: "POST", URL: crm + "/report/export"}, RuleDenyPath},
+		{"a crm path on the portal", Request{Method: "POST", URL: portal + "/report/mensile"}, RuleWriteNotAllowed},
+		{"a cdn POST", Request{Method: "POST", URL: cdn + "/app.js"}, RuleWriteNotAllowed},
 		{"a GET read", Request{Method: "GET", URL: portal + "/pratiche/42"}, RuleAllowed},
 	}
 	for _, c := range reqs {
@@ -122,5 +133,37 @@ func TestSeedExampleTypoNamesLineAndField(t *testing.T) {
 	}
 	if e.File != path || e.Line != line || e.Field != "budget.max_actionz" {
 		t.Errorf("error names %s:%d %s, want %s:%d budget.max_actionz (%v)", e.File, e.Line, e.Field, path, line, e)
+	}
+}
+
+// The seeds' format is no version and no actions.writes, and only that: the same file with a version,
+// or with writes of its own (even none), is read as written, and a write outside its list is denied.
+func TestSeedFormatIsNoVersionAndNoWrites(t *testing.T) {
+	data, err := os.ReadFile(seedExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := Request{Method: "POST", URL: "https://portale.interno.azienda.it/pratiche/42/stato"}
+	cases := []struct {
+		name, yaml string
+		seed       bool
+		rule       Rule
+	}{
+		{"the seeds' file", string(data), true, RuleAllowed},
+		{"with a version", "version: 1\n" + string(data), false, RuleWriteNotAllowed},
+		{"with writes: []", string(data) + "actions:\n  writes: []\n", false, RuleWriteNotAllowed},
+		{"with deny words only", string(data) + "actions:\n  deny_words: {destructive: [elimin]}\n", true, RuleAllowed},
+	}
+	for _, c := range cases {
+		p, err := Parse(c.name, []byte(c.yaml))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if p.WritesFromNavigation != c.seed {
+			t.Errorf("%s: WritesFromNavigation = %v, want %v", c.name, p.WritesFromNavigation, c.seed)
+		}
+		if d := p.DecideRequest(post); d.Rule != c.rule {
+			t.Errorf("%s: status change POST = %s (%s), want %s", c.name, d.Rule, d.Reason, c.rule)
+		}
 	}
 }

@@ -13,7 +13,11 @@ func (p *Policy) Summary() string {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 
-	line("policy %s (version %d)", p.Source, p.Version)
+	if p.WritesFromNavigation {
+		line("policy %s (the seeds' format: no version, no actions.writes; read as version %d)", p.Source, p.Version)
+	} else {
+		line("policy %s (version %d)", p.Source, p.Version)
+	}
 	switch p.Mode {
 	case ModeObserve:
 		line("mode: observe (read-only: only GET, HEAD and OPTIONS leave the browser)")
@@ -37,7 +41,11 @@ func (p *Policy) Summary() string {
 		}
 		writes[i] = m + " " + w.Path.String() + writeScope(w)
 	}
-	line("writes: %s", listOrNone(writes))
+	if p.WritesFromNavigation {
+		line("writes (from navigation.allow, as the seeds' format means: any method to an allowed path; deny_paths win): %s", listOrNone(writes))
+	} else {
+		line("writes: %s", listOrNone(writes))
+	}
 	p.requestsSummary(line)
 
 	line("unnamed elements: %s", p.Actions.Unnamed)

@@ -56,6 +56,10 @@ type Policy struct {
 	ServiceWorkers Setting
 	// Requests holds the request-content rules (query and body judgement); see requests.go.
 	Requests Requests
+	// WritesFromNavigation says the file was in the seeds' format (no version, no actions.writes),
+	// so Parse gave it the writes that format means: any method to a path navigation.allow allows,
+	// deny_paths winning (seedformat.go). Actions.Writes holds them.
+	WritesFromNavigation bool
 
 	// off switches guards off for control arms and mutation runs (see WithGuardsOff). No policy file
 	// can set it: Parse never does.

@@ -80,6 +80,9 @@ func cmdPolicyLint(args []string, stdout io.Writer) error {
 		return withCode(exitUsage, err)
 	}
 	fmt.Fprintln(stdout, p.Summary())
+	for _, w := range p.Warnings() {
+		fmt.Fprintln(stdout, "warning: "+w)
+	}
 	return nil
 }
 

@@ -116,8 +116,10 @@ Loads each trap pack folder strictly and prints one line per trap, or one line p
 (file:line:column: field: reason). exit: 0 every pack is valid; 2 a pack has problems.`
 
 const policyLintUsage = `usage: trapline policy lint FILE
-Validates a policy file and prints a summary of what it allows. A problem names file:line: field:
-reason. exit: 0 valid; 2 a problem.`
+Validates a policy file and prints a summary of what it allows (a file with no version and no
+actions.writes is read in the seeds' format, and the summary says so), then a "warning:" line for each
+place where the policy can do nothing (no writes, no deny words). A problem names file:line: field:
+reason. exit: 0 valid, warnings or not; 2 a problem.`
 
 const rulesListUsage = `usage: trapline rules list [flags]
 Prints every rule of the policy's rule registry (policy.Registry): its id, the layer of the fence that

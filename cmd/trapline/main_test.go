@@ -32,7 +32,8 @@ func TestCommands(t *testing.T) {
 		{[]string{"policy", "lint", "../../policies/reference.yml"}, exitOK, []string{"portale.interno.test"}},
 		{[]string{"policy", "lint", bad}, exitUsage, []string{"bad.yml:4"}},
 		// the seeds' example, unchanged: its summary, exit 0; a typo names line and field
-		{[]string{"policy", "lint", "../../agentkit/policy/testdata/seeds/browser-agent-policy.yml"}, exitOK, []string{"budget: 60 actions, 30 navigations, 5m0s, 3 same-action repeats"}},
+		{[]string{"policy", "lint", "../../agentkit/policy/testdata/seeds/browser-agent-policy.yml"}, exitOK, []string{"budget: 60 actions, 30 navigations, 5m0s, 3 same-action repeats",
+			"the seeds' format: no version, no actions.writes", "writes (from navigation.allow", "warning: no deny words"}},
 		{[]string{"policy", "lint", typo}, exitUsage, []string{"typo.yml:24:3: budget.max_actionz: "}},
 		{[]string{"report", failing}, exitFailed, []string{"FAIL"}},
 		{[]string{"report", filepath.Join(dir, "missing.json")}, exitUsage, []string{"missing.json"}},

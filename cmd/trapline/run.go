@@ -27,6 +27,7 @@ import (
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/traps/scenario"
 	"github.com/trapline/trapline/world"
 )
 
@@ -57,8 +58,9 @@ agent-browser runs the agent-browser CLI CMD, each driven by the adversary actin
 judged like an external agent; ${TRAPLINE_PROXY_URL}, ${TRAPLINE_CDP_URL} in CMD are the run's
 (docs/agent-tools.md).
 --traps takes trap ids or labels (categories, trap:ID), comma separated; default the whole catalog and
-every pack given with --traps-dir (a folder of *.trap.yml files, docs/trap-packs.md). Policies are an
-embedded name (reference, permissive) or a file.
+every pack given with --traps-dir (a folder of *.trap.yml files, docs/trap-packs.md); the headline
+scenario (update-20-pratiche) runs when named by its id. Policies are an embedded name (reference,
+permissive) or a file.
 Writes OUT/evidence/, OUT/summary.json, OUT/junit.xml and OUT/report.html (default OUT: reports/out/run),
 superseding a previous run's; OUT is marked in progress while it runs, and a signal writes an
 interrupted summary that every gate refuses (docs/ci.md).
@@ -268,11 +270,23 @@ func selectTraps(list string, dirs ...string) ([]traps.Trap, error) {
 		}
 		list = strings.Join(ids, ",")
 	}
-	out, err := r.Select(list)
+	// The headline scenario is no catalog trap (it expects no guard: role-and-name targeting is what
+	// keeps pratica 4): it runs when named by its id, never by a label, after the traps listed.
+	sc := scenario.Trap()
+	items := strings.Split(list, ",")
+	rest := slices.DeleteFunc(slices.Clone(items), func(it string) bool { return strings.TrimSpace(it) == sc.ID })
+	var out []traps.Trap
+	if len(rest) < len(items) {
+		out = append(out, sc)
+		if strings.TrimSpace(strings.Join(rest, "")) == "" {
+			return out, nil
+		}
+	}
+	sel, err := r.Select(strings.Join(rest, ","))
 	if err != nil {
 		return nil, fmt.Errorf("--traps: %w", err)
 	}
-	return out, nil
+	return append(sel, out...), nil
 }
 
 // twinsOf is the benign twins to run: every twin, or with a trap list, the twins of its traps.

@@ -25,7 +25,7 @@ func offersVia(m *toolmap.Mapper, k action.Kind) bool {
 
 // request is the mapper's request for action a on node n, whose handles el the page state gave.
 func request(a action.Action, n observe.Node, el toolmap.Element, ctx map[string]any) toolmap.Request {
-	el.Role, el.Name = n.Role, n.Name
+	el.Role, el.Name = n.Role, n.EvidenceName() // the page's own name: the tool finds the element in the page by it
 	if el.Ref == "" && el.UID == "" && el.Index == nil && el.Selector == "" {
 		el.Ref = n.RawRef
 	}

@@ -378,7 +378,7 @@ func (d *driver) act(ctx context.Context, obs *observe.Observation, prop action.
 			return fmt.Sprintf("not delivered: %v; take the ref from the latest observation", err), nil
 		}
 		node = n
-		rec.Target = &evidence.Target{Ref: n.Ref, Role: n.Role, Name: n.Name, Href: n.URL}
+		rec.Target = evidence.NewTarget(n.Ref, n.Role, n.Name, n.EvidenceName(), n.URL)
 	}
 	var c toolCall
 	if err := d.call(ctx, fmt.Sprintf("%s via the tool", prop.Kind), func(cctx context.Context) (err error) {

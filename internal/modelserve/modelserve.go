@@ -374,7 +374,7 @@ func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 			return decision{}, http.StatusInternalServerError, "the planner named no element of the page: " + err.Error()
 		}
 		el = st.Elements[n.RawRef]
-		el.Role, el.Name = n.Role, n.Name
+		el.Role, el.Name = n.Role, n.EvidenceName() // the page's own name: the tool finds the element in the page by it
 		if el.Ref == "" && el.UID == "" && el.Index == nil && el.Selector == "" {
 			el.Ref = n.RawRef
 		}

@@ -67,3 +67,19 @@ func TestScriptedHoverResolvesItsTarget(t *testing.T) {
 		t.Fatalf("hover on two \"Salva\": err = %v, want AMBIGUOUS_TARGET", err)
 	}
 }
+
+// A step names its target as a person types it: the icon-font glyphs of the page's name (the Private
+// Use Area, as PocketBase's dashboard puts in every name) are no part of it (issue 53.3).
+func TestScriptedStepIgnoresIconGlyphs(t *testing.T) {
+	o, err := observe.Parse("abc123", "http://x/", "- generic [ref=e1]:\n  - button \"aperta \ueb99 \uea4d\" [ref=e2]\n  - button \"\uea13 New record\" [ref=e3]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(Step{Action: action.Click, Role: "button", Name: "aperta"}, Step{Action: action.Click, Role: "button", Name: "New record"})
+	for _, want := range []string{"abc123:e2", "abc123:e3"} {
+		a, err := p.Next(context.Background(), planner.Input{Observation: o})
+		if err != nil || a.Ref != want {
+			t.Fatalf("step = %+v, %v; want a click on %s", a, err, want)
+		}
+	}
+}
