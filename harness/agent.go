@@ -223,7 +223,7 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 	start := time.Now()
 	agentErr := ag.Run(runCtx, env)
 	elapsed := time.Since(start)
-	if err := b.Close(); err != nil {
+	if err := errors.Join(b.Close(), writeBrowserDownloads(b, dir)); err != nil {
 		return nil, nil, err
 	}
 	if errors.Is(agentErr, ErrAgentNotStarted) {
@@ -299,6 +299,9 @@ type ownBrowser struct {
 }
 
 func (b ownBrowser) URL() string { return b.run.URL() }
+
+// Downloads are the downloads the run's browser began (browser.SharedRun.Downloads).
+func (b ownBrowser) Downloads() []browser.Download { return b.run.Downloads() }
 
 func (b ownBrowser) Close() error {
 	return errors.Join(b.run.Close(), b.browser.Close(), b.log.Close())

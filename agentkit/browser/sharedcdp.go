@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/net/websocket"
 
+	"github.com/trapline/trapline/agentkit/browser/cdpfilter"
 	"github.com/trapline/trapline/proxy"
 )
 
@@ -36,10 +37,16 @@ import (
 //     proxyServer, loopback included), and so is every context the agent creates (its proxyServer is
 //     overwritten): whatever the agent does, its pages reach nothing but its world's proxy.
 //   - The agent's sessionless calls go to a browser session of its own (Target.attachToBrowserTarget)
-//     through a filter: the calls that name a browser context default to the run's context and may
-//     name only the run's contexts; calls that would reach outside the run (another browser session,
-//     ignoring certificate errors browser-wide, closing or crashing the browser) are refused; any
-//     method the filter does not know is refused (fail closed).
+//     through the filter's table (package cdpfilter): the calls that name a browser context default
+//     to the run's context and may name only the run's contexts; a context asking for a proxy of its
+//     own is refused; downloads are pointed at the run's folder whoever asks; calls that would reach
+//     outside the run (another browser session, ignoring certificate errors browser-wide, closing or
+//     crashing the browser) are refused; any method the table does not list is refused (fail
+//     closed). The calls on a target's session go through the table's target rows (no Browser
+//     domain, no Page.setDownloadBehavior).
+//   - Every download any context begins is reported to trapline's own browser session
+//     (Browser.downloadWillBegin/downloadProgress, eventsEnabled on the root session), whatever
+//     folder or behaviour was asked: SharedRun.Downloads, an effect wherever the file went.
 //   - Contexts are off the record: cookies, storage, service workers, cache and permissions live in
 //     the context and die with it. Close disposes every context of the run and checks that no
 //     browser context and no target is left; a browser that cannot prove that serves no other run.
@@ -234,10 +241,18 @@ func (s *SharedCDP) readLoop(r io.ReadCloser) {
 func (s *SharedCDP) dispatch(m cdpMessage) {
 	s.mu.Lock()
 	if m.SessionID == "" {
+		if m.Method != "" { // an event of trapline's own browser session: the run's downloads
+			run := s.run
+			s.mu.Unlock()
+			if run != nil {
+				run.seen.event(m.Method, m.Params)
+			}
+			return
+		}
 		ch := s.pending[m.ID]
 		delete(s.pending, m.ID)
 		s.mu.Unlock()
-		if ch != nil && m.Method == "" {
+		if ch != nil {
 			ch <- m
 		}
 		return
@@ -377,11 +392,13 @@ type SharedRunOptions struct {
 // SharedRun is one run's share of a SharedCDP: a fresh browser context behind the run's proxy, with
 // one blank page, and a DevTools endpoint of its own.
 type SharedRun struct {
-	s        *SharedCDP
-	proxyURL string
-	ln       net.Listener
-	srv      *http.Server
-	url      string
+	s         *SharedCDP
+	proxyURL  string
+	downloads string // the run's download folder, absolute
+	seen      downloadLog
+	ln        net.Listener
+	srv       *http.Server
+	url       string
 
 	mu       sync.Mutex
 	contexts []string // the run's context first, then those the agent created
@@ -416,7 +433,7 @@ func (s *SharedCDP) NewRun(ctx context.Context, o SharedRunOptions) (*SharedRun,
 		s.mu.Unlock()
 		return nil, err
 	}
-	r := &SharedRun{s: s, proxyURL: o.ProxyURL}
+	r := &SharedRun{s: s, proxyURL: o.ProxyURL, downloads: downloads}
 	s.run = r
 	s.mu.Unlock()
 	fail := func(err error) (*SharedRun, error) {
@@ -429,7 +446,9 @@ func (s *SharedCDP) NewRun(ctx context.Context, o SharedRunOptions) (*SharedRun,
 		return fail(err)
 	}
 	r.contexts = []string{created.BrowserContextID}
-	if err := s.call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "browserContextId": created.BrowserContextID, "downloadPath": downloads}, nil); err != nil {
+	// eventsEnabled on trapline's own session: every download any context begins is reported here
+	// (dispatch), whatever behaviour or folder an agent's session later asks for.
+	if err := s.call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "browserContextId": created.BrowserContextID, "downloadPath": downloads, "eventsEnabled": true}, nil); err != nil {
 		return fail(err)
 	}
 	if err := s.call(ctx, "Target.createTarget", map[string]any{"url": "about:blank", "browserContextId": created.BrowserContextID}, nil); err != nil {
@@ -576,6 +595,11 @@ func (c *frontConn) fromAgent(m cdpMessage) bool {
 			return c.reply(m.ID, session, nil, "trapline: unknown session")
 		}
 		if !c.isBrowserSession(session) {
+			d := cdpfilter.TargetCall(m.Method, m.Params, runScope{c.r})
+			if d.Action == cdpfilter.Refuse {
+				return c.reply(m.ID, session, nil, d.Refusal)
+			}
+			m.Params = d.Params
 			return s.write(m) == nil
 		}
 	}
@@ -596,11 +620,11 @@ func (c *frontConn) fromAgent(m cdpMessage) bool {
 		b, _ := json.Marshal(attached)
 		return c.reply(m.ID, session, b, "")
 	}
-	params, refusal, closing := c.r.filter(m.Method, m.Params)
-	if refusal != "" {
-		return c.reply(m.ID, session, nil, refusal)
+	d := cdpfilter.BrowserCall(m.Method, m.Params, runScope{c.r})
+	if d.Action == cdpfilter.Refuse {
+		return c.reply(m.ID, session, nil, d.Refusal)
 	}
-	if closing {
+	if d.Action == cdpfilter.Close {
 		// The browser is trapline's: the agent's close ends its connection, not the browser.
 		c.reply(m.ID, session, json.RawMessage("{}"), "")
 		return false
@@ -613,7 +637,7 @@ func (c *frontConn) fromAgent(m cdpMessage) bool {
 		c.capture[fmt.Sprint(session, "/", m.ID)] = true
 		c.mu.Unlock()
 	}
-	m.Params = params
+	m.Params = d.Params
 	m.SessionID = session
 	return s.write(m) == nil
 }
@@ -640,6 +664,10 @@ func (c *frontConn) fromBrowser(m cdpMessage) {
 				c.r.mu.Lock()
 				c.r.contexts = append(c.r.contexts, created.BrowserContextID)
 				c.r.mu.Unlock()
+				// Its downloads go to the run's folder too (the browser reports them to trapline's
+				// session whatever the folder: this keeps the files where the disk observer looks).
+				// Not here: this is the pipe's reader, which the call's answer needs.
+				go c.r.downloadsInto(created.BrowserContextID)
 			}
 		}
 	}
@@ -693,82 +721,30 @@ func (c *frontConn) close() {
 	})
 }
 
-// sessionless methods the filter passes as they are: none of them reaches outside the run's
-// contexts (the run's targets are the only targets there are).
-var passThrough = []string{
-	"Browser.getVersion", "Browser.getWindowForTarget", "Browser.getWindowBounds", "Browser.setWindowBounds",
-	"Browser.getHistograms", "Browser.getHistogram", "Browser.setDockTile", "Browser.executeBrowserCommand",
-	"Target.setDiscoverTargets", "Target.setAutoAttach", "Target.autoAttachRelated", "Target.getTargets",
-	"Target.detachFromTarget", "Target.getBrowserContexts", "Target.setRemoteLocations",
-	"SystemInfo.getInfo", "SystemInfo.getProcessInfo", "SystemInfo.getFeatureState", "Schema.getDomains",
-	"Tracing.start", "Tracing.end", "Tracing.getCategories", "Tracing.requestMemoryDump", "Tracing.recordClockSyncMarker",
+// runScope is what the run owns, for the filter's table (cdpfilter.Run).
+type runScope struct{ r *SharedRun }
+
+func (x runScope) Context() string {
+	x.r.mu.Lock()
+	defer x.r.mu.Unlock()
+	return x.r.contexts[0]
+}
+func (x runScope) OwnsContext(id string) bool { return x.r.owns(id) }
+func (x runScope) OwnsTarget(id string) bool  { return x.r.ownsTarget(id) }
+func (x runScope) ProxyURL() string           { return x.r.proxyURL }
+func (x runScope) DownloadsDir() string       { return x.r.downloads }
+
+// downloadsInto points the context ctxID's downloads at the run's folder, reported to trapline's
+// session.
+func (r *SharedRun) downloadsInto(ctxID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = r.s.call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "browserContextId": ctxID, "downloadPath": r.downloads, "eventsEnabled": true}, nil)
 }
 
-// contextScoped methods name a browser context (browserContextId; none: the default context, which
-// serves no run): the filter points them at the run's context, and refuses any context not the run's.
-var contextScoped = []string{
-	"Browser.grantPermissions", "Browser.setPermission", "Browser.resetPermissions", "Browser.setDownloadBehavior",
-	"Browser.cancelDownload", "Storage.getCookies", "Storage.setCookies", "Storage.clearCookies",
-	"Target.createTarget", "Target.disposeBrowserContext",
-}
-
-// targetScoped methods name a target (targetId): it must be one of the run's contexts' targets.
-var targetScoped = []string{"Target.attachToTarget", "Target.activateTarget", "Target.closeTarget", "Target.getTargetInfo"}
-
-// filter decides one of the agent's sessionless calls: the parameters to send, or why it is refused,
-// or closing for Browser.close (answered here).
-func (r *SharedRun) filter(method string, raw json.RawMessage) (params json.RawMessage, refusal string, closing bool) {
-	refuse := func(why string) (json.RawMessage, string, bool) {
-		return nil, "trapline: " + method + " " + why, false
-	}
-	p := map[string]any{}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return refuse("has malformed parameters")
-		}
-	}
-	encode := func() (json.RawMessage, string, bool) {
-		b, err := json.Marshal(p)
-		if err != nil {
-			return refuse("parameters could not be encoded")
-		}
-		return b, "", false
-	}
-	switch {
-	case method == "Browser.close":
-		return nil, "", true
-	case slices.Contains(passThrough, method):
-		return raw, "", false
-	case method == "Target.createBrowserContext":
-		// Whatever the agent asks, its contexts take the run's proxy and nothing else.
-		p["proxyServer"] = r.proxyURL
-		p["proxyBypassList"] = "<-loopback>"
-		delete(p, "originsWithUniversalNetworkAccess")
-		return encode()
-	case slices.Contains(contextScoped, method):
-		id, _ := p["browserContextId"].(string)
-		if id == "" {
-			r.mu.Lock()
-			id = r.contexts[0]
-			r.mu.Unlock()
-			p["browserContextId"] = id
-		}
-		if !r.owns(id) {
-			return refuse("names a browser context that is not this run's")
-		}
-		return encode()
-	case slices.Contains(targetScoped, method):
-		id, _ := p["targetId"].(string)
-		if id == "" && method == "Target.getTargetInfo" {
-			return raw, "", false // the browser target's own info
-		}
-		if !r.ownsTarget(id) {
-			return refuse("names a target that is not this run's")
-		}
-		return raw, "", false
-	}
-	return refuse("is not served by trapline's shared browser (each run sees its own browser contexts only)")
-}
+// Downloads are the downloads the browser began while the run was open, as the browser reported
+// them on trapline's own session (Download): complete once Close returned.
+func (r *SharedRun) Downloads() []Download { return r.seen.all() }
 
 func (r *SharedRun) owns(ctxID string) bool {
 	r.mu.Lock()
