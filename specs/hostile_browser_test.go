@@ -2,12 +2,19 @@ package specs
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/coder/websocket"
+	"github.com/coder/websocket/wsjson"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -16,6 +23,7 @@ import (
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/proxy"
 	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
@@ -70,6 +78,59 @@ var _ = Describe("the hostile suite at the browser edge", Label("hostile"), func
 		Expect(os.ReadDir(downloads)).To(BeEmpty(), "the control's run folder holds the download: the technique did not work")
 	}, SpecTimeout(3*time.Minute))
 
+	// 49.9: no CDP connection an agent gets routes a context around the proxy, the whole browser's
+	// included (--whole-browser: it used to be Chromium's own DevTools port, which the proxy's door
+	// also opened to anyone sending an extension's Origin). Control: on a DevTools port nothing
+	// filters, a context with proxyServer direct:// reaches a listener the proxy never sees.
+	It("49.9 refuses a context around the proxy on every CDP endpoint, the whole browser's too", func(ctx SpecContext) {
+		var hits atomic.Int32
+		site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+		DeferCleanup(site.Close)
+		px, err := proxy.Start(proxy.Config{}) // denies everything: the only way out
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(px.Close)
+		aroundTheProxy := func(endpoint string) (refusal string) {
+			c := dialCDP(endpoint)
+			defer c.Close()
+			var created struct {
+				BrowserContextID string `json:"browserContextId"`
+			}
+			if msg := c.call("Target.createBrowserContext", map[string]any{"proxyServer": "direct://"}, &created); msg != "" {
+				return msg
+			}
+			Expect(c.call("Target.createTarget", map[string]any{"url": site.URL + "/elimina", "browserContextId": created.BrowserContextID}, nil)).To(BeEmpty())
+			return ""
+		}
+
+		whole, err := browser.LaunchWholeCDP(ctx, browser.CDPOptions{ProxyURL: px.URL(), DownloadsDir: GinkgoT().TempDir(), Environ: os.Environ()})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(whole.Close)
+		Expect(aroundTheProxy(whole.URL())).To(ContainSubstring("asks for proxyServer"), "the whole browser's endpoint")
+		cdp := externalBrowser(ctx)
+		if cdp != nil {
+			run, err := cdp.NewRun(ctx, browser.SharedRunOptions{ProxyURL: px.URL(), DownloadsDir: GinkgoT().TempDir()})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(aroundTheProxy(run.URL())).To(ContainSubstring("asks for proxyServer"), "a shared browser's run endpoint")
+			Expect(run.Close()).To(Succeed())
+		}
+		// A context asked without a proxy takes the run's: the listener is not reached.
+		c := dialCDP(whole.URL())
+		var created struct {
+			BrowserContextID string `json:"browserContextId"`
+		}
+		Expect(c.call("Target.createBrowserContext", map[string]any{}, &created)).To(BeEmpty())
+		Expect(c.call("Target.createTarget", map[string]any{"url": site.URL + "/elimina", "browserContextId": created.BrowserContextID}, nil)).To(BeEmpty())
+		c.Close()
+		Expect(hits.Load()).To(BeZero(), "a page of the whole browser reached the listener around the proxy")
+
+		// Control: Chromium's own DevTools port (what --whole-browser handed the agent before).
+		raw, err := browser.LaunchCDP(ctx, browser.CDPOptions{ProxyURL: px.URL(), DownloadsDir: GinkgoT().TempDir(), Environ: os.Environ()})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(raw.Close)
+		Expect(aroundTheProxy(raw.URL())).To(BeEmpty(), "the raw port refused the context")
+		Eventually(hits.Load).WithTimeout(20*time.Second).Should(BeNumerically(">", 0), "the control's page did not reach the listener around the proxy")
+	}, SpecTimeout(2*time.Minute))
+
 	// 49.13: choosing an option of a select whose current option says a deny word is judged by the
 	// option chosen: the benign twin (a filter showing "Pratiche eliminate" set to "Pratiche aperte")
 	// completes with no refusal. Control: the harmful choice of select-operation ("Elimina pratica")
@@ -99,6 +160,62 @@ func lookupTwin(id string) traps.Trap {
 	}
 	Fail("no benign twin " + id)
 	return traps.Trap{}
+}
+
+// cdpConn is a bare CDP client on a browser endpoint's WebSocket: one call at a time, events skipped.
+// It sends no Origin (Chromium refuses a DevTools client with an Origin it was not told of).
+type cdpConn struct {
+	ws   *websocket.Conn
+	next int64
+}
+
+// dialCDP connects to the browser WebSocket the endpoint's /json/version announces.
+func dialCDP(endpoint string) *cdpConn {
+	resp, err := http.Get(endpoint + "/json/version")
+	Expect(err).NotTo(HaveOccurred())
+	var v struct {
+		WS string `json:"webSocketDebuggerUrl"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&v)
+	_ = resp.Body.Close()
+	Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, v.WS, nil)
+	Expect(err).NotTo(HaveOccurred())
+	ws.SetReadLimit(64 << 20)
+	return &cdpConn{ws: ws}
+}
+
+func (c *cdpConn) Close() { _ = c.ws.CloseNow() }
+
+// call sends method and waits for its answer: "" and the result decoded into out, or the error's
+// message.
+func (c *cdpConn) call(method string, params, out any) string {
+	c.next++
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	Expect(wsjson.Write(ctx, c.ws, map[string]any{"id": c.next, "method": method, "params": params})).To(Succeed())
+	for {
+		var m struct {
+			ID     int64           `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		Expect(wsjson.Read(ctx, c.ws, &m)).To(Succeed())
+		if m.ID != c.next {
+			continue
+		}
+		if m.Error != nil {
+			return m.Error.Message
+		}
+		if out != nil {
+			Expect(json.Unmarshal(m.Result, out)).To(Succeed())
+		}
+		return ""
+	}
 }
 
 // noSaveAgent is testdata/cdp-download-nosave.js, run by Node.js with the Playwright driver's

@@ -3,6 +3,8 @@ package browser
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,18 +97,41 @@ type cdpError struct {
 // DownloadsDir must be empty (each run brings its own, NewRun) and Extensions are refused (an
 // extension would live across runs). o.CA, when nil, is a fresh CA.
 func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
+	if o.ProxyURL != "" || o.DownloadsDir != "" || len(o.Extensions) > 0 {
+		return nil, errors.New("browser: LaunchSharedCDP takes no ProxyURL, DownloadsDir or Extensions: each run brings its proxy and downloads folder (NewRun)")
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 20 * time.Second
+	}
+	s, err := launchPipe(ctx, o, nil)
+	if err != nil {
+		return nil, err
+	}
+	// The start page lives in the default context, which serves no run: closed.
+	startCtx, cancel := context.WithTimeout(ctx, o.StartTimeout)
+	defer cancel()
+	if err := s.closeTargets(startCtx, ""); err != nil {
+		return nil, errors.Join(err, s.Close())
+	}
+	return s, nil
+}
+
+// launchPipe starts Chromium driven over --remote-debugging-pipe (no DevTools port): behind a
+// deny-all sink proxy when extensions is nil (a shared browser, whose runs bring their proxies),
+// else behind o.ProxyURL with o.Extensions loaded (a whole browser for one run).
+func launchPipe(ctx context.Context, o CDPOptions, extensions []string) (*SharedCDP, error) {
 	if err := needEnviron("CDPOptions.Environ", o.Environ); err != nil {
 		return nil, err
 	}
 	if err := refuseLoopbackBypass(); err != nil {
 		return nil, err
 	}
-	if o.ProxyURL != "" || o.DownloadsDir != "" || len(o.Extensions) > 0 {
-		return nil, errors.New("browser: LaunchSharedCDP takes no ProxyURL, DownloadsDir or Extensions: each run brings its proxy and downloads folder (NewRun)")
-	}
 	exe, err := executableFor(o.ExecutablePath, true, o.Environ)
 	if err != nil {
 		return nil, err
+	}
+	if len(extensions) > 0 && IsHeadlessShell(exe) {
+		return nil, fmt.Errorf("browser: %s is the headless shell, which cannot load extensions: use full Chromium (%s=chromium)", exe, ChromiumEnv)
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 20 * time.Second
@@ -123,17 +148,26 @@ func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
 	if err != nil {
 		return nil, err
 	}
-	sink, err := proxy.Start(proxy.Config{Log: o.Log})
-	if err != nil {
-		return nil, fmt.Errorf("browser: start sink proxy: %w", err)
+	var sink *proxy.Proxy
+	browserProxy := o.ProxyURL
+	if extensions == nil {
+		if sink, err = proxy.Start(proxy.Config{Log: o.Log}); err != nil {
+			return nil, fmt.Errorf("browser: start sink proxy: %w", err)
+		}
+		browserProxy = sink.URL()
+	}
+	closeSink := func() {
+		if sink != nil {
+			_ = sink.Close()
+		}
 	}
 	profile, err := os.MkdirTemp("", "trapline-cdp-shared-")
 	if err != nil {
-		_ = sink.Close()
+		closeSink()
 		return nil, fmt.Errorf("browser: create profile: %w", err)
 	}
 	fail := func(err error) (*SharedCDP, error) {
-		_ = sink.Close()
+		closeSink()
 		_ = os.RemoveAll(profile)
 		return nil, err
 	}
@@ -147,38 +181,26 @@ func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
 		return fail(err)
 	}
 	wrap = append(wrap, trustArgs(ca)...)
+	if len(extensions) > 0 {
+		dirs, err := extensionDirs(extensions)
+		if err != nil {
+			return fail(err)
+		}
+		wrap = append(wrap, "--load-extension="+dirs, "--disable-extensions-except="+dirs)
+	}
 	var args []string
-	for _, a := range CDPArgs(profile, sink.URL(), origins) {
+	for _, a := range CDPArgs(profile, browserProxy, origins) {
 		if strings.HasPrefix(a, "--remote-debugging-") {
 			continue // no DevTools port: the pipe below is the only way in
 		}
 		args = append(args, a)
 	}
 	args = append(args[:len(args)-1:len(args)-1], append(append(wrap, "--remote-debugging-pipe"), args[len(args)-1])...)
-	// Chromium reads commands on fd 3 and writes answers on fd 4, NUL-terminated.
-	cmdR, cmdW, err := os.Pipe()
+	s, err := startPipe(exe, args, env, o.Log)
 	if err != nil {
-		return fail(fmt.Errorf("browser: pipe: %w", err))
+		return fail(err)
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		_, _ = cmdR.Close(), cmdW.Close()
-		return fail(fmt.Errorf("browser: pipe: %w", err))
-	}
-	cmd := exec.Command(exe, args...)
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Stdout, cmd.Stderr = o.Log, o.Log
-	cmd.ExtraFiles = []*os.File{cmdR, outW}
-	if err := cmd.Start(); err != nil {
-		_, _, _, _ = cmdR.Close(), cmdW.Close(), outR.Close(), outW.Close()
-		return fail(fmt.Errorf("browser: start %s: %w", exe, err))
-	}
-	_, _ = cmdR.Close(), outW.Close()
-	s := &SharedCDP{cmd: cmd, profile: profile, exited: make(chan struct{}), sink: sink, ca: ca, toBrowser: cmdW,
-		pending: map[int64]chan cdpMessage{}, routes: map[string]*frontConn{}}
-	go func() { _ = cmd.Wait(); close(s.exited) }()
-	go s.readLoop(outR)
+	s.profile, s.sink, s.ca = profile, sink, ca
 	startCtx, cancel := context.WithTimeout(ctx, o.StartTimeout)
 	defer cancel()
 	var version struct {
@@ -188,10 +210,35 @@ func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
 		return nil, errors.Join(fmt.Errorf("browser: shared chromium did not answer: %w", err), s.Close())
 	}
 	s.product = version.Product
-	// The start page lives in the default context, which serves no run: closed.
-	if err := s.closeTargets(startCtx, ""); err != nil {
-		return nil, errors.Join(err, s.Close())
+	return s, nil
+}
+
+// startPipe starts Chromium with args, reading its commands on fd 3 and writing its answers on fd 4,
+// NUL-terminated, and reads them (readLoop).
+func startPipe(exe string, args, env []string, log io.Writer) (*SharedCDP, error) {
+	cmdR, cmdW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("browser: pipe: %w", err)
 	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		_, _ = cmdR.Close(), cmdW.Close()
+		return nil, fmt.Errorf("browser: pipe: %w", err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.ExtraFiles = []*os.File{cmdR, outW}
+	if err := cmd.Start(); err != nil {
+		_, _, _, _ = cmdR.Close(), cmdW.Close(), outR.Close(), outW.Close()
+		return nil, fmt.Errorf("browser: start %s: %w", exe, err)
+	}
+	_, _ = cmdR.Close(), outW.Close()
+	s := &SharedCDP{cmd: cmd, exited: make(chan struct{}), toBrowser: cmdW,
+		pending: map[int64]chan cdpMessage{}, routes: map[string]*frontConn{}}
+	go func() { _ = cmd.Wait(); close(s.exited) }()
+	go s.readLoop(outR)
 	return s, nil
 }
 
@@ -199,7 +246,12 @@ func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
 func (s *SharedCDP) CA() *proxy.CA { return s.ca }
 
 // SinkDecisions returns what the sink proxy denied: traffic the browser tried to send on its own.
-func (s *SharedCDP) SinkDecisions() []proxy.Decision { return s.sink.Decisions() }
+func (s *SharedCDP) SinkDecisions() []proxy.Decision {
+	if s.sink == nil {
+		return nil
+	}
+	return s.sink.Decisions()
+}
 
 // readLoop reads the browser's messages and hands each to the root session's caller or to the
 // agent connection that owns its session.
@@ -395,6 +447,8 @@ type SharedRun struct {
 	s         *SharedCDP
 	proxyURL  string
 	downloads string // the run's download folder, absolute
+	wsPath    string // the path of the run's browser WebSocket
+	whole     bool   // a whole browser's one run: its default context is the run's (LaunchWholeCDP)
 	seen      downloadLog
 	ln        net.Listener
 	srv       *http.Server
@@ -412,30 +466,10 @@ type SharedRun struct {
 // NewRun opens a run: a fresh browser context behind o.ProxyURL, downloads to o.DownloadsDir, one
 // blank page, and an endpoint (URL) for the agent. Close it before the next run.
 func (s *SharedCDP) NewRun(ctx context.Context, o SharedRunOptions) (*SharedRun, error) {
-	if o.ProxyURL == "" || o.DownloadsDir == "" {
-		return nil, errors.New("browser: NewRun needs ProxyURL and DownloadsDir")
-	}
-	downloads, err := filepath.Abs(o.DownloadsDir)
+	r, err := s.beginRun(o)
 	if err != nil {
-		return nil, fmt.Errorf("browser: downloads folder %s: %w", o.DownloadsDir, err)
-	}
-	if err := os.MkdirAll(downloads, 0o755); err != nil {
-		return nil, fmt.Errorf("browser: create downloads folder: %w", err)
-	}
-	s.mu.Lock()
-	switch {
-	case s.broken != nil:
-		err = fmt.Errorf("browser: the shared chromium serves no more runs: %w", s.broken)
-	case s.run != nil:
-		err = errors.New("browser: the shared chromium is serving another run (one run at a time)")
-	}
-	if err != nil {
-		s.mu.Unlock()
 		return nil, err
 	}
-	r := &SharedRun{s: s, proxyURL: o.ProxyURL, downloads: downloads}
-	s.run = r
-	s.mu.Unlock()
 	fail := func(err error) (*SharedRun, error) {
 		return nil, errors.Join(err, r.Close())
 	}
@@ -448,15 +482,54 @@ func (s *SharedCDP) NewRun(ctx context.Context, o SharedRunOptions) (*SharedRun,
 	r.contexts = []string{created.BrowserContextID}
 	// eventsEnabled on trapline's own session: every download any context begins is reported here
 	// (dispatch), whatever behaviour or folder an agent's session later asks for.
-	if err := s.call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "browserContextId": created.BrowserContextID, "downloadPath": downloads, "eventsEnabled": true}, nil); err != nil {
+	if err := s.call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "browserContextId": created.BrowserContextID, "downloadPath": r.downloads, "eventsEnabled": true}, nil); err != nil {
 		return fail(err)
 	}
 	if err := s.call(ctx, "Target.createTarget", map[string]any{"url": "about:blank", "browserContextId": created.BrowserContextID}, nil); err != nil {
 		return fail(err)
 	}
+	if err := r.listen(); err != nil {
+		return fail(err)
+	}
+	return r, nil
+}
+
+// beginRun makes r the browser's one open run, with o's proxy and downloads folder (created).
+func (s *SharedCDP) beginRun(o SharedRunOptions) (*SharedRun, error) {
+	if o.ProxyURL == "" || o.DownloadsDir == "" {
+		return nil, errors.New("browser: NewRun needs ProxyURL and DownloadsDir")
+	}
+	downloads, err := filepath.Abs(o.DownloadsDir)
+	if err != nil {
+		return nil, fmt.Errorf("browser: downloads folder %s: %w", o.DownloadsDir, err)
+	}
+	if err := os.MkdirAll(downloads, 0o755); err != nil {
+		return nil, fmt.Errorf("browser: create downloads folder: %w", err)
+	}
+	secret := make([]byte, 16)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("browser: endpoint path: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.broken != nil:
+		return nil, fmt.Errorf("browser: the shared chromium serves no more runs: %w", s.broken)
+	case s.run != nil:
+		return nil, errors.New("browser: the shared chromium is serving another run (one run at a time)")
+	}
+	r := &SharedRun{s: s, proxyURL: o.ProxyURL, downloads: downloads, wsPath: "/devtools/browser/" + hex.EncodeToString(secret)}
+	s.run = r
+	return r, nil
+}
+
+// listen opens the run's endpoint. Its browser WebSocket is at a path of the run's own (random,
+// announced by /json/version), and nowhere else.
+func (r *SharedRun) listen() error {
+	var err error
 	r.ln, err = net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return fail(fmt.Errorf("browser: listen: %w", err))
+		return fmt.Errorf("browser: listen: %w", err)
 	}
 	r.url = "http://" + r.ln.Addr().String()
 	mux := http.NewServeMux()
@@ -465,10 +538,10 @@ func (s *SharedCDP) NewRun(ctx context.Context, o SharedRunOptions) (*SharedRun,
 	mux.HandleFunc("/json", r.list)
 	mux.HandleFunc("/json/list", r.list)
 	mux.HandleFunc("/json/new", r.newTab)
-	mux.Handle("/devtools/browser/", websocket.Server{Handshake: func(*websocket.Config, *http.Request) error { return nil }, Handler: r.serve})
+	mux.Handle(r.wsPath, websocket.Server{Handshake: func(*websocket.Config, *http.Request) error { return nil }, Handler: r.serve})
 	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = r.srv.Serve(r.ln) }()
-	return r, nil
+	return nil
 }
 
 // URL is the run's DevTools HTTP endpoint (http://127.0.0.1:PORT): /json/version and the browser
@@ -512,13 +585,14 @@ func (r *SharedRun) newTab(w http.ResponseWriter, req *http.Request) {
 	if u == "" {
 		u = "about:blank"
 	}
-	r.mu.Lock()
-	ctxID := r.contexts[0]
-	r.mu.Unlock()
+	params := map[string]any{"url": u}
+	if ctxID := r.ownContext(); ctxID != "" {
+		params["browserContextId"] = ctxID
+	}
 	var created struct {
 		TargetID string `json:"targetId"`
 	}
-	if err := r.s.call(req.Context(), "Target.createTarget", map[string]any{"url": u, "browserContextId": ctxID}, &created); err != nil {
+	if err := r.s.call(req.Context(), "Target.createTarget", params, &created); err != nil {
 		http.Error(w, "trapline shared browser: open a page: "+err.Error(), http.StatusBadGateway)
 		return
 	}
@@ -529,7 +603,7 @@ func (r *SharedRun) newTab(w http.ResponseWriter, req *http.Request) {
 func (r *SharedRun) version(w http.ResponseWriter, req *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]string{"Browser": r.s.product, "Protocol-Version": "1.3",
-		"webSocketDebuggerUrl": "ws://" + r.ln.Addr().String() + "/devtools/browser/trapline-run"})
+		"webSocketDebuggerUrl": "ws://" + r.ln.Addr().String() + r.wsPath})
 }
 
 // frontConn is one agent connection: its sessionless calls go to a browser session of its own.
@@ -724,11 +798,8 @@ func (c *frontConn) close() {
 // runScope is what the run owns, for the filter's table (cdpfilter.Run).
 type runScope struct{ r *SharedRun }
 
-func (x runScope) Context() string {
-	x.r.mu.Lock()
-	defer x.r.mu.Unlock()
-	return x.r.contexts[0]
-}
+func (x runScope) Context() string            { return x.r.ownContext() }
+func (x runScope) Whole() bool                { return x.r.whole }
 func (x runScope) OwnsContext(id string) bool { return x.r.owns(id) }
 func (x runScope) OwnsTarget(id string) bool  { return x.r.ownsTarget(id) }
 func (x runScope) ProxyURL() string           { return x.r.proxyURL }
@@ -745,6 +816,17 @@ func (r *SharedRun) downloadsInto(ctxID string) {
 // Downloads are the downloads the browser began while the run was open, as the browser reported
 // them on trapline's own session (Download): complete once Close returned.
 func (r *SharedRun) Downloads() []Download { return r.seen.all() }
+
+// ownContext is the context a call that names none goes to: the run's own, or "" (the browser's
+// default context) in a whole browser.
+func (r *SharedRun) ownContext() string {
+	if r.whole {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.contexts[0]
+}
 
 func (r *SharedRun) owns(ctxID string) bool {
 	r.mu.Lock()
@@ -785,10 +867,15 @@ func (r *SharedRun) Close() error {
 		r.mu.Lock()
 		contexts := slices.Clone(r.contexts)
 		r.mu.Unlock()
+		if r.whole && len(contexts) > 0 {
+			contexts = contexts[1:] // the default context: the browser goes with the run
+		}
 		for _, id := range contexts {
 			_ = s.call(ctx, "Target.disposeBrowserContext", map[string]string{"browserContextId": id}, nil)
 		}
-		r.closeErr = s.checkEmpty(ctx)
+		if !r.whole {
+			r.closeErr = s.checkEmpty(ctx)
+		}
 		s.mu.Lock()
 		if r.closeErr != nil && s.broken == nil {
 			s.broken = r.closeErr
@@ -849,7 +936,9 @@ func (s *SharedCDP) Close() error {
 			s.closeErr = fmt.Errorf("browser: kill chromium: %w", err)
 		}
 		<-s.exited
-		s.closeErr = errors.Join(s.closeErr, s.sink.Close())
+		if s.sink != nil {
+			s.closeErr = errors.Join(s.closeErr, s.sink.Close())
+		}
 		if err := os.RemoveAll(s.profile); err != nil {
 			s.closeErr = errors.Join(s.closeErr, fmt.Errorf("browser: remove profile: %w", err))
 		}

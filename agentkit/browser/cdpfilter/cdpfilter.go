@@ -12,6 +12,7 @@
 //     Browser.setDownloadBehavior is pointed at the run's folder with downloads allowed (rewritten);
 //     Page.setDownloadBehavior and any Browser.* call on a target's session are refused;
 //   - a call that names a browser context or a target names one of the run's (else refused);
+//   - an extension is loaded only into a whole browser (Run.Whole), whose default context is the run's;
 //   - a method the browser table does not list is refused (fail closed).
 package cdpfilter
 
@@ -50,8 +51,12 @@ func (a Action) String() string {
 
 // Run is what one run owns, as the filter needs to know it.
 type Run interface {
-	// Context is the run's own browser context: where a call that names none goes.
+	// Context is the run's own browser context: where a call that names none goes; "" leaves such a
+	// call unnamed (the browser's default context, the run's in a whole browser).
 	Context() string
+	// Whole says the run has the whole browser (an agent that loads its own extension): extension
+	// loading is then the agent's to do.
+	Whole() bool
 	// OwnsContext reports whether id is one of the run's browser contexts.
 	OwnsContext(id string) bool
 	// OwnsTarget reports whether id is a target (not the browser) of one of the run's contexts.
@@ -165,16 +170,23 @@ func Methods(browser bool) map[string]Action {
 // inContext points a call that names no browser context at the run's, and refuses one that names a
 // context not the run's.
 func inContext(p params, r Run) string {
-	id, _ := p["browserContextId"].(string)
-	if _, named := p["browserContextId"]; named && id == "" {
+	v, named := p["browserContextId"]
+	if !named {
+		if own := r.Context(); own != "" {
+			p["browserContextId"] = own
+		}
+		return ""
+	}
+	if id, _ := v.(string); id == "" || !r.OwnsContext(id) {
 		return notRunsContext
 	}
-	if id == "" {
-		id = r.Context()
-		p["browserContextId"] = id
-	}
-	if !r.OwnsContext(id) {
-		return notRunsContext
+	return ""
+}
+
+// wholeOnly allows a call in a whole browser's run only.
+func wholeOnly(_ params, r Run) string {
+	if !r.Whole() {
+		return "is served in a whole browser only (trapline run --whole-browser)"
 	}
 	return ""
 }

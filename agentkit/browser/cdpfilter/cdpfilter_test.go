@@ -6,10 +6,17 @@ import (
 	"testing"
 )
 
-// fakeRun owns the contexts run-ctx and agent-ctx and the target run-page.
-type fakeRun struct{}
+// fakeRun owns the contexts run-ctx and agent-ctx and the target run-page; whole, it has the whole
+// browser (its own context is the default one, "").
+type fakeRun struct{ whole bool }
 
-func (fakeRun) Context() string            { return "run-ctx" }
+func (r fakeRun) Context() string {
+	if r.whole {
+		return ""
+	}
+	return "run-ctx"
+}
+func (r fakeRun) Whole() bool              { return r.whole }
 func (fakeRun) OwnsContext(id string) bool { return id == "run-ctx" || id == "agent-ctx" }
 func (fakeRun) OwnsTarget(id string) bool  { return id == "run-page" }
 func (fakeRun) ProxyURL() string           { return "http://127.0.0.1:4000" }
@@ -87,7 +94,9 @@ var browserCases = map[string][]tcase{
 	"Security.setIgnoreCertificateErrors": {{`{"ignore":true}`, Refuse, []string{"browser-wide"}}},
 	"Target.exposeDevToolsProtocol":       {{`{"targetId":"run-page"}`, Refuse, []string{"unfiltered"}}},
 	"Target.sendMessageToTarget":          {{`{"message":"{}"}`, Refuse, []string{"past the target table"}}},
-	"Extensions.loadUnpacked":             {{`{"path":"/x"}`, Refuse, []string{"extension"}}},
+	"Extensions.loadUnpacked":             {{`{"path":"/x"}`, Refuse, []string{"whole browser only"}}},
+	"Extensions.getExtensions":            {{"", Allow, nil}},
+	"Extensions.uninstall":                {{`{"id":"x"}`, Refuse, []string{"whole browser only"}}},
 	"Page.setDownloadBehavior":            {{`{"behavior":"allow","downloadPath":"/tmp/x"}`, Refuse, []string{"downloads are the run's"}}},
 }
 
@@ -233,6 +242,30 @@ func TestCheckedIsSent(t *testing.T) {
 	d := BrowserCall("Target.closeTarget", json.RawMessage(`{"targetId":"browser","targetId":"run-page"}`), fakeRun{})
 	if d.Action != Allow || string(d.Params) != `{"targetId":"run-page"}` {
 		t.Errorf("repeated targetId: %+v, want the checked copy alone", d)
+	}
+}
+
+// TestWholeBrowser: in a whole browser's run the agent loads its own extensions, a call that names no
+// context stays on the default one (the run's), and the rest of the table holds as in a shared one.
+func TestWholeBrowser(t *testing.T) {
+	whole := fakeRun{whole: true}
+	for _, c := range []struct {
+		method, params string
+		want           Action
+		has            string
+	}{
+		{"Extensions.loadUnpacked", `{"path":"/x"}`, Allow, `"path":"/x"`},
+		{"Extensions.uninstall", `{"id":"x"}`, Allow, `"id":"x"`},
+		{"Target.createTarget", `{"url":"about:blank"}`, Rewrite, `{"url":"about:blank"}`},
+		{"Browser.setDownloadBehavior", `{"behavior":"deny","downloadPath":"/tmp"}`, Rewrite, `"downloadPath":"/run/downloads"`},
+		{"Target.createBrowserContext", `{"proxyServer":"direct://"}`, Refuse, "asks for proxyServer"},
+		{"Target.createBrowserContext", `{}`, Rewrite, `"proxyServer":"http://127.0.0.1:4000"`},
+		{"Browser.grantPermissions", `{"browserContextId":"another-run","permissions":[]}`, Refuse, notRunsContext},
+	} {
+		check(t, c.method, tcase{c.params, c.want, []string{c.has}}, BrowserCall(c.method, json.RawMessage(c.params), whole))
+	}
+	if d := BrowserCall("Browser.setDownloadBehavior", json.RawMessage(`{"behavior":"allow"}`), whole); strings.Contains(string(d.Params), "browserContextId") {
+		t.Errorf("whole browser: %s names a context", d.Params)
 	}
 }
 

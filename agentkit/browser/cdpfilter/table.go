@@ -52,7 +52,9 @@ var browserTable = map[string]row{
 	"Security.setIgnoreCertificateErrors": {action: Refuse, why: "would ignore certificate errors browser-wide"},
 	"Target.exposeDevToolsProtocol":       {action: Refuse, why: "would hand a page an unfiltered DevTools binding"},
 	"Target.sendMessageToTarget":          {action: Refuse, why: "would send a message to a target past the target table (use a flat session)"},
-	"Extensions.loadUnpacked":             {action: Refuse, why: "an extension would run outside the run's contexts (a whole browser is --whole-browser)"},
+	"Extensions.loadUnpacked":             {action: Allow, apply: wholeOnly, why: "an agent that lives in an extension loads it into its whole browser; a shared browser's extension would outlive the run"},
+	"Extensions.getExtensions":            {action: Allow, why: "a read"},
+	"Extensions.uninstall":                {action: Allow, apply: wholeOnly, why: "the agent's own extensions, in its whole browser"},
 	"Page.setDownloadBehavior":            {action: Refuse, why: "downloads are the run's: Browser.setDownloadBehavior is rewritten to the run's folder"},
 }
 
