@@ -557,7 +557,8 @@ type tab struct {
 	URL   string `json:"url"`
 }
 
-// list answers /json/list with the pages of the run's contexts only.
+// list answers /json/list with the targets of the run's contexts only (pages, workers, an extension's
+// service worker in a whole browser).
 func (r *SharedRun) list(w http.ResponseWriter, req *http.Request) {
 	ts, err := r.s.targets(req.Context())
 	if err != nil {
@@ -566,12 +567,14 @@ func (r *SharedRun) list(w http.ResponseWriter, req *http.Request) {
 	}
 	out := []tab{}
 	for _, t := range ts {
-		if t.Type == "page" && r.owns(t.BrowserContextID) {
+		if t.Type != "browser" && t.Type != "browser_ui" && r.owns(t.BrowserContextID) {
 			out = append(out, tab{ID: t.TargetID, Type: t.Type, Title: t.Title, URL: t.URL})
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(out)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "   ") // as Chromium writes it: scripts match `"url": "...`
+	_ = enc.Encode(out)
 }
 
 // newTab answers /json/new?URL (PUT, as Chromium wants it since version 111) with a page opened in
