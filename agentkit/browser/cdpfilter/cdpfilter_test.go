@@ -43,7 +43,7 @@ var browserCases = map[string][]tcase{
 	"Browser.executeBrowserCommand": {{`{"commandId":"openTabSearch"}`, Allow, nil}},
 	"Target.setDiscoverTargets":     {{`{"discover":true}`, Allow, nil}},
 	"Target.setAutoAttach":          {{`{"autoAttach":true,"flatten":true}`, Allow, nil}},
-	"Target.autoAttachRelated":      {{`{"targetId":"run-page"}`, Allow, nil}},
+	"Target.autoAttachRelated":      targetCases(`"waitForDebuggerOnStart":false`),
 	"Target.getTargets":             {{"", Allow, nil}},
 	"Target.detachFromTarget":       {{`{"sessionId":"S"}`, Allow, nil}},
 	"Target.getBrowserContexts":     {{"", Allow, nil}},

@@ -16,7 +16,7 @@ var browserTable = map[string]row{
 	"Browser.executeBrowserCommand":       {action: Allow, why: "tab-search commands only"},
 	"Target.setDiscoverTargets":           {action: Allow, why: "events of the run's targets"},
 	"Target.setAutoAttach":                {action: Allow, why: "sessions of the run's targets"},
-	"Target.autoAttachRelated":            {action: Allow, why: "sessions of the run's targets"},
+	"Target.autoAttachRelated":            {action: Allow, apply: ofTarget, why: "sessions of the run's targets"},
 	"Target.getTargets":                   {action: Allow, why: "a read"},
 	"Target.detachFromTarget":             {action: Allow, why: "the agent's own sessions"},
 	"Target.getBrowserContexts":           {action: Allow, why: "a read"},
