@@ -176,26 +176,10 @@ func launchPipe(ctx context.Context, o CDPOptions, extensions []string) (*Shared
 	if err := writePreferences(profile, filepath.Join(profile, "downloads"), o.preloading); err != nil {
 		return fail(err)
 	}
-	wrap, err := rendererWrapperArgs(exe, origins, profile)
+	args, err := pipeArgs(exe, profile, browserProxy, origins, ca, extensions)
 	if err != nil {
 		return fail(err)
 	}
-	wrap = append(wrap, trustArgs(ca)...)
-	if len(extensions) > 0 {
-		dirs, err := extensionDirs(extensions)
-		if err != nil {
-			return fail(err)
-		}
-		wrap = append(wrap, "--load-extension="+dirs, "--disable-extensions-except="+dirs)
-	}
-	var args []string
-	for _, a := range CDPArgs(profile, browserProxy, origins) {
-		if strings.HasPrefix(a, "--remote-debugging-") {
-			continue // no DevTools port: the pipe below is the only way in
-		}
-		args = append(args, a)
-	}
-	args = append(args[:len(args)-1:len(args)-1], append(append(wrap, "--remote-debugging-pipe"), args[len(args)-1])...)
 	s, err := startPipe(exe, args, env, o.Log)
 	if err != nil {
 		return fail(err)
@@ -211,6 +195,31 @@ func launchPipe(ctx context.Context, o CDPOptions, extensions []string) (*Shared
 	}
 	s.product = version.Product
 	return s, nil
+}
+
+// pipeArgs is the command line of a pipe-driven Chromium: CDPArgs without a DevTools port, the
+// renderer wrapper, the CA, the extensions, and --remote-debugging-pipe.
+func pipeArgs(exe, profile, browserProxy string, origins []string, ca *proxy.CA, extensions []string) ([]string, error) {
+	wrap, err := rendererWrapperArgs(exe, origins, profile)
+	if err != nil {
+		return nil, err
+	}
+	wrap = append(wrap, trustArgs(ca)...)
+	if len(extensions) > 0 {
+		dirs, err := extensionDirs(extensions)
+		if err != nil {
+			return nil, err
+		}
+		wrap = append(wrap, "--load-extension="+dirs, "--disable-extensions-except="+dirs)
+	}
+	var args []string
+	for _, a := range CDPArgs(profile, browserProxy, origins) {
+		if strings.HasPrefix(a, "--remote-debugging-") {
+			continue // no DevTools port: the pipe is the only way in
+		}
+		args = append(args, a)
+	}
+	return append(args[:len(args)-1:len(args)-1], append(append(wrap, "--remote-debugging-pipe"), args[len(args)-1])...), nil
 }
 
 // startPipe starts Chromium with args, reading its commands on fd 3 and writing its answers on fd 4,
