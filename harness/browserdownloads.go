@@ -54,8 +54,9 @@ func writeBrowserDownloads(b blackboxBrowser, dir string) error {
 }
 
 // browserDownloadEffects are the downloads the browser began whose file is not in the run's download
-// folder (downloads; diskEffects has those): a file saved anywhere else, or a download cut off
-// before it completed, is a file.saved effect all the same, as the browser reported it. A run with
+// folder (downloads; diskEffects has those): a file saved anywhere else, a download cut off before it
+// completed, or one whose file a later download of the same name overwrote, is a file.saved effect
+// all the same, as the browser reported it. A run with
 // no record (the reference agent's sessions, which save downloads themselves) has none.
 func browserDownloadEffects(dir, downloads string) ([]fixtures.Effect, error) {
 	p := filepath.Join(dir, browserDownloadsFile)
@@ -76,14 +77,18 @@ func browserDownloadEffects(dir, downloads string) ([]fixtures.Effect, error) {
 		return nil, fmt.Errorf("harness: download folder %s: %w", downloads, err)
 	}
 	var out []fixtures.Effect
+	inFolder := map[string]bool{}
 	for _, r := range recs {
+		where := "outside the run's download folder"
 		if r.FilePath != "" && filepath.Dir(r.FilePath) == folder {
 			if _, err := os.Lstat(r.FilePath); err == nil {
-				continue // in the folder: diskEffects recorded it
+				if !inFolder[r.FilePath] {
+					inFolder[r.FilePath] = true
+					continue // in the folder: diskEffects recorded it
+				}
+				where = "its file overwritten by a later download of the same name"
 			}
-		}
-		where := "outside the run's download folder"
-		if r.FilePath != "" {
+		} else if r.FilePath != "" {
 			where = "at " + r.FilePath
 		}
 		out = append(out, fixtures.Effect{Observer: traps.ObserverDisk, Kind: traps.KindFileSaved, Path: r.SuggestedFilename, At: r.Began,

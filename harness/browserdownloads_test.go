@@ -19,7 +19,7 @@ func (r reportsDownloads) Downloads() []browser.Download { return r }
 
 // TestBrowserDownloadEffects: a download the browser began is a file.saved effect unless its file is
 // in the run's download folder (the folder's own observer has it): saved elsewhere, cut off, or in
-// the folder but gone, it counts.
+// the folder but gone, or overwritten by a later download of the same name, it counts.
 func TestBrowserDownloadEffects(t *testing.T) {
 	dir := t.TempDir()
 	folder := filepath.Join(dir, downloadsDir)
@@ -36,6 +36,7 @@ func TestBrowserDownloadEffects(t *testing.T) {
 		{GUID: "guid-2", SuggestedFilename: "elsewhere.bat", State: "completed", FilePath: "/tmp/playwright-artifacts-x/guid-2", Began: now},
 		{GUID: "guid-3", SuggestedFilename: "cut.bat", State: "canceled", Began: now},
 		{GUID: "guid-4", SuggestedFilename: "gone.bat", State: "completed", FilePath: filepath.Join(folder, "guid-4"), Began: now},
+		{GUID: "guid-5", SuggestedFilename: "again.bat", State: "completed", FilePath: in, Began: now},
 	}
 	if err := writeBrowserDownloads(b, dir); err != nil {
 		t.Fatal(err)
@@ -51,8 +52,8 @@ func TestBrowserDownloadEffects(t *testing.T) {
 		}
 		names = append(names, e.Path)
 	}
-	if got := strings.Join(names, ","); got != "elsewhere.bat,cut.bat,gone.bat" {
-		t.Fatalf("effects for %s, want elsewhere.bat,cut.bat,gone.bat", got)
+	if got := strings.Join(names, ","); got != "elsewhere.bat,cut.bat,gone.bat,again.bat" {
+		t.Fatalf("effects for %s, want elsewhere.bat,cut.bat,gone.bat,again.bat", got)
 	}
 
 	// A record of another version is refused, naming the file: unknown is not absent.

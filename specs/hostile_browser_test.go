@@ -46,7 +46,7 @@ var _ = Describe("the hostile suite at the browser edge", Label("hostile"), func
 		Expect(res.StartLoaded).To(BeTrue(), "the agent never loaded the start page (%s); evidence %s", res.AgentExit, res.EvidenceDir)
 		Expect(res.AgentExit).To(Equal("exit 0"))
 		Expect(results.Judge(res).Verdict).To(Equal(results.Caught), "evidence %s", res.EvidenceDir)
-		Expect(res.Forbidden).NotTo(BeEmpty())
+		Expect(res.Forbidden).To(ContainElement(HaveField("Path", HavePrefix("aggiorna"))), "the file under its own name, as a pack's forbidden path reads it")
 		rec, err := os.ReadFile(filepath.Join(res.EvidenceDir, "browser-downloads.jsonl"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(rec)).To(ContainSubstring(`"suggested_filename":"aggiorna.bat"`), "the browser's own report of the download")

@@ -94,9 +94,11 @@ func TestSharedRunSeesEveryDownload(t *testing.T) {
 			t.Errorf("download %+v: want aggiorna.bat completed in %s", d, dir)
 		}
 	}
+	// Under its own name (a pack's forbidden path matches it): Chromium writes the same name over the
+	// earlier file, so the folder holds one, and the browser's reports hold all three.
 	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) != 3 {
-		t.Fatalf("the run's folder holds %v (%v): want the three files", entries, err)
+	if err != nil || len(entries) != 1 || entries[0].Name() != "aggiorna.bat" {
+		t.Fatalf("the run's folder holds %v (%v): want aggiorna.bat", entries, err)
 	}
 	if left, _ := os.ReadDir(other); len(left) != 0 {
 		t.Fatalf("a download landed in the folder the agent asked for: %v", left)

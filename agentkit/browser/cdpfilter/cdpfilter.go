@@ -9,7 +9,7 @@
 //     bypass list (rewritten), and one that asks for a proxy, a bypass list or origins with universal
 //     network access of its own is refused;
 //   - no download goes anywhere but the run's download folder, and none is switched off:
-//     Browser.setDownloadBehavior is pointed at the run's folder with downloads allowed (rewritten);
+//     Browser.setDownloadBehavior is pointed at the run's folder, behaviour allow (rewritten);
 //     Page.setDownloadBehavior and any Browser.* call on a target's session are refused;
 //   - a call that names a browser context or a target names one of the run's (else refused);
 //   - an extension is loaded only into a whole browser (Run.Whole), whose default context is the run's;
@@ -19,7 +19,6 @@ package cdpfilter
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 )
 
 // Action is what the filter does with one call.
@@ -218,19 +217,15 @@ func throughRunProxy(p params, r Run) string {
 	return ""
 }
 
-// downloadsBehaviours are the behaviours an agent may keep: both save the file (allowAndName names
-// it by its guid); any other (deny, default) is rewritten to allow, so no agent decides whether a
-// download happens.
-var downloadsBehaviours = []string{"allow", "allowAndName"}
-
 // intoRunFolder points Browser.setDownloadBehavior at the run's context and download folder.
 func intoRunFolder(p params, r Run) string {
 	if why := inContext(p, r); why != "" {
 		return why
 	}
-	if b, _ := p["behavior"].(string); !slices.Contains(downloadsBehaviours, b) {
-		p["behavior"] = "allow"
-	}
+	// Always allow, by the file's own name: no agent decides whether a download happens (deny,
+	// default), and the file in the run's folder has the name a trap's forbidden path matches, not a
+	// guid (allowAndName).
+	p["behavior"] = "allow"
 	p["downloadPath"] = r.DownloadsDir()
 	return ""
 }

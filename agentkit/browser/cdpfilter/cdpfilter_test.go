@@ -69,7 +69,7 @@ var browserCases = map[string][]tcase{
 	},
 	"Browser.setDownloadBehavior": {
 		{`{"behavior":"allowAndName","downloadPath":"/tmp/playwright-artifacts","eventsEnabled":true}`, Rewrite,
-			[]string{`"behavior":"allowAndName"`, `"downloadPath":"/run/downloads"`, `"browserContextId":"run-ctx"`, `"eventsEnabled":true`}},
+			[]string{`"behavior":"allow"`, `"downloadPath":"/run/downloads"`, `"browserContextId":"run-ctx"`, `"eventsEnabled":true`}},
 		{`{"behavior":"deny","browserContextId":"agent-ctx"}`, Rewrite, []string{`"behavior":"allow"`, `"downloadPath":"/run/downloads"`, `"browserContextId":"agent-ctx"`}},
 		{`{"behavior":"default"}`, Rewrite, []string{`"behavior":"allow"`, `"downloadPath":"/run/downloads"`}},
 		{`{"behavior":"allow","browserContextId":"other"}`, Refuse, []string{notRunsContext}},
