@@ -30,7 +30,7 @@ func downloadSite() http.Handler {
 // downloads into the run's folder (its Browser.setDownloadBehavior is rewritten), and the browser's
 // own report of the download reaches the run (Downloads), whatever folder was asked. A client that
 // asks again, on a browser session and on the page's, for another folder or for no downloads, is
-// rewritten or refused; a second download still lands in the run's folder and is reported, and so
+// rewritten; a second download still lands in the run's folder and is reported, and so
 // does one in a context the agent created.
 func TestSharedRunSeesEveryDownload(t *testing.T) {
 	s := launchShared(t)
@@ -64,9 +64,12 @@ func TestSharedRunSeesEveryDownload(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []string{"Page.setDownloadBehavior", "Browser.setDownloadBehavior"} {
-		if _, err := pageCDP.Send(m, map[string]any{"behavior": "allow", "downloadPath": other}); err == nil || !strings.Contains(err.Error(), "trapline") {
-			t.Errorf("%s on the page's session: %v, want trapline's refusal", m, err)
+		if _, err := pageCDP.Send(m, map[string]any{"behavior": "deny", "downloadPath": other}); err != nil {
+			t.Errorf("%s on the page's session: %v, want it rewritten, not refused", m, err)
 		}
+	}
+	if _, err := pageCDP.Send("Browser.close", nil); err == nil || !strings.Contains(err.Error(), "trapline") {
+		t.Errorf("Browser.close on the page's session: %v, want trapline's refusal", err)
 	}
 	click()
 	// A context of the agent's own: its download is reported too.

@@ -9,8 +9,9 @@
 //     bypass list (rewritten), and one that asks for a proxy, a bypass list or origins with universal
 //     network access of its own is refused;
 //   - no download goes anywhere but the run's download folder, and none is switched off:
-//     Browser.setDownloadBehavior is pointed at the run's folder, behaviour allow (rewritten);
-//     Page.setDownloadBehavior and any Browser.* call on a target's session are refused;
+//     Browser.setDownloadBehavior and Page.setDownloadBehavior, on any session, are pointed at the
+//     run's folder, behaviour allow (rewritten); the rest of the Browser domain on a target's
+//     session is refused;
 //   - a call that names a browser context or a target names one of the run's (else refused);
 //   - an extension is loaded only into a whole browser (Run.Whole), whose default context is the run's;
 //   - a method the browser table does not list is refused (fail closed).

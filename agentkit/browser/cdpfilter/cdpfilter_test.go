@@ -101,8 +101,19 @@ var browserCases = map[string][]tcase{
 }
 
 var targetCasesByMethod = map[string][]tcase{
-	"Browser.getVersion":       {{"", Allow, nil}},
-	"Page.setDownloadBehavior": {{`{"behavior":"allow","downloadPath":"/tmp/x"}`, Refuse, []string{"downloads are the run's"}}, {`{"behavior":"deny"}`, Refuse, nil}},
+	"Browser.getVersion": {{"", Allow, nil}},
+	"Page.setDownloadBehavior": {
+		{`{"behavior":"allow","downloadPath":"/tmp/x"}`, Rewrite, []string{`"behavior":"allow"`, `"downloadPath":"/run/downloads"`}},
+		{`{"behavior":"deny"}`, Rewrite, []string{`"behavior":"allow"`, `"downloadPath":"/run/downloads"`}},
+	},
+	"Browser.setDownloadBehavior": {
+		{`{"behavior":"deny","downloadPath":"/tmp/x"}`, Rewrite, []string{`"behavior":"allow"`, `"downloadPath":"/run/downloads"`, `"browserContextId":"run-ctx"`}},
+		{`{"behavior":"allow","browserContextId":"other"}`, Refuse, []string{notRunsContext}},
+	},
+	"Browser.grantPermissions": ctxCases(`"permissions":["geolocation"]`),
+	"Browser.setPermission":    ctxCases(`"permission":{"name":"geolocation"},"setting":"granted"`),
+	"Browser.resetPermissions": ctxCases(""),
+	"Browser.cancelDownload":   ctxCases(`"guid":"g"`),
 	"Target.createBrowserContext": {
 		{"{}", Rewrite, []string{`"proxyServer":"http://127.0.0.1:4000"`}},
 		{`{"proxyServer":"direct://"}`, Refuse, []string{"asks for proxyServer"}},
@@ -230,7 +241,7 @@ func TestUnlistedMethods(t *testing.T) {
 			t.Errorf("target %s: %+v, want allowed as sent", m, d)
 		}
 	}
-	for _, m := range []string{"Browser.setDownloadBehavior", "Browser.setPermission", "Browser.grantPermissions", "Browser.close", "Browser.crash", "Browser.anythingNew"} {
+	for _, m := range []string{"Browser.close", "Browser.crash", "Browser.crashGpuProcess", "Browser.executeBrowserCommand", "Browser.anythingNew"} {
 		if d := TargetCall(m, json.RawMessage(`{"behavior":"allow"}`), fakeRun{}); d.Action != Refuse || !strings.Contains(d.Refusal, "target's session") {
 			t.Errorf("target %s: %+v, want refused", m, d)
 		}

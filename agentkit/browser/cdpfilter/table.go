@@ -62,7 +62,12 @@ var browserTable = map[string]row{
 // but a method of a domain in refusedOnTarget is refused.
 var targetTable = map[string]row{
 	"Browser.getVersion":            {action: Allow, why: "a read"},
-	"Page.setDownloadBehavior":      {action: Refuse, why: "downloads are the run's: no agent changes where or whether they go"},
+	"Page.setDownloadBehavior":      {action: Rewrite, apply: pageIntoRunFolder, why: "the page's context's downloads go to the run's folder, allowed (older Puppeteer scripts)"},
+	"Browser.setDownloadBehavior":   {action: Rewrite, apply: intoRunFolder, why: "as on a browser session (chromedp sends it on the page's)"},
+	"Browser.grantPermissions":      {action: Rewrite, apply: inContext, why: "as on a browser session: the run's contexts only"},
+	"Browser.setPermission":         {action: Rewrite, apply: inContext, why: "as on a browser session: the run's contexts only"},
+	"Browser.resetPermissions":      {action: Rewrite, apply: inContext, why: "as on a browser session: the run's contexts only"},
+	"Browser.cancelDownload":        {action: Rewrite, apply: inContext, why: "as on a browser session: the run's contexts only"},
 	"Target.createBrowserContext":   {action: Rewrite, apply: throughRunProxy, why: "a new context goes through the run's proxy only"},
 	"Target.disposeBrowserContext":  {action: Rewrite, apply: inContext, why: "the run's contexts only"},
 	"Target.createTarget":           {action: Rewrite, apply: inContext, why: "a page in the run's contexts only"},
@@ -76,8 +81,9 @@ var targetTable = map[string]row{
 }
 
 // refusedOnTarget are the domains whose methods a target's session may not call (but those the target
-// table lists): the Browser domain reaches the browser and every context (downloads, permissions,
-// closing), whichever session it is called on.
+// table lists): the Browser domain reaches the browser and every context (closing, crashing, and
+// downloads and permissions, which the table rewrites as on a browser session), whichever session it
+// is called on.
 var refusedOnTarget = []string{"Browser"}
 
 // targetDomainRow is the row of a method the target table does not list.
@@ -99,4 +105,12 @@ func ownInfo(p params, r Run) string {
 		}
 	}
 	return ofTarget(p, r)
+}
+
+// pageIntoRunFolder points Page.setDownloadBehavior (the page's context, named by no parameter) at the
+// run's folder, behaviour allow.
+func pageIntoRunFolder(p params, r Run) string {
+	p["behavior"] = "allow"
+	p["downloadPath"] = r.DownloadsDir()
+	return ""
 }
