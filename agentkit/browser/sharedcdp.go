@@ -44,8 +44,8 @@ import (
 //     own is refused; downloads are pointed at the run's folder whoever asks; calls that would reach
 //     outside the run (another browser session, ignoring certificate errors browser-wide, closing or
 //     crashing the browser) are refused; any method the table does not list is refused (fail
-//     closed). The calls on a target's session go through the table's target rows (no Browser
-//     domain, no Page.setDownloadBehavior).
+//     closed). The calls on a target's session go through the table's target rows (downloads and
+//     permissions rewritten as on a browser session, the rest of the Browser domain refused).
 //   - Every download any context begins is reported to trapline's own browser session
 //     (Browser.downloadWillBegin/downloadProgress, eventsEnabled on the root session), whatever
 //     folder or behaviour was asked: SharedRun.Downloads, an effect wherever the file went.
