@@ -68,7 +68,7 @@ var targetTable = map[string]row{
 	"Browser.setPermission":         {action: Rewrite, apply: inContext, why: "as on a browser session: the run's contexts only"},
 	"Browser.resetPermissions":      {action: Rewrite, apply: inContext, why: "as on a browser session: the run's contexts only"},
 	"Browser.cancelDownload":        {action: Rewrite, apply: inContext, why: "as on a browser session: the run's contexts only"},
-	"Target.createBrowserContext":   {action: Rewrite, apply: throughRunProxy, why: "a new context goes through the run's proxy only"},
+	"Target.createBrowserContext":   {action: Refuse, why: "a context is created on a browser session, where the run keeps count of it"},
 	"Target.disposeBrowserContext":  {action: Rewrite, apply: inContext, why: "the run's contexts only"},
 	"Target.createTarget":           {action: Rewrite, apply: inContext, why: "a page in the run's contexts only"},
 	"Target.attachToTarget":         {action: Allow, apply: ofTarget, why: "the run's targets only"},
