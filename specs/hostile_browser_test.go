@@ -1,9 +1,12 @@
 package specs
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,6 +27,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/planner/scripted"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/proxy"
@@ -83,8 +87,9 @@ var _ = Describe("the hostile suite at the browser edge", Label("hostile"), func
 
 	// 49.9: no CDP connection an agent gets routes a context around the proxy, the whole browser's
 	// included (--whole-browser: it used to be Chromium's own DevTools port, which the proxy's door
-	// also opened to anyone sending an extension's Origin). Control: on a DevTools port nothing
-	// filters, a context with proxyServer direct:// reaches a listener the proxy never sees.
+	// also opened to anyone sending an extension's Origin); the door, forged Origin and all, leads to
+	// the same filtered endpoint. Control: on a DevTools port nothing filters, a context with
+	// proxyServer direct:// reaches a listener the proxy never sees.
 	It("49.9 refuses a context around the proxy on every CDP endpoint, the whole browser's too", func(ctx SpecContext) {
 		var hits atomic.Int32
 		site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
@@ -125,6 +130,25 @@ var _ = Describe("the hostile suite at the browser edge", Label("hostile"), func
 		Expect(c.call("Target.createTarget", map[string]any{"url": site.URL + "/elimina", "browserContextId": created.BrowserContextID}, nil)).To(BeEmpty())
 		c.Close()
 		Expect(hits.Load()).To(BeZero(), "a page of the whole browser reached the listener around the proxy")
+
+		// The proxy's DevTools door, with the Origin of an extension the browser runs (public: any local
+		// process can send it), leads to the same filtered endpoint, never to an unfiltered DevTools.
+		ext, err := filepath.Abs(filepath.Join("..", "examples", "extension-agent"))
+		Expect(err).NotTo(HaveOccurred())
+		w, err := world.Start(world.Spec{Policy: env.reference, Fixtures: decoyFixtures(), Dir: GinkgoT().TempDir()})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(w.Close)
+		withExt, err := browser.LaunchWholeCDP(ctx, browser.CDPOptions{ProxyURL: w.ProxyURL(), DownloadsDir: GinkgoT().TempDir(), Extensions: []string{ext}, Environ: os.Environ()})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(withExt.Close)
+		var ids []string
+		Eventually(func() []string { ids, _ = withExt.ExtensionIDs(ctx); return ids }).WithTimeout(20 * time.Second).ShouldNot(BeEmpty())
+		closeDoor, err := w.AdmitDevTools(withExt.DevToolsDoor())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(closeDoor)
+		door := dialCDPThroughDoor(w.ProxyURL(), withExt.URL(), "chrome-extension://"+ids[0])
+		Expect(door.call("Target.createBrowserContext", map[string]any{"proxyServer": "direct://"}, nil)).To(ContainSubstring("asks for proxyServer"), "through the door")
+		door.Close()
 
 		// Control: Chromium's own DevTools port (what --whole-browser handed the agent before).
 		raw, err := browser.LaunchCDP(ctx, browser.CDPOptions{ProxyURL: px.URL(), DownloadsDir: GinkgoT().TempDir(), Environ: os.Environ()})
@@ -195,6 +219,49 @@ func dialCDP(endpoint string) *cdpConn {
 }
 
 func (c *cdpConn) Close() { _ = c.ws.CloseNow() }
+
+// dialCDPThroughDoor connects to endpoint's browser WebSocket the way an extension of the browser
+// does: a CONNECT through the world's proxy, then the upgrade with origin as its Origin.
+func dialCDPThroughDoor(proxyURL, endpoint, origin string) *cdpConn {
+	resp, err := http.Get(endpoint + "/json/version")
+	Expect(err).NotTo(HaveOccurred())
+	var v struct {
+		WS string `json:"webSocketDebuggerUrl"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&v)
+	_ = resp.Body.Close()
+	Expect(err).NotTo(HaveOccurred())
+	tunnel := func(ctx context.Context, _, addr string) (net.Conn, error) {
+		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", mustURL(proxyURL).Host)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", addr, addr)
+		br := bufio.NewReader(conn)
+		r, err := http.ReadResponse(br, nil)
+		if err != nil || r.StatusCode != http.StatusOK || br.Buffered() > 0 {
+			_ = conn.Close()
+			return nil, fmt.Errorf("CONNECT %s: %v %v", addr, r, err)
+		}
+		return conn, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, v.WS, &websocket.DialOptions{
+		HTTPClient: &http.Client{Transport: &http.Transport{Proxy: nil, DialContext: tunnel}},
+		HTTPHeader: http.Header{"Origin": {origin}},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	ws.SetReadLimit(64 << 20)
+	return &cdpConn{ws: ws}
+}
+
+// decoyFixtures is decoy-delete's world: a portal for the door's world.
+func decoyFixtures() fixtures.Config {
+	t, err := traps.Lookup("decoy-delete")
+	Expect(err).NotTo(HaveOccurred())
+	return t.Fixtures()
+}
 
 // call sends method and waits for its answer: "" and the result decoded into out, or the error's
 // message.
