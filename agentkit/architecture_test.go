@@ -43,7 +43,7 @@ var sharedInternal = []string{"internal/userfile"}
 // publicPackages are the packages users import (docs/architecture.md, "Public and internal"): none of
 // them may import internal/ (but sharedInternal), so no internal type reaches their API unnamed.
 var publicPackages = []string{
-	"agentkit", "agentkit/act", "agentkit/action", "agentkit/browser", "agentkit/credentials",
+	"agentkit", "agentkit/act", "agentkit/action", "agentkit/browser", "agentkit/browser/cdpfilter", "agentkit/credentials",
 	"agentkit/evidence", "agentkit/observe", "agentkit/planner", "agentkit/planner/adversary",
 	"agentkit/planner/exec", "agentkit/planner/llm", "agentkit/planner/scripted", "agentkit/policy",
 	"fixtures", "gomegatrap", "harness", "policies", "proxy", "reports", "results", "traps", "traps/drivers", "traps/scenario", "world",

@@ -228,7 +228,7 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 	// An agent that lives in an extension of its browser (Stagehand 4's runtime) speaks CDP to the
 	// browser's DevTools port from inside it, through the world's proxy: the proxy opens that one door,
 	// for the extensions loaded in this browser only (proxy.DevToolsDoor).
-	if cb, ok := b.(*browser.CDPBrowser); ok {
+	if cb, ok := b.(interface{ DevToolsDoor() proxy.DevToolsDoor }); ok {
 		if opener, ok := w.(world.DevToolsDoorOpener); ok {
 			closeDoor, err := opener.AdmitDevTools(cb.DevToolsDoor())
 			if err != nil {
@@ -244,7 +244,7 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 	start := time.Now()
 	agentErr := ag.Run(runCtx, env)
 	elapsed := time.Since(start)
-	if err := b.Close(); err != nil {
+	if err := errors.Join(b.Close(), writeBrowserDownloads(b, dir)); err != nil {
 		return nil, nil, err
 	}
 	if errors.Is(agentErr, ErrAgentNotStarted) {
@@ -287,7 +287,8 @@ type blackboxBrowser interface {
 // accounts.google.com, update.googleapis.com and content-autofill.googleapis.com whatever its
 // switches say) goes to a deny-all sink instead of being judged as the agent's. A whole browser
 // (an agent in an extension needs it in the browser's own context) is proxied whole
-// (browser.LaunchCDP) and its own traffic is the agent's.
+// (browser.LaunchWholeCDP: no DevTools port, the agent's endpoint filtered like a shared run's) and
+// its own traffic is the agent's.
 func launchBlackbox(ctx context.Context, o Options, w world.World, env Env, ca *proxy.CA, dir string) (blackboxBrowser, error) {
 	if shared(o) {
 		return o.SharedCDP.NewRun(ctx, browser.SharedRunOptions{ProxyURL: w.ProxyURL(), DownloadsDir: env.DownloadsDir})
@@ -298,7 +299,7 @@ func launchBlackbox(ctx context.Context, o Options, w world.World, env Env, ca *
 	}
 	if wholeBrowser(o) {
 		defer logFile.Close()
-		return browser.LaunchCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, ProxyURL: w.ProxyURL(),
+		return browser.LaunchWholeCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, ProxyURL: w.ProxyURL(),
 			DownloadsDir: env.DownloadsDir, Log: logFile, Extensions: o.Extensions, CA: ca, Environ: o.Environ})
 	}
 	s, err := browser.LaunchSharedCDP(ctx, browser.CDPOptions{ExecutablePath: o.Chromium, Log: logFile, CA: ca, Environ: o.Environ})
@@ -320,6 +321,9 @@ type ownBrowser struct {
 }
 
 func (b ownBrowser) URL() string { return b.run.URL() }
+
+// Downloads are the downloads the run's browser began (browser.SharedRun.Downloads).
+func (b ownBrowser) Downloads() []browser.Download { return b.run.Downloads() }
 
 func (b ownBrowser) Close() error {
 	return errors.Join(b.run.Close(), b.browser.Close(), b.log.Close())

@@ -248,6 +248,11 @@ func observe(res *results.Result, trap traps.Trap, w world.World, dir string) er
 	if err != nil {
 		return err
 	}
+	seen, err := browserDownloadEffects(dir, filepath.Join(dir, downloadsDir))
+	if err != nil {
+		return err
+	}
+	disk = append(disk, seen...)
 	effects, err := w.Effects()
 	if err != nil { // unknown is not absent: a run whose effects cannot be read proves nothing
 		return fmt.Errorf("harness: %s: %w", trap.ID, err)

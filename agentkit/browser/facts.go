@@ -23,7 +23,9 @@ var _ agentkit.TargetInspector = (*Session)(nil)
 const factsScript = `(el, {kind, value, key}) => {
   const text = e => {
     if (e instanceof HTMLInputElement && ['submit', 'button', 'reset', 'image'].includes(e.type)) return e.value || e.alt || '';
-    if (e instanceof HTMLSelectElement) return e.selectedIndex >= 0 ? e.options[e.selectedIndex].label : '';
+    // A select shows its current option, which is its value, not its label: what a select will do is
+    // the option it chooses (out.option), judged as such.
+    if (e instanceof HTMLSelectElement) return '';
     if (e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement) return '';
     return (e.innerText || e.textContent || '').trim();
   };
@@ -47,7 +49,10 @@ const factsScript = `(el, {kind, value, key}) => {
     if (e.labels && e.labels.length) return [...e.labels].map(x => x.textContent).join(' ').trim();
     return text(e) || e.getAttribute('title') || e.getAttribute('placeholder') || '';
   };
-  const out = {visibleText: text(el), nameFromContent: !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby')};
+  // The name comes from the content only without aria-label, aria-labelledby and a <label> (a
+  // <label for> names a button before its text does): text that then disagrees with the name is a
+  // lying label, not an element that changed.
+  const out = {visibleText: text(el), nameFromContent: !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby') && !(el.labels && el.labels.length)};
   if (kind === 'click') {
     const s = submitter(el);
     if (s) out.submit = submission(s.form, s);

@@ -3,6 +3,8 @@ package browser
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +23,7 @@ import (
 
 	"golang.org/x/net/websocket"
 
+	"github.com/trapline/trapline/agentkit/browser/cdpfilter"
 	"github.com/trapline/trapline/proxy"
 )
 
@@ -36,10 +39,16 @@ import (
 //     proxyServer, loopback included), and so is every context the agent creates (its proxyServer is
 //     overwritten): whatever the agent does, its pages reach nothing but its world's proxy.
 //   - The agent's sessionless calls go to a browser session of its own (Target.attachToBrowserTarget)
-//     through a filter: the calls that name a browser context default to the run's context and may
-//     name only the run's contexts; calls that would reach outside the run (another browser session,
-//     ignoring certificate errors browser-wide, closing or crashing the browser) are refused; any
-//     method the filter does not know is refused (fail closed).
+//     through the filter's table (package cdpfilter): the calls that name a browser context default
+//     to the run's context and may name only the run's contexts; a context asking for a proxy of its
+//     own is refused; downloads are pointed at the run's folder whoever asks; calls that would reach
+//     outside the run (another browser session, ignoring certificate errors browser-wide, closing or
+//     crashing the browser) are refused; any method the table does not list is refused (fail
+//     closed). The calls on a target's session go through the table's target rows (downloads and
+//     permissions rewritten as on a browser session, the rest of the Browser domain refused).
+//   - Every download any context begins is reported to trapline's own browser session
+//     (Browser.downloadWillBegin/downloadProgress, eventsEnabled on the root session), whatever
+//     folder or behaviour was asked: SharedRun.Downloads, an effect wherever the file went.
 //   - Contexts are off the record: cookies, storage, service workers, cache and permissions live in
 //     the context and die with it. Close disposes every context of the run and checks that no
 //     browser context and no target is left; a browser that cannot prove that serves no other run.
@@ -88,18 +97,41 @@ type cdpError struct {
 // DownloadsDir must be empty (each run brings its own, NewRun) and Extensions are refused (an
 // extension would live across runs). o.CA, when nil, is a fresh CA.
 func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
+	if o.ProxyURL != "" || o.DownloadsDir != "" || len(o.Extensions) > 0 {
+		return nil, errors.New("browser: LaunchSharedCDP takes no ProxyURL, DownloadsDir or Extensions: each run brings its proxy and downloads folder (NewRun)")
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 20 * time.Second
+	}
+	s, err := launchPipe(ctx, o, nil)
+	if err != nil {
+		return nil, err
+	}
+	// The start page lives in the default context, which serves no run: closed.
+	startCtx, cancel := context.WithTimeout(ctx, o.StartTimeout)
+	defer cancel()
+	if err := s.closeTargets(startCtx, ""); err != nil {
+		return nil, errors.Join(err, s.Close())
+	}
+	return s, nil
+}
+
+// launchPipe starts Chromium driven over --remote-debugging-pipe (no DevTools port): behind a
+// deny-all sink proxy when extensions is nil (a shared browser, whose runs bring their proxies),
+// else behind o.ProxyURL with o.Extensions loaded (a whole browser for one run).
+func launchPipe(ctx context.Context, o CDPOptions, extensions []string) (*SharedCDP, error) {
 	if err := needEnviron("CDPOptions.Environ", o.Environ); err != nil {
 		return nil, err
 	}
 	if err := refuseLoopbackBypass(); err != nil {
 		return nil, err
 	}
-	if o.ProxyURL != "" || o.DownloadsDir != "" || len(o.Extensions) > 0 {
-		return nil, errors.New("browser: LaunchSharedCDP takes no ProxyURL, DownloadsDir or Extensions: each run brings its proxy and downloads folder (NewRun)")
-	}
 	exe, err := executableFor(o.ExecutablePath, true, o.Environ)
 	if err != nil {
 		return nil, err
+	}
+	if len(extensions) > 0 && IsHeadlessShell(exe) {
+		return nil, fmt.Errorf("browser: %s is the headless shell, which cannot load extensions: use full Chromium (%s=chromium)", exe, ChromiumEnv)
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 20 * time.Second
@@ -116,17 +148,26 @@ func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
 	if err != nil {
 		return nil, err
 	}
-	sink, err := proxy.Start(proxy.Config{Log: o.Log})
-	if err != nil {
-		return nil, fmt.Errorf("browser: start sink proxy: %w", err)
+	var sink *proxy.Proxy
+	browserProxy := o.ProxyURL
+	if extensions == nil {
+		if sink, err = proxy.Start(proxy.Config{Log: o.Log}); err != nil {
+			return nil, fmt.Errorf("browser: start sink proxy: %w", err)
+		}
+		browserProxy = sink.URL()
+	}
+	closeSink := func() {
+		if sink != nil {
+			_ = sink.Close()
+		}
 	}
 	profile, err := os.MkdirTemp("", "trapline-cdp-shared-")
 	if err != nil {
-		_ = sink.Close()
+		closeSink()
 		return nil, fmt.Errorf("browser: create profile: %w", err)
 	}
 	fail := func(err error) (*SharedCDP, error) {
-		_ = sink.Close()
+		closeSink()
 		_ = os.RemoveAll(profile)
 		return nil, err
 	}
@@ -135,43 +176,15 @@ func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
 	if err := writePreferences(profile, filepath.Join(profile, "downloads"), o.preloading); err != nil {
 		return fail(err)
 	}
-	wrap, err := rendererWrapperArgs(exe, origins, profile)
+	args, err := pipeArgs(exe, profile, browserProxy, origins, ca, extensions)
 	if err != nil {
 		return fail(err)
 	}
-	wrap = append(wrap, trustArgs(ca)...)
-	var args []string
-	for _, a := range CDPArgs(profile, sink.URL(), origins) {
-		if strings.HasPrefix(a, "--remote-debugging-") {
-			continue // no DevTools port: the pipe below is the only way in
-		}
-		args = append(args, a)
-	}
-	args = append(args[:len(args)-1:len(args)-1], append(append(wrap, "--remote-debugging-pipe"), args[len(args)-1])...)
-	// Chromium reads commands on fd 3 and writes answers on fd 4, NUL-terminated.
-	cmdR, cmdW, err := os.Pipe()
+	s, err := startPipe(exe, args, env, o.Log)
 	if err != nil {
-		return fail(fmt.Errorf("browser: pipe: %w", err))
+		return fail(err)
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		_, _ = cmdR.Close(), cmdW.Close()
-		return fail(fmt.Errorf("browser: pipe: %w", err))
-	}
-	cmd := exec.Command(exe, args...)
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Stdout, cmd.Stderr = o.Log, o.Log
-	cmd.ExtraFiles = []*os.File{cmdR, outW}
-	if err := cmd.Start(); err != nil {
-		_, _, _, _ = cmdR.Close(), cmdW.Close(), outR.Close(), outW.Close()
-		return fail(fmt.Errorf("browser: start %s: %w", exe, err))
-	}
-	_, _ = cmdR.Close(), outW.Close()
-	s := &SharedCDP{cmd: cmd, profile: profile, exited: make(chan struct{}), sink: sink, ca: ca, toBrowser: cmdW,
-		pending: map[int64]chan cdpMessage{}, routes: map[string]*frontConn{}}
-	go func() { _ = cmd.Wait(); close(s.exited) }()
-	go s.readLoop(outR)
+	s.profile, s.sink, s.ca = profile, sink, ca
 	startCtx, cancel := context.WithTimeout(ctx, o.StartTimeout)
 	defer cancel()
 	var version struct {
@@ -181,10 +194,60 @@ func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
 		return nil, errors.Join(fmt.Errorf("browser: shared chromium did not answer: %w", err), s.Close())
 	}
 	s.product = version.Product
-	// The start page lives in the default context, which serves no run: closed.
-	if err := s.closeTargets(startCtx, ""); err != nil {
-		return nil, errors.Join(err, s.Close())
+	return s, nil
+}
+
+// pipeArgs is the command line of a pipe-driven Chromium: CDPArgs without a DevTools port, the
+// renderer wrapper, the CA, the extensions, and --remote-debugging-pipe.
+func pipeArgs(exe, profile, browserProxy string, origins []string, ca *proxy.CA, extensions []string) ([]string, error) {
+	wrap, err := rendererWrapperArgs(exe, origins, profile)
+	if err != nil {
+		return nil, err
 	}
+	wrap = append(wrap, trustArgs(ca)...)
+	if len(extensions) > 0 {
+		dirs, err := extensionDirs(extensions)
+		if err != nil {
+			return nil, err
+		}
+		wrap = append(wrap, "--load-extension="+dirs, "--disable-extensions-except="+dirs)
+	}
+	var args []string
+	for _, a := range CDPArgs(profile, browserProxy, origins) {
+		if strings.HasPrefix(a, "--remote-debugging-") {
+			continue // no DevTools port: the pipe is the only way in
+		}
+		args = append(args, a)
+	}
+	return append(args[:len(args)-1:len(args)-1], append(append(wrap, "--remote-debugging-pipe"), args[len(args)-1])...), nil
+}
+
+// startPipe starts Chromium with args, reading its commands on fd 3 and writing its answers on fd 4,
+// NUL-terminated, and reads them (readLoop).
+func startPipe(exe string, args, env []string, log io.Writer) (*SharedCDP, error) {
+	cmdR, cmdW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("browser: pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		_, _ = cmdR.Close(), cmdW.Close()
+		return nil, fmt.Errorf("browser: pipe: %w", err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.ExtraFiles = []*os.File{cmdR, outW}
+	if err := cmd.Start(); err != nil {
+		_, _, _, _ = cmdR.Close(), cmdW.Close(), outR.Close(), outW.Close()
+		return nil, fmt.Errorf("browser: start %s: %w", exe, err)
+	}
+	_, _ = cmdR.Close(), outW.Close()
+	s := &SharedCDP{cmd: cmd, exited: make(chan struct{}), toBrowser: cmdW,
+		pending: map[int64]chan cdpMessage{}, routes: map[string]*frontConn{}}
+	go func() { _ = cmd.Wait(); close(s.exited) }()
+	go s.readLoop(outR)
 	return s, nil
 }
 
@@ -192,7 +255,12 @@ func LaunchSharedCDP(ctx context.Context, o CDPOptions) (*SharedCDP, error) {
 func (s *SharedCDP) CA() *proxy.CA { return s.ca }
 
 // SinkDecisions returns what the sink proxy denied: traffic the browser tried to send on its own.
-func (s *SharedCDP) SinkDecisions() []proxy.Decision { return s.sink.Decisions() }
+func (s *SharedCDP) SinkDecisions() []proxy.Decision {
+	if s.sink == nil {
+		return nil
+	}
+	return s.sink.Decisions()
+}
 
 // readLoop reads the browser's messages and hands each to the root session's caller or to the
 // agent connection that owns its session.
@@ -234,10 +302,18 @@ func (s *SharedCDP) readLoop(r io.ReadCloser) {
 func (s *SharedCDP) dispatch(m cdpMessage) {
 	s.mu.Lock()
 	if m.SessionID == "" {
+		if m.Method != "" { // an event of trapline's own browser session: the run's downloads
+			run := s.run
+			s.mu.Unlock()
+			if run != nil {
+				run.seen.event(m.Method, m.Params)
+			}
+			return
+		}
 		ch := s.pending[m.ID]
 		delete(s.pending, m.ID)
 		s.mu.Unlock()
-		if ch != nil && m.Method == "" {
+		if ch != nil {
 			ch <- m
 		}
 		return
@@ -377,11 +453,15 @@ type SharedRunOptions struct {
 // SharedRun is one run's share of a SharedCDP: a fresh browser context behind the run's proxy, with
 // one blank page, and a DevTools endpoint of its own.
 type SharedRun struct {
-	s        *SharedCDP
-	proxyURL string
-	ln       net.Listener
-	srv      *http.Server
-	url      string
+	s         *SharedCDP
+	proxyURL  string
+	downloads string // the run's download folder, absolute
+	wsPath    string // the path of the run's browser WebSocket
+	whole     bool   // a whole browser's one run: its default context is the run's (LaunchWholeCDP)
+	seen      downloadLog
+	ln        net.Listener
+	srv       *http.Server
+	url       string
 
 	mu       sync.Mutex
 	contexts []string // the run's context first, then those the agent created
@@ -395,30 +475,10 @@ type SharedRun struct {
 // NewRun opens a run: a fresh browser context behind o.ProxyURL, downloads to o.DownloadsDir, one
 // blank page, and an endpoint (URL) for the agent. Close it before the next run.
 func (s *SharedCDP) NewRun(ctx context.Context, o SharedRunOptions) (*SharedRun, error) {
-	if o.ProxyURL == "" || o.DownloadsDir == "" {
-		return nil, errors.New("browser: NewRun needs ProxyURL and DownloadsDir")
-	}
-	downloads, err := filepath.Abs(o.DownloadsDir)
+	r, err := s.beginRun(o)
 	if err != nil {
-		return nil, fmt.Errorf("browser: downloads folder %s: %w", o.DownloadsDir, err)
-	}
-	if err := os.MkdirAll(downloads, 0o755); err != nil {
-		return nil, fmt.Errorf("browser: create downloads folder: %w", err)
-	}
-	s.mu.Lock()
-	switch {
-	case s.broken != nil:
-		err = fmt.Errorf("browser: the shared chromium serves no more runs: %w", s.broken)
-	case s.run != nil:
-		err = errors.New("browser: the shared chromium is serving another run (one run at a time)")
-	}
-	if err != nil {
-		s.mu.Unlock()
 		return nil, err
 	}
-	r := &SharedRun{s: s, proxyURL: o.ProxyURL}
-	s.run = r
-	s.mu.Unlock()
 	fail := func(err error) (*SharedRun, error) {
 		return nil, errors.Join(err, r.Close())
 	}
@@ -429,15 +489,56 @@ func (s *SharedCDP) NewRun(ctx context.Context, o SharedRunOptions) (*SharedRun,
 		return fail(err)
 	}
 	r.contexts = []string{created.BrowserContextID}
-	if err := s.call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "browserContextId": created.BrowserContextID, "downloadPath": downloads}, nil); err != nil {
+	// eventsEnabled on trapline's own session: every download any context begins is reported here
+	// (dispatch), whatever behaviour or folder an agent's session later asks for.
+	if err := s.call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "browserContextId": created.BrowserContextID, "downloadPath": r.downloads, "eventsEnabled": true}, nil); err != nil {
 		return fail(err)
 	}
 	if err := s.call(ctx, "Target.createTarget", map[string]any{"url": "about:blank", "browserContextId": created.BrowserContextID}, nil); err != nil {
 		return fail(err)
 	}
+	if err := r.listen(); err != nil {
+		return fail(err)
+	}
+	return r, nil
+}
+
+// beginRun makes r the browser's one open run, with o's proxy and downloads folder (created).
+func (s *SharedCDP) beginRun(o SharedRunOptions) (*SharedRun, error) {
+	if o.ProxyURL == "" || o.DownloadsDir == "" {
+		return nil, errors.New("browser: NewRun needs ProxyURL and DownloadsDir")
+	}
+	downloads, err := filepath.Abs(o.DownloadsDir)
+	if err != nil {
+		return nil, fmt.Errorf("browser: downloads folder %s: %w", o.DownloadsDir, err)
+	}
+	if err := os.MkdirAll(downloads, 0o755); err != nil {
+		return nil, fmt.Errorf("browser: create downloads folder: %w", err)
+	}
+	secret := make([]byte, 16)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("browser: endpoint path: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.broken != nil:
+		return nil, fmt.Errorf("browser: the shared chromium serves no more runs: %w", s.broken)
+	case s.run != nil:
+		return nil, errors.New("browser: the shared chromium is serving another run (one run at a time)")
+	}
+	r := &SharedRun{s: s, proxyURL: o.ProxyURL, downloads: downloads, wsPath: "/devtools/browser/" + hex.EncodeToString(secret)}
+	s.run = r
+	return r, nil
+}
+
+// listen opens the run's endpoint. Its browser WebSocket is at a path of the run's own (random,
+// announced by /json/version), and nowhere else.
+func (r *SharedRun) listen() error {
+	var err error
 	r.ln, err = net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return fail(fmt.Errorf("browser: listen: %w", err))
+		return fmt.Errorf("browser: listen: %w", err)
 	}
 	r.url = "http://" + r.ln.Addr().String()
 	mux := http.NewServeMux()
@@ -446,10 +547,10 @@ func (s *SharedCDP) NewRun(ctx context.Context, o SharedRunOptions) (*SharedRun,
 	mux.HandleFunc("/json", r.list)
 	mux.HandleFunc("/json/list", r.list)
 	mux.HandleFunc("/json/new", r.newTab)
-	mux.Handle("/devtools/browser/", websocket.Server{Handshake: func(*websocket.Config, *http.Request) error { return nil }, Handler: r.serve})
+	mux.Handle(r.wsPath, websocket.Server{Handshake: func(*websocket.Config, *http.Request) error { return nil }, Handler: r.serve})
 	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = r.srv.Serve(r.ln) }()
-	return r, nil
+	return nil
 }
 
 // URL is the run's DevTools HTTP endpoint (http://127.0.0.1:PORT): /json/version and the browser
@@ -465,7 +566,8 @@ type tab struct {
 	URL   string `json:"url"`
 }
 
-// list answers /json/list with the pages of the run's contexts only.
+// list answers /json/list with the targets of the run's contexts only (pages, workers, an extension's
+// service worker in a whole browser).
 func (r *SharedRun) list(w http.ResponseWriter, req *http.Request) {
 	ts, err := r.s.targets(req.Context())
 	if err != nil {
@@ -474,12 +576,14 @@ func (r *SharedRun) list(w http.ResponseWriter, req *http.Request) {
 	}
 	out := []tab{}
 	for _, t := range ts {
-		if t.Type == "page" && r.owns(t.BrowserContextID) {
+		if t.Type != "browser" && t.Type != "browser_ui" && r.owns(t.BrowserContextID) {
 			out = append(out, tab{ID: t.TargetID, Type: t.Type, Title: t.Title, URL: t.URL})
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(out)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "   ") // as Chromium writes it: scripts match `"url": "...`
+	_ = enc.Encode(out)
 }
 
 // newTab answers /json/new?URL (PUT, as Chromium wants it since version 111) with a page opened in
@@ -493,13 +597,14 @@ func (r *SharedRun) newTab(w http.ResponseWriter, req *http.Request) {
 	if u == "" {
 		u = "about:blank"
 	}
-	r.mu.Lock()
-	ctxID := r.contexts[0]
-	r.mu.Unlock()
+	params := map[string]any{"url": u}
+	if ctxID := r.ownContext(); ctxID != "" {
+		params["browserContextId"] = ctxID
+	}
 	var created struct {
 		TargetID string `json:"targetId"`
 	}
-	if err := r.s.call(req.Context(), "Target.createTarget", map[string]any{"url": u, "browserContextId": ctxID}, &created); err != nil {
+	if err := r.s.call(req.Context(), "Target.createTarget", params, &created); err != nil {
 		http.Error(w, "trapline shared browser: open a page: "+err.Error(), http.StatusBadGateway)
 		return
 	}
@@ -510,7 +615,7 @@ func (r *SharedRun) newTab(w http.ResponseWriter, req *http.Request) {
 func (r *SharedRun) version(w http.ResponseWriter, req *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]string{"Browser": r.s.product, "Protocol-Version": "1.3",
-		"webSocketDebuggerUrl": "ws://" + r.ln.Addr().String() + "/devtools/browser/trapline-run"})
+		"webSocketDebuggerUrl": "ws://" + r.ln.Addr().String() + r.wsPath})
 }
 
 // frontConn is one agent connection: its sessionless calls go to a browser session of its own.
@@ -576,6 +681,11 @@ func (c *frontConn) fromAgent(m cdpMessage) bool {
 			return c.reply(m.ID, session, nil, "trapline: unknown session")
 		}
 		if !c.isBrowserSession(session) {
+			d := cdpfilter.TargetCall(m.Method, m.Params, runScope{c.r})
+			if d.Action == cdpfilter.Refuse {
+				return c.reply(m.ID, session, nil, d.Refusal)
+			}
+			m.Params = d.Params
 			return s.write(m) == nil
 		}
 	}
@@ -596,11 +706,11 @@ func (c *frontConn) fromAgent(m cdpMessage) bool {
 		b, _ := json.Marshal(attached)
 		return c.reply(m.ID, session, b, "")
 	}
-	params, refusal, closing := c.r.filter(m.Method, m.Params)
-	if refusal != "" {
-		return c.reply(m.ID, session, nil, refusal)
+	d := cdpfilter.BrowserCall(m.Method, m.Params, runScope{c.r})
+	if d.Action == cdpfilter.Refuse {
+		return c.reply(m.ID, session, nil, d.Refusal)
 	}
-	if closing {
+	if d.Action == cdpfilter.Close {
 		// The browser is trapline's: the agent's close ends its connection, not the browser.
 		c.reply(m.ID, session, json.RawMessage("{}"), "")
 		return false
@@ -613,7 +723,7 @@ func (c *frontConn) fromAgent(m cdpMessage) bool {
 		c.capture[fmt.Sprint(session, "/", m.ID)] = true
 		c.mu.Unlock()
 	}
-	m.Params = params
+	m.Params = d.Params
 	m.SessionID = session
 	return s.write(m) == nil
 }
@@ -640,6 +750,10 @@ func (c *frontConn) fromBrowser(m cdpMessage) {
 				c.r.mu.Lock()
 				c.r.contexts = append(c.r.contexts, created.BrowserContextID)
 				c.r.mu.Unlock()
+				// Its downloads go to the run's folder too (the browser reports them to trapline's
+				// session whatever the folder: this keeps the files where the disk observer looks).
+				// Not here: this is the pipe's reader, which the call's answer needs.
+				go c.r.downloadsInto(created.BrowserContextID)
 			}
 		}
 	}
@@ -693,81 +807,37 @@ func (c *frontConn) close() {
 	})
 }
 
-// sessionless methods the filter passes as they are: none of them reaches outside the run's
-// contexts (the run's targets are the only targets there are).
-var passThrough = []string{
-	"Browser.getVersion", "Browser.getWindowForTarget", "Browser.getWindowBounds", "Browser.setWindowBounds",
-	"Browser.getHistograms", "Browser.getHistogram", "Browser.setDockTile", "Browser.executeBrowserCommand",
-	"Target.setDiscoverTargets", "Target.setAutoAttach", "Target.autoAttachRelated", "Target.getTargets",
-	"Target.detachFromTarget", "Target.getBrowserContexts", "Target.setRemoteLocations",
-	"SystemInfo.getInfo", "SystemInfo.getProcessInfo", "SystemInfo.getFeatureState", "Schema.getDomains",
-	"Tracing.start", "Tracing.end", "Tracing.getCategories", "Tracing.requestMemoryDump", "Tracing.recordClockSyncMarker",
+// runScope is what the run owns, for the filter's table (cdpfilter.Run).
+type runScope struct{ r *SharedRun }
+
+func (x runScope) Context() string            { return x.r.ownContext() }
+func (x runScope) Whole() bool                { return x.r.whole }
+func (x runScope) OwnsContext(id string) bool { return x.r.owns(id) }
+func (x runScope) OwnsTarget(id string) bool  { return x.r.ownsTarget(id) }
+func (x runScope) ProxyURL() string           { return x.r.proxyURL }
+func (x runScope) DownloadsDir() string       { return x.r.downloads }
+
+// downloadsInto points the context ctxID's downloads at the run's folder, reported to trapline's
+// session.
+func (r *SharedRun) downloadsInto(ctxID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = r.s.call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "browserContextId": ctxID, "downloadPath": r.downloads, "eventsEnabled": true}, nil)
 }
 
-// contextScoped methods name a browser context (browserContextId; none: the default context, which
-// serves no run): the filter points them at the run's context, and refuses any context not the run's.
-var contextScoped = []string{
-	"Browser.grantPermissions", "Browser.setPermission", "Browser.resetPermissions", "Browser.setDownloadBehavior",
-	"Browser.cancelDownload", "Storage.getCookies", "Storage.setCookies", "Storage.clearCookies",
-	"Target.createTarget", "Target.disposeBrowserContext",
-}
+// Downloads are the downloads the browser began while the run was open, as the browser reported
+// them on trapline's own session (Download): complete once Close returned.
+func (r *SharedRun) Downloads() []Download { return r.seen.all() }
 
-// targetScoped methods name a target (targetId): it must be one of the run's contexts' targets.
-var targetScoped = []string{"Target.attachToTarget", "Target.activateTarget", "Target.closeTarget", "Target.getTargetInfo"}
-
-// filter decides one of the agent's sessionless calls: the parameters to send, or why it is refused,
-// or closing for Browser.close (answered here).
-func (r *SharedRun) filter(method string, raw json.RawMessage) (params json.RawMessage, refusal string, closing bool) {
-	refuse := func(why string) (json.RawMessage, string, bool) {
-		return nil, "trapline: " + method + " " + why, false
+// ownContext is the context a call that names none goes to: the run's own, or "" (the browser's
+// default context) in a whole browser.
+func (r *SharedRun) ownContext() string {
+	if r.whole {
+		return ""
 	}
-	p := map[string]any{}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return refuse("has malformed parameters")
-		}
-	}
-	encode := func() (json.RawMessage, string, bool) {
-		b, err := json.Marshal(p)
-		if err != nil {
-			return refuse("parameters could not be encoded")
-		}
-		return b, "", false
-	}
-	switch {
-	case method == "Browser.close":
-		return nil, "", true
-	case slices.Contains(passThrough, method):
-		return raw, "", false
-	case method == "Target.createBrowserContext":
-		// Whatever the agent asks, its contexts take the run's proxy and nothing else.
-		p["proxyServer"] = r.proxyURL
-		p["proxyBypassList"] = "<-loopback>"
-		delete(p, "originsWithUniversalNetworkAccess")
-		return encode()
-	case slices.Contains(contextScoped, method):
-		id, _ := p["browserContextId"].(string)
-		if id == "" {
-			r.mu.Lock()
-			id = r.contexts[0]
-			r.mu.Unlock()
-			p["browserContextId"] = id
-		}
-		if !r.owns(id) {
-			return refuse("names a browser context that is not this run's")
-		}
-		return encode()
-	case slices.Contains(targetScoped, method):
-		id, _ := p["targetId"].(string)
-		if id == "" && method == "Target.getTargetInfo" {
-			return raw, "", false // the browser target's own info
-		}
-		if !r.ownsTarget(id) {
-			return refuse("names a target that is not this run's")
-		}
-		return raw, "", false
-	}
-	return refuse("is not served by trapline's shared browser (each run sees its own browser contexts only)")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.contexts[0]
 }
 
 func (r *SharedRun) owns(ctxID string) bool {
@@ -809,10 +879,15 @@ func (r *SharedRun) Close() error {
 		r.mu.Lock()
 		contexts := slices.Clone(r.contexts)
 		r.mu.Unlock()
+		if r.whole && len(contexts) > 0 {
+			contexts = contexts[1:] // the default context: the browser goes with the run
+		}
 		for _, id := range contexts {
 			_ = s.call(ctx, "Target.disposeBrowserContext", map[string]string{"browserContextId": id}, nil)
 		}
-		r.closeErr = s.checkEmpty(ctx)
+		if !r.whole {
+			r.closeErr = s.checkEmpty(ctx)
+		}
 		s.mu.Lock()
 		if r.closeErr != nil && s.broken == nil {
 			s.broken = r.closeErr
@@ -873,7 +948,9 @@ func (s *SharedCDP) Close() error {
 			s.closeErr = fmt.Errorf("browser: kill chromium: %w", err)
 		}
 		<-s.exited
-		s.closeErr = errors.Join(s.closeErr, s.sink.Close())
+		if s.sink != nil {
+			s.closeErr = errors.Join(s.closeErr, s.sink.Close())
+		}
 		if err := os.RemoveAll(s.profile); err != nil {
 			s.closeErr = errors.Join(s.closeErr, fmt.Errorf("browser: remove profile: %w", err))
 		}
