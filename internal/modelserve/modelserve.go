@@ -34,6 +34,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/planner/adversary"
 	"github.com/trapline/trapline/agentkit/planner/scripted"
+	"github.com/trapline/trapline/internal/jsonl"
 	"github.com/trapline/trapline/internal/toolmap"
 )
 
@@ -168,7 +169,7 @@ func (s *Server) log(r record) {
 	if err != nil {
 		return
 	}
-	b = red.Bytes(b)
+	b = jsonl.Bound(red.Bytes(b)) // redacted whole first: a cut never leaves half a secret
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
 	_, _ = s.Log.Write(append(b, '\n'))
