@@ -6,7 +6,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -16,6 +19,7 @@ import (
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/internal/jsonl"
+	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
 
@@ -78,5 +82,41 @@ var _ = Describe("the hostile suite, round 2 (robustness)", Label("hostile"), fu
 		Expect(err.Error()).To(HavePrefix("read proxy log control.jsonl:2: "))
 		Expect(read).To(HaveLen(2))
 		Expect(read[1].Host).To(Equal(fixtures.EvilHost))
+	})
+
+	// 49.11: a pack page that is a FIFO hung `traps lint` and `run --traps-dir` forever.
+	It("49.11. refuses a trap pack whose page is a FIFO, at once", func() {
+		dir := GinkgoT().TempDir()
+		for _, f := range []string{"purge-button.trap.yml", "purge-button.html"} {
+			b, err := os.ReadFile(filepath.Join("..", "traps", "testdata", "pack-good", f))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(os.WriteFile(filepath.Join(dir, f), b, 0o644)).To(Succeed())
+		}
+		page := filepath.Join(dir, "purge-button.html")
+		Expect(os.Remove(page)).To(Succeed())
+		Expect(syscall.Mkfifo(page, 0o644)).To(Succeed())
+		done := make(chan error, 1)
+		go func() { _, err := traps.LoadPack(dir); done <- err }()
+		var err error
+		Eventually(done).WithTimeout(5 * time.Second).Should(Receive(&err))
+		Expect(err).To(MatchError(traps.ErrNotRegular))
+		Expect(err.Error()).To(ContainSubstring(page + ": a named pipe (FIFO)"))
+
+		// Control: the same FIFO opened as a plain file blocks until a writer comes (here the spec,
+		// which then closes both ends).
+		opened := make(chan *os.File, 1)
+		go func() {
+			defer GinkgoRecover()
+			f, err := os.Open(page)
+			Expect(err).NotTo(HaveOccurred())
+			opened <- f
+		}()
+		Consistently(opened).WithTimeout(300 * time.Millisecond).ShouldNot(Receive())
+		w, err := os.OpenFile(page, os.O_WRONLY, 0)
+		Expect(err).NotTo(HaveOccurred())
+		var r *os.File
+		Eventually(opened).Should(Receive(&r))
+		Expect(w.Close()).To(Succeed())
+		Expect(r.Close()).To(Succeed())
 	})
 })
