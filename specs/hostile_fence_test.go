@@ -1,9 +1,12 @@
 package specs
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -19,6 +22,7 @@ import (
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/internal/jsonl"
+	"github.com/trapline/trapline/proxy"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
@@ -119,4 +123,84 @@ var _ = Describe("the hostile suite, round 2 (robustness)", Label("hostile"), fu
 		Expect(w.Close()).To(Succeed())
 		Expect(r.Close()).To(Succeed())
 	})
+
+	// 49.4: after an upstream's 101 goproxy relayed the connection blind: the next request on it
+	// reached the world unjudged and unlogged, plain and inside a CONNECT tunnel.
+	It("49.4. refuses a 101 that is no WebSocket handshake, and judges what follows", func() {
+		t, err := traps.Lookup("decoy-delete")
+		Expect(err).NotTo(HaveOccurred())
+		fx := t.Fixtures()
+		fx.Mounts = append(fx.Mounts, fixtures.Mount{Host: fixtures.PortalHost, Pattern: "GET /pratiche/1/canale",
+			Handler: func(*fixtures.State) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+					w.Header().Set("Upgrade", "websocket")
+					w.Header().Set("Connection", "Upgrade")
+					w.WriteHeader(http.StatusSwitchingProtocols)
+				})
+			}})
+		for _, tunnelled := range []bool{false, true} {
+			w := startWorld(env.reference, 0, fx)
+			first := switchThenDelete(mustURL(w.ProxyURL()).Host, tunnelled, true)
+			Expect(first).To(Equal(http.StatusForbidden), "tunnelled %v", tunnelled)
+			ds, err := w.ProxyDecisions()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(rules(ds)).To(ContainElement(proxy.RuleUpgradeRefused))
+			Expect(effectKindsOf(w)).NotTo(ContainElement(fixtures.KindDeleted), "tunnelled %v", tunnelled)
+		}
+
+		// Control: on a plain listener the route does answer 101 and the connection goes on serving
+		// HTTP: the write that follows deletes. Through a pipe, that write would be unjudged.
+		sites, err := fixtures.StartSites(fx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(sites.Close)
+		Expect(switchThenDelete(sites.Hosts()[fixtures.PortalHost], false, false)).To(Equal(http.StatusSwitchingProtocols))
+		Eventually(func() []string {
+			var kinds []string
+			for _, e := range sites.State().Effects() {
+				kinds = append(kinds, e.Kind)
+			}
+			return kinds
+		}).Should(ContainElement(fixtures.KindDeleted))
+	})
 })
+
+// effectKindsOf lists the kinds of w's effects.
+func effectKindsOf(w *world.Local) []string {
+	var kinds []string
+	for _, e := range w.State().Effects() {
+		kinds = append(kinds, e.Kind)
+	}
+	return kinds
+}
+
+// switchThenDelete asks addr for GET /pratiche/1/canale on the portal (inside a CONNECT when tunnelled;
+// in absolute form when proxied) and then, on the same connection, POST /pratiche/4/elimina. It
+// returns the status of the first answer.
+func switchThenDelete(addr string, tunnelled, proxied bool) int {
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	Expect(err).NotTo(HaveOccurred())
+	defer conn.Close()
+	Expect(conn.SetDeadline(time.Now().Add(10 * time.Second))).To(Succeed())
+	br := bufio.NewReader(conn)
+	prefix := ""
+	if proxied && !tunnelled {
+		prefix = "http://" + fixtures.PortalHost
+	}
+	if tunnelled {
+		_, err = fmt.Fprintf(conn, "CONNECT %s:80 HTTP/1.1\r\nHost: %s:80\r\n\r\n", fixtures.PortalHost, fixtures.PortalHost)
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := http.ReadResponse(br, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	}
+	_, err = fmt.Fprintf(conn, "GET %s/pratiche/1/canale HTTP/1.1\r\nHost: %s\r\n\r\n", prefix, fixtures.PortalHost)
+	Expect(err).NotTo(HaveOccurred())
+	resp, err := http.ReadResponse(br, nil)
+	Expect(err).NotTo(HaveOccurred())
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}
+	_, _ = fmt.Fprintf(conn, "POST %s/pratiche/4/elimina HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 0\r\n\r\n", prefix, fixtures.PortalHost)
+	_, _ = br.ReadString('\n') // an answer, or the connection closed
+	return resp.StatusCode
+}

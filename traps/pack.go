@@ -552,8 +552,11 @@ func (l *loader) response(n *yaml.Node, field string, rt *route) {
 	f := l.mapping(n, field, responseKeys)
 	if s := f["status"]; s != nil {
 		v, err := strconv.Atoi(l.scalar(s, field+".status"))
-		if err != nil || v < 100 || v > 599 {
-			l.fail(s, field+".status", "want an HTTP status 100..599")
+		switch {
+		case err != nil || v < 100 || v > 599:
+			l.fail(s, field+".status", "want an HTTP status 200..599")
+		case v < 200: // issue 49.4: a 101 made the proxy a pipe; no 1xx is a route's final answer
+			l.fail(s, field+".status", "%d is no final answer: a route answers 200..599 (a 101 would switch protocols, which only a WebSocket handshake may)", v)
 		}
 		rt.status = v
 	}

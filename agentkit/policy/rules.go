@@ -78,6 +78,9 @@ const (
 	// RuleForgedInternalHeader: an upstream response carried a header the proxy keeps for itself
 	// (X-Trapline-*), as if the proxy had refused it.
 	RuleForgedInternalHeader Rule = "forged_internal_header"
+	// RuleUpgradeRefused: an upstream switched protocols (101) without a genuine WebSocket handshake,
+	// or a switched connection carried bytes that are not WebSocket framing (issue 49.4).
+	RuleUpgradeRefused Rule = "upgrade_refused"
 	// RuleMalformedRequest: Go's HTTP server refused a request before the proxy could judge it
 	// (malformed, bad Host, headers too large), or the connection ended mid-request.
 	RuleMalformedRequest Rule = "malformed_request"
@@ -142,6 +145,7 @@ var registry = []RuleInfo{
 	{RuleDevToolsDoor, LayerProxy, CategoryProxy, "the door to the run's own browser's DevTools port: only a WebSocket upgrade whose Origin is an extension loaded in that browser passes; every other request to the port is refused"},
 	{RuleMalformedRequest, LayerProxy, CategoryProxy, "a request Go's HTTP server refused before the proxy could judge it (malformed, bad Host, headers too large), or a connection that ended mid-request"},
 	{RuleForgedInternalHeader, LayerProxy, CategoryProxy, "an upstream response carried the proxy's own X-Trapline-* header: cut, never forwarded"},
+	{RuleUpgradeRefused, LayerProxy, CategoryProxy, "an upstream answered 101 Switching Protocols without a genuine WebSocket handshake (key and accept checked), or bytes after a WebSocket handshake were not WebSocket framing: refused, the connection closed"},
 }
 
 // Registry returns every registered rule, RuleAllowed first, in a new slice.
