@@ -3,6 +3,7 @@ package specs
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,7 +11,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,8 +24,10 @@ import (
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
+	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/jsonl"
 	"github.com/trapline/trapline/proxy"
+	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
@@ -162,7 +167,53 @@ var _ = Describe("the hostile suite, round 2 (robustness)", Label("hostile"), fu
 			return kinds
 		}).Should(ContainElement(fixtures.KindDeleted))
 	})
+
+	// 49.12: what an agent under test started outlived its run (a Chromium in a group of its own,
+	// reparented to init); trapline ended the agent's process group only.
+	It("49.12. ends what an agent starts in a session of its own, and says so", func() {
+		dir := GinkgoT().TempDir()
+		pidFile := filepath.Join(dir, "sleep.pid")
+		leave := `setsid sleep 300 </dev/null >/dev/null 2>&1 & p=$!
+			until [ "$(cat /proc/$p/comm)" = sleep ]; do :; done
+			echo $p > ` + pidFile
+		env := harness.Env{Environ: os.Environ(), Trap: "decoy-delete", ArtifactsDir: dir, Deadline: time.Now().Add(time.Minute)}
+		Expect((&harness.Command{AgentName: "leaver", Path: "sh", Args: []string{"-c", leave}}).Run(context.Background(), env)).To(Succeed())
+		pid := readPid(pidFile)
+		Expect(runningSleep(pid)).To(BeFalse(), "the agent's sleep outlived its run")
+		killed, err := os.ReadFile(filepath.Join(dir, results.KilledFile))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(killed)).To(Equal(fmt.Sprintf("sleep (pid %d)\n", pid)))
+
+		// Control: the same agent ended as before (its process group killed) leaves the sleep running.
+		cmd := exec.Command("sh", "-c", leave)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		Expect(cmd.Run()).To(Succeed())
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		pid = readPid(pidFile)
+		DeferCleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+		Expect(runningSleep(pid)).To(BeTrue(), "the group kill ended a process in a session of its own")
+	})
 })
+
+// readPid reads a pid file a script wrote.
+func readPid(path string) int {
+	b, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	Expect(err).NotTo(HaveOccurred())
+	return pid
+}
+
+// runningSleep reports whether pid is a "sleep 300" not yet dead (a zombie is dead).
+func runningSleep(pid int) bool {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || string(cmdline) != "sleep\x00300\x00" {
+		return false
+	}
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
+	return err == nil && len(f) > 0 && f[0] != "Z"
+}
 
 // effectKindsOf lists the kinds of w's effects.
 func effectKindsOf(w *world.Local) []string {
