@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,7 +45,7 @@ import (
 const TokenVar = "TRAPLINE_PROCESS_TREE"
 
 // sampleEvery is how often a Watch samples the tree below its root.
-const sampleEvery = 250 * time.Millisecond
+const sampleEvery = 500 * time.Millisecond
 
 // reapEvery bounds how often the reaper scans for adopted zombies (besides on SIGCHLD).
 const reapEvery = time.Second
@@ -245,7 +247,7 @@ func (r *reaper) loop(sig <-chan os.Signal) {
 		case <-sig:
 		case <-t.C:
 		}
-		r.reap(scan(), nil)
+		r.reap(nil)
 	}
 }
 
@@ -253,12 +255,12 @@ func (r *reaper) loop(sig <-chan os.Signal) {
 // Without pidfds it cannot tell them from os/exec's, and reaps only the processes of killed (a run's,
 // which End killed). The zombies are listed before the pidfds: a child os/exec started holds its pidfd
 // from its fork on.
-func (r *reaper) reap(procs map[int]procStat, killed []procID) {
+func (r *reaper) reap(killed []procID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var zombies []int
-	for pid, p := range procs {
-		if p.ppid == r.self && p.state == 'Z' && (r.pidfds || slices.Contains(killed, procID{pid, p.start})) {
+	for pid, p := range r.children() {
+		if p.state == 'Z' && (r.pidfds || slices.Contains(killed, procID{pid, p.start})) {
 			zombies = append(zombies, pid)
 		}
 	}
@@ -274,17 +276,41 @@ func (r *reaper) reap(procs map[int]procStat, killed []procID) {
 // awaitGone waits until every process of ids has left /proc (reaped by its parent or by this
 // reaper), for at most limit.
 func (r *reaper) awaitGone(ids []procID, limit time.Duration) {
+	buf := make([]byte, 4096)
 	for deadline := time.Now().Add(limit); len(ids) > 0 && time.Now().Before(deadline); {
-		procs := scan()
-		r.reap(procs, ids)
+		r.reap(ids)
 		ids = slices.DeleteFunc(ids, func(id procID) bool {
-			p, ok := procs[id.pid]
+			p, ok := readStat(id.pid, buf)
 			return !ok || p.start != id.start || (p.state == 'Z' && p.ppid != r.self)
 		})
 		if len(ids) > 0 {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+}
+
+// children returns this process's children: the pids /proc/self/task/*/children lists (each thread's
+// own), or, on a kernel without those files, every process whose parent it is.
+func (r *reaper) children() map[int]procStat {
+	files, _ := filepath.Glob("/proc/self/task/*/children")
+	if len(files) == 0 {
+		out := scan()
+		maps.DeleteFunc(out, func(_ int, p procStat) bool { return p.ppid != r.self })
+		return out
+	}
+	out := map[int]procStat{}
+	buf := make([]byte, 4096)
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, field := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(field); err == nil {
+				if p, ok := readStat(pid, buf); ok && p.ppid == r.self {
+					out[pid] = p
+				}
+			}
+		}
+	}
+	return out
 }
 
 // goOwned is the set of pids this process holds a pidfd for (its fdinfo's "Pid:" line).
