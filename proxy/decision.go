@@ -53,7 +53,8 @@ type Decision struct {
 	V int `json:"v"`
 	// Time is when the decision was made (UTC).
 	Time time.Time `json:"time"`
-	// Method is the request method; CONNECT for tunnels.
+	// Method is the request method; CONNECT for tunnels; WEBSOCKET for the line that ends a switched
+	// WebSocket connection (its messages counted, upgrade.go).
 	Method string `json:"method"`
 	// Scheme is http or https for a request (ws or wss for a WebSocket upgrade), whether it came as
 	// a plain proxy request or from inside an intercepted CONNECT tunnel (https when the client spoke

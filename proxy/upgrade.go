@@ -79,7 +79,8 @@ func validKey(key string) bool {
 	return err == nil && len(b) == 16
 }
 
-// acceptFor is the Sec-WebSocket-Accept a server answers key with (RFC 6455 section 4.2.2).
+// acceptFor is the Sec-WebSocket-Accept a server answers key with (RFC 6455 section 4.2.2, which
+// fixes SHA-1 here: a handshake check, no security rests on the hash).
 func acceptFor(key string) string {
 	h := sha1.Sum([]byte(key + webSocketGUID))
 	return base64.StdEncoding.EncodeToString(h[:])
