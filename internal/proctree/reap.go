@@ -16,8 +16,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // What an agent under test starts must end with its run (issue 49.12): a Chromium that an MCP server
@@ -216,7 +214,7 @@ var (
 // the subreaper is a property of the process, so it has one reaper (package state by necessity).
 func startReaper() (*reaper, error) {
 	theReaperOnce.Do(func() {
-		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		if err := becomeSubreaper(); err != nil {
 			theReaperErr = errors.Join(errors.New("proctree: become the child subreaper"), err)
 			return
 		}
@@ -227,16 +225,6 @@ func startReaper() (*reaper, error) {
 		theReaper = r
 	})
 	return theReaper, theReaperErr
-}
-
-// pidfdsWork reports whether this kernel has the pidfds os/exec waits by (Go checks the same calls).
-func pidfdsWork() bool {
-	fd, err := unix.PidfdOpen(os.Getpid(), 0)
-	if err != nil {
-		return false
-	}
-	defer unix.Close(fd)
-	return unix.PidfdSendSignal(fd, 0, nil, 0) == nil
 }
 
 func (r *reaper) loop(sig <-chan os.Signal) {
@@ -267,8 +255,7 @@ func (r *reaper) reap(killed []procID) {
 	owned := goOwned()
 	for _, pid := range zombies {
 		if !owned[pid] {
-			var ws unix.WaitStatus
-			_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+			reapPid(pid)
 		}
 	}
 }
