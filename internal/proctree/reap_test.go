@@ -2,6 +2,7 @@ package proctree
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -17,13 +18,17 @@ func alive(pid int, start uint64) bool {
 	return ok && p.start == start
 }
 
-// startShell runs sh -c script with w's token, returns it started (tracked) and the pids it prints,
-// one a line, until it prints "ready".
-func startShell(t *testing.T, w *Watch, script string) (*exec.Cmd, []procID) {
+// startShell runs sh -c script with w's token, returns it started (tracked), its stdin and the pids
+// it prints, one a line, until it prints "ready".
+func startShell(t *testing.T, w *Watch, script string) (*exec.Cmd, io.WriteCloser, []procID) {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", script)
 	cmd.Env = append(os.Environ(), w.Env())
 	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +49,7 @@ func startShell(t *testing.T, w *Watch, script string) (*exec.Cmd, []procID) {
 		}
 		ids = append(ids, procID{pid, st.start})
 	}
-	return cmd, ids
+	return cmd, stdin, ids
 }
 
 // TestWhatTheAgentStartsEndsWithItsRun is issue 49.12: a shell agent that starts `setsid sleep 300 &`
@@ -61,7 +66,11 @@ func TestWhatTheAgentStartsEndsWithItsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd, ids := startShell(t, w, `setsid sleep 300 & echo $!; env -i setsid sleep 301 & echo $!; sleep 0.6; echo ready`)
+	cmd, stdin, ids := startShell(t, w, `setsid sleep 300 & a=$!; env -i setsid sleep 301 & b=$!
+		for p in $a $b; do until [ "$(cat /proc/$p/comm)" = sleep ]; do :; done; echo $p; done # both became the sleep
+		echo ready; read line || true`)
+	w.sample(scan())  // a sample while the shell still runs (the ticker's, made certain on a busy machine)
+	_ = stdin.Close() // the shell exits: its sleeps are orphans
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("the shell: %v", err)
 	}
@@ -122,7 +131,8 @@ func TestTheSubreaperLeavesOSExecItsChildren(t *testing.T) {
 		}
 	}
 	// An orphan (its parent gone at once) that ends by itself: reaped by the reaper.
-	cmd, ids := startShell(t, w, `sleep 0.3 & echo $!; echo ready`)
+	cmd, stdin, ids := startShell(t, w, `sleep 0.3 & echo $!; echo ready`)
+	_ = stdin.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
