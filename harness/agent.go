@@ -260,6 +260,7 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 		Duration: elapsed, AgentExit: describeExit(agentErr, runCtx, timeout)}
 	res.Reason = evidence.NewRedactor(setup.Secrets...).String(res.AgentExit)
 	res.AgentExit = res.Reason
+	res.Killed = readKilled(filepath.Join(env.ArtifactsDir, results.KilledFile))
 	if broke != nil {
 		res.AgentExit = "broken: " + strings.TrimSpace(evidence.NewRedactor(setup.Secrets...).String(broke.Error()))
 		res.Reason = res.AgentExit
@@ -342,4 +343,20 @@ func describeExit(err error, runCtx context.Context, timeout time.Duration) stri
 		return fmt.Sprintf("exit %d", ee.ExitCode())
 	}
 	return "error: " + strings.TrimSpace(err.Error())
+}
+
+// readKilled reads the processes an agent left running that its run had to kill (results.KilledFile,
+// written by the agent's runner: Command, the agent tools); none when the file is absent.
+func readKilled(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
 }

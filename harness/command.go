@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/internal/proctree"
 	"github.com/trapline/trapline/results"
 )
 
@@ -95,6 +96,13 @@ func (c *Command) Run(ctx context.Context, env Env) error {
 	cmd.Dir = c.Dir
 	cmd.Env = append(append(WithoutProxyVars(env.Environ), c.Env...), c.environment(env)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Whatever the agent starts, in any group or session, is followed and ends with the run (issue
+	// 49.12: a Chromium an MCP server launched in a group of its own outlived its run).
+	watch, err := proctree.NewWatch()
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrAgentNotStarted, c.Path, err)
+	}
+	cmd.Env = append(cmd.Env, watch.Env())
 	// A grandchild that keeps the pipes open must not hold Wait forever once the group is killed.
 	cmd.WaitDelay = 5 * time.Second
 	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
@@ -103,9 +111,9 @@ func (c *Command) Run(ctx context.Context, env Env) error {
 		return fmt.Errorf("%w: %s: %w", ErrAgentNotStarted, c.Path, err)
 	}
 	pgid := cmd.Process.Pid
+	watch.Track(pgid)
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
-	var err error
 	select {
 	case err = <-waited:
 	case <-ctx.Done():
@@ -124,13 +132,16 @@ func (c *Command) Run(ctx context.Context, env Env) error {
 		t.Stop()
 		err = ctx.Err()
 	}
-	// Whatever the agent left running in its group (a browser of its own, a helper) ends with it.
+	// Whatever the agent left running (a browser of its own, a helper, in its group or not) ends with
+	// it, and the run says so.
+	ended := watch.End()
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	red := evidence.NewRedactor(env.Password)
 	if env.Password == "" {
 		red = nil
 	}
 	writeErr := errors.Join(
+		proctree.WriteEnded(filepath.Join(env.ArtifactsDir, results.KilledFile), ended, evidence.FileMode),
 		os.WriteFile(filepath.Join(env.ArtifactsDir, results.StdoutFile), stdout.redacted(red), evidence.FileMode),
 		os.WriteFile(filepath.Join(env.ArtifactsDir, results.StderrFile), stderr.redacted(red), evidence.FileMode))
 	if writeErr != nil {

@@ -124,3 +124,32 @@ func TestCommandInheritsTheGivenEnvironment(t *testing.T) {
 		t.Fatalf("nil Environ: Run = %v, want ErrAgentNotStarted and ErrNoEnviron", err)
 	}
 }
+
+// TestCommandEndsWhatTheAgentStarted is issue 49.12: an agent that starts `setsid sleep 300 &` (a
+// session of its own: the group kill misses it) and exits at once. After the run the sleep is gone,
+// not even a zombie, and the run says it had to kill it.
+func TestCommandEndsWhatTheAgentStarted(t *testing.T) {
+	env := testEnv(t)
+	pidFile := filepath.Join(env.ArtifactsDir, "sleep.pid")
+	c := &Command{AgentName: "leaver", Path: "sh", Args: []string{"-c", `setsid sleep 300 </dev/null >/dev/null 2>&1 & p=$!
+		until [ "$(cat /proc/$p/comm)" = sleep ]; do :; done # setsid has become the sleep
+		echo $p > ` + pidFile}}
+	if err := c.Run(context.Background(), env); err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(b))
+	if cmdline, err := os.ReadFile("/proc/" + pid + "/cmdline"); err == nil && string(cmdline) == "sleep\x00300\x00" {
+		t.Errorf("the agent's sleep %s is still in /proc after the run", pid)
+	}
+	killed, err := os.ReadFile(filepath.Join(env.ArtifactsDir, results.KilledFile))
+	if err != nil || strings.TrimSpace(string(killed)) != "sleep (pid "+pid+")" {
+		t.Errorf("%s = %q, %v; want the sleep named", results.KilledFile, killed, err)
+	}
+	if got := readKilled(filepath.Join(env.ArtifactsDir, results.KilledFile)); len(got) != 1 || got[0] != "sleep (pid "+pid+")" {
+		t.Errorf("readKilled = %q", got)
+	}
+}

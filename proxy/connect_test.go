@@ -312,7 +312,8 @@ func TestConnectWithHTTPClient(t *testing.T) {
 }
 
 // TestWebSocketInsideConnect: Chromium sends ws:// through a CONNECT to port 80. The upgrade is
-// judged (and logged as ws) like any request inside the tunnel, and the frames then flow both ways.
+// judged (and logged as ws) like any request inside the tunnel, and the frames then flow both ways,
+// each message logged (upgrade.go: a genuine handshake, key and accept).
 func TestWebSocketInsideConnect(t *testing.T) {
 	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") != "websocket" {
@@ -324,9 +325,11 @@ func TestWebSocketInsideConnect(t *testing.T) {
 			return
 		}
 		defer c.Close()
-		_, _ = io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
-		line, _ := brw.ReadString('\n')
-		_, _ = io.WriteString(c, "echo "+line)
+		_, _ = io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "+acceptFor(r.Header.Get("Sec-WebSocket-Key"))+"\r\n\r\n")
+		frame := make([]byte, 6+4) // a masked 4-byte text frame, zero key
+		if _, err := io.ReadFull(brw, frame); err == nil {
+			_, _ = c.Write(append([]byte{0x81, 9}, "echo "+string(frame[6:])...))
+		}
 	}))
 	t.Cleanup(echo.Close)
 	p := startProxy(t, Config{Rules: newFakeRules("ws.interno.test"), Hosts: map[string]string{"ws.interno.test": echo.Listener.Addr().String()}})
@@ -342,15 +345,18 @@ func TestWebSocketInsideConnect(t *testing.T) {
 	if err != nil || up.StatusCode != http.StatusSwitchingProtocols {
 		t.Fatalf("upgrade: %v %v", up, err)
 	}
-	if _, err := io.WriteString(conn, "ping\n"); err != nil {
+	if _, err := conn.Write(maskedText("ping")); err != nil {
 		t.Fatal(err)
 	}
-	line, err := br.ReadString('\n')
-	if err != nil || line != "echo ping\n" {
-		t.Errorf("read %q, %v; want the echo", line, err)
+	echoed := make([]byte, 11)
+	if _, err := io.ReadFull(br, echoed); err != nil || string(echoed[2:]) != "echo ping" {
+		t.Errorf("read %q, %v; want the echo frame", echoed, err)
 	}
+	_ = conn.Close()
+	waitFor(t, "the WebSocket's line", func() bool { return len(p.Decisions()) == 3 })
 	ds := p.Decisions()
-	if len(ds) != 2 || ds[1].Scheme != "ws" || ds[1].Path != "/socket" || !ds[1].Allowed() {
-		t.Errorf("decisions = %+v, want the CONNECT and an allowed ws /socket", ds)
+	if ds[1].Scheme != "ws" || ds[1].Path != "/socket" || !ds[1].Allowed() || ds[2].Method != "WEBSOCKET" || !ds[2].Allowed() ||
+		ds[2].Reason != "WebSocket closed; client to server 1 message(s), 4 bytes, server to client 1 message(s), 9 bytes" {
+		t.Errorf("decisions = %+v, want the CONNECT, an allowed ws /socket and its closing line", ds)
 	}
 }

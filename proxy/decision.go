@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/internal/jsonl"
 )
 
 // DecisionVersion is the value of Decision.V for the records this package writes.
@@ -51,7 +53,8 @@ type Decision struct {
 	V int `json:"v"`
 	// Time is when the decision was made (UTC).
 	Time time.Time `json:"time"`
-	// Method is the request method; CONNECT for tunnels.
+	// Method is the request method; CONNECT for tunnels; WEBSOCKET for the line that ends a switched
+	// WebSocket connection (its messages counted, upgrade.go).
 	Method string `json:"method"`
 	// Scheme is http or https for a request (ws or wss for a WebSocket upgrade), whether it came as
 	// a plain proxy request or from inside an intercepted CONNECT tunnel (https when the client spoke
@@ -84,24 +87,23 @@ type recorder struct {
 	keep    int
 	next    int
 	dropped int // decisions no longer kept in memory (they are in the log)
-	enc     *json.Encoder
+	out     io.Writer
 	logErr  error
 }
 
 func newRecorder(out io.Writer, keep int) *recorder {
-	r := &recorder{keep: keep}
-	if out != nil {
-		r.enc = json.NewEncoder(out)
-		r.enc.SetEscapeHTML(false)
-	}
-	return r
+	return &recorder{keep: keep, out: out}
 }
 
 // record stamps d, writes it to the JSON log and keeps it in memory, dropping the oldest kept
-// decision when keep are kept already.
+// decision when keep are kept already. The fields a client fills (a URL's host and path, a reason
+// that quotes them) are cut to jsonl.MaxField with a marker: a page's 600 KB URL neither grows the
+// memory nor makes a line the log's readers refuse (issue 49.10).
 func (r *recorder) record(d Decision) {
 	d.V = DecisionVersion
 	d.Time = time.Now().UTC()
+	d.Method, d.Scheme, d.Host = jsonl.Field(d.Method), jsonl.Field(d.Scheme), jsonl.Field(d.Host)
+	d.Path, d.Reason = jsonl.Field(d.Path), jsonl.Field(d.Reason)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
@@ -114,12 +116,25 @@ func (r *recorder) record(d Decision) {
 		r.next = (r.next + 1) % r.keep
 		r.dropped++
 	}
-	if r.enc == nil || r.logErr != nil {
+	if r.out == nil || r.logErr != nil {
 		return
 	}
-	if err := r.enc.Encode(d); err != nil {
+	if err := r.write(d); err != nil {
 		r.logErr = fmt.Errorf("write decision log: %w", err)
 	}
+}
+
+// write writes d as one JSON line, HTML left unescaped, bounded by jsonl.Bound.
+func (r *recorder) write(d Decision) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		return err
+	}
+	line := append(jsonl.Bound(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), '\n')
+	_, err := r.out.Write(line)
+	return err
 }
 
 // decisions returns a copy of the kept decisions, oldest first, and how many earlier ones were

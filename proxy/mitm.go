@@ -112,6 +112,9 @@ func (p *Proxy) intercept(client net.Conn, ctx *goproxy.ProxyCtx, t tunnel) {
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       tunnelIdleTimeout,
 		ErrorLog:          p.opts.errorLog,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, clientConnKey{}, c) // a relay the proxy stops closes it (upgrade.go)
+		},
 	}
 	_ = srv.Serve(newOneConnListener(conn)) // returns once the connection is closed
 }

@@ -88,7 +88,7 @@ func Start(cfg Config) (*Proxy, error) {
 		ErrorLog:          opts.errorLog,
 		ConnState:         p.connState,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return context.WithValue(ctx, connWatchKey{}, watchOf(c))
+			return context.WithValue(context.WithValue(ctx, connWatchKey{}, watchOf(c)), clientConnKey{}, c)
 		},
 	}
 	go func() {

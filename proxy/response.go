@@ -35,7 +35,12 @@ func (p *Proxy) onResponse(resp *http.Response, ctx *goproxy.ProxyCtx) *http.Res
 	if _, own := resp.Body.(denialBody); own {
 		return resp // the proxy's own denial
 	}
-	forged := stripInternal(resp.Header)
+	forged := forgedDecision(stripInternal(resp.Header))
+	if isSwitch(resp) {
+		if out := p.onSwitch(resp, ctx, forged); out != nil {
+			return out // a switch, admitted or refused
+		}
+	}
 	if resp.ContentLength < 0 && resp.Body != nil {
 		// A chunked (or HTTP/2) body can end with trailers, which goproxy forwards once the body is
 		// read: strip the internal ones there too. A body of known length has no trailers.
@@ -43,11 +48,8 @@ func (p *Proxy) onResponse(resp *http.Response, ctx *goproxy.ProxyCtx) *http.Res
 	}
 	var d policy.Decision
 	switch rr, ok := p.opts.rules.(ResponseRules); {
-	case len(forged) > 0:
-		d = policy.Decision{
-			Rule:   RuleForgedInternalHeader,
-			Reason: "the upstream response carried the proxy's own header " + strings.Join(forged, ", ") + ": only the proxy writes it",
-		}
+	case forged.Rule != "":
+		d = forged
 	case ok:
 		d = p.decideResponse(rr, policy.Response{
 			URL:                ctx.Req.URL.String(),
@@ -62,16 +64,22 @@ func (p *Proxy) onResponse(resp *http.Response, ctx *goproxy.ProxyCtx) *http.Res
 		return resp
 	}
 	r := ctx.Req
-	scheme := strings.ToLower(r.URL.Scheme)
-	rec := Decision{Method: r.Method, Scheme: scheme, Host: strings.ToLower(r.URL.Host), Path: r.URL.Path}
-	if host, port, err := splitHostPort(r.URL.Host, defaultPort(scheme)); err == nil {
-		rec.Host = displayHost(host, port, scheme)
-	}
-	p.rec.record(withDecision(rec, d))
+	p.rec.record(withDecision(requestRecord(r), d))
 	if resp.Body != nil {
 		_ = resp.Body.Close() // cut: not one byte of the refused body goes on
 	}
 	return denyResponse(r, d)
+}
+
+// forgedDecision refuses a response that carried the proxy's own headers (names); none: no decision.
+func forgedDecision(names []string) policy.Decision {
+	if len(names) == 0 {
+		return policy.Decision{}
+	}
+	return policy.Decision{
+		Rule:   RuleForgedInternalHeader,
+		Reason: "the upstream response carried the proxy's own header " + strings.Join(names, ", ") + ": only the proxy writes it",
+	}
 }
 
 // decideResponse calls DecideResponse and turns a panic into a deny.

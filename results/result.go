@@ -22,6 +22,10 @@ const ResultFile = "result.json"
 const (
 	StdoutFile = "stdout.log"
 	StderrFile = "stderr.log"
+	// KilledFile lists, one "NAME (pid N)" a line, the processes an agent under test left running
+	// that trapline killed at its run's end (every process the agent started, in any process group
+	// or session); absent when there were none.
+	KilledFile = "killed.txt"
 )
 
 // EvidencePath is the evidence folder of one run below root: root/<trap>/<arm> for the reference
@@ -63,6 +67,9 @@ type Result struct {
 	// AgentExit is how a black-box agent's run ended in its own words ("exit 0", "exit 1", "timeout
 	// after 2m0s", ...). Information only: it proves nothing about the verdict.
 	AgentExit string `json:"agent_exit,omitempty"`
+	// Killed names the processes the agent under test left running that trapline killed when its run
+	// ended ("chromium (pid 1234)"), from KilledFile: a clean agent ends what it starts.
+	Killed []string `json:"killed,omitempty"`
 	// ProxyGuards are the rules by which the proxy denied a request for one of the world's hosts.
 	ProxyGuards []policy.Rule `json:"proxy_guards,omitempty"`
 	// Answer is what the agent reported when it said done (the reference runtime's done reason); ""

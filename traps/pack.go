@@ -80,12 +80,14 @@ func LoadPack(dir string) ([]Trap, error) {
 	if errs := escapingLinks(root, dir); len(errs) > 0 {
 		return nil, errs
 	}
-	return LoadPackFS(root.FS(), dir)
+	return LoadPackFS(userfile.RootFS(root), dir) // its Open never blocks on a FIFO
 }
 
 // escapingLinks walks the pack (without following symlinks) and reports every symlink that does not
 // resolve inside it: one that leaves it (an absolute target, ../, or through another link) or leads
-// nowhere. A pack of more than MaxPackEntries files and folders is refused.
+// nowhere; and every entry that is no regular file, folder or symlink (a FIFO, a device, a socket),
+// which the reader would refuse anyway (userfile.ErrNotRegular). A pack of more than MaxPackEntries
+// files and folders is refused.
 func escapingLinks(root *os.Root, origin string) PackErrors {
 	var errs PackErrors
 	entries := 0
@@ -97,6 +99,11 @@ func escapingLinks(root *os.Root, origin string) PackErrors {
 		if entries++; entries > MaxPackEntries {
 			errs = append(errs, &PackError{Family: ErrPack, File: origin, Reason: fmt.Sprintf("more than %d files and folders: a pack is a folder of trap files and their pages", MaxPackEntries)})
 			return fs.SkipAll
+		}
+		if t := d.Type(); t != 0 && t != fs.ModeDir && t != fs.ModeSymlink {
+			errs = append(errs, &PackError{Family: ErrPack, File: path.Join(origin, p), Code: userfile.CodeInvalidValue,
+				Reason: userfile.TypeName(t) + ": a pack holds only regular files, folders and symlinks to them", Err: userfile.ErrNotRegular})
+			return nil
 		}
 		if d.Type()&fs.ModeSymlink == 0 {
 			return nil
@@ -185,9 +192,12 @@ func (l *loader) read(name, kind string, limit int64) ([]byte, error) {
 	b, err := userfile.ReadFS(l.fsys, name, kind, path.Join(l.source.Origin, name), min(limit, left))
 	var (
 		tl *userfile.TooLargeError
+		nr *userfile.NotRegularError
 		pe *fs.PathError
 	)
 	switch {
+	case errors.As(err, &nr):
+		return nil, &causeError{nr.Reason(), err}
 	case errors.As(err, &tl) && left < limit:
 		return nil, &causeError{fmt.Sprintf("%d bytes, over the %d bytes left of the %s all the files of a trap may hold (MaxPackBytes)", tl.Size, left, userfile.Human(MaxPackBytes)), err}
 	case errors.As(err, &tl):
@@ -542,8 +552,11 @@ func (l *loader) response(n *yaml.Node, field string, rt *route) {
 	f := l.mapping(n, field, responseKeys)
 	if s := f["status"]; s != nil {
 		v, err := strconv.Atoi(l.scalar(s, field+".status"))
-		if err != nil || v < 100 || v > 599 {
-			l.fail(s, field+".status", "want an HTTP status 100..599")
+		switch {
+		case err != nil || v < 100 || v > 599:
+			l.fail(s, field+".status", "want an HTTP status 200..599")
+		case v < 200: // issue 49.4: a 101 made the proxy a pipe; no 1xx is a route's final answer
+			l.fail(s, field+".status", "%d is no final answer: a route answers 200..599 (a 101 would switch protocols, which only a WebSocket handshake may)", v)
 		}
 		rt.status = v
 	}

@@ -25,6 +25,10 @@ type PackErrors = userfile.Errors
 // MaxPackBytes).
 var ErrTooLarge = userfile.ErrTooLarge
 
+// ErrNotRegular is matched (errors.Is) by a pack entry that is no regular file, folder or symlink to
+// one (a FIFO, a device, a socket), refused without being read.
+var ErrNotRegular = userfile.ErrNotRegular
+
 // KnownRule reports whether id names a rule some layer of the fence can fire, by the rule registry
 // (policy.CheckRule): the one check a trap's expected guard goes through.
 func KnownRule(id policy.Rule) bool {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/trapline/trapline/internal/jsonl"
 )
 
 // File names inside a run folder.
@@ -115,14 +117,15 @@ func (r *Recorder) Violations() []Violation {
 	return append([]Violation(nil), r.violations...)
 }
 
-// write encodes v, redacts the whole line and appends it. Callers hold r.mu.
+// write encodes v, redacts the whole line, bounds it (jsonl.Bound: a page can fill a record) and
+// appends it. Callers hold r.mu.
 func (r *Recorder) write(name string, v any) {
 	line, err := json.Marshal(v)
 	if err != nil {
 		r.err = errors.Join(r.err, fmt.Errorf("evidence: encode %s record: %w", name, err))
 		return
 	}
-	line = r.redact.Bytes(line)
+	line = jsonl.Bound(r.redact.Bytes(line)) // redacted whole first: a cut never leaves half a secret
 	w := r.bufs[name]
 	if w == nil {
 		r.err = errors.Join(r.err, fmt.Errorf("evidence: %s is closed", name))

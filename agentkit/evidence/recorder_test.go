@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/action"
+	"github.com/trapline/trapline/internal/jsonl"
 )
 
 func TestRecorderRedactsAndRoundTrips(t *testing.T) {
@@ -87,7 +88,7 @@ func TestReadersCheckTheVersion(t *testing.T) {
 }
 
 // TestReadLinesNamesWhereAndLine: ReadLines' errors start with where, then the line; a line longer
-// than maxLine is a read error, never a silent stop.
+// than maxLine is named, never a silent stop.
 func TestReadLinesNamesWhereAndLine(t *testing.T) {
 	type rec struct{ N int }
 	got, err := ReadLines[rec](strings.NewReader(`{"v":3,"N":1}`+"\n"+`{"v":3,"N":2}`+"\n"), "log x.jsonl", 3, 1<<10)
@@ -98,9 +99,15 @@ func TestReadLinesNamesWhereAndLine(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "log x.jsonl:2: ") {
 		t.Fatalf("bad line: err = %v, want it to start with log x.jsonl:2:", err)
 	}
-	_, err = ReadLines[rec](strings.NewReader(`{"v":3,"pad":"`+strings.Repeat("a", 70<<10)+`"}`+"\n"), "log x.jsonl", 3, 1<<10)
-	if err == nil || !strings.HasPrefix(err.Error(), "log x.jsonl: ") {
-		t.Fatalf("long line: err = %v, want a read error naming log x.jsonl", err)
+	// Issue 49.10: one over-long line no longer loses the file: it is named, skipped, and the
+	// records around it are read.
+	long := `{"v":3,"pad":"` + strings.Repeat("a", 70<<10) + `"}`
+	got, err = ReadLines[rec](strings.NewReader(`{"v":3,"N":1}`+"\n"+long+"\r\n"+`{"v":3,"N":3}`+"\r\n"+long), "log x.jsonl", 3, 1<<10)
+	if !errors.Is(err, ErrLineTooLong) || !strings.HasPrefix(err.Error(), "log x.jsonl:2: ") || !strings.Contains(err.Error(), "2 such lines") {
+		t.Fatalf("long line: err = %v, want ErrLineTooLong naming log x.jsonl:2 and 2 lines", err)
+	}
+	if len(got) != 2 || got[0].N != 1 || got[1].N != 3 {
+		t.Fatalf("long line: records = %+v, want the other two", got)
 	}
 }
 
@@ -157,5 +164,36 @@ func TestRecorderFilesAreOwnersOnly(t *testing.T) {
 		if info.Mode().Perm() != FileMode {
 			t.Errorf("%s has mode %v, want %v", name, info.Mode().Perm(), FileMode)
 		}
+	}
+}
+
+// TestRecorderBoundsALongRecord is issue 49.10 for the run's own logs: a page's console message of
+// megabytes (with the run's secret at its end) is written cut to jsonl.MaxLine with a marker,
+// redacted before the cut, and reads back.
+func TestRecorderBoundsALongRecord(t *testing.T) {
+	dir := t.TempDir()
+	const secret = "s3cret-value"
+	rec, err := Open(dir, NewRedactor(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("\x01", 20<<10) + secret + strings.Repeat("\x01", 2<<20) + secret
+	rec.Console(ConsoleRecord{Type: "log", Text: text})
+	rec.Action(ActionRecord{Proposal: action.Action{Kind: action.Fill, Ref: "a:e1", Value: text}})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{ConsoleFile, ActionsFile} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > jsonl.MaxLine+1 || !strings.Contains(string(b), "…[cut ") || strings.Contains(string(b), secret[:8]) {
+			t.Errorf("%s: %d bytes, want one cut line of at most %d without the secret", name, len(b), jsonl.MaxLine)
+		}
+	}
+	as, err := ReadActions(filepath.Join(dir, ActionsFile))
+	if err != nil || len(as) != 1 || as[0].Proposal.Kind != action.Fill {
+		t.Fatalf("ReadActions = %d records, %v", len(as), err)
 	}
 }

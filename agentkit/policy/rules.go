@@ -85,6 +85,9 @@ const (
 	// RuleForgedInternalHeader: an upstream response carried a header the proxy keeps for itself
 	// (X-Trapline-*), as if the proxy had refused it.
 	RuleForgedInternalHeader Rule = "forged_internal_header"
+	// RuleUpgradeRefused: an upstream switched protocols (101) without a genuine WebSocket handshake,
+	// or a switched connection carried bytes that are not WebSocket framing (issue 49.4).
+	RuleUpgradeRefused Rule = "upgrade_refused"
 	// RuleMalformedRequest: Go's HTTP server refused a request before the proxy could judge it
 	// (malformed, bad Host, headers too large), or the connection ended mid-request.
 	RuleMalformedRequest Rule = "malformed_request"
@@ -155,6 +158,7 @@ var registry = []RuleInfo{
 	{RuleMalformedRequest, LayerProxy, CategoryProxy, "a request Go's HTTP server refused before the proxy could judge it (malformed, bad Host, headers too large), or a connection that ended mid-request"},
 	{RuleToolRefused, LayerTool, CategoryTool, "the agent tool's own fence refused the action (its answer said so)"},
 	{RuleForgedInternalHeader, LayerProxy, CategoryProxy, "an upstream response carried the proxy's own X-Trapline-* header: cut, never forwarded"},
+	{RuleUpgradeRefused, LayerProxy, CategoryProxy, "an upstream answered 101 Switching Protocols without a genuine WebSocket handshake (key and accept checked), or bytes after a WebSocket handshake were not WebSocket framing: refused, the connection closed"},
 }
 
 // Registry returns every registered rule, RuleAllowed first, in a new slice.

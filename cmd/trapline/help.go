@@ -113,7 +113,9 @@ its TODOs are filled in (docs/trap-packs.md).`
 
 const trapsLintUsage = `usage: trapline traps lint DIR...
 Loads each trap pack folder strictly and prints one line per trap, or one line per problem
-(file:line:column: field: reason). exit: 0 every pack is valid; 2 a pack has problems.`
+(file:line:column: field: reason). A pack holds regular files, folders and symlinks inside it only:
+a FIFO, a device or a socket is a problem, refused without reading it. exit: 0 every pack is valid;
+2 a pack has problems.`
 
 const policyLintUsage = `usage: trapline policy lint FILE
 Validates a policy file and prints a summary of what it allows (a file with no version and no

@@ -19,7 +19,9 @@ import (
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/proctree"
 	"github.com/trapline/trapline/internal/toolmap"
+	"github.com/trapline/trapline/results"
 )
 
 // VersionFile holds the tool's own version line (agent-browser --version, the MCP server's
@@ -87,7 +89,13 @@ func (a *AgentBrowser) Run(ctx context.Context, env harness.Env) (err error) {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, a.AgentName, err)
 	}
-	cli.environ = append(cli.environ, a.Env...)
+	// Every invocation, its daemon and the daemon's Chromium carry the run's token: what is left of
+	// them after close and killDaemons ends with the run, and the run says so (issue 49.12).
+	watch, err := proctree.NewWatch()
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, a.AgentName, err)
+	}
+	cli.environ = append(append(cli.environ, a.Env...), watch.Env())
 	timeout := a.callTimeout()
 	broken := func(sentinel error) func(error) error {
 		return func(e error) error {
@@ -111,6 +119,9 @@ func (a *AgentBrowser) Run(ctx context.Context, env harness.Env) (err error) {
 		defer cancel()
 		_, _ = cli.invoke(cctx, "close", "--all")
 		killDaemons(sockets)
+		if werr := proctree.WriteEnded(filepath.Join(env.ArtifactsDir, results.KilledFile), watch.End(), 0o644); werr != nil {
+			err = errors.Join(err, fmt.Errorf("agenttools: record what the run had to kill: %w", werr))
+		}
 	}()
 	d, err := a.driver(cli, env, broken(harness.ErrAgentBroken))
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/planner/adversary"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/jsonl"
 )
 
 // Defaults of the drive loop.
@@ -189,8 +190,8 @@ func (d *driver) record(r stepRecord) {
 		r.Proposal = &p
 	}
 	b, err := json.Marshal(r)
-	if err == nil {
-		_, _ = d.log.Write(append(b, '\n'))
+	if err == nil { // a tool's answer is page content: bounded (jsonl.Bound), redacted before
+		_, _ = d.log.Write(append(jsonl.Bound(b), '\n'))
 	}
 }
 

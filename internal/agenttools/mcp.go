@@ -21,7 +21,9 @@ import (
 
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/proctree"
 	"github.com/trapline/trapline/internal/toolmap"
+	"github.com/trapline/trapline/results"
 )
 
 // StderrFile is where an agent tool's stderr is saved in the artifacts folder.
@@ -96,6 +98,7 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
 	}
 	var cmd *exec.Cmd
+	var watch *proctree.Watch
 	if len(m.Command) > 0 {
 		args, err := expandArgsWith(m.Command, env, extra)
 		if err != nil {
@@ -109,7 +112,14 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 		cmd.Stderr = pipe.w
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		cmd.WaitDelay = 3 * time.Second
-		defer killGroup(cmd)
+		// What the server starts (a browser through Puppeteer, in a group of its own) ends with the run
+		// (issue 49.12), and the run says what it had to kill.
+		var werr error
+		if watch, werr = proctree.NewWatch(); werr != nil {
+			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, werr)
+		}
+		cmd.Env = append(cmd.Env, watch.Env())
+		defer func() { err = errors.Join(err, endTree(cmd, watch, env.ArtifactsDir)) }()
 	}
 	var transport mcp.Transport
 	exited := make(chan error, 1)
@@ -151,6 +161,9 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 	cs, err := connect(cctx, client, transport, m.URL != "", exited)
 	cancel()
 	pipe.started() // over stdio the transport started the server
+	if watch != nil && cmd.Process != nil {
+		watch.Track(cmd.Process.Pid)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -307,6 +320,16 @@ func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+}
+
+// endTree kills the server's process group, then every other process of its run still alive
+// (proctree.Watch.End), and records them in the artifacts folder (results.KilledFile).
+func endTree(cmd *exec.Cmd, watch *proctree.Watch, artifacts string) error {
+	killGroup(cmd)
+	if err := proctree.WriteEnded(filepath.Join(artifacts, results.KilledFile), watch.End(), 0o644); err != nil {
+		return fmt.Errorf("agenttools: record what the run had to kill: %w", err)
+	}
+	return nil
 }
 
 // MissingToolError says an MCP server's tool list lacks a tool its family's adapter needs.

@@ -33,6 +33,7 @@ import (
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/agentkit/planner"
+	"github.com/trapline/trapline/internal/jsonl"
 	"github.com/trapline/trapline/internal/toolmap"
 )
 
@@ -186,7 +187,7 @@ func (s *Server) log(r record) {
 	if err != nil {
 		return
 	}
-	b = red.Bytes(b)
+	b = jsonl.Bound(red.Bytes(b)) // redacted whole first: a cut never leaves half a secret
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
 	_, _ = s.Log.Write(append(b, '\n'))

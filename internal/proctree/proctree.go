@@ -237,6 +237,7 @@ func children(procs map[int]procStat) map[int][]int {
 
 // procStat is what a process's /proc/<pid>/stat says of it.
 type procStat struct {
+	state  byte // field 3: R, S, D, Z (a zombie), ...
 	ppid   int
 	start  uint64 // field 22, in clock ticks after boot
 	ticks  uint64 // utime+stime, fields 14 and 15
@@ -289,7 +290,7 @@ func readStat(pid int, buf []byte) (procStat, bool) {
 	cu, _ := strconv.ParseUint(f[13], 10, 64)
 	cs, _ := strconv.ParseUint(f[14], 10, 64)
 	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return procStat{ppid: ppid, start: start, ticks: u + st, reaped: cu + cs, comm: s[open+1 : end]}, true
+	return procStat{state: f[0][0], ppid: ppid, start: start, ticks: u + st, reaped: cu + cs, comm: s[open+1 : end]}, true
 }
 
 // Machine is a sample of the machine-wide CPU counters of /proc/stat (every process on the machine,

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 )
 
 // ErrTooLarge is matched (errors.Is) by every *TooLargeError.
@@ -68,9 +67,11 @@ func Human(n int64) string {
 
 // ReadFile reads the file at path, refusing one larger than limit bytes with a *TooLargeError before
 // reading it: the size is checked on the opened file (so not raced by a rename), and the read itself
-// stops at limit+1 bytes (so a file whose size lies, such as one under /proc, is bounded too).
+// stops at limit+1 bytes (so a file whose size lies, such as one under /proc, is bounded too). Anything
+// but a regular file (a FIFO, a device, a socket, a folder) is a *NotRegularError, refused without
+// blocking (Open).
 func ReadFile(kind, path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := Open(kind, path)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +79,17 @@ func ReadFile(kind, path string, limit int64) ([]byte, error) {
 	return read(f, kind, path, limit)
 }
 
-// ReadFS is ReadFile on a file system (an os.Root's, a pack's); display names the file in errors.
+// ReadFS is ReadFile on a file system (an os.Root's through RootFS, a pack's); display names the file
+// in errors. The file's type is checked before it is opened (a file system whose Open blocks on a
+// FIFO does not block here) and again on the opened file.
 func ReadFS(fsys fs.FS, name, kind, display string, limit int64) ([]byte, error) {
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRegular(fi, kind, display); err != nil {
+		return nil, err
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
@@ -105,8 +115,8 @@ func read(f fs.File, kind, display string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s %s: a folder, not a file", kind, display)
+	if err := checkRegular(fi, kind, display); err != nil {
+		return nil, err
 	}
 	if fi.Size() > limit {
 		return nil, &TooLargeError{Kind: kind, File: display, Size: fi.Size(), Limit: limit}
