@@ -61,6 +61,12 @@ func ParseState(answer string) (*State, error) {
 	if trimmed == "" {
 		return nil, fmt.Errorf("%w: the answer is empty", ErrUnreadable)
 	}
+	if page, ok, err := findScriptPage(answer); ok { // trapline's own page-reading script (scripts.go)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUnreadable, err)
+		}
+		return parseScriptPage(page), nil
+	}
 	// Playwright MCP's markdown: the ```yaml block of its ### Snapshot section.
 	if _, rest, ok := strings.Cut(answer, "```yaml\n"); ok {
 		if body, _, ok := strings.Cut(rest, "```"); ok {
