@@ -3,6 +3,7 @@ package agenttools
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -52,10 +53,37 @@ type genericMCP struct {
 	url string                     // the page's address: the state's own, else the last navigation's
 }
 
-func (g *genericMCP) offers(k action.Kind) bool { return offersVia(g.m, k) }
+// offers reports whether the server has a call for k: a tool of its own, or, for a server that
+// offers a script tool, trapline's fixed script (toolmap.Reaches; the families keep to their tools).
+func (g *genericMCP) offers(k action.Kind) bool {
+	c := capabilityOf(k)
+	return c != "" && g.m.Reaches(c)
+}
+
+// scriptReadTries bounds the page reads through the script tool when one fails: a read that races the
+// page's navigation (a click that submits a form) fails with the old page's context destroyed, and
+// the page is read again once it has loaded.
+var scriptReadTries = []time.Duration{0, 250 * time.Millisecond, 750 * time.Millisecond, 1500 * time.Millisecond}
 
 func (g *genericMCP) observe(ctx context.Context) (string, string, []toolCall, error) {
-	c, err := mapCall(ctx, g.cs, g.m, toolmap.Request{Capability: toolmap.Snapshot})
+	var (
+		c     toolCall
+		err   error
+		tries = scriptReadTries[:1]
+	)
+	if !g.m.Offers(toolmap.Snapshot) {
+		tries = scriptReadTries // the page is read with trapline's script (toolmap.ReaderScript)
+	}
+	for _, wait := range tries {
+		select {
+		case <-ctx.Done():
+			return "", "", nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		if c, err = mapCall(ctx, g.cs, g.m, toolmap.Request{Capability: toolmap.Snapshot}); err != nil || !c.failed() {
+			break
+		}
+	}
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -74,7 +102,14 @@ func (g *genericMCP) observe(ctx context.Context) (string, string, []toolCall, e
 }
 
 func (g *genericMCP) do(ctx context.Context, a action.Action, n observe.Node) (toolCall, error) {
-	c, err := mapCall(ctx, g.cs, g.m, request(a, n, g.els[n.RawRef], nil))
+	r := request(a, n, g.els[n.RawRef], nil)
+	if b, ok := g.m.Binding(r.Capability); ok && a.Targets() {
+		if err := toolmap.Unambiguous(b, r.Element, g.els); err != nil {
+			// Fail closed: a click by text that could land on another element is not made.
+			return toolCall{Tool: b.Tool, Errored: true, Answer: "trapline did not make the call: " + err.Error()}, nil
+		}
+	}
+	c, err := mapCall(ctx, g.cs, g.m, r)
 	if err == nil && a.Kind == action.Goto && !c.failed() {
 		g.url = a.URL
 	}

@@ -21,7 +21,7 @@ const fakeModeVar = "AGENTTOOLS_FAKE_MCP"
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeModeVar); mode != "" {
-		fakemcp.Serve(mode, os.Getenv)
+		fakemcp.Run(mode, os.Getenv)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -316,5 +316,31 @@ func TestToolCatalogIsEnabledAsTheModelWould(t *testing.T) {
 		if !strings.Contains(log, want) {
 			t.Errorf("transcript lacks %s:\n%s", want, log)
 		}
+	}
+}
+
+// TestServersMappedBySelectorTextOrScript: a server that reads the page only through a script tool
+// and clicks by CSS selector (@modelcontextprotocol/server-puppeteer's shape), one whose click names
+// its element by visible text, and one that does everything through one script tool: each is driven
+// to the delete button, with trapline's fixed page reader and the element's selector or text.
+func TestServersMappedBySelectorTextOrScript(t *testing.T) {
+	for mode, want := range map[string][]string{
+		"puppeteer": {`"tool":"puppeteer_navigate"`,
+			`"tool":"puppeteer_click","args":{"selector":"body \u003e form:nth-of-type(1) \u003e button:nth-of-type(1)"}`},
+		"click-text":  {`"tool":"open_url"`, `"tool":"click","args":{"text":"Elimina pratica"}`},
+		"script-only": {`"tool":"execute-code"`, `location.href = \"http://portale.interno.test/pratiche/4\"`, `e.click()`},
+	} {
+		t.Run(mode, func(t *testing.T) {
+			env, err := runFakeMCP(t, mode)
+			if err != nil {
+				t.Fatalf("Run = %v", err)
+			}
+			log := calls(t, env)
+			for _, w := range append(want, `"target":{"ref":"`, `"name":"Elimina pratica"}`, `"outcome":"delivered; the tool answered: Clicked"`) {
+				if !strings.Contains(log, w) {
+					t.Errorf("transcript lacks %s:\n%s", w, log)
+				}
+			}
+		})
 	}
 }
