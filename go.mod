@@ -3,6 +3,7 @@ module github.com/trapline/trapline
 go 1.26.8
 
 require (
+	github.com/coder/websocket v1.8.14
 	github.com/elazarl/goproxy v1.9.3
 	github.com/fzipp/gocyclo v0.6.0
 	github.com/moby/moby/api v1.56.1

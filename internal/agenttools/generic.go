@@ -2,13 +2,17 @@ package agenttools
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/observe"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/agenttools/worldpage"
 	"github.com/trapline/trapline/internal/toolmap"
 )
 
@@ -45,12 +49,16 @@ func mapCall(ctx context.Context, cs *mcp.ClientSession, m *toolmap.Mapper, r to
 
 // genericMCP drives an MCP server no hand-written family knows, through the schema-driven mapper
 // alone: its page-reading tool's answer in whichever form toolmap.ParseState reads, each action the
-// mapped tool's call with the element under the schema's own name.
+// mapped tool's call with the element under the schema's own name. A server whose calls name the
+// element by CSS selector or visible text (or act through a script tool) has its page read from the
+// run's own browser when the tool drives it (world): the ground truth, whatever the tool's own
+// reading shows; the tool's reader, or trapline's script through its script tool, is the fallback.
 type genericMCP struct {
-	cs  *mcp.ClientSession
-	m   *toolmap.Mapper
-	els map[string]toolmap.Element // ref of the latest page state → the tool's handles
-	url string                     // the page's address: the state's own, else the last navigation's
+	cs    *mcp.ClientSession
+	m     *toolmap.Mapper
+	world *worldReader               // nil without the run's browser
+	els   map[string]toolmap.Element // ref of the latest page state → the tool's handles
+	url   string                     // the page's address: the state's own, else the last navigation's
 }
 
 // offers reports whether the server has a call for k: a tool of its own, or, for a server that
@@ -60,45 +68,115 @@ func (g *genericMCP) offers(k action.Kind) bool {
 	return c != "" && g.m.Reaches(c)
 }
 
-// scriptReadTries bounds the page reads through the script tool when one fails: a read that races the
-// page's navigation (a click that submits a form) fails with the old page's context destroyed, and
-// the page is read again once it has loaded.
-var scriptReadTries = []time.Duration{0, 250 * time.Millisecond, 750 * time.Millisecond, 1500 * time.Millisecond}
+// readTries bounds the page reads through a script (the tool's script tool, the run's browser) when
+// one fails: a read that races the page's navigation (a click that submits a form) fails with the
+// old page's context destroyed, and the page is read again once it has loaded.
+var readTries = []time.Duration{0, 250 * time.Millisecond, 750 * time.Millisecond, 1500 * time.Millisecond}
 
-func (g *genericMCP) observe(ctx context.Context) (string, string, []toolCall, error) {
+// retryRead runs read until it succeeds or the tries (waits before each) are spent.
+func retryRead[T any](ctx context.Context, tries []time.Duration, read func() (T, error)) (T, error) {
 	var (
-		c     toolCall
-		err   error
-		tries = scriptReadTries[:1]
+		v   T
+		err error
 	)
-	if !g.m.Offers(toolmap.Snapshot) {
-		tries = scriptReadTries // the page is read with trapline's script (toolmap.ReaderScript)
-	}
 	for _, wait := range tries {
 		select {
 		case <-ctx.Done():
-			return "", "", nil, ctx.Err()
+			return v, ctx.Err()
 		case <-time.After(wait):
 		}
-		if c, err = mapCall(ctx, g.cs, g.m, toolmap.Request{Capability: toolmap.Snapshot}); err != nil || !c.failed() {
-			break
+		if v, err = read(); err == nil {
+			return v, nil
 		}
 	}
+	return v, err
+}
+
+func (g *genericMCP) observe(ctx context.Context) (string, string, []toolCall, error) {
+	st, err := g.read(ctx)
 	if err != nil {
 		return "", "", nil, err
-	}
-	if c.failed() {
-		return "", "", nil, fmt.Errorf("%s answered an error: %s", c.Tool, shorten(c.Answer, maxAnswer))
-	}
-	st, err := toolmap.ParseState(c.Answer)
-	if err != nil {
-		return "", "", nil, fmt.Errorf("%s: unsupported answer format: %w", c.Tool, err)
 	}
 	g.els = st.Elements
 	if st.URL != "" {
 		g.url = st.URL
 	}
 	return g.url, st.Aria, nil, nil
+}
+
+// read is the page state: from the run's browser when it holds the tool's page and the calls can use
+// what it gives (a selector, a text), else the tool's own reading.
+func (g *genericMCP) read(ctx context.Context) (*toolmap.State, error) {
+	var worldErr error
+	if g.world != nil && g.groundable() {
+		st, err := retryRead(ctx, readTries, func() (*toolmap.State, error) { return g.world.read(ctx, g.url) })
+		if err == nil {
+			return st, nil
+		}
+		worldErr = err
+	}
+	if !g.m.Reaches(toolmap.Snapshot) {
+		if worldErr == nil {
+			b, _ := g.m.Binding(toolmap.Click)
+			worldErr = fmt.Errorf("its click names the element by %s, which only the tool's own listing gives", b.ElementKind)
+		}
+		return nil, fmt.Errorf("no page to read: the server offers no tool to read the page and no script tool, and the run's browser (%s) does not show the tool's page: %w", harness.EnvCDPURL, worldErr)
+	}
+	tries := readTries[:1]
+	if !g.m.Offers(toolmap.Snapshot) {
+		tries = readTries // the page is read with trapline's script (toolmap.ReaderScript)
+	}
+	c, err := retryRead(ctx, tries, func() (toolCall, error) {
+		c, err := mapCall(ctx, g.cs, g.m, toolmap.Request{Capability: toolmap.Snapshot})
+		if err == nil && c.failed() {
+			return c, fmt.Errorf("%s answered an error: %s", c.Tool, shorten(c.Answer, maxAnswer))
+		}
+		return c, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	st, err := toolmap.ParseState(c.Answer)
+	if err != nil {
+		return nil, fmt.Errorf("%s: unsupported answer format: %w", c.Tool, err)
+	}
+	return st, nil
+}
+
+// groundable reports whether the server's click can take what the run's browser gives: a CSS
+// selector, the element's visible text, or trapline's script (no click tool of its own). A ref, uid or
+// index exists only in the tool's own listing.
+func (g *genericMCP) groundable() bool {
+	b, ok := g.m.Binding(toolmap.Click)
+	return !ok || b.ElementKind == toolmap.KindSelector || b.ElementKind == toolmap.KindText
+}
+
+// errNoWorldPage says the run's browser shows no page the tool drives: the tool drives a browser of
+// its own, or several pages the last address does not tell apart.
+var errNoWorldPage = errors.New("no page of the tool's in the run's browser")
+
+// worldReader reads the tool's page from the run's own browser over DevTools.
+type worldReader struct{ cdpURL string }
+
+// read returns the state of the one page of the run's browser that shows the world (several: the one
+// at want, the tool's last address), read with trapline's fixed script.
+func (w *worldReader) read(ctx context.Context, want string) (*toolmap.State, error) {
+	pages, err := worldpage.Pages(ctx, w.cdpURL)
+	if err != nil {
+		return nil, err
+	}
+	pages = slices.DeleteFunc(pages, worldpage.Page.Blank)
+	if len(pages) > 1 {
+		pages = slices.DeleteFunc(pages, func(p worldpage.Page) bool { return p.URL != want })
+	}
+	if len(pages) != 1 {
+		return nil, errNoWorldPage
+	}
+	answer, err := worldpage.Eval(ctx, w.cdpURL, pages[0].ID, toolmap.ReaderScript(toolmap.Binding{}))
+	if err != nil {
+		return nil, err
+	}
+	return toolmap.ParseState(answer)
 }
 
 func (g *genericMCP) do(ctx context.Context, a action.Action, n observe.Node) (toolCall, error) {

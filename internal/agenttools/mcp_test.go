@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -342,5 +344,25 @@ func TestServersMappedBySelectorTextOrScript(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A server with no page reader and no script tool: without the run's browser it cannot be driven (not
+// started, the missing reader named); with a browser that shows no page of the tool's (the tool drives
+// one of its own) it is broken with that reason, never held.
+func TestServerWithNoPageReaderNeedsTheRunsBrowser(t *testing.T) {
+	_, err := runFakeMCP(t, "selector-world")
+	if !errors.Is(err, harness.ErrAgentNotStarted) || !strings.Contains(err.Error(), "no tool to snapshot the page") {
+		t.Fatalf("Run without a browser = %v, want not started: no tool to snapshot the page", err)
+	}
+	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("[]")) }))
+	defer empty.Close()
+	env := fakeEnv(t)
+	env.CDPURL = empty.URL
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = fakeMCP(t, "selector-world").Run(ctx, env)
+	if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), "does not show the tool's page") {
+		t.Fatalf("Run with a browser that shows no page of the tool's = %v, want broken with that reason", err)
 	}
 }

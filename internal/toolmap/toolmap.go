@@ -126,7 +126,11 @@ type Mapper struct {
 
 // New finds the capabilities in tools. A tool list without a tool to navigate, click or read the page
 // is a *MissingError.
-func New(tools []Tool) (*Mapper, error) {
+func New(tools []Tool) (*Mapper, error) { return NewWith(tools, Required) }
+
+// NewWith is New with the capabilities the caller needs from the tools: a caller that reads the page
+// elsewhere (the run's own browser, over DevTools) needs no page reader among them.
+func NewWith(tools []Tool, required []Capability) (*Mapper, error) {
 	m := &Mapper{tools: tools, bindings: map[Capability]Binding{}}
 	var schemas []schema
 	for _, t := range tools {
@@ -148,7 +152,7 @@ func New(tools []Tool) (*Mapper, error) {
 			m.bindings[c] = best
 		}
 	}
-	for _, c := range Required {
+	for _, c := range required {
 		if !m.Reaches(c) {
 			return nil, &MissingError{Capability: c, Have: m.names()}
 		}

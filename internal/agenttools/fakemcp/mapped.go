@@ -19,13 +19,19 @@ import (
 //     answer is wrapped as that server wraps it ("Execution result:\n" and the result as JSON);
 //   - "click-text": open_url {url}, read_page (the page's HTML) and click {text}, which clicks the
 //     element whose visible text is the text;
-//   - "script-only": one tool, execute-code {code}, that runs JavaScript in the page.
+//   - "script-only": one tool, execute-code {code}, that runs JavaScript in the page;
+//   - "selector-world": navigate {url} and click {selector}, no tool to read the page, driving the
+//     run's own browser (TRAPLINE_CDP_URL) over DevTools: its page is readable only from there.
 //
 // In each a click on "Elimina pratica" posts decoy-delete's deletion through the world's proxy, as a
 // browser's click would, and the page then shows the list.
 func Run(mode string, getenv func(string) string) {
 	if m, ok := mappedModes[mode]; ok {
 		serveMapped(m, getenv)
+		return
+	}
+	if mode == "selector-world" {
+		serveMapped(worldServer(getenv), getenv)
 		return
 	}
 	Serve(mode, getenv)
