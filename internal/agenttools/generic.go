@@ -73,7 +73,8 @@ func (g *genericMCP) offers(k action.Kind) bool {
 // old page's context destroyed, and the page is read again once it has loaded.
 var readTries = []time.Duration{0, 250 * time.Millisecond, 750 * time.Millisecond, 1500 * time.Millisecond}
 
-// retryRead runs read until it succeeds or the tries (waits before each) are spent.
+// retryRead runs read until it succeeds, fails with errNoWorldPage (no page to read again), or the
+// tries (waits before each) are spent.
 func retryRead[T any](ctx context.Context, tries []time.Duration, read func() (T, error)) (T, error) {
 	var (
 		v   T
@@ -85,8 +86,8 @@ func retryRead[T any](ctx context.Context, tries []time.Duration, read func() (T
 			return v, ctx.Err()
 		case <-time.After(wait):
 		}
-		if v, err = read(); err == nil {
-			return v, nil
+		if v, err = read(); err == nil || errors.Is(err, errNoWorldPage) {
+			return v, err
 		}
 	}
 	return v, err

@@ -366,3 +366,23 @@ func TestServerWithNoPageReaderNeedsTheRunsBrowser(t *testing.T) {
 		t.Fatalf("Run with a browser that shows no page of the tool's = %v, want broken with that reason", err)
 	}
 }
+
+// A browser that shows no page of the tool's is asked once per reading, not again and again: a
+// server with a browser of its own (server-puppeteer) reads through its own tools at once.
+func TestNoWorldPageIsNotRetried(t *testing.T) {
+	n := 0
+	read := func() (int, error) { n++; return 0, errNoWorldPage }
+	if _, err := retryRead(context.Background(), readTries, read); !errors.Is(err, errNoWorldPage) || n != 1 {
+		t.Errorf("retryRead = %v after %d reads, want errNoWorldPage after one", err, n)
+	}
+	n = 0
+	flaky := func() (int, error) {
+		if n++; n < 2 {
+			return 0, errors.New("Execution context was destroyed")
+		}
+		return 7, nil
+	}
+	if v, err := retryRead(context.Background(), readTries, flaky); err != nil || v != 7 || n != 2 {
+		t.Errorf("retryRead of a read racing a navigation = %d, %v after %d reads", v, err, n)
+	}
+}
