@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -176,6 +177,9 @@ func scriptCall(b Binding, r Request) (Call, error) {
 	return Call{Tool: b.Tool, Args: args}, nil
 }
 
+// plainRole is an ARIA role as the aria snapshot writes one.
+var plainRole = regexp.MustCompile(`^[a-z]+$`)
+
 // scriptPage is the reader's answer.
 type scriptPage struct {
 	Marker int          `json:"trapline_page"`
@@ -240,11 +244,14 @@ func parseScriptPage(page *scriptPage) *State {
 		case it.Role == "heading":
 			fmt.Fprintf(&b, "- heading %s [level=%d]\n", jsonString(it.Name), max(it.Level, 1))
 		default:
+			if !plainRole.MatchString(it.Role) { // a page's role attribute is the page's words, not a role
+				it.Role = "generic"
+			}
 			ref := fmt.Sprintf("e%d", len(st.Elements)+1)
 			st.Elements[ref] = Element{Selector: it.Selector, Text: it.Text, Role: it.Role, Name: it.Name}
 			href := ""
-			if it.Href != nil {
-				href = *it.Href
+			if it.Href != nil { // one line: a line break in the attribute must not start a line of its own
+				href = strings.Join(strings.Fields(*it.Href), "")
 			}
 			writeScriptLine(&b, it, ref, href)
 		}
