@@ -380,6 +380,10 @@ func cssPath(n *html.Node, attrs map[string]string) string {
 // writeAriaLine writes one element as Playwright's aria snapshot would: "- role "name" [ref=R]", and a
 // link's "/url:" line below it.
 func writeAriaLine(b *strings.Builder, role, name, ref, href string) {
+	if !plainRole.MatchString(role) { // a page's role attribute is the page's words, not a role
+		role = "generic"
+	}
+	href = strings.Join(strings.Fields(href), "") // one line: a line break in the attribute starts none
 	fmt.Fprintf(b, "- %s", role)
 	if name != "" {
 		b.WriteString(" " + jsonString(name))
