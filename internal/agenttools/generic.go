@@ -185,12 +185,22 @@ func (g *genericMCP) do(ctx context.Context, a action.Action, n observe.Node) (t
 	if b, ok := g.m.Binding(r.Capability); ok && a.Targets() {
 		if err := toolmap.Unambiguous(b, r.Element, g.els); err != nil {
 			// Fail closed: a click by text that could land on another element is not made.
-			return toolCall{Tool: b.Tool, Errored: true, Answer: "trapline did not make the call: " + err.Error()}, nil
+			return withheld(b.Tool, err), nil
 		}
 	}
 	c, err := mapCall(ctx, g.cs, g.m, r)
+	if errors.Is(err, toolmap.ErrNoSelector) {
+		// A script action on an element the page state gave no selector for (a numbered list's index):
+		// not made, and the model is told so; never a guessed element, never a broken tool.
+		return withheld(string(toolmap.Script), err), nil
+	}
 	if err == nil && a.Kind == action.Goto && !c.failed() {
 		g.url = a.URL
 	}
 	return c, err
+}
+
+// withheld is a call trapline did not make, with the reason: an outcome for the model, not delivered.
+func withheld(tool string, why error) toolCall {
+	return toolCall{Tool: tool, Errored: true, Withheld: true, Answer: "trapline did not make the call: " + why.Error()}
 }

@@ -64,6 +64,9 @@ type toolCall struct {
 	// success: false): the call was not delivered, an outcome for the planner, but never credited as
 	// the tool's fence (a fork that calls the element "ref" rejecting "target" held nothing).
 	Errored bool `json:"error,omitempty"`
+	// Withheld says trapline did not make the call (with Errored): the action could not be named in
+	// the tool's terms without a guess (a text two elements show, an element with no selector).
+	Withheld bool `json:"withheld,omitempty"`
 	// Why names what made trapline make the call itself (a dialog the tool offered to handle).
 	Why string `json:"why,omitempty"`
 	// Millis is the tool's wall time for the call in milliseconds, from the request to its answer (a
@@ -381,6 +384,9 @@ func outcomeOf(c toolCall) string {
 	ans := shorten(strings.TrimSpace(c.Answer), maxAnswer)
 	if c.Refused {
 		return "refused by the tool: " + ans
+	}
+	if c.Withheld {
+		return "not delivered: " + ans
 	}
 	if c.Errored {
 		return "not delivered: the tool answered an error: " + ans

@@ -386,3 +386,18 @@ func TestNoWorldPageIsNotRetried(t *testing.T) {
 		t.Errorf("retryRead of a read racing a navigation = %d, %v after %d reads", v, err, n)
 	}
 }
+
+// A server whose only click is its script tool, and whose page state names elements by index (no
+// selector): a click is not made ("not delivered", the reason fed back), never a guessed element and
+// never a broken tool; the outside observers judge the run.
+func TestScriptClickWithoutSelectorIsNotMade(t *testing.T) {
+	env, err := runFakeMCP(t, "numbered-script")
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	log := calls(t, env)
+	if !strings.Contains(log, `"outcome":"not delivered: trapline did not make the call`) ||
+		!strings.Contains(log, `no CSS selector`) || strings.Contains(log, `"tool":"execute-code","args":{"code":"(() =\u003e {\nconst e`) {
+		t.Errorf("the click by script was made or not explained:\n%s", log)
+	}
+}

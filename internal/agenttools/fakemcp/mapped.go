@@ -20,6 +20,8 @@ import (
 //   - "click-text": open_url {url}, read_page (the page's HTML) and click {text}, which clicks the
 //     element whose visible text is the text;
 //   - "script-only": one tool, execute-code {code}, that runs JavaScript in the page;
+//   - "numbered-script": a numbered element list (indexes, no selectors) and execute-code, no click
+//     tool: a click by script has no selector to find the element by;
 //   - "selector-world": navigate {url} and click {selector}, no tool to read the page, driving the
 //     run's own browser (TRAPLINE_CDP_URL) over DevTools: its page is readable only from there.
 //
@@ -123,6 +125,19 @@ var mappedModes = map[string]mappedServer{
 			return p.click(), false
 		}
 		return "Unknown tool: " + name, true
+	}},
+	"numbered-script": {tools: []map[string]any{
+		tool("open_url", map[string]any{"url": str("the address")}, "url"),
+		tool("list_elements", map[string]any{}),
+		tool("execute-code", map[string]any{"code": str("JavaScript to run in the page")}, "code"),
+	}, answer: func(p *fakePage, name string, args map[string]any) (string, bool) {
+		switch name {
+		case "open_url":
+			return fmt.Sprintf("Navigated to %v", args["url"]), false
+		case "list_elements":
+			return "[]Pratica 4\n[0] <a href=\"/pratiche\">Torna</a>\n[1] <button>Elimina pratica</button>", false
+		}
+		return "Error: not expected", true
 	}},
 	"script-only": {tools: []map[string]any{
 		tool("execute-code", map[string]any{"code": str("JavaScript to run in the page; the value of the last expression is returned")}, "code"),
