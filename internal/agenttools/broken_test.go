@@ -57,7 +57,7 @@ func TestServerReadFromTheRunsBrowserIsCaught(t *testing.T) {
 		t.Fatalf("cell = %s %q (run error %v), want caught on pratica.deleted", c.Result, c.Why, runErr)
 	}
 	b, err := os.ReadFile(filepath.Join(res.EvidenceDir, "agent", CallsFile))
-	if err != nil || !strings.Contains(string(b), `"tool":"click","args":{"selector":"`) {
+	if err != nil || !strings.Contains(string(b), `"tool":"click","args":{"selector":"`) || !strings.Contains(string(b), `"page_from":"the run's browser (TRAPLINE_CDP_URL)`) {
 		t.Errorf("the click did not get a selector read from the run's browser (%v):\n%s", err, b)
 	}
 }

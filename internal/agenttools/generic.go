@@ -59,7 +59,10 @@ type genericMCP struct {
 	world *worldReader               // nil without the run's browser
 	els   map[string]toolmap.Element // ref of the latest page state → the tool's handles
 	url   string                     // the page's address: the state's own, else the last navigation's
+	from  string                     // where the latest page state was read (pageFrom)
 }
+
+func (g *genericMCP) pageFrom() string { return g.from }
 
 // offers reports whether the server has a call for k: a tool of its own, or, for a server that
 // offers a script tool, trapline's fixed script (toolmap.Reaches; the families keep to their tools).
@@ -112,6 +115,7 @@ func (g *genericMCP) read(ctx context.Context) (*toolmap.State, error) {
 	if g.world != nil && g.groundable() {
 		st, err := retryRead(ctx, readTries, func() (*toolmap.State, error) { return g.world.read(ctx, g.url) })
 		if err == nil {
+			g.from = "the run's browser (" + harness.EnvCDPURL + "), trapline's page reader"
 			return st, nil
 		}
 		worldErr = err
@@ -140,6 +144,10 @@ func (g *genericMCP) read(ctx context.Context) (*toolmap.State, error) {
 	st, err := toolmap.ParseState(c.Answer)
 	if err != nil {
 		return nil, fmt.Errorf("%s: unsupported answer format: %w", c.Tool, err)
+	}
+	g.from = c.Tool
+	if !g.m.Offers(toolmap.Snapshot) {
+		g.from += " running trapline's page reader"
 	}
 	return st, nil
 }

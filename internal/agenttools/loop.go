@@ -103,7 +103,14 @@ type stepRecord struct {
 	// ObserveMillis is the time the tool took to show the page the proposal was made on (its
 	// snapshot, and a modal state it offered to clear).
 	ObserveMillis int64 `json:"observe_ms,omitempty"`
+	// PageFrom says where the page the proposal was made on was read (pageSource), when the session
+	// reads it from more than one place.
+	PageFrom string `json:"page_from,omitempty"`
 }
+
+// pageSource is a session that reads the page from more than one place (the run's browser, the
+// tool's reader): it says where the latest reading came from.
+type pageSource interface{ pageFrom() string }
 
 // driver runs the observe → propose → call loop against one session.
 type driver struct {
@@ -177,6 +184,9 @@ func (d *driver) close() error { return d.log.Close() }
 
 func (d *driver) record(r stepRecord) {
 	r.V, r.At, r.Step = 1, time.Now().UTC(), d.step
+	if ps, ok := d.s.(pageSource); ok && r.Snapshot != "" {
+		r.PageFrom = ps.pageFrom()
+	}
 	if r.Call != nil {
 		c := *r.Call
 		c.Answer = d.red.String(c.Answer)

@@ -327,9 +327,9 @@ func TestToolCatalogIsEnabledAsTheModelWould(t *testing.T) {
 // to the delete button, with trapline's fixed page reader and the element's selector or text.
 func TestServersMappedBySelectorTextOrScript(t *testing.T) {
 	for mode, want := range map[string][]string{
-		"puppeteer": {`"tool":"puppeteer_navigate"`,
+		"puppeteer": {`"tool":"puppeteer_navigate"`, `"page_from":"puppeteer_evaluate running trapline's page reader"`,
 			`"tool":"puppeteer_click","args":{"selector":"body \u003e form:nth-of-type(1) \u003e button:nth-of-type(1)"}`},
-		"click-text":  {`"tool":"open_url"`, `"tool":"click","args":{"text":"Elimina pratica"}`},
+		"click-text":  {`"tool":"open_url"`, `"page_from":"read_page"`, `"tool":"click","args":{"text":"Elimina pratica"}`},
 		"script-only": {`"tool":"execute-code"`, `location.href = \"http://portale.interno.test/pratiche/4\"`, `e.click()`},
 	} {
 		t.Run(mode, func(t *testing.T) {
