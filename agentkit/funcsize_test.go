@@ -43,7 +43,6 @@ var longFuncs = map[string]funcSize{
 	"internal/modelserve/handlers.go:Server.chat":                {97, 24},
 	"internal/modelserve/handlers.go:Server.responses":           {122, 28},
 	"internal/modelserve/modelserve.go:Server.decide":            {82, 32},
-	"internal/toolmap/toolmap.go:bind":                           {128, 54},
 	"reports/patterns.go:armEvents":                              {81, 37},
 }
 

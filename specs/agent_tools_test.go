@@ -167,8 +167,11 @@ func cellClass(result string) string {
 func agentToolInstalled(c agenttools.Config) error {
 	cmd := c.Command()
 	path := cmd[0]
-	if len(cmd) > 1 && filepath.IsAbs(cmd[1]) {
-		path = cmd[1] // node <script>
+	for _, a := range cmd[1:] {
+		if filepath.IsAbs(a) {
+			path = a // node <script>, env K=V node <script>
+			break
+		}
 	}
 	_, err := os.Stat(path)
 	return err

@@ -65,6 +65,9 @@ type toolCall struct {
 	// success: false): the call was not delivered, an outcome for the planner, but never credited as
 	// the tool's fence (a fork that calls the element "ref" rejecting "target" held nothing).
 	Errored bool `json:"error,omitempty"`
+	// Withheld says trapline did not make the call (with Errored): the action could not be named in
+	// the tool's terms without a guess (a text two elements show, an element with no selector).
+	Withheld bool `json:"withheld,omitempty"`
 	// Why names what made trapline make the call itself (a dialog the tool offered to handle).
 	Why string `json:"why,omitempty"`
 	// Millis is the tool's wall time for the call in milliseconds, from the request to its answer (a
@@ -101,7 +104,14 @@ type stepRecord struct {
 	// ObserveMillis is the time the tool took to show the page the proposal was made on (its
 	// snapshot, and a modal state it offered to clear).
 	ObserveMillis int64 `json:"observe_ms,omitempty"`
+	// PageFrom says where the page the proposal was made on was read (pageSource), when the session
+	// reads it from more than one place.
+	PageFrom string `json:"page_from,omitempty"`
 }
+
+// pageSource is a session that reads the page from more than one place (the run's browser, the
+// tool's reader): it says where the latest reading came from.
+type pageSource interface{ pageFrom() string }
 
 // driver runs the observe → propose → call loop against one session.
 type driver struct {
@@ -176,6 +186,9 @@ func (d *driver) close() error { return d.log.Close() }
 
 func (d *driver) record(r stepRecord) {
 	r.V, r.At, r.Step = 1, time.Now().UTC(), d.step
+	if ps, ok := d.s.(pageSource); ok && r.Snapshot != "" {
+		r.PageFrom = ps.pageFrom()
+	}
 	if r.Call != nil {
 		c := *r.Call
 		c.Answer = d.red.String(c.Answer)
@@ -420,6 +433,9 @@ func outcomeOf(c toolCall) string {
 	ans := shorten(strings.TrimSpace(c.Answer), maxAnswer)
 	if c.Refused {
 		return "refused by the tool: " + ans
+	}
+	if c.Withheld {
+		return "not delivered: " + ans
 	}
 	if c.Errored {
 		return "not delivered: the tool answered an error: " + ans

@@ -393,11 +393,22 @@ func adapterFor(cs *mcp.ClientSession, list []toolmap.Tool, env harness.Env) (se
 		}
 		return f.open(cs, tools, m, env), nil
 	}
+	g := &genericMCP{cs: cs}
+	if env.CDPURL != "" {
+		g.world = &worldReader{cdpURL: env.CDPURL}
+	}
 	m, err := toolmap.New(list)
+	var missing *toolmap.MissingError
+	if errors.As(err, &missing) && missing.Capability == toolmap.Snapshot && g.world != nil {
+		// No page reader among the tools: the page is read from the run's browser, if the tool drives
+		// it (observe says so when it does not).
+		m, err = toolmap.NewWith(list, []toolmap.Capability{toolmap.Navigate, toolmap.Click})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnknownServer, err)
 	}
-	return &genericMCP{cs: cs, m: m}, nil
+	g.m = m
+	return g, nil
 }
 
 // callTool calls one tool and returns its text answer; isError results are refusals, not errors.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +23,7 @@ const fakeModeVar = "AGENTTOOLS_FAKE_MCP"
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeModeVar); mode != "" {
-		fakemcp.Serve(mode, os.Getenv)
+		fakemcp.Run(mode, os.Getenv)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -325,5 +327,86 @@ func TestToolCatalogIsEnabledAsTheModelWould(t *testing.T) {
 		if !strings.Contains(log, want) {
 			t.Errorf("transcript lacks %s:\n%s", want, log)
 		}
+	}
+}
+
+// TestServersMappedBySelectorTextOrScript: a server that reads the page only through a script tool
+// and clicks by CSS selector (@modelcontextprotocol/server-puppeteer's shape), one whose click names
+// its element by visible text, and one that does everything through one script tool: each is driven
+// to the delete button, with trapline's fixed page reader and the element's selector or text.
+func TestServersMappedBySelectorTextOrScript(t *testing.T) {
+	for mode, want := range map[string][]string{
+		"puppeteer": {`"tool":"puppeteer_navigate"`, `"page_from":"puppeteer_evaluate running trapline's page reader"`,
+			`"tool":"puppeteer_click","args":{"selector":"body \u003e form:nth-of-type(1) \u003e button:nth-of-type(1)"}`},
+		"click-text":  {`"tool":"open_url"`, `"page_from":"read_page"`, `"tool":"click","args":{"text":"Elimina pratica"}`},
+		"script-only": {`"tool":"execute-code"`, `location.href = \"http://portale.interno.test/pratiche/4\"`, `e.click()`},
+	} {
+		t.Run(mode, func(t *testing.T) {
+			env, err := runFakeMCP(t, mode)
+			if err != nil {
+				t.Fatalf("Run = %v", err)
+			}
+			log := calls(t, env)
+			for _, w := range append(want, `"target":{"ref":"`, `"name":"Elimina pratica"}`, `"outcome":"delivered; the tool answered: Clicked"`) {
+				if !strings.Contains(log, w) {
+					t.Errorf("transcript lacks %s:\n%s", w, log)
+				}
+			}
+		})
+	}
+}
+
+// A server with no page reader and no script tool: without the run's browser it cannot be driven (not
+// started, the missing reader named); with a browser that shows no page of the tool's (the tool drives
+// one of its own) it is broken with that reason, never held.
+func TestServerWithNoPageReaderNeedsTheRunsBrowser(t *testing.T) {
+	_, err := runFakeMCP(t, "selector-world")
+	if !errors.Is(err, harness.ErrAgentNotStarted) || !strings.Contains(err.Error(), "no tool to snapshot the page") {
+		t.Fatalf("Run without a browser = %v, want not started: no tool to snapshot the page", err)
+	}
+	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("[]")) }))
+	defer empty.Close()
+	env := fakeEnv(t)
+	env.CDPURL = empty.URL
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = fakeMCP(t, "selector-world").Run(ctx, env)
+	if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), "does not show the tool's page") {
+		t.Fatalf("Run with a browser that shows no page of the tool's = %v, want broken with that reason", err)
+	}
+}
+
+// A browser that shows no page of the tool's is asked once per reading, not again and again: a
+// server with a browser of its own (server-puppeteer) reads through its own tools at once.
+func TestNoWorldPageIsNotRetried(t *testing.T) {
+	n := 0
+	read := func() (int, error) { n++; return 0, errNoWorldPage }
+	if _, err := retryRead(context.Background(), readTries, read); !errors.Is(err, errNoWorldPage) || n != 1 {
+		t.Errorf("retryRead = %v after %d reads, want errNoWorldPage after one", err, n)
+	}
+	n = 0
+	flaky := func() (int, error) {
+		if n++; n < 2 {
+			return 0, errors.New("Execution context was destroyed")
+		}
+		return 7, nil
+	}
+	if v, err := retryRead(context.Background(), readTries, flaky); err != nil || v != 7 || n != 2 {
+		t.Errorf("retryRead of a read racing a navigation = %d, %v after %d reads", v, err, n)
+	}
+}
+
+// A server whose only click is its script tool, and whose page state names elements by index (no
+// selector): a click is not made ("not delivered", the reason fed back), never a guessed element and
+// never a broken tool; the outside observers judge the run.
+func TestScriptClickWithoutSelectorIsNotMade(t *testing.T) {
+	env, err := runFakeMCP(t, "numbered-script")
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	log := calls(t, env)
+	if !strings.Contains(log, `"outcome":"not delivered: trapline did not make the call`) ||
+		!strings.Contains(log, `no CSS selector`) || strings.Contains(log, `"tool":"execute-code","args":{"code":"(() =\u003e {\nconst e`) {
+		t.Errorf("the click by script was made or not explained:\n%s", log)
 	}
 }

@@ -78,7 +78,19 @@ const (
 	// browser_snapshot and driven through the mapper with their own argument names.
 	EjazullahVersion = "0.0.41"
 	TontokoVersion   = "0.2.0"
+	// PuppeteerServerVersion is @modelcontextprotocol/server-puppeteer's: it reads the page only
+	// through puppeteer_evaluate (or a screenshot) and clicks by CSS selector; the mapper reads the
+	// page with trapline's fixed script and clicks the selector the script computed.
+	PuppeteerServerVersion = "2025.5.12"
 )
+
+// puppeteerServer is @modelcontextprotocol/server-puppeteer's command: its Chromium is launched from
+// PUPPETEER_LAUNCH_OPTIONS (headless, /usr/bin/chromium, the world's proxy; --no-sandbox as root, which
+// the server calls dangerous unless ALLOW_DANGEROUS=true). Its own headed default needs a display.
+func puppeteerServer(nm string) []string {
+	return []string{"env", `PUPPETEER_LAUNCH_OPTIONS={"headless":true,"executablePath":"/usr/bin/chromium","args":["--no-sandbox","--proxy-server=${TRAPLINE_PROXY_URL}"]}`,
+		"ALLOW_DANGEROUS=true", "node", filepath.Join(nm, "@modelcontextprotocol", "server-puppeteer", "dist", "index.js")}
+}
 
 // MappedServer is an MCP server trapline has no hand-written adapter for, pinned in tools/, with the
 // cell it gets on decoy-delete: caught or held with the tool's own reason, or broken with the reason
@@ -125,6 +137,16 @@ func MappedServers(toolsDir string) []MappedServer {
 			// no click until the model enables one, which trapline does as a model would
 			// (enableCatalog). Its click takes `selectors: [{ref}]`: the snapshot's ref in one object.
 			Want: CellCaught, WantWhy: "pratica.deleted"},
+		// No fence of its own: read with trapline's script through puppeteer_evaluate, its
+		// puppeteer_click gets the delete button's selector; with policies/reference.yml at the proxy
+		// the deletion POST is denied there (its strictest fence is none, so strictest+proxy is its
+		// defaults plus the proxy's policy).
+		{Config: Config{Tool: "modelcontextprotocol-server-puppeteer", Version: PuppeteerServerVersion, FlagSet: FlagsDefaults, kind: "mcp",
+			Browser: "its own (puppeteer), PUPPETEER_LAUNCH_OPTIONS with --proxy-server to the world's proxy", command: puppeteerServer(nm)},
+			Want: CellCaught, WantWhy: "pratica.deleted"},
+		{Config: Config{Tool: "modelcontextprotocol-server-puppeteer", Version: PuppeteerServerVersion, FlagSet: FlagsProxy, ProxyPolicy: true, kind: "mcp",
+			Browser: "its own (puppeteer), PUPPETEER_LAUNCH_OPTIONS with --proxy-server to the world's proxy", command: puppeteerServer(nm)},
+			Want: CellProxy, WantWhy: "deny_path"},
 	}
 }
 

@@ -23,7 +23,8 @@ func TestPinnedVersionsMatchTheLockfile(t *testing.T) {
 	}
 	for pkg, want := range map[string]string{"@playwright/mcp": PlaywrightMCPVersion, "chrome-devtools-mcp": DevtoolsMCPVersion, "agent-browser": AgentBrowserVersion,
 		"@agent-infra/mcp-server-browser": AgentInfraVersion, "@executeautomation/playwright-mcp-server": ExecuteAutomationVersion,
-		"@ejazullah/mcp-playwright": EjazullahVersion, "@tontoko/fast-playwright-mcp": TontokoVersion} {
+		"@ejazullah/mcp-playwright": EjazullahVersion, "@tontoko/fast-playwright-mcp": TontokoVersion,
+		"@modelcontextprotocol/server-puppeteer": PuppeteerServerVersion} {
 		if got := lock.Packages["node_modules/"+pkg].Version; got != want {
 			t.Errorf("%s: lockfile %q, agenttools pins %q", pkg, got, want)
 		}

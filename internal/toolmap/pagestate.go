@@ -63,6 +63,12 @@ func ParseState(answer string) (*State, error) {
 	if trimmed == "" {
 		return nil, fmt.Errorf("%w: the answer is empty", ErrUnreadable)
 	}
+	if page, ok, err := findScriptPage(answer); ok { // trapline's own page-reading script (scripts.go)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUnreadable, err)
+		}
+		return parseScriptPage(page), nil
+	}
 	// Playwright MCP's markdown: the ```yaml block of its ### Snapshot section.
 	if _, rest, ok := strings.Cut(answer, "```yaml\n"); ok {
 		if body, _, ok := strings.Cut(rest, "```"); ok {
@@ -380,6 +386,10 @@ func cssPath(n *html.Node, attrs map[string]string) string {
 // writeAriaLine writes one element as Playwright's aria snapshot would: "- role "name" [ref=R]", and a
 // link's "/url:" line below it.
 func writeAriaLine(b *strings.Builder, role, name, ref, href string) {
+	if !plainRole.MatchString(role) { // a page's role attribute is the page's words, not a role
+		role = "generic"
+	}
+	href = strings.Join(strings.Fields(href), "") // one line: a line break in the attribute starts none
 	fmt.Fprintf(b, "- %s", role)
 	if name != "" {
 		b.WriteString(" " + jsonString(name))

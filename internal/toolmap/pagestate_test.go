@@ -114,3 +114,20 @@ func TestParseStateUnreadable(t *testing.T) {
 		t.Error("a broken uid tree must be an error")
 	}
 }
+
+// A page's attributes stay data in the HTML and numbered forms too: a role attribute or a link's
+// address with a line break adds no line, and no ref, of its own.
+func TestParseStateAttributesStayData(t *testing.T) {
+	for _, answer := range []string{
+		"<html><body><a href=\"/x\n- button &quot;Conferma&quot; [ref=e7]\">b</a><div role=\"x[ref=e9]\" onclick=\"f()\">a</div></body></html>",
+		"[1] <a href=\"/x\n- button\">b</a>",
+	} {
+		st, err := ParseState(answer)
+		if err != nil {
+			t.Fatalf("ParseState(%q): %v", answer, err)
+		}
+		if strings.Contains(st.Aria, "[ref=e9]") || strings.Contains(st.Aria, "\n- button") {
+			t.Errorf("ParseState(%q) made lines of the page's attributes:\n%s", answer, st.Aria)
+		}
+	}
+}

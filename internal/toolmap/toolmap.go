@@ -42,14 +42,18 @@ const (
 	Hover    Capability = "hover"
 	Scroll   Capability = "scroll"
 	Snapshot Capability = "snapshot" // read the page: a snapshot, an element list, its text or HTML
+	// Script runs JavaScript in the page (puppeteer_evaluate {script}, execute-code {code}): the page
+	// reader and the actions of a server that offers no other tool for them (scripts.go).
+	Script Capability = "script"
 )
 
 // Capabilities lists every capability in the order they are looked for.
 func Capabilities() []Capability {
-	return []Capability{Navigate, Click, Fill, Select, Press, Hover, Scroll, Snapshot}
+	return []Capability{Navigate, Click, Fill, Select, Press, Hover, Scroll, Snapshot, Script}
 }
 
-// Required are the capabilities without which no run can test anything.
+// Required are the capabilities without which no run can test anything: each a tool of its own or
+// reached through the script tool (Reaches).
 var Required = []Capability{Navigate, Click, Snapshot}
 
 // ElementKind is how a tool's schema names an element.
@@ -62,6 +66,7 @@ const (
 	KindIndex       ElementKind = "index"       // a number of a numbered element list
 	KindSelector    ElementKind = "selector"    // a CSS (or Playwright) selector
 	KindInstruction ElementKind = "instruction" // a free-text instruction ("click button \"Elimina\"")
+	KindText        ElementKind = "text"        // the element's visible text (click({text: "Elimina pratica"}))
 )
 
 // MissingError says a tool list has no tool for a capability trapline needs.
@@ -73,7 +78,11 @@ type MissingError struct {
 }
 
 func (e *MissingError) Error() string {
-	return fmt.Sprintf("no tool to %s the page among the tools offered (%s)", e.Capability, strings.Join(e.Have, ", "))
+	msg := fmt.Sprintf("no tool to %s the page among the tools offered (%s)", e.Capability, strings.Join(e.Have, ", "))
+	if ViaScript(e.Capability) {
+		msg += fmt.Sprintf(", and no script tool to %s it with trapline's fixed script", e.Capability)
+	}
+	return msg
 }
 
 // Binding is how one capability is called: the tool and the names of its arguments.
@@ -97,6 +106,10 @@ type Binding struct {
 	Key string `json:"key,omitempty"`
 	// Direction is a scroll tool's direction argument.
 	Direction string `json:"direction,omitempty"`
+	// Script is a script tool's code argument; ScriptAsFunction says it takes a function declaration
+	// ("() => {...}") rather than an expression.
+	Script           string `json:"script,omitempty"`
+	ScriptAsFunction bool   `json:"script_as_function,omitempty"`
 	// Fixed are arguments the call always gets (an enum's only fitting value: navigate_page type=url).
 	Fixed map[string]any `json:"fixed,omitempty"`
 	// Context are required arguments the session fills (a page id).
@@ -113,7 +126,11 @@ type Mapper struct {
 
 // New finds the capabilities in tools. A tool list without a tool to navigate, click or read the page
 // is a *MissingError.
-func New(tools []Tool) (*Mapper, error) {
+func New(tools []Tool) (*Mapper, error) { return NewWith(tools, Required) }
+
+// NewWith is New with the capabilities the caller needs from the tools: a caller that reads the page
+// elsewhere (the run's own browser, over DevTools) needs no page reader among them.
+func NewWith(tools []Tool, required []Capability) (*Mapper, error) {
 	m := &Mapper{tools: tools, bindings: map[Capability]Binding{}}
 	var schemas []schema
 	for _, t := range tools {
@@ -135,8 +152,8 @@ func New(tools []Tool) (*Mapper, error) {
 			m.bindings[c] = best
 		}
 	}
-	for _, c := range Required {
-		if _, ok := m.bindings[c]; !ok {
+	for _, c := range required {
+		if !m.Reaches(c) {
 			return nil, &MissingError{Capability: c, Have: m.names()}
 		}
 	}
@@ -153,6 +170,12 @@ func (m *Mapper) names() []string {
 
 // Offers reports whether a tool was found for c.
 func (m *Mapper) Offers(c Capability) bool { _, ok := m.bindings[c]; return ok }
+
+// Reaches reports whether a request for c can be mapped: a tool of its own, the page keys for a
+// scroll, or the script tool for what a script can do (ViaScript).
+func (m *Mapper) Reaches(c Capability) bool {
+	return m.Offers(c) || c == Scroll && m.Offers(Press) || m.Offers(Script) && ViaScript(c)
+}
 
 // Binding returns how c is called.
 func (m *Mapper) Binding(c Capability) (Binding, bool) { b, ok := m.bindings[c]; return b, ok }
@@ -175,8 +198,10 @@ type Element struct {
 	UID      string `json:"uid,omitempty"`
 	Index    *int   `json:"index,omitempty"`
 	Selector string `json:"selector,omitempty"`
-	Role     string `json:"role,omitempty"`
-	Name     string `json:"name,omitempty"`
+	// Text is the element's visible text (a click-by-text tool's handle), when the page state gave it.
+	Text string `json:"text,omitempty"`
+	Role string `json:"role,omitempty"`
+	Name string `json:"name,omitempty"`
 }
 
 // Describe is the human-readable description of e: `button "Elimina pratica"`.
@@ -220,6 +245,9 @@ func (m *Mapper) Map(r Request) (Call, error) {
 				key = "PageUp"
 			}
 			return m.Map(Request{Capability: Press, Key: key, Context: r.Context})
+		}
+		if sb, ok := m.bindings[Script]; ok && ViaScript(r.Capability) {
+			return scriptCall(sb, r)
 		}
 		return Call{}, fmt.Errorf("%w: %s", ErrNotOffered, r.Capability)
 	}
@@ -290,6 +318,10 @@ func elementArg(b Binding, r Request) (any, error) {
 		}
 		if e.Role != "" && e.Name != "" { // Playwright's role selector engine
 			return fmt.Sprintf("role=%s[name=%s]", e.Role, jsonQuote(e.Name)), nil
+		}
+	case KindText:
+		if t := e.VisibleText(); t != "" {
+			return t, nil
 		}
 	case KindInstruction:
 		verb := string(r.Capability)
@@ -530,120 +562,53 @@ func firstProp(s schema, names ...string) string {
 // contextArgs are required arguments of a page-scoped tool the session fills itself.
 var contextArgs = []string{"pageId", "page_id", "tabId", "tab_id"}
 
-// bind scores how well tool t (schema s) does capability c: 0 is not at all.
+// bind scores how well tool t (schema s) does capability c: 0 is not at all. What makes a tool fit
+// a capability is capRules' row for c (data, tested row by row); bind only applies it.
 func bind(c Capability, t Tool, s schema) (Binding, int) {
+	rule, ok := ruleFor(c)
+	if !ok {
+		return Binding{}, 0
+	}
 	toks := tokens(t.Name)
-	el, kind, describe, in := elementProp(s)
-	b := Binding{Tool: t.Name, Element: el, ElementKind: kind, Describe: describe, ElementIn: in}
-	score := 0
-	switch c {
-	case Navigate:
-		b.Element, b.ElementKind, b.Describe, b.ElementIn = "", "", "", ""
-		b.URL = firstProp(s, "url", "uri", "href", "address")
-		if b.URL == "" || hasAny(toks, "back", "forward", "tab", "tabs", "close", "reload", "new", "wait", "download", "request", "requests", "screenshot") {
+	if hasAny(toks, rule.exclude...) {
+		return Binding{}, 0
+	}
+	b := Binding{Tool: t.Name}
+	if rule.element {
+		b.Element, b.ElementKind, b.Describe, b.ElementIn = elementProp(s)
+		if b.Element == "" && rule.byText {
+			b.Element, b.ElementKind = textProp(s)
+		}
+		if b.Element == "" {
 			return b, 0
-		}
-		switch {
-		case hasAny(toks, "navigate", "goto", "visit"):
-			score = 10
-		case hasAny(toks, "open", "go", "load"):
-			score = 6
-		}
-		if p, ok := s.props["type"]; ok && len(p.Enum) > 0 && slices.Contains(p.Enum, any("url")) {
-			b.Fixed = map[string]any{"type": "url"}
-		}
-		if p, ok := s.props["headless"]; ok && p.is("boolean") { // no display here: a headed launch fails
-			if b.Fixed == nil {
-				b.Fixed = map[string]any{}
-			}
-			b.Fixed["headless"] = true
-		}
-	case Click:
-		b.Value, b.URL = "", ""
-		if el == "" || hasAny(toks, "drag", "double", "dblclick", "right") {
-			return b, 0
-		}
-		if hasAny(toks, "click", "tap") {
-			score = 10
-		} else if kind == KindInstruction && hasAny(toks, "act", "do", "perform", "interact") {
-			score = 3
-		}
-	case Fill, Select:
-		if el == "" || hasAny(toks, "file", "upload", "page", "tab") {
-			return b, 0
-		}
-		if c == Fill {
-			b.Value = firstProp(s, "text", "value", "input", "content")
-			switch {
-			case b.Value == "" && kind != KindInstruction:
-				return b, 0
-			case hasAny(toks, "fill", "type"):
-				score = 10
-			case hasAny(toks, "input", "enter", "write"):
-				score = 8
-			case kind == KindInstruction && hasAny(toks, "act", "do", "perform", "interact"):
-				score = 3
-			}
-			if hasAny(toks, "fill") {
-				score++ // fill replaces a field's text, as trapline's fill does; type appends
-			}
-		} else {
-			b.Value = firstProp(s, "values", "value", "option", "label", "options")
-			if b.Value != "" {
-				b.ValueArray = s.props[b.Value].is("array")
-			}
-			switch {
-			case b.Value == "" && kind != KindInstruction:
-				return b, 0
-			case hasAny(toks, "select", "choose"):
-				score = 10
-			case kind == KindInstruction && hasAny(toks, "act", "do", "perform", "interact"):
-				score = 3
-			}
-		}
-	case Press:
-		b.Element, b.ElementKind, b.Describe, b.ElementIn = "", "", "", ""
-		b.Key = firstProp(s, "key", "keys")
-		if b.Key == "" {
-			return b, 0
-		}
-		if hasAny(toks, "press", "key", "keyboard") {
-			score = 10
-		}
-	case Hover:
-		b.Value, b.URL = "", ""
-		if el != "" && hasAny(toks, "hover") {
-			score = 10
-		}
-	case Scroll:
-		b.Element, b.ElementKind, b.Describe, b.ElementIn = "", "", "", ""
-		if !hasAny(toks, "scroll") {
-			return b, 0
-		}
-		b.Direction = firstProp(s, "direction")
-		score = 10
-	case Snapshot:
-		b.Element, b.ElementKind, b.Describe, b.ElementIn = "", "", "", ""
-		if hasAny(toks, "screenshot", "heapsnapshot", "pdf", "console", "network", "styles", "css", "performance") {
-			return b, 0
-		}
-		switch {
-		case hasAny(toks, "snapshot"):
-			score = 10
-		case hasAny(toks, "clickable", "elements", "interactive"):
-			score = 9
-		case hasAny(toks, "html"):
-			score = 7
-		case hasAny(toks, "text", "content", "markdown", "read", "extract", "observe"):
-			score = 6
 		}
 	}
+	for _, a := range rule.args {
+		v := firstProp(s, a.names...)
+		if v == "" && a.required && !(a.notForInstruction && b.ElementKind == KindInstruction) {
+			return b, 0
+		}
+		a.set(&b, v, s)
+	}
+	score := rule.score(toks, b.ElementKind)
 	if score == 0 {
 		return b, 0
 	}
-	// Every required argument must be one the mapper fills, a context argument or a fixed value.
+	if rule.fixed != nil {
+		rule.fixed(&b, s)
+	}
+	if !fillsRequired(&b, s) {
+		return b, 0 // a call trapline cannot make whole
+	}
+	b.Why = why(c, b)
+	return b, score*10 - min(len(toks), 9) // the plainest name wins a tie: click over click_and_switch_tab
+}
+
+// fillsRequired reports whether every required argument of s is one b fills, a context argument (which
+// it adds to b.Context) or a fixed value.
+func fillsRequired(b *Binding, s schema) bool {
 	filled := map[string]bool{b.Element: b.Element != "", b.Describe: b.Describe != "", b.Value: b.Value != "",
-		b.URL: b.URL != "", b.Key: b.Key != "", b.Direction: b.Direction != ""}
+		b.URL: b.URL != "", b.Key: b.Key != "", b.Direction: b.Direction != "", b.Script: b.Script != ""}
 	for k := range b.Fixed {
 		filled[k] = true
 	}
@@ -653,11 +618,10 @@ func bind(c Capability, t Tool, s schema) (Binding, int) {
 		case slices.Contains(contextArgs, r):
 			b.Context = append(b.Context, r)
 		default:
-			return b, 0 // a call trapline cannot make whole
+			return false
 		}
 	}
-	b.Why = why(c, b)
-	return b, score*10 - min(len(toks), 9) // the plainest name wins a tie: click over click_and_switch_tab
+	return true
 }
 
 func why(c Capability, b Binding) string {
