@@ -33,7 +33,6 @@ var longFuncs = map[string]funcSize{
 	"agentkit/planner/adversary/adversary.go:Planner.candidates": {94, 33},
 	"cmd/trapline/mutate.go:cmdMutate":                           {107, 27},
 	"cmd/trapline/report.go:cmdReport":                           {82, 22},
-	"cmd/trapline/run.go:parseRun":                               {111, 38},
 	"cmd/trapline/tools_matrix.go:cmdToolsMatrix":                {117, 31},
 	"harness/agent.go:RunAgent":                                  {92, 25},
 	"internal/agenttools/fakemcp/fakemcp.go:Serve":               {139, 38},
