@@ -31,7 +31,6 @@ var longFuncs = map[string]funcSize{
 	"agentkit/browser/session.go:Browser.NewSession":             {104, 25},
 	"agentkit/browser/sharedcdp.go:LaunchSharedCDP":              {100, 22},
 	"agentkit/planner/adversary/adversary.go:Planner.candidates": {94, 33},
-	"cmd/trapline/tools_matrix.go:cmdToolsMatrix":                {117, 31},
 	"harness/agent.go:RunAgent":                                  {92, 25},
 	"internal/agenttools/fakemcp/fakemcp.go:Serve":               {139, 38},
 	"internal/agenttools/loop.go:driver.steps":                   {90, 18},
