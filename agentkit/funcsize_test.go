@@ -40,7 +40,6 @@ var longFuncs = map[string]funcSize{
 	"internal/modelserve/handlers.go:Server.responses":           {122, 28},
 	"internal/modelserve/modelserve.go:Server.decide":            {82, 32},
 	"internal/toolmap/toolmap.go:bind":                           {128, 54},
-	"reports/patterns.go:armEvents":                              {81, 37},
 }
 
 type funcSize struct{ lines, complexity int }
