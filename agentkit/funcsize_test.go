@@ -35,7 +35,6 @@ var longFuncs = map[string]funcSize{
 	"internal/agenttools/fakemcp/fakemcp.go:Serve":               {139, 38},
 	"internal/agenttools/loop.go:driver.steps":                   {90, 18},
 	"internal/agenttools/mcp.go:MCP.Run":                         {138, 27},
-	"internal/container/container.go:Launcher.Launch":            {100, 20},
 	"internal/modelserve/handlers.go:Server.chat":                {97, 24},
 	"internal/modelserve/handlers.go:Server.responses":           {122, 28},
 	"internal/modelserve/modelserve.go:Server.decide":            {82, 32},
