@@ -26,7 +26,6 @@ const (
 // (lines/complexity): the list only shrinks. A function here may not grow past its figures, and one
 // that is back under both limits fails until its line goes, so the list stays true.
 var longFuncs = map[string]funcSize{
-	"agentkit/agent.go:run.loop":                       {94, 27},
 	"agentkit/browser/login.go:Session.Login":          {82, 27},
 	"agentkit/browser/session.go:Browser.NewSession":   {104, 25},
 	"agentkit/browser/sharedcdp.go:LaunchSharedCDP":    {100, 22},
