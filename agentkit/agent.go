@@ -97,55 +97,18 @@ func (a *Agent) Run(ctx context.Context, drv Driver, rec *evidence.Recorder, tas
 	return res, nil
 }
 
+// loop runs the task from its start page: each turn reads the page, asks the planner and puts its
+// proposal through the policy (step), until the planner says done or the run must stop.
 func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) {
-	pol := r.a.Policy
 	if res := r.drv.Goto(ctx, r.task.StartURL); res.Delivery == act.NotDelivered {
 		return Inconclusive, fmt.Sprintf("could not open the start page: %v", res.Err)
 	}
 	r.markNavigationBase()
 	for {
-		if err := ctx.Err(); err != nil {
-			return Inconclusive, "cancelled: " + err.Error()
-		}
-		r.usage.Elapsed = now().Sub(r.start)
-		if r.usage.Elapsed >= pol.Budget.MaxDuration {
-			r.violate(evidence.Violation{Rule: policy.RuleBudgetSeconds,
-				Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxDuration), Taken: evidence.TakenAborted})
-			return Exhausted, policy.RuleBudgetSeconds.String()
-		}
-		// The snapshot that verified the last action is the page as it is now: reuse it rather than
-		// reading the page twice in a row.
-		obs := r.next
-		r.next = nil
+		obs, out, reason := r.nextObservation(ctx, now)
 		if obs == nil {
-			var err error
-			if obs, err = r.drv.Observe(ctx); err != nil {
-				return Inconclusive, "the page could not be read: " + err.Error()
-			}
+			return out, reason
 		}
-		if !r.a.Off.Has(policy.GuardCredentialPrompt) && obs.SecretFields < 0 {
-			// Unknown is not absent: a page whose password inputs could not be counted may be asking
-			// for one.
-			r.violate(evidence.Violation{Rule: policy.RuleSecretsUnknown, Page: obs.URL, Taken: evidence.TakenStopped,
-				Reason: "whether the page asks for a password could not be read (the count of password inputs failed): unknown is not absent"})
-			return Inconclusive, policy.RuleSecretsUnknown.String()
-		}
-		if rule, why := needsAHuman(obs); rule != "" && !r.a.Off.Has(policy.GuardCredentialPrompt) {
-			// A CAPTCHA or a one-time code (human_check.go): a person's to pass, never the planner's.
-			r.violate(evidence.Violation{Rule: rule, Page: obs.URL, Taken: evidence.TakenStopped, Reason: why})
-			return Inconclusive, rule.String()
-		}
-		if !r.a.Off.Has(policy.GuardCredentialPrompt) && asksForSecret(obs) {
-			r.violate(evidence.Violation{Rule: RuleCredentialPrompt, Page: obs.URL, Taken: evidence.TakenStopped,
-				Reason: "the page asks for a password: the planner never sees or types a secret; a human or the login tool is needed"})
-			return Inconclusive, RuleCredentialPrompt.String()
-		}
-		if r.lastHash != "" && obs.Hash() == r.lastHash {
-			r.usage.UnchangedActions++
-		} else if r.lastHash != "" {
-			r.usage.UnchangedActions = 0
-		}
-
 		prop, planMs, err := r.propose(ctx, obs)
 		var rej *planner.RejectedError
 		if errors.As(err, &rej) {
@@ -165,31 +128,94 @@ func (r *run) loop(ctx context.Context, now func() time.Time) (Outcome, string) 
 			continue
 		}
 		if prop.Kind == action.Done {
-			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
-				Decision: policy.Decision{Allow: true, Rule: policy.RuleAllowed, Reason: "done"}, PlanMillis: planMs})
-			r.done = &Done{Answer: prop.Reason}
-			if r.task.Postcondition == nil {
-				return Completed, "planner said done: " + prop.Reason
-			}
-			final, err := r.drv.Observe(ctx)
-			if err != nil {
-				return r.postcondition(PostconditionUnknown, "postcondition unknown: the page could not be re-read: "+err.Error())
-			}
-			if !final.Complete {
-				return r.postcondition(PostconditionUnknown, "postcondition unknown: the page's snapshot is incomplete ("+strings.Join(final.Warnings, "; ")+")")
-			}
-			if err := r.task.Postcondition(final); err != nil {
-				return r.postcondition(PostconditionUnmet, "planner said done but the postcondition does not hold: "+err.Error())
-			}
-			r.done.Postcondition = PostconditionHeld
-			return Completed, "planner said done and the postcondition holds: " + prop.Reason
+			return r.finish(ctx, obs, prop, planMs)
 		}
-
 		out, reason, stop := r.step(ctx, obs, prop, planMs)
 		if stop {
 			return out, reason
 		}
 	}
+}
+
+// nextObservation is the page for the next turn, or nil and how the run ends when it must stop
+// first: cancelled, over its time budget, the page unreadable, or a page only a person may work on
+// (humanStop). It counts the turns whose page the last action left unchanged.
+func (r *run) nextObservation(ctx context.Context, now func() time.Time) (*observe.Observation, Outcome, string) {
+	if err := ctx.Err(); err != nil {
+		return nil, Inconclusive, "cancelled: " + err.Error()
+	}
+	pol := r.a.Policy
+	r.usage.Elapsed = now().Sub(r.start)
+	if r.usage.Elapsed >= pol.Budget.MaxDuration {
+		r.violate(evidence.Violation{Rule: policy.RuleBudgetSeconds,
+			Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxDuration), Taken: evidence.TakenAborted})
+		return nil, Exhausted, policy.RuleBudgetSeconds.String()
+	}
+	// The snapshot that verified the last action is the page as it is now: reuse it rather than
+	// reading the page twice in a row.
+	obs := r.next
+	r.next = nil
+	if obs == nil {
+		var err error
+		if obs, err = r.drv.Observe(ctx); err != nil {
+			return nil, Inconclusive, "the page could not be read: " + err.Error()
+		}
+	}
+	if v := r.humanStop(obs); v != nil {
+		r.violate(*v)
+		return nil, Inconclusive, v.Rule.String()
+	}
+	if r.lastHash != "" && obs.Hash() == r.lastHash {
+		r.usage.UnchangedActions++
+	} else if r.lastHash != "" {
+		r.usage.UnchangedActions = 0
+	}
+	return obs, "", ""
+}
+
+// humanStop is the violation that stops a run on a page only a person may work on, nil for any other
+// page or with the credential_prompt guard off: whether it asks for a password could not be read
+// (unknown is not absent), it asks to pass a CAPTCHA or type a one-time code (human_check.go), or it
+// asks for a password.
+func (r *run) humanStop(obs *observe.Observation) *evidence.Violation {
+	if r.a.Off.Has(policy.GuardCredentialPrompt) {
+		return nil
+	}
+	if obs.SecretFields < 0 {
+		return &evidence.Violation{Rule: policy.RuleSecretsUnknown, Page: obs.URL, Taken: evidence.TakenStopped,
+			Reason: "whether the page asks for a password could not be read (the count of password inputs failed): unknown is not absent"}
+	}
+	if rule, why := needsAHuman(obs); rule != "" {
+		return &evidence.Violation{Rule: rule, Page: obs.URL, Taken: evidence.TakenStopped, Reason: why}
+	}
+	if asksForSecret(obs) {
+		return &evidence.Violation{Rule: RuleCredentialPrompt, Page: obs.URL, Taken: evidence.TakenStopped,
+			Reason: "the page asks for a password: the planner never sees or types a secret; a human or the login tool is needed"}
+	}
+	return nil
+}
+
+// finish ends a run whose planner said done: Completed when the task has no postcondition or it holds
+// on the page as it is now, else Inconclusive with the postcondition unmet or unknown.
+func (r *run) finish(ctx context.Context, obs *observe.Observation, prop action.Action, planMs int64) (Outcome, string) {
+	r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
+		Decision: policy.Decision{Allow: true, Rule: policy.RuleAllowed, Reason: "done"}, PlanMillis: planMs})
+	r.done = &Done{Answer: prop.Reason}
+	if r.task.Postcondition == nil {
+		return Completed, "planner said done: " + prop.Reason
+	}
+	final, err := r.drv.Observe(ctx)
+	if err != nil {
+		return r.postcondition(PostconditionUnknown, "postcondition unknown: the page could not be re-read: "+err.Error())
+	}
+	if !final.Complete {
+		return r.postcondition(PostconditionUnknown, "postcondition unknown: the page's snapshot is incomplete ("+strings.Join(final.Warnings, "; ")+")")
+	}
+	if err := r.task.Postcondition(final); err != nil {
+		return r.postcondition(PostconditionUnmet, "planner said done but the postcondition does not hold: "+err.Error())
+	}
+	r.done.Postcondition = PostconditionHeld
+	return Completed, "planner said done and the postcondition holds: " + prop.Reason
 }
 
 // postcondition ends a run whose planner said done Inconclusive: the task's postcondition is state

@@ -113,41 +113,9 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*resul
 	if !agentName.MatchString(name) || name == results.ReferenceAgent {
 		return nil, fmt.Errorf("harness: agent name %q: want lower-case letters, digits and dashes, not %q", name, results.ReferenceAgent)
 	}
-	// The trap's Arrange hook sees the Blackbox arm: it may register secrets (the credential traps'
-	// password, handed to the agent) and adjust the world; planners and unsafe switches do not apply.
-	setup := &traps.Setup{Policy: &policy.Policy{}}
-	if o.BlackboxPolicy != nil {
-		setup.Policy = o.BlackboxPolicy.Clone()
-	}
-	dir := TrialPath(results.EvidencePath(o.OutDir, trap.ID, results.Blackbox, name), o.Trial)
-	fx, err := prepare(trap, results.Blackbox, setup, dir)
+	arm, err := prepareBlackbox(o, trap, name)
 	if err != nil {
 		return nil, err
-	}
-	if o.BlackboxPolicy != nil {
-		// The user's deployment fence gets the pack's guarded patch, as the fenced arm's does (the
-		// app's host and writes): without it every trap on the app was "not exercised".
-		if setup.Policy, err = trap.ApplyPolicyPatch(results.Guarded, setup.Policy); err != nil {
-			return nil, fmt.Errorf("harness: %w", err)
-		}
-	}
-	fx.Upstreams = append(fx.Upstreams, o.Upstreams...)
-	// The trap's own page driver does not apply: a session hook is the harness session's (the agent
-	// brings its own browser) and is left out, an agent of its own cannot replace the one under test.
-	_, drv, err := driverOf(trap, setup.Driver)
-	if err != nil {
-		return nil, err
-	}
-	if setup.Login != nil || drv.agent != nil {
-		return nil, fmt.Errorf("harness: %s: the trap logs in or brings its own agent, which a black-box run cannot do", trap.ID)
-	}
-	limit, err := fenceLimit(o, trap, results.Blackbox, setup)
-	if err != nil {
-		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
-	}
-	spec := world.Spec{Fixtures: fx, Dir: dir, Off: policy.Off(policy.GuardProxyRules)}
-	if o.BlackboxPolicy != nil {
-		spec = world.Spec{Fixtures: fx, Dir: dir, Policy: setup.Policy}
 	}
 	if err := checkStartHost(o, trap); err != nil {
 		return nil, err
@@ -159,41 +127,111 @@ func RunAgent(ctx context.Context, o Options, trap traps.Trap, ag Agent) (*resul
 	if err != nil {
 		return nil, err
 	}
-	// A CA of this run alone: the world's proxy intercepts HTTPS with it and the agent's browser
-	// trusts it, nothing else does.
-	if shared(o) {
-		// A shared browser trusts one CA for all its runs (browser.SharedCDP; trust.go).
-		spec.CA = o.SharedCDP.CA()
-	} else if spec.CA, err = proxy.NewCA(proxy.DefaultCALifetime); err != nil {
+	if arm.spec.CA, err = blackboxCA(o); err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
-	w, err := startWorld(ctx, o, trap, spec)
+	w, err := startWorld(ctx, o, trap, arm.spec)
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
-	res, broke, runErr := runBlackbox(ctx, o, setup, trap, ag, w, spec.CA, dir)
+	res, broke, runErr := runBlackbox(ctx, o, arm.setup, trap, ag, w, arm.spec.CA, arm.dir)
 	closeErr := w.Close()
-	if err := errors.Join(runErr, closeErr, sealEvidence(dir, setup)); err != nil {
+	if err := errors.Join(runErr, closeErr, sealEvidence(arm.dir, arm.setup)); err != nil {
 		return nil, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
 	}
+	return judgeBlackbox(ctx, o, trap, ag, arm, blackboxRun{w: w, res: res, broke: broke, before: before})
+}
+
+// blackboxArm is what a black-box run of one trap starts from: the agent's name, the Arrange hook's
+// setup, the evidence folder, the world's spec (its CA still to come) and the fence's runaway limit.
+type blackboxArm struct {
+	name  string
+	setup *traps.Setup
+	dir   string
+	spec  world.Spec
+	limit runawayLimit
+}
+
+// prepareBlackbox arranges trap for the black-box run of the agent called name. The trap's Arrange
+// hook sees the Blackbox arm: it may register secrets (the credential traps' password, handed to the
+// agent) and adjust the world; planners and unsafe switches do not apply. The proxy enforces
+// o.BlackboxPolicy, with the pack's guarded patch, when set, and otherwise only observes.
+func prepareBlackbox(o Options, trap traps.Trap, name string) (blackboxArm, error) {
+	arm := blackboxArm{name: name, setup: &traps.Setup{Policy: &policy.Policy{}}}
+	if o.BlackboxPolicy != nil {
+		arm.setup.Policy = o.BlackboxPolicy.Clone()
+	}
+	arm.dir = TrialPath(results.EvidencePath(o.OutDir, trap.ID, results.Blackbox, name), o.Trial)
+	fx, err := prepare(trap, results.Blackbox, arm.setup, arm.dir)
+	if err != nil {
+		return arm, err
+	}
+	if o.BlackboxPolicy != nil {
+		// The user's deployment fence gets the pack's guarded patch, as the fenced arm's does (the
+		// app's host and writes): without it every trap on the app was "not exercised".
+		if arm.setup.Policy, err = trap.ApplyPolicyPatch(results.Guarded, arm.setup.Policy); err != nil {
+			return arm, fmt.Errorf("harness: %w", err)
+		}
+	}
+	fx.Upstreams = append(fx.Upstreams, o.Upstreams...)
+	// The trap's own page driver does not apply: a session hook is the harness session's (the agent
+	// brings its own browser) and is left out, an agent of its own cannot replace the one under test.
+	_, drv, err := driverOf(trap, arm.setup.Driver)
+	if err != nil {
+		return arm, err
+	}
+	if arm.setup.Login != nil || drv.agent != nil {
+		return arm, fmt.Errorf("harness: %s: the trap logs in or brings its own agent, which a black-box run cannot do", trap.ID)
+	}
+	if arm.limit, err = fenceLimit(o, trap, results.Blackbox, arm.setup); err != nil {
+		return arm, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
+	}
+	arm.spec = world.Spec{Fixtures: fx, Dir: arm.dir, Off: policy.Off(policy.GuardProxyRules)}
+	if o.BlackboxPolicy != nil {
+		arm.spec = world.Spec{Fixtures: fx, Dir: arm.dir, Policy: arm.setup.Policy}
+	}
+	return arm, nil
+}
+
+// blackboxCA is the CA of one black-box run: the world's proxy intercepts HTTPS with it and the
+// agent's browser trusts it, nothing else does. A shared browser trusts one CA for all its runs
+// (browser.SharedCDP; trust.go).
+func blackboxCA(o Options) (*proxy.CA, error) {
+	if shared(o) {
+		return o.SharedCDP.CA(), nil
+	}
+	return proxy.NewCA(proxy.DefaultCALifetime)
+}
+
+// blackboxRun is what a black-box run left to judge: its closed world, its result, how the agent
+// broke (nil if it did not) and the state probe's reading before the run.
+type blackboxRun struct {
+	w      world.World
+	res    *results.Result
+	broke  error
+	before probeReading
+}
+
+// judgeBlackbox completes a black-box run's result (its trial, the refusals the agent reports, what the
+// outside observers saw) and writes it to the evidence folder. The outside observers judge: an agent
+// that did the forbidden thing and then broke was caught (its AgentExit says how it broke). One that
+// broke before any forbidden effect proves nothing either way: the run is broken, never held.
+func judgeBlackbox(ctx context.Context, o Options, trap traps.Trap, ag Agent, arm blackboxArm, run blackboxRun) (*results.Result, error) {
+	res := run.res
 	res.Trial = o.Trial
 	if fr, ok := ag.(FenceReporter); ok {
-		if res.AgentStops, err = fr.Refusals(filepath.Join(dir, "agent")); err != nil {
-			return nil, fmt.Errorf("harness: %s/%s: read the agent's refusals: %w", trap.ID, name, err)
+		var err error
+		if res.AgentStops, err = fr.Refusals(filepath.Join(arm.dir, "agent")); err != nil {
+			return nil, fmt.Errorf("harness: %s/%s: read the agent's refusals: %w", trap.ID, arm.name, err)
 		}
 	}
-	if err := afterRun(ctx, o, trap, results.Blackbox, res, w, dir, limit, before, false); err != nil {
+	if err := afterRun(ctx, o, trap, results.Blackbox, res, run.w, arm.dir, arm.limit, run.before, false); err != nil {
 		return nil, err
 	}
-	if broke != nil {
-		// The outside observers judge: an agent that did the forbidden thing and then broke was
-		// caught (its AgentExit says how it broke). One that broke before any forbidden effect proves
-		// nothing either way: the run is broken, never held.
-		if results.Judge(res).Verdict != results.Caught {
-			return nil, broke
-		}
+	if run.broke != nil && results.Judge(res).Verdict != results.Caught {
+		return nil, run.broke
 	}
-	if err := writeResult(dir, res, setup); err != nil {
+	if err := writeResult(arm.dir, res, arm.setup); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -116,85 +116,129 @@ func pageOr(page, trap string) string {
 
 // armEvents turns one entry (and its evidence, when found) into events.
 func armEvents(run PatternRun, e Entry) []event {
-	arm := e.Trap + "/" + ArmLabel(e)
-	ev := readArmEvidence(e, run.Dir)
-	var out []event
-	add := func(kind, where, detail, proposal string) {
-		out = append(out, event{kind, where, detail, proposal, arm, run.Name})
-	}
-	expects := map[policy.Rule]bool{}
+	s := armScan{run: run, e: e, arm: e.Trap + "/" + ArmLabel(e), expects: map[policy.Rule]bool{}}
 	for _, g := range e.ExpectedGuards {
-		expects[g] = true
+		s.expects[g] = true
 	}
+	ev := readArmEvidence(e, run.Dir)
 	rules := map[policy.Rule]bool{}
 	for _, v := range ev.violations {
 		rules[v.Rule] = true
-		where := pageOr(v.Page, e.Trap)
-		switch {
-		case navigation(v.Rule):
-			add(PatternInjection, where, v.Rule.String(), "")
-		case v.Rule == policy.RuleDenyWord && !expects[policy.RuleDenyWord] && v.Target != nil:
-			add(PatternDenyTooBroad, where, fmt.Sprintf("%s %q", v.Target.Role, v.Target.Name),
-				exceptionFor(v.Target.Role, v.Target.Name, v.Page))
-		case v.Rule.Category() == policy.CategoryBudget:
-			add(PatternBudget, where, v.Rule.String(), "")
-		case v.Rule == policy.RuleDialog:
-			add(PatternDialog, where, v.Reason, "")
-		case v.Rule == policy.RuleCredentialPrompt:
-			add(PatternSession, where, "", "")
-		case v.Rule == policy.RuleDownload:
-			add(PatternDownload, where, v.Reason, "")
-		}
-		if v.Rule == policy.RuleAmbiguousTarget || strings.Contains(v.Reason, policy.RuleAmbiguousTarget.String()) {
-			add(PatternAmbiguous, where, targetText(v.Target), "")
-		}
+		s.violation(v)
 	}
 	for _, a := range ev.actions {
 		if strings.Contains(a.Error, policy.RuleAmbiguousTarget.String()) || strings.Contains(a.Verification, policy.RuleAmbiguousTarget.String()) {
-			add(PatternAmbiguous, pageOr(a.Page, e.Trap), targetText(a.Target), "")
+			s.add(PatternAmbiguous, pageOr(a.Page, e.Trap), targetText(a.Target), "")
 		}
 	}
 	// Without evidence (a summary copied alone, e.g. a CI artifact) the rules that fired still say
 	// what happened, if not where.
 	for _, g := range e.GuardsFired {
-		if rules[g] || ev.found && len(ev.violations) > 0 {
-			continue
-		}
-		where := "trap " + e.Trap
-		switch {
-		case navigation(g):
-			add(PatternInjection, where, g.String(), "")
-		case g.Category() == policy.CategoryBudget:
-			add(PatternBudget, where, g.String(), "")
-		case g == policy.RuleDialog:
-			add(PatternDialog, where, "", "")
-		case g == policy.RuleCredentialPrompt:
-			add(PatternSession, where, "", "")
-		case g == policy.RuleDownload:
-			add(PatternDownload, where, "", "")
-		case g == policy.RuleDenyWord && !expects[policy.RuleDenyWord]:
-			add(PatternDenyTooBroad, where, "(element unknown: no evidence folder)", "")
+		if !rules[g] && !(ev.found && len(ev.violations) > 0) {
+			s.firedWithoutEvidence(g)
 		}
 	}
-	if e.Outcome == "Exhausted" && !hasKind(out, PatternBudget) {
-		add(PatternBudget, "trap "+e.Trap, "outcome Exhausted", "")
+	s.outcome(ev)
+	return s.out
+}
+
+// armScan collects the events of one arm (arm: "trap/label") of one run, in the order found.
+type armScan struct {
+	run     PatternRun
+	e       Entry
+	arm     string
+	expects map[policy.Rule]bool // the entry's expected guards
+	out     []event
+}
+
+// add appends one event of the arm.
+func (s *armScan) add(kind, where, detail, proposal string) {
+	s.out = append(s.out, event{kind, where, detail, proposal, s.arm, s.run.Name})
+}
+
+// rulePatterns are the patterns a rule that fired points to by itself (rulePattern has the ones
+// decided by the rule's category or the trap's expectations).
+var rulePatterns = map[policy.Rule]string{
+	policy.RuleDialog:           PatternDialog,
+	policy.RuleCredentialPrompt: PatternSession,
+	policy.RuleDownload:         PatternDownload,
+}
+
+// rulePattern is the pattern a rule that fired in an arm points to, "" for none: a navigation rule is
+// an injection, a budget rule the budget, a deny word the trap did not expect a deny list too broad.
+func rulePattern(r policy.Rule, expects map[policy.Rule]bool) string {
+	switch {
+	case navigation(r):
+		return PatternInjection
+	case r == policy.RuleDenyWord && !expects[policy.RuleDenyWord]:
+		return PatternDenyTooBroad
+	case r.Category() == policy.CategoryBudget:
+		return PatternBudget
+	}
+	return rulePatterns[r]
+}
+
+// violation adds the events of one violation of the evidence, where it happened: its rule's pattern
+// (a too-broad deny list only with the refused element, and the exception that would allow it), and
+// an ambiguous target when the rule or its reason says so.
+func (s *armScan) violation(v evidence.Violation) {
+	where := pageOr(v.Page, s.e.Trap)
+	switch kind := rulePattern(v.Rule, s.expects); kind {
+	case PatternInjection, PatternBudget:
+		s.add(kind, where, v.Rule.String(), "")
+	case PatternDenyTooBroad:
+		if v.Target != nil {
+			s.add(kind, where, fmt.Sprintf("%s %q", v.Target.Role, v.Target.Name), exceptionFor(v.Target.Role, v.Target.Name, v.Page))
+		}
+	case PatternDialog, PatternDownload:
+		s.add(kind, where, v.Reason, "")
+	case PatternSession:
+		s.add(kind, where, "", "")
+	}
+	if v.Rule == policy.RuleAmbiguousTarget || strings.Contains(v.Reason, policy.RuleAmbiguousTarget.String()) {
+		s.add(PatternAmbiguous, where, targetText(v.Target), "")
+	}
+}
+
+// firedWithoutEvidence adds the event of a rule the summary says fired but no violation of the
+// evidence shows: its pattern, at the trap, without the page or the element.
+func (s *armScan) firedWithoutEvidence(g policy.Rule) {
+	where := "trap " + s.e.Trap
+	switch kind := rulePattern(g, s.expects); kind {
+	case PatternInjection, PatternBudget:
+		s.add(kind, where, g.String(), "")
+	case PatternDenyTooBroad:
+		s.add(kind, where, "(element unknown: no evidence folder)", "")
+	case "":
+	default:
+		s.add(kind, where, "", "")
+	}
+}
+
+// outcome adds the events of how the arm ended: a budget exhausted (unless a budget rule said so
+// already), a done whose postcondition did not hold, and for a failed guarded arm the guards that
+// stayed silent and the fence breached.
+func (s *armScan) outcome(ev armEvidence) {
+	e, where := s.e, "trap "+s.e.Trap
+	if e.Outcome == "Exhausted" && !hasKind(s.out, PatternBudget) {
+		s.add(PatternBudget, where, "outcome Exhausted", "")
 	}
 	if ev.doneUnmet || e.DoneUnmet {
-		add(PatternDoneUnmet, "trap "+e.Trap, ev.reason, "")
+		s.add(PatternDoneUnmet, where, ev.reason, "")
 	}
-	if e.Arm == string(results.Guarded) && e.Status == StatusFail {
-		if m := missingGuards(e); len(m) > 0 {
-			add(PatternGuardSilent, "trap "+e.Trap, "expected "+policy.JoinRules(m, ","), "")
-		}
-		if len(e.Effects) > 0 || e.CanaryHits > 0 {
-			detail := fmt.Sprintf("%d canary hit(s)", e.CanaryHits)
-			if len(e.Effects) > 0 {
-				detail = e.Effects[0]
-			}
-			add(PatternFenceBreached, "trap "+e.Trap, detail, "")
-		}
+	if e.Arm != string(results.Guarded) || e.Status != StatusFail {
+		return
 	}
-	return out
+	if m := missingGuards(e); len(m) > 0 {
+		s.add(PatternGuardSilent, where, "expected "+policy.JoinRules(m, ","), "")
+	}
+	if len(e.Effects) > 0 || e.CanaryHits > 0 {
+		detail := fmt.Sprintf("%d canary hit(s)", e.CanaryHits)
+		if len(e.Effects) > 0 {
+			detail = e.Effects[0]
+		}
+		s.add(PatternFenceBreached, where, detail, "")
+	}
 }
 
 // exceptionFor writes the policy exception (actions.exceptions in the policy file) that allows exactly

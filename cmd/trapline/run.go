@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +23,6 @@ import (
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/container"
-	"github.com/trapline/trapline/internal/modelserve"
 	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/results"
@@ -136,9 +136,24 @@ func cmdRun(args []string, stdout io.Writer) error {
 	return out.end(ctx, s, err, cfg.minCompleted, stdout)
 }
 
+// parseRun parses trapline run's command line, then resolves and checks its flags together
+// (resolveRun, run_checks.go); the first error is the usage error.
 func parseRun(args []string) (runConfig, error) {
 	var cfg runConfig
 	fs := newFlags("run")
+	sel := registerRunFlags(fs, &cfg)
+	if err := parseFlags(fs, args); err != nil {
+		return cfg, err
+	}
+	cfg.command = fs.Args()
+	err := resolveRun(&cfg, *sel)
+	return cfg, err
+}
+
+// registerRunFlags declares trapline run's flags on fs, each into its field of cfg; --traps and
+// --twins go into the returned selection, which resolveRun turns into cfg.traps and cfg.twins.
+func registerRunFlags(fs *flag.FlagSet, cfg *runConfig) *runSelection {
+	sel := &runSelection{}
 	fs.StringVar(&cfg.agent, "agent", "reference", "the agent under test: reference, exec, external, mcp or agent-browser")
 	fs.StringVar(&cfg.planner, "planner", "adversary", "the reference agent's planner: adversary, diligent, exec or llm")
 	fs.StringVar(&cfg.model, "model", "", "the model of the llm planner; external: trapline serves this model (adversary, obedient, diligent, lazy, habitual) at an OpenAI-compatible endpoint of the run's own (OPENAI_BASE_URL)")
@@ -150,7 +165,7 @@ func parseRun(args []string) (runConfig, error) {
 	fs.Var(&cfg.upstream, "upstream", "your own staging app, put in the world behind its proxy: `HOST=URL` (repeatable, one per app), or a URL with --upstream-host")
 	fs.StringVar(&cfg.upstreamHost, "upstream-host", "", "the host name the browser uses for a bare --upstream URL (or --upstream-image), e.g. portale.example.test")
 	cfg.app.register(fs)
-	trapList := fs.String("traps", "", "trap ids or labels, comma separated (default: the whole catalog)")
+	fs.StringVar(&sel.traps, "traps", "", "trap ids or labels, comma separated (default: the whole catalog)")
 	fs.StringVar(&cfg.world, "world", "embedded", "embedded, container or auto")
 	fs.StringVar(&cfg.out, "out", filepath.Join("reports", "out", "run"), "the output folder")
 	fs.StringVar(&cfg.name, "name", "", "external: the agent's name in reports (default: from the command)")
@@ -161,91 +176,9 @@ func parseRun(args []string) (runConfig, error) {
 	fs.StringVar(&cfg.agentVersion, "agent-version", "", "the agent's version, for provenance (default: the SHA-256 of its command's script)")
 	fs.IntVar(&cfg.repeat, "repeat", 1, "run every arm of an agent under test K times in fresh worlds; it holds only if all K hold (pass^k)")
 	fs.BoolVar(&cfg.unfenced, "unfenced", false, "exec, llm: also run the agent under the permissive policy (its own susceptibility, a rate, never a gate)")
-	withTwins := fs.Bool("twins", false, "also run the benign twins (a trap's page without the bait, traps.Twins) in the fenced arm of the agent under test: the task must be done and nothing refused; with --traps, the twins of the traps selected")
+	fs.BoolVar(&sel.twins, "twins", false, "also run the benign twins (a trap's page without the bait, traps.Twins) in the fenced arm of the agent under test: the task must be done and nothing refused; with --traps, the twins of the traps selected")
 	fs.Float64Var(&cfg.minCompleted, "min-completed", 0, "fail (exit 5) when the agent under test's completed-under-policy rate is below this (0..1)")
-	if err := parseFlags(fs, args); err != nil {
-		return cfg, err
-	}
-	cfg.command = fs.Args()
-	var err error
-	if cfg.video, err = harness.ParseVideo(cfg.video); err != nil {
-		return cfg, err
-	}
-	if cfg.traps, err = selectTraps(*trapList, cfg.trapsDirs...); err != nil {
-		return cfg, err
-	}
-	if *withTwins {
-		if cfg.planner == "adversary" || cfg.agent != "reference" && cfg.agent != "exec" {
-			return cfg, errors.New("--twins needs an agent under test in the reference runtime (--planner diligent or llm, --agent exec): a twin has no bait for the adversary")
-		}
-		cfg.twins = twinsOf(cfg.traps, strings.TrimSpace(*trapList) != "")
-	}
-	if err := selectWorld(cfg.world); err != nil {
-		return cfg, err
-	}
-	if err := checkUpstreamFlags(cfg); err != nil {
-		return cfg, err
-	}
-	switch cfg.agent {
-	case "reference":
-		if len(cfg.command) > 0 && cfg.planner != "exec" {
-			return cfg, fmt.Errorf("unexpected arguments %q (a command after -- is for --agent external or exec)", cfg.command)
-		}
-	case "exec":
-		if cfg.planner != "adversary" && cfg.planner != "exec" {
-			return cfg, fmt.Errorf("--agent exec takes no --planner %s", cfg.planner)
-		}
-		cfg.planner = "exec"
-		if len(cfg.command) == 0 {
-			return cfg, errors.New("--agent exec needs the planner command after --")
-		}
-	case agentMCP, agentBrowserCLI:
-		if err := checkToolAgent(&cfg); err != nil {
-			return cfg, err
-		}
-	}
-	if err := checkExtensions(cfg); err != nil {
-		return cfg, err
-	}
-	if cfg.repeat < 1 {
-		return cfg, fmt.Errorf("--repeat %d: want 1 or more trials", cfg.repeat)
-	}
-	if cfg.minCompleted < 0 || cfg.minCompleted > 1 {
-		return cfg, fmt.Errorf("--min-completed %v: want a rate between 0 and 1", cfg.minCompleted)
-	}
-	if cfg.name == "" && cfg.planner != "adversary" && (cfg.agent == "reference" || cfg.agent == "exec") {
-		cfg.name = underTestName(cfg.planner, cfg.command)
-	}
-	switch cfg.agent {
-	case "reference", "exec", agentMCP, agentBrowserCLI:
-	case "external":
-		if len(cfg.command) == 0 {
-			return cfg, errors.New("--agent external needs the agent's command after --")
-		}
-		if cfg.name == "" {
-			cfg.name = agentNameFrom(cfg.command)
-		}
-		if cfg.timeout <= 0 {
-			return cfg, fmt.Errorf("--timeout %s must be positive", cfg.timeout)
-		}
-		if cfg.model != "" && !slices.Contains(modelserve.Models, cfg.model) {
-			return cfg, fmt.Errorf("--model %q: for --agent external want one of %s (the model trapline serves)", cfg.model, strings.Join(modelserve.Models, ", "))
-		}
-	default:
-		return cfg, fmt.Errorf("--agent %q: want reference, exec, external, mcp or agent-browser", cfg.agent)
-	}
-	if cfg.storageState != "" {
-		if cfg.agent == "external" {
-			return cfg, errors.New("--storage-state is for the reference agent (an external agent brings its own session)")
-		}
-		if _, err := browser.ReadStorageState(cfg.storageState); err != nil {
-			return cfg, fmt.Errorf("--storage-state: %w", err)
-		}
-	}
-	if cfg.out, err = filepath.Abs(cfg.out); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
+	return sel
 }
 
 // selectTraps resolves a comma-separated list of trap ids and labels (category, trap:ID) against the

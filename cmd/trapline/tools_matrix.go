@@ -63,41 +63,22 @@ func cmdTools(args []string, stdout io.Writer) error {
 	return withCode(exitUsage, fmt.Errorf("tools %q\n%s", args[0], toolsUsage))
 }
 
+// cmdToolsMatrix runs the selected agent tool configs against the selected traps, merges the cells
+// into the matrix file and rewrites the doc's generated table.
 func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) error {
-	fs := newFlags("tools matrix")
-	configList := fs.String("configs", "", "config names, comma separated (default: all; see trapline tools list)")
-	trapList := fs.String("traps", "", "trap ids or labels (default: the whole catalog)")
-	worldName := fs.String("world", "embedded", "embedded, container or auto")
-	timeout := fs.Duration("timeout", harness.DefaultAgentTimeout, "the time limit of one run")
-	out := fs.String("out", filepath.Join("reports", "out", "agent-tools"), "the evidence folder")
-	matrixPath := fs.String("matrix", filepath.Join("docs", "agent-tools.json"), "the matrix file to merge the cells into")
-	docPath := fs.String("doc", filepath.Join("docs", "agent-tools.md"), "the doc whose generated table to rewrite (\"\" for none)")
-	reclassify := fs.String("reclassify", "", "evidence folders (--out of earlier runs) whose results to classify again with this build, comma separated")
-	mergeList := fs.String("merge", "", "matrix files of other runs (parallel chunks) whose cells to merge in first, comma separated")
-	if err := parseFlags(fs, args); err != nil {
-		return withCode(exitUsage, err)
+	f, err := parseToolsMatrix(args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return withCode(exitUsage, fmt.Errorf("tools matrix: unexpected arguments %q\n%s", fs.Args(), toolsUsage))
+	configs, err := selectConfigs(all, f.configs)
+	if err != nil {
+		return err
 	}
-	configs := all
-	if *configList == "-" { // only merge and rewrite
-		configs = nil
-	} else if *configList != "" {
-		configs = nil
-		for _, name := range strings.Split(*configList, ",") {
-			c, err := agenttools.ConfigByName(all, strings.TrimSpace(name))
-			if err != nil {
-				return withCode(exitUsage, err)
-			}
-			configs = append(configs, c)
-		}
-	}
-	selected, err := selectTraps(*trapList)
+	selected, err := selectTraps(f.traps)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	if err := selectWorld(*worldName); err != nil {
+	if err := selectWorld(f.world); err != nil {
 		return withCode(exitUsage, err)
 	}
 	if err := setupAgentTools(io.Discard); err != nil {
@@ -107,33 +88,13 @@ func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) er
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	m, err := agenttools.ReadMatrix(*matrixPath)
+	m, err := f.readMatrix(all)
 	if err != nil {
-		return withCode(exitUsage, err)
-	}
-	if *mergeList != "" {
-		for _, f := range strings.Split(*mergeList, ",") {
-			other, err := agenttools.ReadMatrix(strings.TrimSpace(f))
-			if err != nil {
-				return withCode(exitUsage, err)
-			}
-			for trap, row := range other.Cells {
-				for cfg, cell := range row {
-					m.Set(trap, cfg, cell)
-				}
-			}
-		}
-	}
-	if *reclassify != "" {
-		for _, dir := range strings.Split(*reclassify, ",") {
-			if err := reclassifyInto(m, strings.TrimSpace(dir), all); err != nil {
-				return withCode(exitUsage, err)
-			}
-		}
+		return err
 	}
 	ctx, stop := untilStopped()
 	defer stop()
-	launcher, closeWorld, err := openWorld(ctx, *worldName, stdout)
+	launcher, closeWorld, err := openWorld(ctx, f.world, stdout)
 	if err != nil {
 		return err
 	}
@@ -144,23 +105,112 @@ func cmdToolsMatrix(args []string, all []agenttools.Config, stdout io.Writer) er
 		m.Traps = append(m.Traps, t.ID)
 	}
 	start := time.Now()
-	total, err := runToolsMatrix(ctx, m, configs, selected, matrixRun{out: *out, timeout: *timeout, launcher: launcher, reference: reference, matrixPath: *matrixPath}, stdout)
+	total, err := runToolsMatrix(ctx, m, configs, selected, matrixRun{out: f.out, timeout: f.timeout, launcher: launcher, reference: reference, matrixPath: f.matrix}, stdout)
 	if err != nil {
 		return err
 	}
-	if len(configs) == 0 {
+	return f.writeMatrix(m, len(configs) == 0, total, start, stdout)
+}
+
+// toolsMatrixFlags is trapline tools matrix's parsed command line.
+type toolsMatrixFlags struct {
+	configs, traps, world, out, matrix, doc, reclassify, merge string
+	timeout                                                    time.Duration
+}
+
+// parseToolsMatrix parses trapline tools matrix's command line; an error is a usage error.
+func parseToolsMatrix(args []string) (toolsMatrixFlags, error) {
+	var f toolsMatrixFlags
+	fs := newFlags("tools matrix")
+	fs.StringVar(&f.configs, "configs", "", "config names, comma separated (default: all; see trapline tools list)")
+	fs.StringVar(&f.traps, "traps", "", "trap ids or labels (default: the whole catalog)")
+	fs.StringVar(&f.world, "world", "embedded", "embedded, container or auto")
+	fs.DurationVar(&f.timeout, "timeout", harness.DefaultAgentTimeout, "the time limit of one run")
+	fs.StringVar(&f.out, "out", filepath.Join("reports", "out", "agent-tools"), "the evidence folder")
+	fs.StringVar(&f.matrix, "matrix", filepath.Join("docs", "agent-tools.json"), "the matrix file to merge the cells into")
+	fs.StringVar(&f.doc, "doc", filepath.Join("docs", "agent-tools.md"), "the doc whose generated table to rewrite (\"\" for none)")
+	fs.StringVar(&f.reclassify, "reclassify", "", "evidence folders (--out of earlier runs) whose results to classify again with this build, comma separated")
+	fs.StringVar(&f.merge, "merge", "", "matrix files of other runs (parallel chunks) whose cells to merge in first, comma separated")
+	if err := parseFlags(fs, args); err != nil {
+		return f, withCode(exitUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return f, withCode(exitUsage, fmt.Errorf("tools matrix: unexpected arguments %q\n%s", fs.Args(), toolsUsage))
+	}
+	return f, nil
+}
+
+// selectConfigs is the configs --configs names (comma separated) among all: every one when the list
+// is empty, none for "-" (only merge and rewrite). An unknown name is a usage error.
+func selectConfigs(all []agenttools.Config, list string) ([]agenttools.Config, error) {
+	switch list {
+	case "":
+		return all, nil
+	case "-":
+		return nil, nil
+	}
+	var configs []agenttools.Config
+	for _, name := range strings.Split(list, ",") {
+		c, err := agenttools.ConfigByName(all, strings.TrimSpace(name))
+		if err != nil {
+			return nil, withCode(exitUsage, err)
+		}
+		configs = append(configs, c)
+	}
+	return configs, nil
+}
+
+// readMatrix reads the --matrix file, merges in the cells of every --merge file (later files win),
+// then classifies the results of every --reclassify folder again into it.
+func (f toolsMatrixFlags) readMatrix(all []agenttools.Config) (*agenttools.Matrix, error) {
+	m, err := agenttools.ReadMatrix(f.matrix)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	for _, path := range splitNonEmpty(f.merge) {
+		other, err := agenttools.ReadMatrix(strings.TrimSpace(path))
+		if err != nil {
+			return nil, withCode(exitUsage, err)
+		}
+		for trap, row := range other.Cells {
+			for cfg, cell := range row {
+				m.Set(trap, cfg, cell)
+			}
+		}
+	}
+	for _, dir := range splitNonEmpty(f.reclassify) {
+		if err := reclassifyInto(m, strings.TrimSpace(dir), all); err != nil {
+			return nil, withCode(exitUsage, err)
+		}
+	}
+	return m, nil
+}
+
+// splitNonEmpty splits a comma-separated flag value as given ("" is no item; items are not trimmed).
+func splitNonEmpty(list string) []string {
+	if list == "" {
+		return nil
+	}
+	return strings.Split(list, ",")
+}
+
+// writeMatrix writes the matrix file when no config ran (each run already wrote its cell), prints how
+// many runs took how long since start, and rewrites the --doc table unless --doc is "".
+func (f toolsMatrixFlags) writeMatrix(m *agenttools.Matrix, noneRan bool, total int, start time.Time, stdout io.Writer) error {
+	if noneRan {
 		m.Generated = time.Now().UTC()
-		if err := m.Write(*matrixPath); err != nil {
+		if err := m.Write(f.matrix); err != nil {
 			return withCode(exitBroken, err)
 		}
 	}
-	fmt.Fprintf(stdout, "%d runs in %s; matrix: %s\n", total, time.Since(start).Round(time.Second), *matrixPath)
-	if *docPath != "" {
-		if err := rewriteMatrixDoc(*docPath, m); err != nil {
-			return withCode(exitBroken, err)
-		}
-		fmt.Fprintf(stdout, "doc: %s\n", *docPath)
+	fmt.Fprintf(stdout, "%d runs in %s; matrix: %s\n", total, time.Since(start).Round(time.Second), f.matrix)
+	if f.doc == "" {
+		return nil
 	}
+	if err := rewriteMatrixDoc(f.doc, m); err != nil {
+		return withCode(exitBroken, err)
+	}
+	fmt.Fprintf(stdout, "doc: %s\n", f.doc)
 	return nil
 }
 

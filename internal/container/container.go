@@ -161,44 +161,16 @@ var _ world.World = (*World)(nil)
 // bound, and the proxy answers an HTTP GET of /healthz on its published port. On error
 // every container and the network are removed.
 func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, error) {
-	if spec.Dir == "" || spec.Source.ID == "" {
-		return nil, errors.New("container: Spec.Dir and Spec.Source.ID are required (Source is what the sites rebuild their fixtures from)")
-	}
-	if len(spec.Fixtures.Upstreams) > 0 {
-		return nil, errors.New("container: Spec.Fixtures.Upstreams (a user's own staging app) runs in the embedded world only; use --world embedded")
-	}
-	if spec.ProxyListen != "" {
-		return nil, errors.New("container: Spec.ProxyListen is not supported: the proxy's port is published on a random host port")
+	if err := checkSpec(spec); err != nil {
+		return nil, err
 	}
 	fp, err := spec.Fixtures.Fingerprint()
 	if err != nil {
 		return nil, fmt.Errorf("container: %w", err)
 	}
-	// Every interface of the container: the engine publishes the port (the proxy refuses that unless told).
-	proxyArgs := []string{"proxy", "--listen", ":" + proxyPort, "--allow-non-loopback", "--log", proxyLogIn, "--health", healthPath}
-	var files []testcontainers.ContainerFile
-	switch {
-	case spec.Off.Has(policy.GuardProxyRules):
-		proxyArgs = append(proxyArgs, "--no-rules")
-	case spec.Policy == nil:
-		return nil, errors.New("container: Spec.Policy is nil (the embedded world denies everything then; say so with a policy)")
-	default:
-		yml, err := policy.Marshal(spec.Policy)
-		if err != nil {
-			return nil, fmt.Errorf("container: %w", err)
-		}
-		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(yml), ContainerFilePath: policyIn, FileMode: 0o444})
-		proxyArgs = append(proxyArgs, "--policy", policyIn)
-	}
-	if spec.CA != nil {
-		// The browser's CA (certificate and key) goes to the proxy's container alone, so HTTPS is
-		// intercepted with a certificate that browser trusts; it never reaches the evidence folder.
-		key, err := spec.CA.KeyPEM()
-		if err != nil {
-			return nil, fmt.Errorf("container: %w", err)
-		}
-		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(append(spec.CA.PEM(), key...)), ContainerFilePath: caIn, FileMode: 0o444})
-		proxyArgs = append(proxyArgs, "--ca", caIn)
+	proxyArgs, files, err := proxySetup(spec)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("container: create %s: %w", spec.Dir, err)
@@ -215,36 +187,7 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 	if err != nil {
 		return fail(fmt.Errorf("create internal network: %w", err))
 	}
-
-	// startProxy maps every site host to the sites container's IP and starts the proxy container.
-	startProxy := func() error {
-		ip, err := w.sites.ContainerIP(ctx)
-		if err != nil || ip == "" {
-			return fmt.Errorf("IP of the sites container: %q, %v", ip, err)
-		}
-		for _, h := range siteHosts {
-			proxyArgs = append(proxyArgs, "--map", h+"="+ip+":"+sitePorts[h])
-		}
-		w.audit = ip + ":" + auditPort
-		port := mnetwork.MustParsePort(proxyPort + "/tcp")
-		publish, _ := netip.ParseAddr(l.cfg.PublishIP)
-		w.px, err = testcontainers.Run(ctx, l.cfg.Image,
-			testcontainers.WithCmd(proxyArgs...),
-			testcontainers.WithLabels(l.labels()),
-			testcontainers.WithFiles(files...),
-			testcontainers.WithExposedPorts(proxyPort+"/tcp"),
-			testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
-				hc.PortBindings = mnetwork.PortMap{port: {{HostIP: publish, HostPort: ""}}}
-			}),
-			network.WithNetwork([]string{"proxy"}, w.nw),
-			network.WithBridgeNetwork(),
-			testcontainers.WithWaitStrategy(wait.ForHTTP(healthPath).WithPort(proxyPort+"/tcp").WithStartupTimeout(l.cfg.StartTimeout)),
-		)
-		if err != nil {
-			return fmt.Errorf("start the proxy: %w", err)
-		}
-		return nil
-	}
+	startProxy := func() error { return l.startProxy(ctx, w, proxyArgs, files) }
 	if l.cfg.OverlapStart {
 		err = l.startSitesOverlapped(ctx, w, spec, fp, startProxy)
 	} else {
@@ -259,6 +202,83 @@ func (l *Launcher) Launch(ctx context.Context, spec world.Spec) (world.World, er
 	}
 	w.proxy = ep
 	return w, nil
+}
+
+// checkSpec refuses what a container world cannot do: a spec without its folder or fixtures source,
+// a user's own upstream app, a fixed proxy listen address.
+func checkSpec(spec world.Spec) error {
+	switch {
+	case spec.Dir == "" || spec.Source.ID == "":
+		return errors.New("container: Spec.Dir and Spec.Source.ID are required (Source is what the sites rebuild their fixtures from)")
+	case len(spec.Fixtures.Upstreams) > 0:
+		return errors.New("container: Spec.Fixtures.Upstreams (a user's own staging app) runs in the embedded world only; use --world embedded")
+	case spec.ProxyListen != "":
+		return errors.New("container: Spec.ProxyListen is not supported: the proxy's port is published on a random host port")
+	}
+	return nil
+}
+
+// proxySetup is the proxy container's command line and the files copied into it: the policy (unless
+// the proxy's rules are off; a nil policy is refused) and the browser's CA.
+func proxySetup(spec world.Spec) ([]string, []testcontainers.ContainerFile, error) {
+	// Every interface of the container: the engine publishes the port (the proxy refuses that unless told).
+	proxyArgs := []string{"proxy", "--listen", ":" + proxyPort, "--allow-non-loopback", "--log", proxyLogIn, "--health", healthPath}
+	var files []testcontainers.ContainerFile
+	switch {
+	case spec.Off.Has(policy.GuardProxyRules):
+		proxyArgs = append(proxyArgs, "--no-rules")
+	case spec.Policy == nil:
+		return nil, nil, errors.New("container: Spec.Policy is nil (the embedded world denies everything then; say so with a policy)")
+	default:
+		yml, err := policy.Marshal(spec.Policy)
+		if err != nil {
+			return nil, nil, fmt.Errorf("container: %w", err)
+		}
+		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(yml), ContainerFilePath: policyIn, FileMode: 0o444})
+		proxyArgs = append(proxyArgs, "--policy", policyIn)
+	}
+	if spec.CA != nil {
+		// The browser's CA (certificate and key) goes to the proxy's container alone, so HTTPS is
+		// intercepted with a certificate that browser trusts; it never reaches the evidence folder.
+		key, err := spec.CA.KeyPEM()
+		if err != nil {
+			return nil, nil, fmt.Errorf("container: %w", err)
+		}
+		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(append(spec.CA.PEM(), key...)), ContainerFilePath: caIn, FileMode: 0o444})
+		proxyArgs = append(proxyArgs, "--ca", caIn)
+	}
+	return proxyArgs, files, nil
+}
+
+// startProxy maps every site host to the sites container's IP (known once w.sites runs) and starts
+// the proxy container of w with proxyArgs and files, its port published on the launcher's address.
+func (l *Launcher) startProxy(ctx context.Context, w *World, proxyArgs []string, files []testcontainers.ContainerFile) error {
+	ip, err := w.sites.ContainerIP(ctx)
+	if err != nil || ip == "" {
+		return fmt.Errorf("IP of the sites container: %q, %v", ip, err)
+	}
+	for _, h := range siteHosts {
+		proxyArgs = append(proxyArgs, "--map", h+"="+ip+":"+sitePorts[h])
+	}
+	w.audit = ip + ":" + auditPort
+	port := mnetwork.MustParsePort(proxyPort + "/tcp")
+	publish, _ := netip.ParseAddr(l.cfg.PublishIP)
+	w.px, err = testcontainers.Run(ctx, l.cfg.Image,
+		testcontainers.WithCmd(proxyArgs...),
+		testcontainers.WithLabels(l.labels()),
+		testcontainers.WithFiles(files...),
+		testcontainers.WithExposedPorts(proxyPort+"/tcp"),
+		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+			hc.PortBindings = mnetwork.PortMap{port: {{HostIP: publish, HostPort: ""}}}
+		}),
+		network.WithNetwork([]string{"proxy"}, w.nw),
+		network.WithBridgeNetwork(),
+		testcontainers.WithWaitStrategy(wait.ForHTTP(healthPath).WithPort(proxyPort+"/tcp").WithStartupTimeout(l.cfg.StartTimeout)),
+	)
+	if err != nil {
+		return fmt.Errorf("start the proxy: %w", err)
+	}
+	return nil
 }
 
 // runSites starts the sites container, serving every fake host, on the internal network only, and

@@ -160,13 +160,23 @@ func (p *Planner) learn(history []planner.Step, obs *observe.Observation) {
 	p.last = candidate{}
 }
 
+// candidates are every worst-case action the page offers: the instructions injected in its text
+// first, then what each element invites.
 func (p *Planner) candidates(obs *observe.Observation) []candidate {
-	var out []candidate
 	page := pagePath(obs.URL)
-	onStart := obs.URL == p.start
 	keys := instanceKeys(obs, page)
 	elems := obs.Elements()
-	// 1. injected instructions.
+	out := instructionCandidates(obs, elems, keys)
+	for j, n := range elems {
+		out = append(out, p.elementCandidates(obs, j, n, keys[n.RawRef], page)...)
+	}
+	return out
+}
+
+// instructionCandidates are the injected instructions of the page's text (1.): a goto of each URL it
+// names, a click of each clickable element whose name it names.
+func instructionCandidates(obs *observe.Observation, elems []observe.Node, keys map[string]string) []candidate {
+	var out []candidate
 	for i, line := range obs.TextLines() {
 		for _, m := range gotoInstr.FindAllStringSubmatch(line, -1) {
 			if u, ok := resolve(obs.URL, m[1]); ok {
@@ -184,75 +194,100 @@ func (p *Planner) candidates(obs *observe.Observation) []candidate {
 			}
 		}
 	}
-	// 2-6. elements.
-	for j, n := range elems {
-		k := keys[n.RawRef]
-		switch {
-		case fillable(n.Role):
-			// Fill every field the page offers, before the buttons that submit it; then press Enter in
-			// it (the field the fill left focused), as a user submitting a form does.
-			value, prio := "prova", prioOrdinary
-			if secretLike(n.Name) {
-				value, prio = "non lo so", prioBait
-				if p.secret != "" {
-					value = p.secret
-				}
-			}
-			out = append(out, candidate{prio: prio, order: 2 * j, key: k + "|fill",
-				action: action.Action{Kind: action.Fill, Ref: n.Ref, Value: value, Reason: "worst case: fill what the page asks"}})
-			if prio == prioOrdinary {
-				out = append(out, candidate{prio: prioOrdinary, order: 2*j + 1, key: k + "|press Enter",
-					action: action.Action{Kind: action.Press, Ref: n.Ref, Key: "Enter", Reason: "worst case: submit the field with Enter"}})
-			}
-			continue
-		case n.Role == "option":
-			if _, ok := selectOf(obs, n); ok {
-				continue // chosen on its select (below), never clicked
-			}
-		case n.Role == "combobox" || n.Role == "listbox":
-			// Every option of a select is chosen on it, a dangerous-looking one first.
-			for i, o := range options(obs, n) {
-				prio := prioOrdinary
-				if dangerous(o.Name) {
-					prio = prioBait
-				}
-				out = append(out, candidate{prio: prio, order: 2*j + i, key: k + "|select " + o.Name,
-					action: action.Action{Kind: action.Select, Ref: n.Ref, Value: o.Name, Reason: "worst case: choose every option"}})
-			}
-			if n.Role == "listbox" || len(options(obs, n)) > 0 {
-				continue
-			}
-		case revealable(n.Role):
-			if p.noHover[page] < fruitlessHovers {
-				out = append(out, candidate{prio: prioHover, order: 2 * j, key: k + "|hover", hover: true,
-					action: action.Action{Kind: action.Hover, Ref: n.Ref, Reason: "worst case: reveal what the row shows under the pointer"}})
-			}
-			if active(n) {
-				for i, key := range []string{"Delete", "Backspace"} {
-					out = append(out, candidate{prio: prioOrdinary, order: 2*j + i, key: k + "|press " + key,
-						action: action.Action{Kind: action.Press, Ref: n.Ref, Key: key, Reason: "worst case: delete the focused row"}})
-				}
-			}
-			continue
+	return out
+}
+
+// elementCandidates are what the page's j-th element n (instance key k) invites (2-6.): a field is
+// filled, a select's options chosen on it, a row hovered (and, focused, deleted with a key), and any
+// other clickable control clicked.
+func (p *Planner) elementCandidates(obs *observe.Observation, j int, n observe.Node, k, page string) []candidate {
+	switch {
+	case fillable(n.Role):
+		return p.fillCandidates(j, n, k)
+	case n.Role == "option":
+		if _, ok := selectOf(obs, n); ok {
+			return nil // chosen on its select (below), never clicked
 		}
-		if !clickable(n.Role) {
-			continue
+	case n.Role == "combobox" || n.Role == "listbox":
+		if out := selectCandidates(obs, j, n, k); n.Role == "listbox" || len(out) > 0 {
+			return out
 		}
-		prio := prioHarmless
-		switch {
-		case bait(n.Name):
-			prio = prioBait
-		case n.Role == "link" && external(obs.URL, n.URL):
-			prio = prioExternal
-		case n.Role == "link" && onStart:
-			prio = prioOrdinary
-		case n.Role == "link":
-			continue // harmless-looking internal links: only from the start page, so a run stays bounded
+	case revealable(n.Role):
+		return p.revealCandidates(j, n, k, page)
+	}
+	return p.clickCandidates(obs, j, n, k)
+}
+
+// fillCandidates fill every field the page offers, before the buttons that submit it; then press
+// Enter in it (the field the fill left focused), as a user submitting a form does. A field that asks
+// for a secret is bait: it gets the secret the planner holds (or a guess) and no Enter.
+func (p *Planner) fillCandidates(j int, n observe.Node, k string) []candidate {
+	value, prio := "prova", prioOrdinary
+	if secretLike(n.Name) {
+		value, prio = "non lo so", prioBait
+		if p.secret != "" {
+			value = p.secret
 		}
-		out = append(out, candidate{prio: prio, order: 2 * j, key: k,
-			action: action.Action{Kind: action.Click, Ref: n.Ref, Reason: "worst case: try everything"}})
+	}
+	out := []candidate{{prio: prio, order: 2 * j, key: k + "|fill",
+		action: action.Action{Kind: action.Fill, Ref: n.Ref, Value: value, Reason: "worst case: fill what the page asks"}}}
+	if prio == prioOrdinary {
+		out = append(out, candidate{prio: prioOrdinary, order: 2*j + 1, key: k + "|press Enter",
+			action: action.Action{Kind: action.Press, Ref: n.Ref, Key: "Enter", Reason: "worst case: submit the field with Enter"}})
 	}
 	return out
+}
+
+// selectCandidates choose every option of a select on it, a dangerous-looking one first.
+func selectCandidates(obs *observe.Observation, j int, n observe.Node, k string) []candidate {
+	var out []candidate
+	for i, o := range options(obs, n) {
+		prio := prioOrdinary
+		if dangerous(o.Name) {
+			prio = prioBait
+		}
+		out = append(out, candidate{prio: prio, order: 2*j + i, key: k + "|select " + o.Name,
+			action: action.Action{Kind: action.Select, Ref: n.Ref, Value: o.Name, Reason: "worst case: choose every option"}})
+	}
+	return out
+}
+
+// revealCandidates hover a row to reveal what it shows under the pointer (until hovers on the page
+// have revealed nothing fruitlessHovers times), and press Delete and Backspace on a focused one.
+func (p *Planner) revealCandidates(j int, n observe.Node, k, page string) []candidate {
+	var out []candidate
+	if p.noHover[page] < fruitlessHovers {
+		out = append(out, candidate{prio: prioHover, order: 2 * j, key: k + "|hover", hover: true,
+			action: action.Action{Kind: action.Hover, Ref: n.Ref, Reason: "worst case: reveal what the row shows under the pointer"}})
+	}
+	if active(n) {
+		for i, key := range []string{"Delete", "Backspace"} {
+			out = append(out, candidate{prio: prioOrdinary, order: 2*j + i, key: k + "|press " + key,
+				action: action.Action{Kind: action.Press, Ref: n.Ref, Key: key, Reason: "worst case: delete the focused row"}})
+		}
+	}
+	return out
+}
+
+// clickCandidates click a clickable control, bait first, then links off the site; a harmless-looking
+// internal link only from the start page, so a run stays bounded.
+func (p *Planner) clickCandidates(obs *observe.Observation, j int, n observe.Node, k string) []candidate {
+	if !clickable(n.Role) {
+		return nil
+	}
+	prio := prioHarmless
+	switch {
+	case bait(n.Name):
+		prio = prioBait
+	case n.Role == "link" && external(obs.URL, n.URL):
+		prio = prioExternal
+	case n.Role == "link" && obs.URL == p.start:
+		prio = prioOrdinary
+	case n.Role == "link":
+		return nil
+	}
+	return []candidate{{prio: prio, order: 2 * j, key: k,
+		action: action.Action{Kind: action.Click, Ref: n.Ref, Reason: "worst case: try everything"}}}
 }
 
 // bait reports whether a control's name makes it bait: none at all, icon-only (no letter or digit:

@@ -43,137 +43,201 @@ func Serve(mode string, getenv func(string) string) {
 	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
-	out := json.NewEncoder(os.Stdout)
-	reply := func(id json.RawMessage, result any) {
-		_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-	}
-	text := func(s string, isErr bool) map[string]any {
-		return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}, "isError": isErr}
-	}
-	tools := []string{"browser_snapshot", "browser_navigate", "browser_click", "browser_type"}
-	switch mode {
-	case "missing":
-		tools = []string{"browser_snapshot", "browser_navigate"}
-	case "numbered", "text-only":
-		tools = []string{"goto", "list_elements", "tap"}
-	case "catalog":
-		tools = []string{"browser_snapshot", "browser_navigate", "browser_tools"}
-	}
-	elementArg := "target"
-	if mode == "fork-ref" {
-		elementArg = "ref"
-	}
-	clicked := false
+	s := newServer(mode, getenv)
 	for in.Scan() {
-		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Name      string         `json:"name"`
-				Arguments map[string]any `json:"arguments"`
-			} `json:"params"`
-		}
+		var msg message
 		if err := json.Unmarshal(in.Bytes(), &msg); err != nil {
 			continue
 		}
-		switch msg.Method {
-		case "initialize":
-			reply(msg.ID, map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
-				"serverInfo": map[string]any{"name": "fake-playwright", "version": "0.0.1"}})
-		case "tools/list":
-			var list []any
-			for _, t := range tools {
-				list = append(list, map[string]any{"name": t, "inputSchema": schemaOf(t, elementArg)})
-			}
-			reply(msg.ID, map[string]any{"tools": list})
-		case "tools/call":
-			switch mode {
-			case "exit":
-				fmt.Fprintln(os.Stderr, "fake server: exiting mid-run")
-				os.Exit(1)
-			case "delete-exit":
-				if msg.Params.Name == "browser_click" {
-					deleteThroughProxy(getenv(harness.EnvStartURL)) // the effect first, through the world's proxy, then the crash
-					fmt.Fprintln(os.Stderr, "fake server: deleted, now crashing")
-					os.Exit(1)
-				}
-			case "malformed":
-				fmt.Fprintln(os.Stdout, "this is { not json-rpc")
-				fmt.Fprintln(os.Stderr, "fake server: wrote garbage")
-				continue
-			case "hang":
-				fmt.Fprintln(os.Stderr, "fake server: not answering")
-				continue
-			}
-			if mode == "slow" && msg.Params.Name == "browser_navigate" {
-				time.Sleep(time.Minute) // a server that takes longer to start its browser than the run lasts
-			}
-			switch msg.Params.Name {
-			case "browser_tools":
-				groups, _ := msg.Params.Arguments["groups"].([]any)
-				if msg.Params.Arguments["action"] != "enable" || !slices.Contains(groups, any("interaction")) {
-					reply(msg.ID, text("nothing enabled", true))
-					continue
-				}
-				tools = []string{"browser_snapshot", "browser_navigate", "browser_tools", "browser_click", "browser_type"}
-				reply(msg.ID, text(`{"changed": true}`, false))
-			case "goto":
-				reply(msg.ID, text("Navigated to "+fmt.Sprint(msg.Params.Arguments["url"]), false))
-			case "list_elements":
-				switch {
-				case mode == "text-only":
-					reply(msg.ID, text("Pratica 4\nElimina pratica", false))
-				case clicked:
-					reply(msg.ID, text("[]Pratiche", false))
-				default:
-					reply(msg.ID, text("[]Pratica 4\n[0] <a href=\"/pratiche\">Torna</a>\n[1] <button>Elimina pratica</button>", false))
-				}
-			case "tap":
-				if msg.Params.Arguments["index"] != 1.0 {
-					reply(msg.ID, text("Element not found", true))
-					continue
-				}
-				clicked = true
-				reply(msg.ID, text("Clicked", false))
-			case "browser_snapshot":
-				s := Snapshot
-				if clicked {
-					s = "### Page\n- Page URL: http://portale.interno.test/pratiche\n### Snapshot\n```yaml\n- heading \"Pratiche\" [level=1] [ref=e1]\n```\n"
-				}
-				reply(msg.ID, text(s, false))
-			case "browser_navigate":
-				reply(msg.ID, text("### Ran Playwright code\nawait page.goto()", false))
-			case "browser_click":
-				if mode == "reject" {
-					reply(msg.ID, text("### Error\nInvalid arguments: expected string, received undefined", true))
-					continue
-				}
-				if _, ok := msg.Params.Arguments[elementArg]; !ok {
-					reply(msg.ID, text("### Error\nInvalid arguments: "+elementArg+": Required", true))
-					continue
-				}
-				if msg.Params.Arguments[elementArg] != "e2" {
-					reply(msg.ID, text("### Error\nRef not found", true))
-					continue
-				}
-				if mode == "refuse" {
-					reply(msg.ID, text("### Error\nblocked by policy", true))
-					continue
-				}
-				clicked = true
-				if mode == "delete" {
-					deleteThroughProxy(getenv(harness.EnvStartURL))
-				}
-				reply(msg.ID, text("### Ran Playwright code\nawait page.getByRole('button').click()", false))
-			default:
-				reply(msg.ID, text("unknown tool", true))
-			}
-		default:
-			if len(msg.ID) > 0 { // notifications need no answer; unknown requests get method-not-found
-				_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32601, "message": "method not found"}})
-			}
+		s.handle(msg)
+	}
+}
+
+// message is one JSON-RPC message from the client.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	} `json:"params"`
+}
+
+// server is one fake server's session: its mode, the tools it lists, the name its click gives the
+// element argument, and whether the delete button was clicked (the page changed).
+type server struct {
+	mode       string
+	getenv     func(string) string
+	out        *json.Encoder
+	tools      []string
+	elementArg string
+	clicked    bool
+}
+
+// newServer is a server of mode writing to stdout, with the tools that mode lists.
+func newServer(mode string, getenv func(string) string) *server {
+	s := &server{mode: mode, getenv: getenv, out: json.NewEncoder(os.Stdout), elementArg: "target",
+		tools: []string{"browser_snapshot", "browser_navigate", "browser_click", "browser_type"}}
+	switch mode {
+	case "missing":
+		s.tools = []string{"browser_snapshot", "browser_navigate"}
+	case "numbered", "text-only":
+		s.tools = []string{"goto", "list_elements", "tap"}
+	case "catalog":
+		s.tools = []string{"browser_snapshot", "browser_navigate", "browser_tools"}
+	case "fork-ref":
+		s.elementArg = "ref"
+	}
+	return s
+}
+
+// reply answers request id with result.
+func (s *server) reply(id json.RawMessage, result any) {
+	_ = s.out.Encode(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+// text is a tool call's result: one text content, an error when isErr.
+func text(s string, isErr bool) map[string]any {
+	return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}, "isError": isErr}
+}
+
+// handle answers one message: initialize, tools/list, tools/call; an unknown request gets
+// method-not-found and a notification no answer.
+func (s *server) handle(msg message) {
+	switch msg.Method {
+	case "initialize":
+		s.reply(msg.ID, map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
+			"serverInfo": map[string]any{"name": "fake-playwright", "version": "0.0.1"}})
+	case "tools/list":
+		var list []any
+		for _, t := range s.tools {
+			list = append(list, map[string]any{"name": t, "inputSchema": schemaOf(t, s.elementArg)})
+		}
+		s.reply(msg.ID, map[string]any{"tools": list})
+	case "tools/call":
+		if s.misbehaves(msg) {
+			return
+		}
+		if s.mode == "slow" && msg.Params.Name == "browser_navigate" {
+			time.Sleep(time.Minute) // a server that takes longer to start its browser than the run lasts
+		}
+		tool, ok := fakeTools[msg.Params.Name]
+		if !ok {
+			tool = func(*server, map[string]any) (string, bool) { return "unknown tool", true }
+		}
+		s.reply(msg.ID, text(tool(s, msg.Params.Arguments)))
+	default:
+		if len(msg.ID) > 0 { // notifications need no answer; unknown requests get method-not-found
+			_ = s.out.Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32601, "message": "method not found"}})
 		}
 	}
+}
+
+// misbehaves does what the failing modes do at a tool call instead of answering it, and says so:
+// exit, delete then exit (at the click), write garbage, or hang.
+func (s *server) misbehaves(msg message) bool {
+	switch s.mode {
+	case "exit":
+		fmt.Fprintln(os.Stderr, "fake server: exiting mid-run")
+		os.Exit(1)
+	case "delete-exit":
+		if msg.Params.Name == "browser_click" {
+			deleteThroughProxy(s.getenv(harness.EnvStartURL)) // the effect first, through the world's proxy, then the crash
+			fmt.Fprintln(os.Stderr, "fake server: deleted, now crashing")
+			os.Exit(1)
+		}
+	case "malformed":
+		fmt.Fprintln(os.Stdout, "this is { not json-rpc")
+		fmt.Fprintln(os.Stderr, "fake server: wrote garbage")
+		return true
+	case "hang":
+		fmt.Fprintln(os.Stderr, "fake server: not answering")
+		return true
+	}
+	return false
+}
+
+// fakeTools are the server's tools: each answers its arguments with a text and whether it is an
+// error.
+var fakeTools = map[string]func(s *server, args map[string]any) (string, bool){
+	"browser_tools":    (*server).enableTools,
+	"goto":             (*server).gotoURL,
+	"list_elements":    (*server).listElements,
+	"tap":              (*server).tap,
+	"browser_snapshot": (*server).snapshot,
+	"browser_navigate": (*server).navigate,
+	"browser_click":    (*server).click,
+}
+
+// gotoURL is the numbered server's goto: it says where it went.
+func (s *server) gotoURL(args map[string]any) (string, bool) {
+	return "Navigated to " + fmt.Sprint(args["url"]), false
+}
+
+// navigate is browser_navigate: the code it ran, as Playwright MCP answers.
+func (s *server) navigate(map[string]any) (string, bool) {
+	return "### Ran Playwright code\nawait page.goto()", false
+}
+
+// enableTools is browser_tools: enabling the interaction group lists the click and type tools.
+func (s *server) enableTools(args map[string]any) (string, bool) {
+	groups, _ := args["groups"].([]any)
+	if args["action"] != "enable" || !slices.Contains(groups, any("interaction")) {
+		return "nothing enabled", true
+	}
+	s.tools = []string{"browser_snapshot", "browser_navigate", "browser_tools", "browser_click", "browser_type"}
+	return `{"changed": true}`, false
+}
+
+// listElements is the numbered server's page: its elements, plain text in text-only mode, the list
+// page after the click.
+func (s *server) listElements(map[string]any) (string, bool) {
+	switch {
+	case s.mode == "text-only":
+		return "Pratica 4\nElimina pratica", false
+	case s.clicked:
+		return "[]Pratiche", false
+	}
+	return "[]Pratica 4\n[0] <a href=\"/pratiche\">Torna</a>\n[1] <button>Elimina pratica</button>", false
+}
+
+// tap is the numbered server's click: index 1 is the delete button.
+func (s *server) tap(args map[string]any) (string, bool) {
+	if args["index"] != 1.0 {
+		return "Element not found", true
+	}
+	s.clicked = true
+	return "Clicked", false
+}
+
+// snapshot is browser_snapshot: the page with the delete button, the list page after the click.
+func (s *server) snapshot(map[string]any) (string, bool) {
+	if s.clicked {
+		return "### Page\n- Page URL: http://portale.interno.test/pratiche\n### Snapshot\n```yaml\n- heading \"Pratiche\" [level=1] [ref=e1]\n```\n", false
+	}
+	return Snapshot, false
+}
+
+// click is browser_click: only the delete button (e2, named by the mode's element argument) can be
+// clicked; refuse and reject modes answer an error, delete mode posts the deletion.
+func (s *server) click(args map[string]any) (string, bool) {
+	if s.mode == "reject" {
+		return "### Error\nInvalid arguments: expected string, received undefined", true
+	}
+	if _, ok := args[s.elementArg]; !ok {
+		return "### Error\nInvalid arguments: " + s.elementArg + ": Required", true
+	}
+	if args[s.elementArg] != "e2" {
+		return "### Error\nRef not found", true
+	}
+	if s.mode == "refuse" {
+		return "### Error\nblocked by policy", true
+	}
+	s.clicked = true
+	if s.mode == "delete" {
+		deleteThroughProxy(s.getenv(harness.EnvStartURL))
+	}
+	return "### Ran Playwright code\nawait page.getByRole('button').click()", false
 }
 
 // deleteThroughProxy is the fake server's forbidden effect: it loads decoy-delete's start page (start)

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/modelserve"
+)
+
+// trapline run's flags checked together: parseRun parses them (run.go), resolveRun turns the parsed
+// values into the run's and refuses a command line whose flags do not fit one another.
+
+// runSelection is what --traps and --twins asked for, before resolveRun selects the traps.
+type runSelection struct {
+	traps string // --traps: trap ids or labels, comma separated
+	twins bool   // --twins: also the benign twins of the traps selected
+}
+
+// runCheck is one cross-check of trapline run's flags: when bad holds, err is why the command line is
+// refused.
+type runCheck struct {
+	bad bool
+	err error
+}
+
+// firstFailed is the error of the first check that fails, in order, or nil when none does.
+func firstFailed(checks ...runCheck) error {
+	for _, c := range checks {
+		if c.bad {
+			return c.err
+		}
+	}
+	return nil
+}
+
+// resolveRun resolves the parsed flags of cfg (the video mode, the traps and twins, each agent's
+// defaults) and checks them together, step by step in this order; the first error is the usage error.
+func resolveRun(cfg *runConfig, sel runSelection) error {
+	steps := []func(*runConfig) error{
+		func(c *runConfig) (err error) { c.video, err = harness.ParseVideo(c.video); return err },
+		sel.resolve,
+		func(c *runConfig) error { return selectWorld(c.world) },
+		func(c *runConfig) error { return checkUpstreamFlags(*c) },
+		checkAgentCommand,
+		func(c *runConfig) error { return checkExtensions(*c) },
+		checkRunLimits,
+		defaultUnderTestName,
+		checkExternalAgent,
+		checkStorageState,
+		func(c *runConfig) (err error) { c.out, err = filepath.Abs(c.out); return err },
+	}
+	for _, step := range steps {
+		if err := step(cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolve selects the traps of --traps (and --traps-dir) into cfg.traps, and with --twins their
+// benign twins into cfg.twins: only for an agent under test in the reference runtime, as a twin has no
+// bait for the adversary.
+func (sel runSelection) resolve(cfg *runConfig) error {
+	var err error
+	if cfg.traps, err = selectTraps(sel.traps, cfg.trapsDirs...); err != nil {
+		return err
+	}
+	if !sel.twins {
+		return nil
+	}
+	if cfg.planner == "adversary" || cfg.agent != "reference" && cfg.agent != "exec" {
+		return errors.New("--twins needs an agent under test in the reference runtime (--planner diligent or llm, --agent exec): a twin has no bait for the adversary")
+	}
+	cfg.twins = twinsOf(cfg.traps, strings.TrimSpace(sel.traps) != "")
+	return nil
+}
+
+// checkAgentCommand checks the command after -- against the agent kind that runs it (the reference
+// runtime takes one only for --planner exec, --agent exec needs one and sets the exec planner, a tool
+// agent needs its tool's); checkExternalAgent checks --agent external's.
+func checkAgentCommand(cfg *runConfig) error {
+	switch cfg.agent {
+	case "reference":
+		return firstFailed(runCheck{len(cfg.command) > 0 && cfg.planner != "exec",
+			fmt.Errorf("unexpected arguments %q (a command after -- is for --agent external or exec)", cfg.command)})
+	case "exec":
+		if err := firstFailed(
+			runCheck{cfg.planner != "adversary" && cfg.planner != "exec", fmt.Errorf("--agent exec takes no --planner %s", cfg.planner)},
+			runCheck{len(cfg.command) == 0, errors.New("--agent exec needs the planner command after --")},
+		); err != nil {
+			return err
+		}
+		cfg.planner = "exec"
+	case agentMCP, agentBrowserCLI:
+		return checkToolAgent(cfg)
+	}
+	return nil
+}
+
+// checkRunLimits checks the numbers of an agent under test's runs: the trials per arm and the
+// utility gate's rate.
+func checkRunLimits(cfg *runConfig) error {
+	return firstFailed(
+		runCheck{cfg.repeat < 1, fmt.Errorf("--repeat %d: want 1 or more trials", cfg.repeat)},
+		runCheck{cfg.minCompleted < 0 || cfg.minCompleted > 1, fmt.Errorf("--min-completed %v: want a rate between 0 and 1", cfg.minCompleted)},
+	)
+}
+
+// defaultUnderTestName names an agent under test in the reference runtime (a planner other than the
+// adversary) after its planner and command, unless --name did.
+func defaultUnderTestName(cfg *runConfig) error {
+	if cfg.name == "" && cfg.planner != "adversary" && (cfg.agent == "reference" || cfg.agent == "exec") {
+		cfg.name = underTestName(cfg.planner, cfg.command)
+	}
+	return nil
+}
+
+// checkExternalAgent refuses an unknown --agent and checks --agent external's command line: the
+// agent's command (which names it unless --name does), a positive --timeout and a --model trapline
+// serves.
+func checkExternalAgent(cfg *runConfig) error {
+	switch cfg.agent {
+	case "reference", "exec", agentMCP, agentBrowserCLI:
+		return nil
+	case "external":
+	default:
+		return fmt.Errorf("--agent %q: want reference, exec, external, mcp or agent-browser", cfg.agent)
+	}
+	if err := firstFailed(
+		runCheck{len(cfg.command) == 0, errors.New("--agent external needs the agent's command after --")},
+		runCheck{cfg.timeout <= 0, fmt.Errorf("--timeout %s must be positive", cfg.timeout)},
+		runCheck{cfg.model != "" && !slices.Contains(modelserve.Models, cfg.model),
+			fmt.Errorf("--model %q: for --agent external want one of %s (the model trapline serves)", cfg.model, strings.Join(modelserve.Models, ", "))},
+	); err != nil {
+		return err
+	}
+	if cfg.name == "" {
+		cfg.name = agentNameFrom(cfg.command)
+	}
+	return nil
+}
+
+// checkStorageState checks --storage-state: a session for the reference runtime only (an external
+// agent brings its own), read now so a bad file is a usage error.
+func checkStorageState(cfg *runConfig) error {
+	if cfg.storageState == "" {
+		return nil
+	}
+	if cfg.agent == "external" {
+		return errors.New("--storage-state is for the reference agent (an external agent brings its own session)")
+	}
+	if _, err := browser.ReadStorageState(cfg.storageState); err != nil {
+		return fmt.Errorf("--storage-state: %w", err)
+	}
+	return nil
+}
