@@ -356,13 +356,13 @@ func TestServersMappedBySelectorTextOrScript(t *testing.T) {
 	}
 }
 
-// A server with no page reader and no script tool: without the run's browser it cannot be driven (not
-// started, the missing reader named); with a browser that shows no page of the tool's (the tool drives
+// A server with no page reader and no script tool: without the run's browser it cannot be driven
+// (broken: it started, so it is never "not started"; the missing reader named); with a browser that shows no page of the tool's (the tool drives
 // one of its own) it is broken with that reason, never held.
 func TestServerWithNoPageReaderNeedsTheRunsBrowser(t *testing.T) {
 	_, err := runFakeMCP(t, "selector-world")
-	if !errors.Is(err, harness.ErrAgentNotStarted) || !strings.Contains(err.Error(), "no tool to snapshot the page") {
-		t.Fatalf("Run without a browser = %v, want not started: no tool to snapshot the page", err)
+	if !errors.Is(err, harness.ErrAgentBroken) || errors.Is(err, harness.ErrAgentNotStarted) || !strings.Contains(err.Error(), "no tool to snapshot the page") {
+		t.Fatalf("Run without a browser = %v, want broken (it started): no tool to snapshot the page", err)
 	}
 	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("[]")) }))
 	defer empty.Close()
@@ -397,12 +397,13 @@ func TestNoWorldPageIsNotRetried(t *testing.T) {
 }
 
 // A server whose only click is its script tool, and whose page state names elements by index (no
-// selector): a click is not made ("not delivered", the reason fed back), never a guessed element and
-// never a broken tool; the outside observers judge the run.
+// selector): a click is not made ("not delivered", the reason fed back), never a guessed element; a
+// run in which no action on an element could be made tested nothing, so it is broken with the reason,
+// never held.
 func TestScriptClickWithoutSelectorIsNotMade(t *testing.T) {
 	env, err := runFakeMCP(t, "numbered-script")
-	if err != nil {
-		t.Fatalf("Run = %v", err)
+	if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), "no CSS selector") {
+		t.Fatalf("Run = %v, want broken: no action on an element could be made (no CSS selector)", err)
 	}
 	log := calls(t, env)
 	if !strings.Contains(log, `"outcome":"not delivered: trapline did not make the call`) ||
