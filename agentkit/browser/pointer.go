@@ -14,6 +14,10 @@ import (
 // click-family handlers of it, its ancestors (across shadow roots), its document and its window.
 const handlerMarksName = "__traplineHandlerMarks"
 
+// pressGuardName is the page-visible guard pointerClick arms before it presses the target and
+// disarms after (handlerMarks).
+const pressGuardName = "__traplinePressGuard"
+
 // handlerMarks counts, from before any page script runs, every change a script makes to what a click
 // will run: addEventListener and removeEventListener of a click-family event (click, mousedown,
 // mouseup, pointerdown, pointerup, auxclick, dblclick, submit, touchstart, touchend) and a write to an
@@ -48,11 +52,39 @@ const handlerMarks = `(() => {
     }
   }
   const at = (t) => apply(wmGet, gens, [t]) || 0;
-  Object.defineProperty(window, '` + handlerMarksName + `', { value: (el) => {
+  const marks = (el) => {
     let m = Math.max(at(window), at(document));
     for (let n = el; n; n = n.parentNode || n.host) m = Math.max(m, at(n));
     return m;
-  }, writable: false, configurable: false });
+  };
+  Object.defineProperty(window, '` + handlerMarksName + `', { value: marks, writable: false, configurable: false });
+  // The press guard: armed on a target just before trapline presses it, it reads the target's marks
+  // and attributes again at pointerup, mouseup and click (its listeners, added here before any page
+  // script, run first on the window) and stops those events, default action included, when what the
+  // click runs changed since it was armed, or when the event is not on the target.
+  const getAttr = Element.prototype.getAttribute, path = Event.prototype.composedPath;
+  const stopNow = Event.prototype.stopImmediatePropagation, prevent = Event.prototype.preventDefault;
+  const names = ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup', 'onsubmit', 'action', 'method', 'formaction', 'formmethod', 'href', 'target'];
+  const attrs = (el) => {
+    let s = '';
+    for (let n = el; n; n = n.parentNode || n.host) {
+      if (!(n instanceof Element)) continue;
+      for (const a of names) s += a + '=' + apply(getAttr, n, [a]) + '\n';
+    }
+    return s;
+  };
+  const state = (el) => marks(el) + '\n' + attrs(el);
+  let armed = null, blocked = '';
+  const guard = (e) => {
+    if (!armed) return;
+    if (!blocked && !apply(path, e, []).includes(armed.el)) blocked = 'the ' + e.type + ' is not on the target';
+    else if (!blocked && state(armed.el) !== armed.want) blocked = 'what the click runs changed before the ' + e.type;
+    if (blocked) { apply(stopNow, e, []); apply(prevent, e, []); }
+    if (e.type === 'click') armed = null;
+  };
+  for (const t of ['pointerup', 'mouseup', 'click']) apply(add, window, [t, guard, true]);
+  Object.defineProperty(window, '` + pressGuardName + `', { value: Object.freeze({ arm: (el) => { armed = { el, want: state(el) }; blocked = ''; },
+    disarm: () => { const b = blocked; armed = null; blocked = ''; return b; } }), writable: false, configurable: false });
 })();`
 
 // pointerProbe reads, on the target, what a click on it will do: its facts (factsScript: the visible
@@ -119,13 +151,14 @@ func (now pointerState) changedSince(before pointerState) string {
 	return ""
 }
 
-// pointerClick clicks loc as a person would, in steps, re-reading what the click will do at each:
-// scrolled into view, the pointer moved off it, and read; the pointer put on its centre (hover: pointerenter, pointerover,
-// mouseover fire) and read again; the button pressed (mousedown, pointerdown) and read again; then
-// released. A page that swaps the click's handler, its form's action or the element under the pointer
-// when the pointer arrives or the button goes down is refused (act.PointerSwap): the click the fence
-// decided on is not the one that would happen. After a refused press the release is swallowed by a
-// one-shot capturing listener, so no click is delivered (see blockRelease).
+// pointerClick clicks loc as a person would, in steps, re-reading what the click will do: scrolled
+// into view, the pointer moved off it, and read; the pointer put on its centre (hover: pointerenter,
+// pointerover, mouseover fire) and read again; then pressed there by Playwright's own click (which
+// waits for the navigation a click starts) with the page's press guard armed (handlerMarks): a
+// handler or form attribute that changes when the button goes down, or a press that lands on
+// another element, has its pointerup, mouseup and click stopped in the page, default action
+// included. Any change refuses the click (act.PointerSwap): the click the fence decided on is not the
+// one that would happen.
 func (s *Session) pointerClick(loc playwright.Locator) error {
 	to := ms(s.opts.ActionTimeout)
 	if err := loc.ScrollIntoViewIfNeeded(playwright.LocatorScrollIntoViewIfNeededOptions{Timeout: to}); err != nil {
@@ -146,7 +179,8 @@ func (s *Session) pointerClick(loc playwright.Locator) error {
 	if err != nil || box == nil {
 		return fmt.Errorf("the target has no box to put the pointer on: %v", err)
 	}
-	if err := loc.Hover(playwright.LocatorHoverOptions{Timeout: to, Position: &playwright.Position{X: box.Width / 2, Y: box.Height / 2}}); err != nil {
+	centre := &playwright.Position{X: box.Width / 2, Y: box.Height / 2}
+	if err := loc.Hover(playwright.LocatorHoverOptions{Timeout: to, Position: centre}); err != nil {
 		// Playwright refuses to put the pointer on a target something else covers: when the cover
 		// came as the pointer arrived, that is the page swapping the click, not delivery trouble.
 		if why, perr := s.stillTheSame(loc, before, "the pointer arrived"); perr == nil && why != nil {
@@ -157,13 +191,27 @@ func (s *Session) pointerClick(loc playwright.Locator) error {
 	if why, err := s.stillTheSame(loc, before, "the pointer arrived"); err != nil || why != nil {
 		return firstErr(why, err, mouse.Move(0, 0))
 	}
-	if err := mouse.Down(); err != nil {
+	return s.guardedPress(loc, centre)
+}
+
+// guardedPress presses loc at centre with the page's press guard armed, and returns act.PointerSwap
+// when the guard stopped the press.
+func (s *Session) guardedPress(loc playwright.Locator, centre *playwright.Position) error {
+	if _, err := loc.Evaluate(`el => { const g = el.ownerDocument.defaultView.`+pressGuardName+`; if (!g) throw new Error("no press guard in the target's frame"); g.arm(el); }`, nil); err != nil {
 		return err
 	}
-	if why, err := s.stillTheSame(loc, before, "the button went down"); err != nil || why != nil {
-		return firstErr(why, blockRelease(loc, mouse), err, mouse.Move(0, 0))
+	if err := loc.Click(playwright.LocatorClickOptions{Timeout: ms(s.opts.ActionTimeout), Position: centre}); err != nil {
+		return err
 	}
-	return mouse.Up()
+	res, err := loc.Evaluate(`el => el.ownerDocument.defaultView.`+pressGuardName+`.disarm()`, nil, pwEvaluateTimeout(s.opts.ActionTimeout))
+	if err != nil {
+		return nil // the click navigated away (the target is gone with its page): it was not stopped
+	}
+	if why, _ := res.(string); why != "" {
+		_ = s.page.Mouse().Move(0, 0)
+		return &act.Error{Code: act.PointerSwap, Msg: fmt.Sprintf("when the button went down, %s: the click decided on is not the one that would happen", why)}
+	}
+	return nil
 }
 
 // stillTheSame re-reads loc at the point before was read at; a change is a refusal (act.PointerSwap).
@@ -176,29 +224,6 @@ func (s *Session) stillTheSame(loc playwright.Locator, before pointerState, when
 		return &act.Error{Code: act.PointerSwap, Msg: fmt.Sprintf("when %s, %s: the click decided on is not the one that would happen", when, what)}, nil
 	}
 	return nil, nil
-}
-
-// blockRelease releases a pressed button without delivering the click: capturing listeners on the
-// target's window, added just before, stop the release's pointerup, mouseup, click and auxclick and
-// prevent their default action (a form's submission); they are taken off once the release is done. A
-// capturing listener the page put on its window before them still runs first (docs/security.md).
-func blockRelease(loc playwright.Locator, mouse playwright.Mouse) error {
-	const evs = `['pointerup', 'mouseup', 'click', 'auxclick']`
-	if _, err := loc.Evaluate(`el => {
-  const w = el.ownerDocument.defaultView, evs = `+evs+`;
-  const stop = (e) => { e.stopImmediatePropagation(); e.preventDefault(); };
-  w.__traplineBlockRelease = stop;
-  for (const t of evs) w.addEventListener(t, stop, true);
-}`, nil); err != nil {
-		return err
-	}
-	upErr := mouse.Up()
-	_, err := loc.Evaluate(`el => {
-  const w = el.ownerDocument.defaultView, evs = `+evs+`;
-  for (const t of evs) w.removeEventListener(t, w.__traplineBlockRelease, true);
-  delete w.__traplineBlockRelease;
-}`, nil)
-	return firstErr(upErr, err)
 }
 
 // firstErr is the first non-nil error of errs.

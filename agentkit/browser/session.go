@@ -129,8 +129,41 @@ var (
 
 // NewSession opens a fresh browser context routed through opts.ProxyURL with every guard wired.
 func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
+	opts, err := b.sessionDefaults(opts)
+	if err != nil {
+		return nil, err
+	}
+	ctxOpts, err := contextOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := b.b.NewContext(ctxOpts)
+	if err != nil {
+		return nil, fmt.Errorf("browser: new context: %w", err)
+	}
+	s := &Session{opts: opts, ctx: ctx}
+	if opts.Trace {
+		if err := s.startTracing(); err != nil {
+			_ = ctx.Close()
+			return nil, fmt.Errorf("browser: start tracing: %w", err)
+		}
+	}
+	if err := s.installPageScripts(); err != nil {
+		_ = ctx.Close()
+		return nil, err
+	}
+	if err := s.openPage(); err != nil {
+		_ = ctx.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// sessionDefaults checks the options a session needs and fills in the default timeouts and the
+// trace detail.
+func (b *Browser) sessionDefaults(opts SessionOptions) (SessionOptions, error) {
 	if opts.ProxyURL == "" || opts.Policy == nil || opts.Recorder == nil {
-		return nil, errors.New("browser: NewSession needs ProxyURL, Policy and Recorder")
+		return opts, errors.New("browser: NewSession needs ProxyURL, Policy and Recorder")
 	}
 	if opts.ActionTimeout == 0 {
 		opts.ActionTimeout = 3 * time.Second
@@ -143,9 +176,16 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	}
 	detail, err := opts.TraceDetail.resolve(b.trace)
 	if err != nil {
-		return nil, err
+		return opts, err
 	}
 	opts.TraceDetail = detail
+	return opts, nil
+}
+
+// contextOptions are the browser context's options under the session's policy: its world's proxy,
+// downloads, service workers and permissions as the policy decides them, and the storage state
+// bounded to the policy.
+func contextOptions(opts SessionOptions) (playwright.BrowserNewContextOptions, error) {
 	pol := opts.Policy
 	sw := playwright.ServiceWorkerPolicyBlock
 	if pol.DecideCapability(policy.RuleServiceWorker).Allow {
@@ -159,82 +199,71 @@ func (b *Browser) NewSession(opts SessionOptions) (*Session, error) {
 	if opts.StorageStatePath != "" {
 		var err error
 		if state, err = loadStorageState(opts); err != nil { // storagestate.go: bounded to the policy
-			return nil, err
+			return playwright.BrowserNewContextOptions{}, err
 		}
 	}
-	ctx, err := b.b.NewContext(playwright.BrowserNewContextOptions{
+	return playwright.BrowserNewContextOptions{
 		StorageState:    state,
 		Proxy:           &playwright.Proxy{Server: opts.ProxyURL},
 		AcceptDownloads: playwright.Bool(pol.DecideCapability(policy.RuleDownload).Allow),
 		ServiceWorkers:  sw,
 		Permissions:     perms,
 		Viewport:        &playwright.Size{Width: 1280, Height: 800},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("browser: new context: %w", err)
-	}
-	s := &Session{opts: opts, ctx: ctx}
-	if opts.Trace {
-		if err := s.startTracing(); err != nil {
-			_ = ctx.Close()
-			return nil, fmt.Errorf("browser: start tracing: %w", err)
-		}
-	}
+	}, nil
+}
+
+// installPageScripts adds the session's scripts and handlers to its context, before any page:
+// the change counter, the handler marks, the route gate and the unseen-channel guard, the dialog
+// handler and the capability probe.
+func (s *Session) installPageScripts() error {
 	// The change counter's script runs first in every document: it wraps fetch and Response's body
 	// reads to count the page's own requests (changes.go), and the unseen-channel guard, which runs
 	// after it, locks fetch (a non-writable property) around the counting one. Added after the guard,
 	// the counter's wrap was refused silently, the count stayed 0, and Close did not wait for a
 	// click's fetch (TestCloseWaitsForTheLastClicksFetch failed in CI, stop 38).
 	if err := s.installChangeCounter(); err != nil {
-		_ = ctx.Close()
-		return nil, err
+		return err
 	}
 	if err := s.installHandlerMarks(); err != nil { // pointer.go: what a click will run, for pointerClick
-		_ = ctx.Close()
-		return nil, err
+		return err
 	}
-	if !opts.Off.Has(policy.GuardRouteGate) {
-		if err := ctx.Route("**/*", s.gate); err != nil {
-			_ = ctx.Close()
-			return nil, fmt.Errorf("browser: install route gate: %w", err)
+	if !s.opts.Off.Has(policy.GuardRouteGate) {
+		if err := s.ctx.Route("**/*", s.gate); err != nil {
+			return fmt.Errorf("browser: install route gate: %w", err)
 		}
 		if err := s.installUnseenGuard(); err != nil { // unseen.go: what ctx.Route cannot see
-			_ = ctx.Close()
-			return nil, err
+			return err
 		}
 	}
-	ctx.OnDialog(s.onDialog)
-	if err := s.installCapabilityProbe(); err != nil {
-		_ = ctx.Close()
-		return nil, err
-	}
-	page, err := ctx.NewPage()
+	s.ctx.OnDialog(s.onDialog)
+	return s.installCapabilityProbe()
+}
+
+// openPage opens the session's page and watches it: unseen channels, requests in flight,
+// navigations, downloads, file choosers, the console, popups and, when asked, video.
+func (s *Session) openPage() error {
+	page, err := s.ctx.NewPage()
 	if err != nil {
-		_ = ctx.Close()
-		return nil, fmt.Errorf("browser: new page: %w", err)
+		return fmt.Errorf("browser: new page: %w", err)
 	}
 	s.page = page
-	if !opts.Off.Has(policy.GuardRouteGate) {
+	if !s.opts.Off.Has(policy.GuardRouteGate) {
 		if err := s.watchUnseen(page); err != nil { // unseen.go
-			_ = ctx.Close()
-			return nil, err
+			return err
 		}
 	}
-	s.trackInflight(ctx, page)
+	s.trackInflight(s.ctx, page)
 	s.countNavigations(page)
 	page.OnDownload(s.onDownload)
 	page.OnFileChooser(s.onFileChooser)
 	page.OnConsole(func(m playwright.ConsoleMessage) {
-		opts.Recorder.Console(evidence.ConsoleRecord{Type: m.Type(), Text: m.Text(), Page: page.URL()})
+		s.opts.Recorder.Console(evidence.ConsoleRecord{Type: m.Type(), Text: m.Text(), Page: page.URL()})
 	})
-	ctx.OnPage(s.onPage)
-	if opts.Video {
-		if err := s.startVideo(); err != nil {
-			_ = ctx.Close()
-			return nil, err
-		}
+	s.ctx.OnPage(s.onPage)
+	if s.opts.Video {
+		return s.startVideo()
 	}
-	return s, nil
+	return nil
 }
 
 // startTracing starts a fresh Playwright trace with the session's resolved TraceDetail.
