@@ -56,6 +56,9 @@ type Policy struct {
 	ServiceWorkers Setting
 	// Requests holds the request-content rules (query and body judgement); see requests.go.
 	Requests Requests
+	// DialogRules decide a dialog by its message and the action that opened it; Dialogs is the
+	// default when none matches (DecideDialog, dialogs.go).
+	DialogRules []DialogRule
 
 	// off switches guards off for control arms and mutation runs (see WithGuardsOff). No policy file
 	// can set it: Parse never does.
