@@ -47,6 +47,7 @@ func TestDecideDialog(t *testing.T) {
 		{"are you sure after Salva asks", Dialog{"confirm", "Sei sicuro di voler eliminare?", salva}, "ask", "dialogs.rules[1]"},
 		{"are you sure in look-alikes", Dialog{"confirm", "Sei sіcuro?", nil}, "ask", "dialogs.rules[1]"}, // Cyrillic і
 		{"are you sure split by dashes", Dialog{"confirm", "Sei si-cu-ro?", nil}, "ask", "dialogs.rules[1]"},
+		{"are you sure in both spellings", Dialog{"confirm", "Sei sі-curo?", nil}, "ask", "dialogs.rules[1]"},
 		{"both texts: the rules disagree", Dialog{"confirm", "Confermi il salvataggio? Sei sicuro di voler eliminare le altre?", salva}, "dismiss", "disagree"},
 		{"no rule matches", Dialog{"alert", "Benvenuto", nil}, "dismiss", "default"},
 		{"a message too long to read", Dialog{"confirm", "Confermi il salvataggio?" + strings.Repeat(" ", MaxDialogMessage), salva}, "dismiss", "MaxDialogMessage"},
