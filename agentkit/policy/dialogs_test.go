@@ -170,3 +170,28 @@ func TestDialogRulesInSummaryAndClone(t *testing.T) {
 		t.Errorf("changing the clone's rules changed the original: %+v", p.DialogRules[0])
 	}
 }
+
+// FuzzDecideDialog: whatever the message and the opener, a dialog whose message reads "sei sicuro"
+// (in either reading) is never accepted under the example rules, and one accepted was opened by
+// "Salva" and reads "confermi il salvataggio".
+func FuzzDecideDialog(f *testing.F) {
+	p := mustParse(f, dialogRules)
+	for _, s := range []string{"Confermi il salvataggio?", "Sei sicuro?", "Confermi il salvataggio? Sei sicuro?", "Sei sі-curo", ""} {
+		f.Add(s, "button", "Salva")
+		f.Add(s, "link", "Elimina")
+	}
+	f.Fuzz(func(t *testing.T, msg, role, name string) {
+		d := p.DecideDialog(Dialog{Type: "confirm", Message: msg, Opener: &Target{Role: role, Name: name}})
+		plain, compact := NormalizeText(msg), CompactText(msg)
+		if !d.Allow {
+			return
+		}
+		if strings.Contains(plain, "sei sicuro") || strings.Contains(compact, "sei sicuro") {
+			t.Fatalf("accepted %q, which reads sei sicuro: %+v", msg, d)
+		}
+		if !strings.EqualFold(role, "button") || NormalizeText(name) != "salva" ||
+			!(strings.Contains(plain, "confermi il salvataggio") || strings.Contains(compact, "confermi il salvataggio")) {
+			t.Fatalf("accepted %q opened by %s %q: %+v", msg, role, name, d)
+		}
+	})
+}
