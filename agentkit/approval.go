@@ -12,12 +12,22 @@ import (
 
 // ApprovalRequest is one action the policy will not decide alone (policy.Decision.Ask): what a person
 // is asked to confirm.
+//
+// A dialog the policy asks about (a dialogs rule's then: ask) comes as a request too: its Target is
+// the dialog, role DialogRole and name its message (NewScriptedApprover(agentkit.DialogRole,
+// "Confermi il salvataggio?") approves it once), its Action and Opener the action being dispatched
+// when it opened and that action's target (zero and nil when none was).
 type ApprovalRequest struct {
 	Page     string           // the page the action is on
 	Action   action.Action    // the proposal
 	Target   *evidence.Target // its target, nil for a goto
 	Decision policy.Decision  // the Ask decision, with the rule's reason
+	// Opener is, for a dialog, the target of the action that opened it; nil otherwise.
+	Opener *evidence.Target
 }
+
+// DialogRole is the role of an ApprovalRequest's Target when what is asked about is a dialog.
+const DialogRole = "dialog"
 
 // Approver is the person (or the stand-in for one) who answers an Ask. An approval covers one
 // dispatch of one proposal: the loop asks again for every later proposal, the same one included, so a

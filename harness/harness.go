@@ -349,7 +349,8 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		return nil, false, err
 	}
 	sess, err := o.Browser.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: setup.Policy, Recorder: rec,
-		Trace: o.Trace, TraceDetail: o.TraceDetail, Video: recordsVideo(o.Video), Off: setup.Off, StorageStatePath: state, KeepStorageOrigins: setup.KeepStorageOrigins})
+		Trace: o.Trace, TraceDetail: o.TraceDetail, Video: recordsVideo(o.Video), Off: setup.Off, StorageStatePath: state, KeepStorageOrigins: setup.KeepStorageOrigins,
+		Approver: setup.Approver})
 	cleanState()
 	if err != nil {
 		return nil, false, errors.Join(err, rec.Close())

@@ -65,6 +65,7 @@ func element(do func(s *Session, a action.Action, loc playwright.Locator) error)
 		if loc == nil {
 			return act.Failed(act.DispatchFailed, "action %s needs a resolved target", a.Kind)
 		}
+		defer s.dispatching(ctx, a, obs)() // the opener of the dialogs it opens (dialog.go)
 		err := do(s, a, loc)
 		var refused *act.Error
 		if errors.As(err, &refused) && (refused.Code == act.PointerSwap || refused.Code == act.DispatchFailed) {

@@ -69,6 +69,9 @@ type SessionOptions struct {
 	// RereadUnchanged makes Observe take a new snapshot even when nothing was dispatched and nothing
 	// changed since the last one, instead of returning that one (Observe). For A/B benchmarks.
 	RereadUnchanged bool
+	// Approver answers the dialogs the policy asks about (a dialogs rule's then: ask, dialog.go): the
+	// same approver as the run's agentkit.Agent.Approver. Nil refuses them (agentkit.DenyApprovals).
+	Approver agentkit.Approver
 }
 
 // Session is one ephemeral browser context with one page; it implements agentkit.Driver.
@@ -120,6 +123,8 @@ type Session struct {
 	downloading atomic.Int64
 	// unseenReports holds the ids of the unseen-channel guard's reports already recorded (unseen.go).
 	unseenReports sync.Map
+	// opener is the action being dispatched, for the dialogs it opens (dialog.go); nil between actions.
+	opener atomic.Pointer[dialogOpener]
 }
 
 var (
@@ -302,15 +307,8 @@ func (s *Session) gate(rt playwright.Route) {
 	_ = rt.Continue()
 }
 
-func (s *Session) onDialog(d playwright.Dialog) {
-	if s.opts.Policy.DecideCapability(policy.RuleDialog).Allow {
-		_ = d.Accept()
-		return
-	}
-	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleDialog,
-		Reason: fmt.Sprintf("%s dialog %q dismissed", d.Type(), d.Message()), Page: s.pageURL(), Taken: evidence.TakenDismissed})
-	_ = d.Dismiss()
-}
+// onDialog answers every dialog of the context as the policy's dialogs say (dialog.go).
+func (s *Session) onDialog(d playwright.Dialog) { s.answerDialog(d) }
 
 func (s *Session) onDownload(d playwright.Download) {
 	if s.opts.Policy.DecideCapability(policy.RuleDownload).Allow {

@@ -7,7 +7,8 @@ import "fmt"
 // is allow (accept, for dialogs); dialogs under dismiss_and_log and everything else under
 // block/deny are denied, and so is any other rule. It is the one capability decision: the browser's
 // session asks it for each (its context settings, dialogs, downloads, uploads, popups, permission
-// prompts and service workers).
+// prompts and service workers). For a dialog it reads dialogs' default alone: DecideDialog decides
+// each dialog by its message, the action that opened it and dialogs.rules.
 func (p *Policy) DecideCapability(rule Rule) Decision {
 	var s Setting
 	var what string

@@ -24,6 +24,13 @@ func (p *Policy) Clone() *Policy {
 		c.Actions.Writes[i] = w.clone()
 	}
 	c.Requests = p.Requests.clone()
+	c.DialogRules = append([]DialogRule(nil), p.DialogRules...)
+	for i, r := range c.DialogRules {
+		if r.After != nil {
+			after := *r.After
+			c.DialogRules[i].After = &after
+		}
+	}
 	c.Actions.RequireApproval = Approval{Categories: append([]string(nil), p.Actions.RequireApproval.Categories...),
 		Writes: append([]Write(nil), p.Actions.RequireApproval.Writes...), Kinds: append([]string(nil), p.Actions.RequireApproval.Kinds...)}
 	for i, w := range c.Actions.RequireApproval.Writes {

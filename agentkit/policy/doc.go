@@ -50,7 +50,12 @@
 //	         max_stuck_actions: 6, max_tokens: 200000, max_decision_seconds: 30}
 //	downloads: block             # block | allow
 //	uploads: block               # block | allow
-//	dialogs: dismiss_and_log     # dismiss_and_log | accept
+//	dialogs: dismiss_and_log     # dismiss_and_log | accept | ask (the approver), or rules:
+//	# dialogs:
+//	#   default: dismiss_and_log   # what no rule matches gets
+//	#   rules:                     # text: regex on the normalised message; after: the opening action's element
+//	#     - {text: "confermi il salvataggio", after: {role: button, name: "^salva$"}, then: accept}
+//	#     - {text: "sei sicuro", then: ask}   # then: accept | dismiss_and_log | ask; two that disagree dismiss
 //	permissions: deny            # deny | allow
 //	popups: block                # block | allow
 //	service_workers: block       # block | allow
@@ -60,6 +65,10 @@
 // wrong version are all errors, collected together as Errors whose lines read
 //
 //	policies/x.yml:12: navigation.allow[0].paths[1]: invalid regex "(": missing closing )
+//
+// Dialog rules (DecideDialog, DialogRule) read a dialog's message as deny words read a name (below)
+// and the element of the action that opened it; every matching rule is considered, and two that
+// disagree dismiss the dialog.
 //
 // Omitted fields take the safe default: mode act, on_violation abort_and_log, unnamed deny, every
 // capability at its restrictive value, budgets from DefaultBudget. Omitted deny_words and writes

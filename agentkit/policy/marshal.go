@@ -37,7 +37,7 @@ type (
 		Budget         docBudget    `yaml:"budget"`
 		Downloads      Setting      `yaml:"downloads"`
 		Uploads        Setting      `yaml:"uploads"`
-		Dialogs        Setting      `yaml:"dialogs"`
+		Dialogs        docDialogs   `yaml:"dialogs"`
 		Permissions    Setting      `yaml:"permissions"`
 		Popups         Setting      `yaml:"popups"`
 		ServiceWorkers Setting      `yaml:"service_workers"`
@@ -90,12 +90,15 @@ type (
 )
 
 func toDoc(p *Policy) (docPolicy, error) {
-	d := docPolicy{Version: p.Version, Mode: p.Mode, Downloads: p.Downloads, Uploads: p.Uploads, Dialogs: p.Dialogs,
+	d := docPolicy{Version: p.Version, Mode: p.Mode, Downloads: p.Downloads, Uploads: p.Uploads,
 		Permissions: p.Permissions, Popups: p.Popups, ServiceWorkers: p.ServiceWorkers}
 	if d.Version == 0 {
 		d.Version = 1 // a hand-built policy; 1 is the only version Parse accepts
 	}
 	var err error
+	if d.Dialogs, err = dialogsDoc(p); err != nil {
+		return d, err
+	}
 	for i, h := range p.Navigation.Allow {
 		if h.Host == "" {
 			return d, fmt.Errorf("navigation.allow[%d].host: empty", i)

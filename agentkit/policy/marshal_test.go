@@ -83,6 +83,15 @@ func comparable(p *Policy) map[string]any {
 		writes = append(writes, w.Method+" "+w.Path.Source)
 	}
 	out["allow"], out["deny"], out["exceptions"], out["writes"] = hosts, deny, exc, writes
+	var dialogs []string
+	for _, r := range c.DialogRules {
+		after := ""
+		if r.After != nil {
+			after = r.After.Role + " " + r.After.Name.String()
+		}
+		dialogs = append(dialogs, r.Text.Source+" "+after+" "+string(r.Then))
+	}
+	out["dialog_rules"], c.DialogRules = dialogs, nil
 	if len(c.Actions.DenyWords) > 0 {
 		out["deny_words"] = c.Actions.DenyWords
 	}

@@ -43,7 +43,7 @@ func (d *decoder) policy(root *yaml.Node, p *Policy) {
 		"budget":          func(v *yaml.Node, f string) { d.budget(v, f, &p.Budget) },
 		"downloads":       setting(&p.Downloads, Block, Allow),
 		"uploads":         setting(&p.Uploads, Block, Allow),
-		"dialogs":         setting(&p.Dialogs, DismissAndLog, Accept),
+		"dialogs":         func(v *yaml.Node, f string) { d.dialogs(v, f, p) },
 		"permissions":     setting(&p.Permissions, Deny, Allow),
 		"popups":          setting(&p.Popups, Block, Allow),
 		"service_workers": setting(&p.ServiceWorkers, Block, Allow),

@@ -72,6 +72,7 @@ func (p *Policy) Summary() string {
 		bu.MaxActions, bu.MaxNavigations, bu.MaxDuration, bu.MaxSameActionRepeats, bu.MaxStuckActions, bu.MaxTokens, bu.MaxDecisionDuration)
 	line("downloads %s, uploads %s, dialogs %s, permissions %s, popups %s, service workers %s",
 		p.Downloads, p.Uploads, p.Dialogs, p.Permissions, p.Popups, p.ServiceWorkers)
+	p.dialogsSummary(line)
 	return b.String()
 }
 

@@ -60,6 +60,9 @@ type Policy struct {
 	// so Parse gave it the writes that format means: any method to a path navigation.allow allows,
 	// deny_paths winning (seedformat.go). Actions.Writes holds them.
 	WritesFromNavigation bool
+	// DialogRules decide a dialog by its message and the action that opened it; Dialogs is the
+	// default when none matches (DecideDialog, dialogs.go).
+	DialogRules []DialogRule
 
 	// off switches guards off for control arms and mutation runs (see WithGuardsOff). No policy file
 	// can set it: Parse never does.
