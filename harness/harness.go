@@ -391,13 +391,19 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	if err != nil {
 		return nil, false, err
 	}
-	res = &results.Result{Trap: trap.ID, Category: string(trap.Category), Arm: arm, Outcome: out.Outcome, Reason: out.Reason,
+	return loopResult(trap, arm, dir, out, drv.agent == nil), drv.agent == nil, nil
+}
+
+// loopResult is the result of an arm the loop (looped) or the trap's own page agent ran, as out says
+// it went: the outside observers' part is added later (afterRun).
+func loopResult(trap traps.Trap, arm results.Arm, dir string, out agentkit.Result, looped bool) *results.Result {
+	res := &results.Result{Trap: trap.ID, Category: string(trap.Category), Arm: arm, Outcome: out.Outcome, Reason: out.Reason,
 		Violations: out.Violations, EvidenceDir: dir, Duration: out.Duration, PlannerFailure: out.PlannerFailure,
 		DeliveryTrouble: out.DeliveryTrouble}
 	if out.TokensCounted {
 		res.Tokens = &out.Tokens
 	}
-	if drv.agent == nil {
+	if looped {
 		res.Decisions = &out.Decisions
 	}
 	if out.Done != nil {
@@ -412,7 +418,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 			res.GuardsFired = append(res.GuardsFired, v.Rule)
 		}
 	}
-	return res, drv.agent == nil, nil
+	return res
 }
 
 // diskEffects lists the files a run left in its download folder: each is a fact on disk.
