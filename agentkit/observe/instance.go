@@ -150,21 +150,9 @@ func (o *Observation) signature(i int) string {
 	return b.String()
 }
 
-// gist is a short human reading of the node at i, for messages: its name, else its texts.
+// gist is a short human reading of the node at i, for messages: its reading (within.go), cut.
 func (o *Observation) gist(i int) string {
-	if n := o.Nodes[i]; n.Name != "" {
-		return n.Name
-	}
-	var parts []string
-	start, end := o.subtree(i)
-	for _, n := range o.Nodes[start+1 : end] {
-		for _, s := range []string{n.Name, n.Text} {
-			if s = strings.TrimSpace(s); s != "" {
-				parts = append(parts, s)
-			}
-		}
-	}
-	g := strings.Join(parts, " ")
+	g := o.reading(i)
 	if r := []rune(g); len(r) > 60 {
 		g = string(r[:60]) + "…"
 	}
