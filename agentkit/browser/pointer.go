@@ -152,7 +152,7 @@ func (now pointerState) changedSince(before pointerState) string {
 }
 
 // pointerClick clicks loc as a person would, in steps, re-reading what the click will do: scrolled
-// into view, the pointer moved off it, and read; the pointer put on its centre (hover: pointerenter,
+// into view, the pointer taken off it (pointerOff), and read; the pointer put on its centre (hover: pointerenter,
 // pointerover, mouseover fire) and read again; then pressed there by Playwright's own click (which
 // waits for the navigation a click starts) with the page's press guard armed (handlerMarks): a
 // handler or form attribute that changes when the button goes down, or a press that lands on
@@ -164,20 +164,14 @@ func (s *Session) pointerClick(loc playwright.Locator) error {
 	if err := loc.ScrollIntoViewIfNeeded(playwright.LocatorScrollIntoViewIfNeededOptions{Timeout: to}); err != nil {
 		return err
 	}
-	// The pointer leaves whatever it was on (an earlier hover or refused click), so the reading
-	// before is the page without the pointer on the target: a swap made on pointerenter and undone
-	// on pointerleave is made again, and seen, when the pointer arrives.
 	mouse := s.page.Mouse()
-	if err := mouse.Move(0, 0); err != nil {
+	box, err := s.pointerOff(loc)
+	if err != nil {
 		return err
 	}
 	before, err := s.probePointer(loc, math.NaN(), math.NaN())
 	if err != nil {
 		return err
-	}
-	box, err := loc.BoundingBox(playwright.LocatorBoundingBoxOptions{Timeout: to})
-	if err != nil || box == nil {
-		return fmt.Errorf("the target has no box to put the pointer on: %v", err)
 	}
 	centre := &playwright.Position{X: box.Width / 2, Y: box.Height / 2}
 	if err := loc.Hover(playwright.LocatorHoverOptions{Timeout: to, Position: centre}); err != nil {
@@ -189,9 +183,37 @@ func (s *Session) pointerClick(loc playwright.Locator) error {
 		return &act.Error{Code: act.DispatchFailed, Msg: err.Error()}
 	}
 	if why, err := s.stillTheSame(loc, before, "the pointer arrived"); err != nil || why != nil {
-		return firstErr(why, err, mouse.Move(0, 0))
+		return firstErr(why, err, mouse.Move(box.X-1, box.Y+box.Height/2))
 	}
 	return s.guardedPress(loc, centre)
+}
+
+// pointerOff takes the pointer off the target when an earlier hover or refused click left it there
+// (the target matches :hover), so the reading before is the page without the pointer on it: a swap
+// made on pointerenter and undone on pointerleave is made again, and seen, when the pointer arrives.
+// The pointer goes just left of the target, so a row it sits in stays under the pointer (a control a
+// row shows only under the pointer stays shown); if the target is gone then, the pointer goes back
+// on it and the reading before is the page as it is. It returns the target's box.
+func (s *Session) pointerOff(loc playwright.Locator) (*playwright.Rect, error) {
+	to := ms(s.opts.ActionTimeout)
+	box, err := loc.BoundingBox(playwright.LocatorBoundingBoxOptions{Timeout: to})
+	if err != nil || box == nil {
+		return nil, fmt.Errorf("the target has no box to put the pointer on: %v", err)
+	}
+	on, err := loc.Evaluate(`el => el.matches(':hover')`, nil, pwEvaluateTimeout(s.opts.ActionTimeout))
+	if err != nil || on != true {
+		return box, err
+	}
+	if err := s.page.Mouse().Move(box.X-1, box.Y+box.Height/2); err != nil {
+		return nil, err
+	}
+	if after, err := loc.BoundingBox(playwright.LocatorBoundingBoxOptions{Timeout: to}); err == nil && after != nil {
+		return after, nil
+	}
+	if err := loc.Hover(playwright.LocatorHoverOptions{Timeout: to}); err != nil {
+		return nil, err
+	}
+	return loc.BoundingBox(playwright.LocatorBoundingBoxOptions{Timeout: to})
 }
 
 // guardedPress presses loc at centre with the page's press guard armed, and returns act.PointerSwap
@@ -208,7 +230,6 @@ func (s *Session) guardedPress(loc playwright.Locator, centre *playwright.Positi
 		return nil // the click navigated away (the target is gone with its page): it was not stopped
 	}
 	if why, _ := res.(string); why != "" {
-		_ = s.page.Mouse().Move(0, 0)
 		return &act.Error{Code: act.PointerSwap, Msg: fmt.Sprintf("when the button went down, %s: the click decided on is not the one that would happen", why)}
 	}
 	return nil
