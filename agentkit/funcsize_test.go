@@ -33,7 +33,6 @@ var longFuncs = map[string]funcSize{
 	"internal/agenttools/mcp.go:MCP.Run":               {138, 27},
 	"internal/modelserve/handlers.go:Server.chat":      {97, 24},
 	"internal/modelserve/handlers.go:Server.responses": {122, 28},
-	"internal/modelserve/modelserve.go:Server.decide":  {82, 32},
 }
 
 type funcSize struct{ lines, complexity int }
