@@ -31,7 +31,6 @@ var longFuncs = map[string]funcSize{
 	"agentkit/browser/sharedcdp.go:LaunchSharedCDP":    {100, 22},
 	"internal/agenttools/loop.go:driver.steps":         {90, 18},
 	"internal/agenttools/mcp.go:MCP.Run":               {138, 27},
-	"internal/modelserve/handlers.go:Server.chat":      {97, 24},
 	"internal/modelserve/handlers.go:Server.responses": {122, 28},
 }
 

@@ -90,6 +90,8 @@ func (t *turn) user(text string, users int) {
 	}
 }
 
+// chat serves POST /v1/chat/completions: the turn its messages hold, decided and answered as one
+// assistant message (a call of the agent's tool or the final answer), streamed or not.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
 	body, ok := s.readBody(w, r, &req)
@@ -99,15 +101,34 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if !s.admitModel(w, r, req.Model, body) {
 		return
 	}
-	if len(req.Messages) == 0 {
-		s.fail(w, r, http.StatusBadRequest, "no_messages", "the request has no messages", body)
+	t, bad := chatTurn(req)
+	if bad != nil {
+		s.fail(w, r, http.StatusBadRequest, bad.code, bad.msg, body)
 		return
 	}
+	d, status, msg := s.decide(r.Context(), t)
+	if status != 0 {
+		s.fail(w, r, status, "cannot_play", msg, body)
+		return
+	}
+	message, finish := chatAnswer(t, d)
+	s.log(record{Path: r.URL.Path, Model: req.Model, Status: 200, Request: body, Answer: message, Tool: d.tool(), Why: d.why})
+	s.writeChat(w, req.Stream, message, finish)
+}
+
+// badRequest is a request the endpoint cannot read (a 400): its error code and what is wrong.
+type badRequest struct{ code, msg string }
+
+// chatTurn reads a Chat Completions request into the endpoint's turn: its tools after tool_choice,
+// the task and page state of its messages, and the JSON schema its response_format asks for.
+func chatTurn(req chatRequest) (turn, *badRequest) {
 	var t turn
+	if len(req.Messages) == 0 {
+		return t, &badRequest{"no_messages", "the request has no messages"}
+	}
 	for _, tl := range req.Tools {
 		if tl.Function.Name == "" {
-			s.fail(w, r, http.StatusBadRequest, "invalid_tool", "a tool has no function name", body)
-			return
+			return t, &badRequest{"invalid_tool", "a tool has no function name"}
 		}
 		t.tools = append(t.tools, toolmap.Tool{Name: tl.Function.Name, Description: tl.Function.Description, InputSchema: tl.Function.Parameters})
 	}
@@ -136,57 +157,68 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			t.schema = json.RawMessage(`{}`) // JSON wanted, of no given shape
 		}
 	}
-	d, status, msg := s.decide(r.Context(), t)
-	if status != 0 {
-		s.fail(w, r, status, "cannot_play", msg, body)
-		return
+	return t, nil
+}
+
+// tool is the move a decision makes, for the log: the agent's tool it calls, or the act schema's move.
+func (d decision) tool() string {
+	if d.call != nil {
+		return d.call.Tool
 	}
-	id := "chatcmpl-" + callID()
-	message := map[string]any{"role": "assistant", "content": nil}
-	finish := "stop"
+	return d.actTool
+}
+
+// finalText is a decision's final answer as text: the JSON of the variant of the agent's own action
+// union (structured.go), else of the schema the request asks for, else the planner's words.
+func finalText(t turn, d decision) string {
 	switch {
-	case d.call != nil: // a call of the agent's tool, even when the request also asks for a schema-shaped final answer
-		args, _ := json.Marshal(d.call.Args)
-		message["tool_calls"] = []any{map[string]any{"id": callID(), "type": "function",
-			"function": map[string]any{"name": d.call.Tool, "arguments": string(args)}}}
-		finish = "tool_calls"
 	case d.structured != nil:
 		b, _ := json.Marshal(d.structured)
-		message["content"] = string(b)
+		return string(b)
 	case len(t.schema) > 0:
-		v := schemaValue(t.schema, d, 0)
-		b, _ := json.Marshal(v)
-		message["content"] = string(b)
-	default:
-		message["content"] = d.text
+		b, _ := json.Marshal(schemaValue(t.schema, d, 0))
+		return string(b)
 	}
-	tool := d.actTool
+	return d.text
+}
+
+// chatAnswer writes a decision as the assistant message and its finish reason: a call of the agent's
+// tool (even when the request also asks for a schema-shaped final answer), or the final answer.
+func chatAnswer(t turn, d decision) (map[string]any, string) {
 	if d.call != nil {
-		tool = d.call.Tool
+		args, _ := json.Marshal(d.call.Args)
+		return map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": callID(), "type": "function",
+			"function": map[string]any{"name": d.call.Tool, "arguments": string(args)}}}}, "tool_calls"
 	}
-	s.log(record{Path: r.URL.Path, Model: req.Model, Status: 200, Request: body, Answer: message, Tool: tool, Why: d.why})
-	if req.Stream {
-		w.Header().Set("Content-Type", "text/event-stream")
-		delta := map[string]any{"role": "assistant"}
-		if tc, ok := message["tool_calls"].([]any); ok {
-			c := tc[0].(map[string]any)
-			delta["tool_calls"] = []any{map[string]any{"index": 0, "id": c["id"], "type": "function", "function": c["function"]}}
-		} else {
-			delta["content"] = message["content"]
-		}
-		chunk := func(delta any, finish any) map[string]any {
-			return map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": s.Model,
-				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
-		}
-		writeSSE(w, "", chunk(delta, nil))
-		writeSSE(w, "", chunk(map[string]any{}, finish))
-		fmt.Fprint(w, "data: [DONE]\n\n")
+	return map[string]any{"role": "assistant", "content": finalText(t, d)}, "stop"
+}
+
+// writeChat answers a Chat Completions request with one message: a completion, or its two chunks
+// (the message as a delta, then the finish reason) and [DONE] when streamed.
+func (s *Server) writeChat(w http.ResponseWriter, stream bool, message map[string]any, finish string) {
+	id := "chatcmpl-" + callID()
+	if !stream {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "object": "chat.completion", "created": time.Now().Unix(), "model": s.Model,
+			"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": finish}},
+			"usage":   map[string]any{"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "object": "chat.completion", "created": time.Now().Unix(), "model": s.Model,
-		"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": finish}},
-		"usage":   map[string]any{"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
+	w.Header().Set("Content-Type", "text/event-stream")
+	delta := map[string]any{"role": "assistant"}
+	if tc, ok := message["tool_calls"].([]any); ok {
+		c := tc[0].(map[string]any)
+		delta["tool_calls"] = []any{map[string]any{"index": 0, "id": c["id"], "type": "function", "function": c["function"]}}
+	} else {
+		delta["content"] = message["content"]
+	}
+	chunk := func(delta any, finish any) map[string]any {
+		return map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": s.Model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	writeSSE(w, "", chunk(delta, nil))
+	writeSSE(w, "", chunk(map[string]any{}, finish))
+	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
 type responsesRequest struct {
