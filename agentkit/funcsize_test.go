@@ -26,12 +26,11 @@ const (
 // (lines/complexity): the list only shrinks. A function here may not grow past its figures, and one
 // that is back under both limits fails until its line goes, so the list stays true.
 var longFuncs = map[string]funcSize{
-	"agentkit/browser/login.go:Session.Login":          {82, 27},
-	"agentkit/browser/session.go:Browser.NewSession":   {104, 25},
-	"agentkit/browser/sharedcdp.go:LaunchSharedCDP":    {100, 22},
-	"internal/agenttools/loop.go:driver.steps":         {90, 18},
-	"internal/agenttools/mcp.go:MCP.Run":               {138, 27},
-	"internal/modelserve/handlers.go:Server.responses": {122, 28},
+	"agentkit/browser/login.go:Session.Login":        {82, 27},
+	"agentkit/browser/session.go:Browser.NewSession": {104, 25},
+	"agentkit/browser/sharedcdp.go:LaunchSharedCDP":  {100, 22},
+	"internal/agenttools/loop.go:driver.steps":       {90, 18},
+	"internal/agenttools/mcp.go:MCP.Run":             {138, 27},
 }
 
 type funcSize struct{ lines, complexity int }
