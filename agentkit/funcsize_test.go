@@ -30,7 +30,6 @@ var longFuncs = map[string]funcSize{
 	"agentkit/browser/session.go:Browser.NewSession": {104, 25},
 	"agentkit/browser/sharedcdp.go:LaunchSharedCDP":  {100, 22},
 	"internal/agenttools/loop.go:driver.steps":       {90, 18},
-	"internal/agenttools/mcp.go:MCP.Run":             {138, 27},
 }
 
 type funcSize struct{ lines, complexity int }
