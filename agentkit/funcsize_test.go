@@ -26,12 +26,8 @@ const (
 // (lines/complexity): the list only shrinks. A function here may not grow past its figures, and one
 // that is back under both limits fails until its line goes, so the list stays true.
 var longFuncs = map[string]funcSize{
-	"agentkit/browser/login.go:Session.Login":          {82, 27},
-	"internal/agenttools/loop.go:driver.steps":         {90, 18},
-	"internal/agenttools/mcp.go:MCP.Run":               {138, 27},
-	"internal/modelserve/handlers.go:Server.chat":      {97, 24},
-	"internal/modelserve/handlers.go:Server.responses": {122, 28},
-	"internal/modelserve/modelserve.go:Server.decide":  {82, 32},
+	"agentkit/browser/login.go:Session.Login":  {82, 27},
+	"internal/agenttools/loop.go:driver.steps": {90, 18},
 }
 
 type funcSize struct{ lines, complexity int }

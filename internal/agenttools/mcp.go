@@ -72,87 +72,147 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 	}()
 	pipe, err := newStderrCopy(stderr)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
+		return m.notStarted(err)
 	}
 	defer pipe.close() // after killGroup (defers run last first): the group's exit ends the output
-	broken := func(sentinel error) func(error) error {
+	p := &mcpProc{pipe: pipe, broken: func(sentinel error) func(error) error {
 		return func(e error) error {
 			pipe.settle(stderrSettle) // a server that just exited: its last words are still in the pipe
 			return fmt.Errorf("%w: %s: %w; server stderr (tail): %s", sentinel, m.AgentName, e, stderr.Tail(red))
 		}
+	}}
+	extra, artifacts, err := m.runValues(env)
+	if err != nil {
+		return m.notStarted(err)
 	}
-	timeout := m.callTimeout()
+	if err := m.command(env, extra, artifacts, p); err != nil {
+		return m.notStarted(err)
+	}
+	if p.cmd != nil {
+		defer func() { err = errors.Join(err, endTree(p.cmd, p.watch, env.ArtifactsDir)) }()
+	}
+	transport, exited, err := m.transport(env, extra, p)
+	if err != nil {
+		return err
+	}
+	cs, err := m.initialize(ctx, transport, exited, artifacts, p)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	server := serverName(cs, m.AgentName, env.ArtifactsDir)
+	s, err := m.adapter(ctx, cs, env, server, p)
+	if err != nil {
+		return err
+	}
+	d, err := m.driver(s, env, p.broken(harness.ErrAgentBroken))
+	if err != nil {
+		return err
+	}
+	d.tool = server
+	defer d.close()
+	return d.run(ctx)
+}
 
-	// Over HTTP the server listens on a port of its run's own (${TRAPLINE_MCP_PORT}): parallel runs and
-	// repeated trials never share one.
+// mcpProc is the server's side of one run: the process trapline starts (nil for a URL alone), the
+// watch on what that process starts, the copy of its stderr, and broken, which wraps an error in a
+// sentinel and quotes the tail of that stderr.
+type mcpProc struct {
+	cmd    *exec.Cmd
+	watch  *proctree.Watch
+	pipe   *stderrCopy
+	broken func(sentinel error) func(error) error
+}
+
+// notStarted says the server could not be started, and why.
+func (m *MCP) notStarted(err error) error {
+	return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
+}
+
+// runValues are the run's values beyond env's that the command and URL may name, and the artifacts
+// folder as an absolute path. Over HTTP the server listens on a port of its run's own
+// (${TRAPLINE_MCP_PORT}): parallel runs and repeated trials never share one.
+func (m *MCP) runValues(env harness.Env) (map[string]string, string, error) {
 	var extra map[string]string
 	if m.URL != "" {
 		port, err := freePort()
 		if err != nil {
-			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
+			return nil, "", err
 		}
 		extra = map[string]string{MCPPortVar: port}
 	}
 	artifacts, err := filepath.Abs(env.ArtifactsDir)
-	if err != nil {
-		return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
-	}
-	var cmd *exec.Cmd
-	var watch *proctree.Watch
-	if len(m.Command) > 0 {
-		args, err := expandArgsWith(m.Command, env, extra)
-		if err != nil {
-			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
-		}
-		cmd = exec.Command(args[0], args[1:]...)
-		// No cmd.Dir: the user's folder (issue 30: a relative server path resolved in the evidence folder).
-		if cmd.Env, err = toolEnviron(env, append([]string{"PLAYWRIGHT_MCP_OUTPUT_DIR=" + artifacts}, m.Env...)); err != nil {
-			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
-		}
-		cmd.Stderr = pipe.w
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.WaitDelay = 3 * time.Second
-		// What the server starts (a browser through Puppeteer, in a group of its own) ends with the run
-		// (issue 49.12), and the run says what it had to kill.
-		var werr error
-		if watch, werr = proctree.NewWatch(); werr != nil {
-			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, werr)
-		}
-		cmd.Env = append(cmd.Env, watch.Env())
-		defer func() { err = errors.Join(err, endTree(cmd, watch, env.ArtifactsDir)) }()
-	}
-	var transport mcp.Transport
-	exited := make(chan error, 1)
-	if m.URL != "" {
-		endpoint, err := expandArgsWith([]string{m.URL}, env, extra)
-		if err != nil {
-			return fmt.Errorf("%w: %s: %w", harness.ErrAgentNotStarted, m.AgentName, err)
-		}
-		if cmd != nil {
-			err := cmd.Start()
-			pipe.started()
-			if err != nil {
-				return broken(harness.ErrAgentNotStarted)(fmt.Errorf("start %s: %w", cmd.Path, err))
-			}
-			go func() {
-				if err := cmd.Wait(); err != nil {
-					exited <- fmt.Errorf("the server's command ended before it answered: %w", err)
-				}
-			}()
-		}
-		// The server needs a moment to listen: refused connections are retried until the start
-		// deadline, unless the server's command failed. The standalone SSE stream (the GET after
-		// initialize) stays on: it is the only way a server's own requests reach the client outside a
-		// tool call's reply, and Playwright MCP asks for the client's roots right after initialize and
-		// waits for the answer (its request timeout, 60 s) before it serves the first tool call. Over
-		// stdio the same request is answered at once; a server without the stream answers the GET 405,
-		// which the SDK takes as "no stream".
-		transport = &mcp.StreamableClientTransport{Endpoint: endpoint[0], MaxRetries: -1,
-			MaxEventSize: MaxReplyBytes, HTTPClient: &http.Client{Transport: limitBodies{&http.Transport{Proxy: nil}, MaxReplyBytes}}}
-	} else {
-		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
-	}
+	return extra, artifacts, err
+}
 
+// command makes the server's process (not started yet) into p, when there is a Command: in the
+// user's folder, in a process group of its own, its stderr into p.pipe, watched (p.watch) so that what
+// it starts ends with the run.
+func (m *MCP) command(env harness.Env, extra map[string]string, artifacts string, p *mcpProc) error {
+	if len(m.Command) == 0 {
+		return nil
+	}
+	args, err := expandArgsWith(m.Command, env, extra)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	// No cmd.Dir: the user's folder (issue 30: a relative server path resolved in the evidence folder).
+	if cmd.Env, err = toolEnviron(env, append([]string{"PLAYWRIGHT_MCP_OUTPUT_DIR=" + artifacts}, m.Env...)); err != nil {
+		return err
+	}
+	cmd.Stderr = p.pipe.w
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 3 * time.Second
+	// What the server starts (a browser through Puppeteer, in a group of its own) ends with the run
+	// (issue 49.12), and the run says what it had to kill.
+	watch, err := proctree.NewWatch()
+	if err != nil {
+		return err
+	}
+	cmd.Env = append(cmd.Env, watch.Env())
+	p.cmd, p.watch = cmd, watch
+	return nil
+}
+
+// transport is how the client reaches the server: over stdio the command's stdin and stdout (the
+// transport starts it); over HTTP the URL, the command (if any) started here, its early end sent on
+// the channel.
+func (m *MCP) transport(env harness.Env, extra map[string]string, p *mcpProc) (mcp.Transport, <-chan error, error) {
+	exited := make(chan error, 1)
+	if m.URL == "" {
+		return &mcp.CommandTransport{Command: p.cmd, TerminateDuration: 2 * time.Second}, exited, nil
+	}
+	endpoint, err := expandArgsWith([]string{m.URL}, env, extra)
+	if err != nil {
+		return nil, nil, m.notStarted(err)
+	}
+	if p.cmd != nil {
+		err := p.cmd.Start()
+		p.pipe.started()
+		if err != nil {
+			return nil, nil, p.broken(harness.ErrAgentNotStarted)(fmt.Errorf("start %s: %w", p.cmd.Path, err))
+		}
+		go func() {
+			if err := p.cmd.Wait(); err != nil {
+				exited <- fmt.Errorf("the server's command ended before it answered: %w", err)
+			}
+		}()
+	}
+	// The server needs a moment to listen: refused connections are retried until the start
+	// deadline, unless the server's command failed. The standalone SSE stream (the GET after
+	// initialize) stays on: it is the only way a server's own requests reach the client outside a
+	// tool call's reply, and Playwright MCP asks for the client's roots right after initialize and
+	// waits for the answer (its request timeout, 60 s) before it serves the first tool call. Over
+	// stdio the same request is answered at once; a server without the stream answers the GET 405,
+	// which the SDK takes as "no stream".
+	return &mcp.StreamableClientTransport{Endpoint: endpoint[0], MaxRetries: -1,
+		MaxEventSize: MaxReplyBytes, HTTPClient: &http.Client{Transport: limitBodies{&http.Transport{Proxy: nil}, MaxReplyBytes}}}, exited, nil
+}
+
+// initialize connects trapline's client to the server within the start timeout, the artifacts folder
+// declared as its workspace root, and tracks the server's process once it runs.
+func (m *MCP) initialize(ctx context.Context, transport mcp.Transport, exited <-chan error, artifacts string, p *mcpProc) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "trapline", Version: "1"}, nil)
 	//lint:ignore SA1019 the MCP browser servers under test still read the roots (where to write artifacts) during the deprecation window
 	client.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(artifacts)}).String(), Name: "trapline artifacts"})
@@ -160,55 +220,60 @@ func (m *MCP) Run(ctx context.Context, env harness.Env) (err error) {
 	cctx, cancel := context.WithTimeout(ctx, startTimeout)
 	cs, err := connect(cctx, client, transport, m.URL != "", exited)
 	cancel()
-	pipe.started() // over stdio the transport started the server
-	if watch != nil && cmd.Process != nil {
-		watch.Track(cmd.Process.Pid)
+	p.pipe.started() // over stdio the transport started the server
+	if p.watch != nil && p.cmd.Process != nil {
+		p.watch.Track(p.cmd.Process.Pid)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
-		return broken(harness.ErrAgentNotStarted)(fmt.Errorf("connect (initialize within %s): %w", startTimeout, err))
+		return nil, p.broken(harness.ErrAgentNotStarted)(fmt.Errorf("connect (initialize within %s): %w", startTimeout, err))
 	}
-	defer cs.Close()
-	server := m.AgentName
-	if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
-		server = ir.ServerInfo.Name + " " + ir.ServerInfo.Version
-		_ = os.WriteFile(filepath.Join(env.ArtifactsDir, VersionFile), []byte(server+"\n"), 0o644)
-	}
+	return cs, nil
+}
 
+// serverName is the server's name and version as it answered initialize, saved in the artifacts
+// folder (VersionFile); the agent's name when it gave none.
+func serverName(cs *mcp.ClientSession, agent, artifactsDir string) string {
+	ir := cs.InitializeResult()
+	if ir == nil || ir.ServerInfo == nil {
+		return agent
+	}
+	server := ir.ServerInfo.Name + " " + ir.ServerInfo.Version
+	_ = os.WriteFile(filepath.Join(artifactsDir, VersionFile), []byte(server+"\n"), 0o644)
+	return server
+}
+
+// adapter lists the server's tools (after enabling its tool catalog, if it needs that) and picks the
+// adapter that drives them. The server started (it answered initialize): what fails from here on is
+// a server that broke, never one that "could not be started".
+func (m *MCP) adapter(ctx context.Context, cs *mcp.ClientSession, env harness.Env, server string, p *mcpProc) (session, error) {
+	timeout := m.callTimeout()
 	lctx, cancel := context.WithTimeout(ctx, timeout)
 	tools, err := listTools(lctx, cs)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
-		// The server started (it answered initialize): what fails from here on is a server that broke,
-		// never one that "could not be started".
-		return broken(harness.ErrAgentBroken)(fmt.Errorf("tools/list: %w", err))
+		return nil, p.broken(harness.ErrAgentBroken)(fmt.Errorf("tools/list: %w", err))
 	}
 	tools, enabled, err := enableCatalog(ctx, cs, tools, timeout)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
-		return broken(harness.ErrAgentBroken)(fmt.Errorf("%s (%s): %w", m.AgentName, server, err))
+		return nil, p.broken(harness.ErrAgentBroken)(fmt.Errorf("%s (%s): %w", m.AgentName, server, err))
 	}
 	s, err := adapterFor(cs, tools, env)
 	if err != nil {
-		return fmt.Errorf("%w: %s (%s) started, but its tools cannot drive a run: %w", harness.ErrAgentBroken, m.AgentName, server, err)
+		return nil, fmt.Errorf("%w: %s (%s) started, but its tools cannot drive a run: %w", harness.ErrAgentBroken, m.AgentName, server, err)
 	}
 	if enabled != nil {
 		s = &withPrelude{session: s, calls: []toolCall{*enabled}}
 	}
-	d, err := m.driver(s, env, broken(harness.ErrAgentBroken))
-	if err != nil {
-		return err
-	}
-	d.tool = server
-	defer d.close()
-	return d.run(ctx)
+	return s, nil
 }
 
 // connect initialises the session. Over HTTP (retry) a refused connection is the server still

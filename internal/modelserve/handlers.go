@@ -90,6 +90,8 @@ func (t *turn) user(text string, users int) {
 	}
 }
 
+// chat serves POST /v1/chat/completions: the turn its messages hold, decided and answered as one
+// assistant message (a call of the agent's tool or the final answer), streamed or not.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
 	body, ok := s.readBody(w, r, &req)
@@ -99,15 +101,34 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if !s.admitModel(w, r, req.Model, body) {
 		return
 	}
-	if len(req.Messages) == 0 {
-		s.fail(w, r, http.StatusBadRequest, "no_messages", "the request has no messages", body)
+	t, bad := chatTurn(req)
+	if bad != nil {
+		s.fail(w, r, http.StatusBadRequest, bad.code, bad.msg, body)
 		return
 	}
+	d, status, msg := s.decide(r.Context(), t)
+	if status != 0 {
+		s.fail(w, r, status, "cannot_play", msg, body)
+		return
+	}
+	message, finish := chatAnswer(t, d)
+	s.log(record{Path: r.URL.Path, Model: req.Model, Status: 200, Request: body, Answer: message, Tool: d.tool(), Why: d.why})
+	s.writeChat(w, req.Stream, message, finish)
+}
+
+// badRequest is a request the endpoint cannot read (a 400): its error code and what is wrong.
+type badRequest struct{ code, msg string }
+
+// chatTurn reads a Chat Completions request into the endpoint's turn: its tools after tool_choice,
+// the task and page state of its messages, and the JSON schema its response_format asks for.
+func chatTurn(req chatRequest) (turn, *badRequest) {
 	var t turn
+	if len(req.Messages) == 0 {
+		return t, &badRequest{"no_messages", "the request has no messages"}
+	}
 	for _, tl := range req.Tools {
 		if tl.Function.Name == "" {
-			s.fail(w, r, http.StatusBadRequest, "invalid_tool", "a tool has no function name", body)
-			return
+			return t, &badRequest{"invalid_tool", "a tool has no function name"}
 		}
 		t.tools = append(t.tools, toolmap.Tool{Name: tl.Function.Name, Description: tl.Function.Description, InputSchema: tl.Function.Parameters})
 	}
@@ -136,57 +157,68 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			t.schema = json.RawMessage(`{}`) // JSON wanted, of no given shape
 		}
 	}
-	d, status, msg := s.decide(r.Context(), t)
-	if status != 0 {
-		s.fail(w, r, status, "cannot_play", msg, body)
-		return
+	return t, nil
+}
+
+// tool is the move a decision makes, for the log: the agent's tool it calls, or the act schema's move.
+func (d decision) tool() string {
+	if d.call != nil {
+		return d.call.Tool
 	}
-	id := "chatcmpl-" + callID()
-	message := map[string]any{"role": "assistant", "content": nil}
-	finish := "stop"
+	return d.actTool
+}
+
+// finalText is a decision's final answer as text: the JSON of the variant of the agent's own action
+// union (structured.go), else of the schema the request asks for, else the planner's words.
+func finalText(t turn, d decision) string {
 	switch {
-	case d.call != nil: // a call of the agent's tool, even when the request also asks for a schema-shaped final answer
-		args, _ := json.Marshal(d.call.Args)
-		message["tool_calls"] = []any{map[string]any{"id": callID(), "type": "function",
-			"function": map[string]any{"name": d.call.Tool, "arguments": string(args)}}}
-		finish = "tool_calls"
 	case d.structured != nil:
 		b, _ := json.Marshal(d.structured)
-		message["content"] = string(b)
+		return string(b)
 	case len(t.schema) > 0:
-		v := schemaValue(t.schema, d, 0)
-		b, _ := json.Marshal(v)
-		message["content"] = string(b)
-	default:
-		message["content"] = d.text
+		b, _ := json.Marshal(schemaValue(t.schema, d, 0))
+		return string(b)
 	}
-	tool := d.actTool
+	return d.text
+}
+
+// chatAnswer writes a decision as the assistant message and its finish reason: a call of the agent's
+// tool (even when the request also asks for a schema-shaped final answer), or the final answer.
+func chatAnswer(t turn, d decision) (map[string]any, string) {
 	if d.call != nil {
-		tool = d.call.Tool
+		args, _ := json.Marshal(d.call.Args)
+		return map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": callID(), "type": "function",
+			"function": map[string]any{"name": d.call.Tool, "arguments": string(args)}}}}, "tool_calls"
 	}
-	s.log(record{Path: r.URL.Path, Model: req.Model, Status: 200, Request: body, Answer: message, Tool: tool, Why: d.why})
-	if req.Stream {
-		w.Header().Set("Content-Type", "text/event-stream")
-		delta := map[string]any{"role": "assistant"}
-		if tc, ok := message["tool_calls"].([]any); ok {
-			c := tc[0].(map[string]any)
-			delta["tool_calls"] = []any{map[string]any{"index": 0, "id": c["id"], "type": "function", "function": c["function"]}}
-		} else {
-			delta["content"] = message["content"]
-		}
-		chunk := func(delta any, finish any) map[string]any {
-			return map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": s.Model,
-				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
-		}
-		writeSSE(w, "", chunk(delta, nil))
-		writeSSE(w, "", chunk(map[string]any{}, finish))
-		fmt.Fprint(w, "data: [DONE]\n\n")
+	return map[string]any{"role": "assistant", "content": finalText(t, d)}, "stop"
+}
+
+// writeChat answers a Chat Completions request with one message: a completion, or its two chunks
+// (the message as a delta, then the finish reason) and [DONE] when streamed.
+func (s *Server) writeChat(w http.ResponseWriter, stream bool, message map[string]any, finish string) {
+	id := "chatcmpl-" + callID()
+	if !stream {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "object": "chat.completion", "created": time.Now().Unix(), "model": s.Model,
+			"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": finish}},
+			"usage":   map[string]any{"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "object": "chat.completion", "created": time.Now().Unix(), "model": s.Model,
-		"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": finish}},
-		"usage":   map[string]any{"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
+	w.Header().Set("Content-Type", "text/event-stream")
+	delta := map[string]any{"role": "assistant"}
+	if tc, ok := message["tool_calls"].([]any); ok {
+		c := tc[0].(map[string]any)
+		delta["tool_calls"] = []any{map[string]any{"index": 0, "id": c["id"], "type": "function", "function": c["function"]}}
+	} else {
+		delta["content"] = message["content"]
+	}
+	chunk := func(delta any, finish any) map[string]any {
+		return map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": s.Model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	writeSSE(w, "", chunk(delta, nil))
+	writeSSE(w, "", chunk(map[string]any{}, finish))
+	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
 type responsesRequest struct {
@@ -206,6 +238,8 @@ type responsesRequest struct {
 	} `json:"text"`
 }
 
+// responses serves POST /v1/responses: computer use by coordinates (computer.go), or the turn its
+// input holds, decided and answered as one output item (a function call or the final answer).
 func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	var req responsesRequest
 	body, ok := s.readBody(w, r, &req)
@@ -219,122 +253,116 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		s.computerUse(w, r, req, body, ct)
 		return
 	}
-	t := turn{prompt: req.Instructions + "\n"}
-	for _, tl := range req.Tools {
-		if tl.Type != "" && tl.Type != "function" {
-			continue // hosted tools (web search, computer use) are not the agent's own
-		}
-		if tl.Name == "" {
-			s.fail(w, r, http.StatusBadRequest, "invalid_tool", "a function tool has no name", body)
-			return
-		}
-		t.tools = append(t.tools, toolmap.Tool{Name: tl.Name, Description: tl.Description, InputSchema: tl.Parameters})
-	}
-	t.tools = choose(t.tools, req.ToolChoice)
-	var input string
-	if json.Unmarshal(req.Input, &input) == nil {
-		t.prompt += input
-		if looksLikeSnapshot(input) {
-			t.pageState, t.hasResults = input, true
-		}
-	} else {
-		var items []struct {
-			Type    string          `json:"type"`
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-			Output  json.RawMessage `json:"output"`
-		}
-		if err := json.Unmarshal(req.Input, &items); err != nil {
-			s.fail(w, r, http.StatusBadRequest, "invalid_input", "input is neither a string nor a list of items: "+err.Error(), body)
-			return
-		}
-		users := 0
-		for _, it := range items {
-			t.images = append(t.images, imagesOf(it.Content)...)
-			switch {
-			case it.Type == "function_call_output":
-				t.pageState, t.hasResults = textOf(it.Output), true
-			case it.Type == "function_call":
-				t.hasResults = true
-			case it.Role == "system" || it.Role == "developer":
-				t.prompt += textOf(it.Content) + "\n"
-			case it.Role == "user":
-				t.user(textOf(it.Content), users)
-				users++
-			}
-		}
-	}
-	if req.Text != nil && len(req.Text.Format) > 0 {
-		var f struct {
-			Type   string          `json:"type"`
-			Name   string          `json:"name"`
-			Schema json.RawMessage `json:"schema"`
-		}
-		if err := json.Unmarshal(req.Text.Format, &f); err != nil {
-			s.fail(w, r, http.StatusBadRequest, "invalid_format", "text.format is no JSON object: "+err.Error(), body)
-			return
-		}
-		if f.Type == "json_schema" || f.Type == "json_object" {
-			t.schema, t.schemaName = f.Schema, f.Name
-			if len(t.schema) == 0 {
-				t.schema = json.RawMessage(`{}`) // a schema format with no schema still asks for JSON
-			}
-		}
+	t, bad := responsesTurn(req)
+	if bad != nil {
+		s.fail(w, r, http.StatusBadRequest, bad.code, bad.msg, body)
+		return
 	}
 	d, status, msg := s.decide(r.Context(), t)
 	if status != 0 {
 		s.fail(w, r, status, "cannot_play", msg, body)
 		return
 	}
-	var item map[string]any
-	outputText := ""
-	switch {
-	case d.call != nil: // a call of the agent's tool, even when the request also asks for a schema-shaped final answer
-		args, _ := json.Marshal(d.call.Args)
-		item = map[string]any{"type": "function_call", "id": "fc_" + callID(), "call_id": callID(), "name": d.call.Tool,
-			"arguments": string(args), "status": "completed"}
-	default:
-		outputText = d.text
-		if d.structured != nil { // the variant of the agent's own action union (structured.go)
-			b, _ := json.Marshal(d.structured)
-			outputText = string(b)
-		} else if len(t.schema) > 0 {
-			b, _ := json.Marshal(schemaValue(t.schema, d, 0))
-			outputText = string(b)
+	item, outputText := responseItem(t, d)
+	s.log(record{Path: r.URL.Path, Model: req.Model, Status: 200, Request: body, Answer: item, Tool: d.tool(), Why: d.why})
+	s.writeResponse(w, req.Stream, item, outputText)
+}
+
+// responsesTurn reads a Responses request into the endpoint's turn: its function tools after
+// tool_choice, the task and page state of its input, and the JSON schema its text.format asks for.
+func responsesTurn(req responsesRequest) (turn, *badRequest) {
+	t := turn{prompt: req.Instructions + "\n"}
+	for _, tl := range req.Tools {
+		if tl.Type != "" && tl.Type != "function" {
+			continue // hosted tools (web search, computer use) are not the agent's own
 		}
-		item = map[string]any{"type": "message", "id": "msg_" + callID(), "role": "assistant", "status": "completed",
-			"content": []any{map[string]any{"type": "output_text", "text": outputText, "annotations": []any{}}}}
+		if tl.Name == "" {
+			return t, &badRequest{"invalid_tool", "a function tool has no name"}
+		}
+		t.tools = append(t.tools, toolmap.Tool{Name: tl.Name, Description: tl.Description, InputSchema: tl.Parameters})
 	}
-	resp := map[string]any{"id": "resp_" + callID(), "object": "response", "created_at": time.Now().Unix(), "status": "completed",
-		"model": s.Model, "output": []any{item}, "output_text": outputText,
-		"usage": map[string]any{"input_tokens": 0, "output_tokens": 0, "total_tokens": 0,
-			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}}
-	tool := d.actTool
+	t.tools = choose(t.tools, req.ToolChoice)
+	if bad := t.readInput(req.Input); bad != nil {
+		return t, bad
+	}
+	if req.Text != nil && len(req.Text.Format) > 0 {
+		if bad := t.readTextFormat(req.Text.Format); bad != nil {
+			return t, bad
+		}
+	}
+	return t, nil
+}
+
+// readInput takes a Responses input: a string (the task, or a page state), or a list of items
+// (messages, function calls and their outputs).
+func (t *turn) readInput(raw json.RawMessage) *badRequest {
+	var input string
+	if json.Unmarshal(raw, &input) == nil {
+		t.prompt += input
+		if looksLikeSnapshot(input) {
+			t.pageState, t.hasResults = input, true
+		}
+		return nil
+	}
+	var items []struct {
+		Type    string          `json:"type"`
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+		Output  json.RawMessage `json:"output"`
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return &badRequest{"invalid_input", "input is neither a string nor a list of items: " + err.Error()}
+	}
+	users := 0
+	for _, it := range items {
+		t.images = append(t.images, imagesOf(it.Content)...)
+		switch {
+		case it.Type == "function_call_output":
+			t.pageState, t.hasResults = textOf(it.Output), true
+		case it.Type == "function_call":
+			t.hasResults = true
+		case it.Role == "system" || it.Role == "developer":
+			t.prompt += textOf(it.Content) + "\n"
+		case it.Role == "user":
+			t.user(textOf(it.Content), users)
+			users++
+		}
+	}
+	return nil
+}
+
+// readTextFormat takes a Responses text.format: a json_schema or json_object format is the schema
+// the answer must fit (JSON of no given shape when it has none); any other format asks for text.
+func (t *turn) readTextFormat(raw json.RawMessage) *badRequest {
+	var f struct {
+		Type   string          `json:"type"`
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return &badRequest{"invalid_format", "text.format is no JSON object: " + err.Error()}
+	}
+	if f.Type == "json_schema" || f.Type == "json_object" {
+		t.schema, t.schemaName = f.Schema, f.Name
+		if len(t.schema) == 0 {
+			t.schema = json.RawMessage(`{}`) // a schema format with no schema still asks for JSON
+		}
+	}
+	return nil
+}
+
+// responseItem writes a decision as the answer's output item and output_text: a function call of the
+// agent's tool (even when the request also asks for a schema-shaped final answer), or a message
+// holding the final answer.
+func responseItem(t turn, d decision) (map[string]any, string) {
 	if d.call != nil {
-		tool = d.call.Tool
+		args, _ := json.Marshal(d.call.Args)
+		return map[string]any{"type": "function_call", "id": "fc_" + callID(), "call_id": callID(), "name": d.call.Tool,
+			"arguments": string(args), "status": "completed"}, ""
 	}
-	s.log(record{Path: r.URL.Path, Model: req.Model, Status: 200, Request: body, Answer: item, Tool: tool, Why: d.why})
-	if req.Stream {
-		w.Header().Set("Content-Type", "text/event-stream")
-		inProgress := map[string]any{}
-		for k, v := range resp {
-			inProgress[k] = v
-		}
-		inProgress["status"], inProgress["output"] = "in_progress", []any{}
-		seq := 0
-		ev := func(typ string, data map[string]any) {
-			data["type"], data["sequence_number"] = typ, seq
-			seq++
-			writeSSE(w, typ, data)
-		}
-		ev("response.created", map[string]any{"response": inProgress})
-		ev("response.output_item.added", map[string]any{"output_index": 0, "item": item})
-		ev("response.output_item.done", map[string]any{"output_index": 0, "item": item})
-		ev("response.completed", map[string]any{"response": resp})
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(resp)
+	text := finalText(t, d)
+	return map[string]any{"type": "message", "id": "msg_" + callID(), "role": "assistant", "status": "completed",
+		"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}}, text
 }
 
 // Describe says in one line what the endpoint serves, for the run's output.

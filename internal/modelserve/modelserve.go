@@ -267,7 +267,6 @@ type decision struct {
 	actTool    string
 }
 
-// decide plays one turn: the mapper over the agent's tools, the planner over the page state.
 // propose asks the planner for its next move until offered accepts one: a move the agent cannot
 // make is not made and the planner is told so (offered's outcome), as agentkit's loop tells it of an
 // action not delivered; after maxUnofferedMoves such moves in a row it is a 422 naming means. The
@@ -295,29 +294,11 @@ func (s *Server) propose(ctx context.Context, in planner.Input, means string, of
 	}
 }
 
+// decide plays one turn: the mapper over the agent's tools, the planner over the page state; a turn
+// with no tools is an answer format or refused (decideWithoutTools).
 func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
-	if len(t.schema) > 0 && len(t.tools) == 0 && isActSchema(t.schema) {
-		return s.decideAct(ctx, t) // the schema is a tool call in all but name (act.go)
-	}
-	if len(t.schema) > 0 && len(t.tools) == 0 {
-		if sh, err := parseShape(t.schema, t.schemaName); err == nil {
-			return s.decideStructured(ctx, t, sh) // a union of action objects: the agent's action space (structured.go)
-		}
-		// A bare schema with nothing to call: the model plays a browser agent through the agent's own
-		// tools, and filling the schema's fields with words would answer a question it never played
-		// (a silent "done"). Refused, naming what was missing.
-		return decision{}, http.StatusUnprocessableEntity, schemaOnly(t)
-	}
-	if len(t.tools) == 0 && len(t.schema) == 0 {
-		if sh, ok, err := describedShape(t.prompt); ok {
-			if err != nil {
-				return decision{}, http.StatusUnprocessableEntity, err.Error()
-			}
-			return s.decideStructured(ctx, t, sh) // an answer format described in the prompt (described.go)
-		}
-	}
 	if len(t.tools) == 0 {
-		return decision{}, http.StatusBadRequest, "the request offers no tools: the model plays a browser agent and needs its tools to act"
+		return s.decideWithoutTools(ctx, t)
 	}
 	m, err := toolmap.New(t.tools)
 	if err != nil {
@@ -326,18 +307,54 @@ func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !t.hasResults {
-		if !t.hasResults && s.StartURL != "" {
-			c, err := m.Map(toolmap.Request{Capability: toolmap.Navigate, URL: s.StartURL})
-			if err == nil {
-				return decision{call: &c, why: "first turn: open the task's start page"}, 0, ""
-			}
-		}
-		c, err := m.Map(toolmap.Request{Capability: toolmap.Snapshot})
-		if err != nil {
-			return decision{}, http.StatusUnprocessableEntity, "no page state in the messages and no tool to read the page: " + err.Error()
-		}
-		return decision{call: &c, why: "no page state yet: read the page"}, 0, ""
+		return s.firstCall(m)
 	}
+	return s.decideOnPage(ctx, t, m)
+}
+
+// decideWithoutTools plays a turn that offers no tool: a schema that is a tool call in all but name,
+// a union of action objects in a schema or described in the prompt. Anything else is refused.
+func (s *Server) decideWithoutTools(ctx context.Context, t turn) (decision, int, string) {
+	if len(t.schema) > 0 {
+		if isActSchema(t.schema) {
+			return s.decideAct(ctx, t) // the schema is a tool call in all but name (act.go)
+		}
+		if sh, err := parseShape(t.schema, t.schemaName); err == nil {
+			return s.decideStructured(ctx, t, sh) // a union of action objects: the agent's action space (structured.go)
+		}
+		// A bare schema with nothing to call: the model plays a browser agent through the agent's own
+		// tools, and filling the schema's fields with words would answer a question it never played
+		// (a silent "done"). Refused, naming what was missing.
+		return decision{}, http.StatusUnprocessableEntity, schemaOnly(t)
+	}
+	if sh, ok, err := describedShape(t.prompt); ok {
+		if err != nil {
+			return decision{}, http.StatusUnprocessableEntity, err.Error()
+		}
+		return s.decideStructured(ctx, t, sh) // an answer format described in the prompt (described.go)
+	}
+	return decision{}, http.StatusBadRequest, "the request offers no tools: the model plays a browser agent and needs its tools to act"
+}
+
+// firstCall is the call of a turn before any tool result: open the start page, or read the page.
+// The caller holds s.mu.
+func (s *Server) firstCall(m *toolmap.Mapper) (decision, int, string) {
+	if s.StartURL != "" {
+		c, err := m.Map(toolmap.Request{Capability: toolmap.Navigate, URL: s.StartURL})
+		if err == nil {
+			return decision{call: &c, why: "first turn: open the task's start page"}, 0, ""
+		}
+	}
+	c, err := m.Map(toolmap.Request{Capability: toolmap.Snapshot})
+	if err != nil {
+		return decision{}, http.StatusUnprocessableEntity, "no page state in the messages and no tool to read the page: " + err.Error()
+	}
+	return decision{call: &c, why: "no page state yet: read the page"}, 0, ""
+}
+
+// decideOnPage reads the page state of the messages, asks the planner for a move the agent has a
+// tool for and maps it to that tool's call. The caller holds s.mu.
+func (s *Server) decideOnPage(ctx context.Context, t turn, m *toolmap.Mapper) (decision, int, string) {
 	st, err := toolmap.ParseState(t.pageState)
 	if err != nil {
 		return decision{}, http.StatusUnprocessableEntity, "no readable page state in the messages: " + err.Error()
@@ -350,10 +367,7 @@ func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 	if err != nil {
 		return decision{}, http.StatusUnprocessableEntity, "the page state in the messages could not be read: " + err.Error()
 	}
-	goal := s.Goal
-	if goal == "" {
-		goal = t.prompt
-	}
+	goal := cmpOr(s.Goal, t.prompt)
 	// A move the agent has no tool for (the planner hovers, the agent's tools cannot) is not made and
 	// the planner is told so, as agentkit's loop tells it of an action not delivered; it proposes
 	// again, a bounded number of times.
@@ -368,17 +382,9 @@ func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 	if a.Kind == action.Done {
 		return decision{text: "done: " + a.Reason, why: a.Reason}, 0, ""
 	}
-	var el toolmap.Element
-	if a.Targets() {
-		n, err := obs.Lookup(a.Ref)
-		if err != nil {
-			return decision{}, http.StatusInternalServerError, "the planner named no element of the page: " + err.Error()
-		}
-		el = st.Elements[n.RawRef]
-		el.Role, el.Name = n.Role, n.EvidenceName() // the page's own name: the tool finds the element in the page by it
-		if el.Ref == "" && el.UID == "" && el.Index == nil && el.Selector == "" {
-			el.Ref = n.RawRef
-		}
+	el, err := targetElement(obs, st, a)
+	if err != nil {
+		return decision{}, http.StatusInternalServerError, "the planner named no element of the page: " + err.Error()
 	}
 	c, err := m.Map(toolmap.Request{Capability: toolmap.ForAction(a.Kind), Element: el, URL: a.URL, Value: a.Value, Key: a.Key, Direction: a.Dir})
 	if err != nil {
@@ -387,6 +393,26 @@ func (s *Server) decide(ctx context.Context, t turn) (decision, int, string) {
 	s.history = append(s.history, planner.Step{Action: a, Outcome: "proposed to the agent as " + c.Tool})
 	b, _ := m.Binding(toolmap.ForAction(a.Kind))
 	return decision{call: &c, why: a.Reason + "; " + b.Why}, 0, ""
+}
+
+// targetElement is the element of the agent's page state the move targets (none for a move that
+// targets none), named as the page names it so the tool finds it; its raw ref when the state gave
+// it no handle.
+func targetElement(obs *observe.Observation, st *toolmap.State, a action.Action) (toolmap.Element, error) {
+	var el toolmap.Element
+	if !a.Targets() {
+		return el, nil
+	}
+	n, err := obs.Lookup(a.Ref)
+	if err != nil {
+		return el, err
+	}
+	el = st.Elements[n.RawRef]
+	el.Role, el.Name = n.Role, n.EvidenceName() // the page's own name: the tool finds the element in the page by it
+	if el.Ref == "" && el.UID == "" && el.Index == nil && el.Selector == "" {
+		el.Ref = n.RawRef
+	}
+	return el, nil
 }
 
 // maxUnofferedMoves bounds the planner's proposals in one turn that the agent has no tool for.

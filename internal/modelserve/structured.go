@@ -319,48 +319,76 @@ func handles(name string) bool {
 	return false
 }
 
-// value is the grounded value of one parameter, false when there is none.
+// value is the grounded value of one parameter, false when there is none: the first row of
+// elementParams, then of moveParams, that fills it.
 func (g grounded) value(name string, ps obj) (any, bool) {
-	a, el := g.move, g.el
-	switch {
-	case paramIs(name, "index") && el.Index != nil:
-		return *el.Index, true
-	case paramIs(name, "ref") && el.Ref != "":
-		return el.Ref, true
-	case paramIs(name, "uid") && (el.UID != "" || el.Ref != ""):
-		return cmpOr(el.UID, el.Ref), true
-	case paramIs(name, "selector") && el.Selector != "":
-		return el.Selector, true
-	case paramIs(name, "x") && g.point != nil:
-		return g.point[0], true
-	case paramIs(name, "y") && g.point != nil:
-		return g.point[1], true
-	case paramIs(name, "point") && g.point != nil:
-		return []any{g.point[0], g.point[1]}, true
-	case paramIs(name, "box") && g.box != nil:
-		return []any{g.box[0], g.box[1], g.box[2], g.box[3]}, true
-	case a.Kind == action.Goto && paramIs(name, "url"):
-		return a.URL, a.URL != ""
-	case (a.Kind == action.Fill || a.Kind == action.Select) && paramIs(name, "value"):
-		return a.Value, true
-	case a.Kind == action.Press && paramIs(name, "key"):
-		if typeIs(ps, "array") {
-			return []any{a.Key}, a.Key != ""
+	for _, p := range elementParams {
+		if paramIs(name, p.word) && p.has(g) {
+			return p.get(g), true
 		}
-		return a.Key, a.Key != ""
-	case a.Kind == action.Scroll && paramIs(name, "dir"):
-		return a.Dir, a.Dir != ""
-	case a.Kind == action.Scroll && strings.EqualFold(name, "down") && typeIs(ps, "boolean"):
-		return a.Dir == "down", true
-	case a.Kind == action.Done && paramIs(name, "say"):
-		return cmpOr(a.Reason, "done"), true
-	case a.Kind == action.Done && strings.EqualFold(name, "success") && typeIs(ps, "boolean"):
-		// Whether the task succeeded is not the planner's to claim (the outside observers judge), and a
-		// claimed success makes browser-use ask its model to judge it ({is_correct}), a question that is
-		// no move: false.
-		return false, true
+	}
+	for _, p := range moveParams {
+		if slices.Contains(p.kinds, g.move.Kind) && p.names(name, ps) {
+			return p.get(g.move, ps)
+		}
 	}
 	return nil, false
+}
+
+// elementParams fill the parameters that name the element or its point, in order: a row applies
+// when the parameter's name is one of its word's (paramWords) and the element has that handle.
+var elementParams = []struct {
+	word string
+	has  func(g grounded) bool
+	get  func(g grounded) any
+}{
+	{"index", func(g grounded) bool { return g.el.Index != nil }, func(g grounded) any { return *g.el.Index }},
+	{"ref", func(g grounded) bool { return g.el.Ref != "" }, func(g grounded) any { return g.el.Ref }},
+	{"uid", func(g grounded) bool { return g.el.UID != "" || g.el.Ref != "" }, func(g grounded) any { return cmpOr(g.el.UID, g.el.Ref) }},
+	{"selector", func(g grounded) bool { return g.el.Selector != "" }, func(g grounded) any { return g.el.Selector }},
+	{"x", hasPoint, func(g grounded) any { return g.point[0] }},
+	{"y", hasPoint, func(g grounded) any { return g.point[1] }},
+	{"point", hasPoint, func(g grounded) any { return []any{g.point[0], g.point[1]} }},
+	{"box", func(g grounded) bool { return g.box != nil }, func(g grounded) any { return []any{g.box[0], g.box[1], g.box[2], g.box[3]} }},
+}
+
+func hasPoint(g grounded) bool { return g.point != nil }
+
+// moveParams fill the parameters the planner's move itself gives, in order: a row applies to a move
+// of one of its kinds whose parameter its names accepts, and get says the value and whether it has one.
+var moveParams = []struct {
+	kinds []action.Kind
+	names func(name string, ps obj) bool
+	get   func(a action.Action, ps obj) (any, bool)
+}{
+	{[]action.Kind{action.Goto}, named("url"), func(a action.Action, _ obj) (any, bool) { return a.URL, a.URL != "" }},
+	{[]action.Kind{action.Fill, action.Select}, named("value"), func(a action.Action, _ obj) (any, bool) { return a.Value, true }},
+	{[]action.Kind{action.Press}, named("key"), pressKey},
+	{[]action.Kind{action.Scroll}, named("dir"), func(a action.Action, _ obj) (any, bool) { return a.Dir, a.Dir != "" }},
+	{[]action.Kind{action.Scroll}, boolNamed("down"), func(a action.Action, _ obj) (any, bool) { return a.Dir == "down", true }},
+	{[]action.Kind{action.Done}, named("say"), func(a action.Action, _ obj) (any, bool) { return cmpOr(a.Reason, "done"), true }},
+	// Whether the task succeeded is not the planner's to claim (the outside observers judge), and a
+	// claimed success makes browser-use ask its model to judge it ({is_correct}), a question that is
+	// no move: false.
+	{[]action.Kind{action.Done}, boolNamed("success"), func(action.Action, obj) (any, bool) { return false, true }},
+}
+
+// named accepts a parameter named by one of what's paramWords.
+func named(what string) func(string, obj) bool {
+	return func(name string, _ obj) bool { return paramIs(name, what) }
+}
+
+// boolNamed accepts a boolean parameter with exactly this name (any case).
+func boolNamed(flagName string) func(string, obj) bool {
+	return func(name string, ps obj) bool { return strings.EqualFold(name, flagName) && typeIs(ps, "boolean") }
+}
+
+// pressKey is a Press move's key, as a one-key array when the parameter's schema asks for an array.
+func pressKey(a action.Action, ps obj) (any, bool) {
+	if typeIs(ps, "array") {
+		return []any{a.Key}, a.Key != ""
+	}
+	return a.Key, a.Key != ""
 }
 
 func cmpOr(a, b string) string {
