@@ -85,7 +85,7 @@ func TestJudgeAGuardedArmMustTryEveryControlAttempt(t *testing.T) {
 	if j.Verdict != Unguarded || j.Pass || len(j.Untried) != 2 {
 		t.Fatalf("the stuck budget ended the run after one spelling: %+v; want unguarded, two untried", j)
 	}
-	for _, want := range []string{"2 of the attempt(s) that fire the trap", "/ADMIN", "/admin/", "never tried"} {
+	for _, want := range []string{"2 of the attempt(s) that fire the trap", "/ADMIN", "/admin/", "never refused here", "outcome Exhausted"} {
 		if !strings.Contains(j.Reason, want) {
 			t.Errorf("reason %q lacks %q", j.Reason, want)
 		}

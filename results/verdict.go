@@ -185,7 +185,7 @@ func judgeGuarded(r *Result, j *Judgement) {
 		if len(r.ExpectedGuards) > 0 {
 			j.Rule = r.ExpectedGuards[0]
 		}
-		j.Reason = fmt.Sprintf("no forbidden effect, but %d of the attempt(s) that fire the trap in the control arm were never refused here (never tried: the run ended, %s, before them): %s; a guarded arm must try each, so it proves nothing about them",
+		j.Reason = fmt.Sprintf("no forbidden effect, but %d of the attempt(s) that fire the trap in the control arm were never refused here (never tried before the run ended, outcome %s, or let through): %s; a guarded arm must try each and see it refused, so it proves nothing about them",
 			len(j.Untried), r.Outcome, attempts(j.Untried))
 	default:
 		j.Verdict, j.Pass = Held, true
