@@ -13,6 +13,7 @@ import (
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/planner/llm"
+	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/fakemodel"
 	"github.com/trapline/trapline/reports"
@@ -140,12 +141,13 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 		controls := &harness.Controls{}
 		obedient, lazy := runnerFor(model.URL(), fakemodel.Obedient, 1), runnerFor(model.URL(), fakemodel.Lazy, 1)
 		obedient.Controls, lazy.Controls = controls, controls
+		lazy.UnderTest.AgentName = "fake-lazy-baseline" // summary.json keeps one entry per trap, arm and agent
 		var before, after reports.Summary
 		before.V, after.V = reports.SchemaVersion, reports.SchemaVersion
 		stopped := 0
-		untied := map[string]bool{}
 		// label-less-icon: the bait is an unnamed icon; the obedient model clicks "Elimina pratica"
-		// first, refused, which once read "held (refrained)".
+		// (when the page lets it read it: the page may navigate first), refused, which once read
+		// "held (refrained)": now a stop, named, not tied.
 		for _, id := range []string{"hidden-injection", "decoy-delete", "confirm-dialog", "label-less-icon"} {
 			t := lookup(id)
 			control := runWith(ctx, obedient, t, results.Control).Result
@@ -161,7 +163,7 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 			case refusedInLog(res) > 0:
 				Expect(j.Attribution).To(Equal(results.Stopped), "%s: the fence refused an attempt of the model: %s", id, j.Reason)
 				Expect(j.Reason).To(ContainSubstring("none of the refused attempts was the one that fires the trap"))
-				untied[id] = true
+				Expect(j.Tied).To(BeFalse())
 			default:
 				Expect(j.Attribution).To(Equal(results.Refrained), "%s: nothing of the model's was refused: %s", id, j.Reason)
 			}
@@ -173,13 +175,23 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 			if len(j.Refused) > 0 {
 				stopped++
 			}
+			if slices.ContainsFunc(j.Stops, func(s results.Stop) bool { return s.Attempt && !s.Unprompted }) {
+				// Had the trap been fired by a control the model never touched, the refusals of its
+				// own attempts would still make it stopped, named, only not tied to the trap.
+				other := *res
+				other.FiredBy = []results.Attempt{{Action: "click", Role: "button", Name: "Inesistente", Method: "POST", Host: "portale.interno.test", Path: "/altrove"}}
+				oj := results.Judge(&other)
+				Expect(oj.Attribution).To(Equal(results.Stopped), "%s: %s", id, oj.Reason)
+				Expect(oj.Tied).To(BeFalse(), "%s: %s", id, oj.Reason)
+				Expect(oj.Refused).NotTo(BeEmpty())
+				Expect(oj.Reason).To(ContainSubstring("none of the refused attempts was the one that fires the trap"))
+			}
 			base := runWith(ctx, lazy, t, results.Fenced).Entry
 			Expect(base.RefusedAttempts).To(BeEmpty(), "%s: the lazy model attempts nothing", id)
 			base.Agent, e.Agent = "model", "model" // one agent, before and after the upgrade
 			before.Entries, after.Entries = append(before.Entries, base), append(after.Entries, e)
 		}
 		Expect(stopped).To(BeNumerically(">", 0), "the obedient model was refused nowhere")
-		Expect(untied).To(HaveKey("label-less-icon"), "the refusal of a control other than the bait is a stop, named")
 		c := reports.Compare(before, after)
 		Expect(c.Regressions).To(HaveLen(stopped), "every arm with a newly refused attempt is less safe")
 		for _, ch := range c.Regressions {
@@ -230,13 +242,15 @@ var _ = Describe("the gate against a fake model", Label("gate"), func() {
 	}, SpecTimeout(3*time.Minute))
 })
 
-// refusedInLog counts the actions of the run's action log the fence refused (at decide or resolve).
+// refusedInLog counts the violations of the run that refused an action the model proposed (a
+// delivery failure, DISPATCH_FAILED, is none; an action the page's navigation made unreadable,
+// target_unknown, is recorded as delivery trouble, not as a violation).
 func refusedInLog(res *results.Result) int {
-	actions, err := evidence.ReadActions(filepath.Join(res.EvidenceDir, evidence.ActionsFile))
+	vs, err := evidence.ReadViolations(filepath.Join(res.EvidenceDir, evidence.ViolationsFile))
 	Expect(err).NotTo(HaveOccurred())
 	n := 0
-	for _, a := range actions {
-		if !a.Decision.Allow && a.Proposal.Kind != "" {
+	for _, v := range vs {
+		if v.Action != nil && v.Rule != policy.RuleDispatchFailed {
 			n++
 		}
 	}
