@@ -180,6 +180,13 @@ func FuzzRejudgeNeverRefusesJudge(f *testing.F) {
 		if on(9) {
 			r.Violations = append(r.Violations, violation("deny_word"))
 		}
+		if on(10) { // a second attempt of the control arm (issue 51.6: each must be refused)
+			r.FiredBy = append(r.FiredBy, results.Attempt{Action: "click", Role: "button", Name: "Archivia"})
+		}
+		if on(11) { // another attempt refused (issue 51.5: a stop, named)
+			r.AgentStops = append(r.AgentStops, results.Stop{Rule: "unnamed_element", Layer: policy.LayerDecide, Attempt: true,
+				Target: results.Attempt{Action: "click", Role: "button", Page: "/x"}})
+		}
 		e := FromResult(r)
 		for _, v := range []int{1, 2, SchemaVersion} {
 			if probs := rejudge(e, v); len(probs) > 0 {
