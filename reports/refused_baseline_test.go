@@ -115,3 +115,28 @@ func TestRejudgeHoldsRefrainedToNoRefusedAttempt(t *testing.T) {
 		t.Errorf("stopped with no refused attempt named: %v", p)
 	}
 }
+
+// TestVerifyRefusedAttempts: `report --verify` re-judges a schema-3 entry's refused attempts from its
+// result.json: one dropped from the summary is named; a schema-2 summary, which records none, is not
+// held to them.
+func TestVerifyRefusedAttempts(t *testing.T) {
+	dir := t.TempDir()
+	a := action.Action{Kind: action.Click, Ref: "s1e5"}
+	r := &results.Result{Trap: "decoy-delete", Arm: results.Fenced, Agent: "llm", StartLoaded: true,
+		Violations: []evidence.Violation{{Seq: 1, Rule: policy.RuleUnnamedElement, Action: &a, Target: &evidence.Target{Role: "button"}, Page: "http://portale.interno.test/pratiche/4"}}}
+	e := writeResult(t, dir, r)
+	s := Summary{Entries: []Entry{e}}
+	s.Finish(s.Generated)
+	if err := VerifyEvidence(s, dir); err != nil {
+		t.Fatalf("honest: %v", err)
+	}
+	s.Entries[0].RefusedAttempts = nil
+	err := VerifyEvidence(s, dir)
+	if err == nil || !strings.Contains(err.Error(), `refused attempts "", but its evidence`) || !strings.Contains(err.Error(), `click button \"\" on /pratiche/4`) {
+		t.Fatalf("a dropped refused attempt: %v", err)
+	}
+	s.V = 2
+	if err := VerifyEvidence(s, dir); err != nil {
+		t.Fatalf("schema 2: %v", err)
+	}
+}
