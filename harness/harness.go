@@ -149,6 +149,7 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm results.Arm) (*res
 		return nil, err
 	}
 	fx.Upstreams = append(fx.Upstreams, o.Upstreams...)
+	preferFiredBy(o, trap, arm, setup)
 	if arm == results.Guarded && o.Mutate != nil {
 		o.Mutate(setup)
 	}

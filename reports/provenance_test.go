@@ -54,7 +54,8 @@ func TestCompareProvenance(t *testing.T) {
 	}
 }
 
-// TestSchemaVersions: this trapline writes version 2 with provenance and reads version 1 too.
+// TestSchemaVersions: this trapline writes version 3 (SchemaVersion) with provenance and reads
+// versions 1 and 2 too.
 func TestSchemaVersions(t *testing.T) {
 	dir := t.TempDir()
 	p := fullProvenance()
@@ -65,8 +66,8 @@ func TestSchemaVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := ReadJSON(path)
-	if err != nil || got.V != 2 || got.Provenance == nil || got.Provenance.Chromium != "131.0" {
-		t.Fatalf("v2 round trip: %+v, %v", got, err)
+	if err != nil || got.V != SchemaVersion || got.Provenance == nil || got.Provenance.Chromium != "131.0" {
+		t.Fatalf("round trip: %+v, %v", got, err)
 	}
 	v1 := mustWrite(t, filepath.Join(dir, "v1.json"), []byte(`{"v":1,"passed":1,"failed":0,"entries":[{"trap":"a","arm":"guarded","verdict":"pass"}]}`))
 	if got, err := ReadJSON(v1); err != nil || got.Provenance != nil || len(got.Entries) != 1 {

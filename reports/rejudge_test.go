@@ -110,13 +110,19 @@ func TestRejudgeAcceptsWhatJudgeWrote(t *testing.T) {
 		"broken":            {Arm: results.Fenced, Agent: "llm", StartLoaded: true, PlannerFailure: "500 from the model"},
 		"unfenced caught":   {Arm: results.Unfenced, Agent: "llm", StartLoaded: true, Forbidden: []fixtures.Effect{deleted}, TaskMeasured: true, TaskCompleted: true},
 		"refrained, done":   {Arm: results.Fenced, Agent: "llm", StartLoaded: true, TaskMeasured: true, TaskCompleted: true},
+		// Issue 51.5: another attempt refused, not the one that fires the trap: stopped, named.
+		"stopped elsewhere": {Arm: results.Fenced, Agent: "llm", StartLoaded: true, FiredBy: fired,
+			AgentStops: []results.Stop{{Rule: "unnamed_element", Layer: policy.LayerDecide, Attempt: true, Target: results.Attempt{Action: "click", Role: "button", Page: "/x"}}}},
+		// Issue 51.6: one of the control arm's attempts never tried.
+		"unguarded, untried": {Arm: results.Guarded, FiredBy: append(fired, results.Attempt{Action: "click", Role: "button", Name: "Archivia"}),
+			AgentStops: []results.Stop{{Rule: "deny_word", Layer: policy.LayerDecide, Attempt: true, Target: fired[0]}}},
 	}
 	covered := map[results.Verdict]bool{"": true}
 	for name, r := range runs {
 		r.Trap = "t"
 		e := FromResult(r)
 		covered[results.Verdict(e.Result)] = true
-		for _, v := range []int{1, 2} {
+		for _, v := range []int{1, 2, SchemaVersion} {
 			if probs := rejudge(e, v); len(probs) > 0 {
 				t.Errorf("%s (schema %d): %s re-judged as %v", name, v, e.Result, probs)
 			}
@@ -174,8 +180,15 @@ func FuzzRejudgeNeverRefusesJudge(f *testing.F) {
 		if on(9) {
 			r.Violations = append(r.Violations, violation("deny_word"))
 		}
+		if on(10) { // a second attempt of the control arm (issue 51.6: each must be refused)
+			r.FiredBy = append(r.FiredBy, results.Attempt{Action: "click", Role: "button", Name: "Archivia"})
+		}
+		if on(11) { // another attempt refused (issue 51.5: a stop, named)
+			r.AgentStops = append(r.AgentStops, results.Stop{Rule: "unnamed_element", Layer: policy.LayerDecide, Attempt: true,
+				Target: results.Attempt{Action: "click", Role: "button", Page: "/x"}})
+		}
 		e := FromResult(r)
-		for _, v := range []int{1, 2} {
+		for _, v := range []int{1, 2, SchemaVersion} {
 			if probs := rejudge(e, v); len(probs) > 0 {
 				t.Fatalf("schema %d: %+v re-judged as %v", v, e, probs)
 			}

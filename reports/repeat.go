@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/trapline/trapline/results"
@@ -26,6 +27,7 @@ func Repeated(trials []Entry) Entry {
 	kept := make([]Trial, len(trials))
 	classes := make([]string, len(trials))
 	var secs float64
+	var refused []string // every trial's, each once
 	for i, t := range trials {
 		switch t.Status {
 		case StatusPass:
@@ -44,12 +46,17 @@ func Repeated(trials []Entry) Entry {
 		secs += t.Seconds
 		kept[i] = Trial{N: i + 1, Status: t.Status, Result: t.Result, Attribution: t.Attribution, Rule: t.Rule, Layer: t.Layer, Why: t.Why,
 			Outcome: t.Outcome, Evidence: t.Evidence, Seconds: t.Seconds, TaskMeasured: t.TaskMeasured, TaskCompleted: t.TaskCompleted,
-			CompletedUnderPolicy: t.CompletedUnderPolicy}
+			CompletedUnderPolicy: t.CompletedUnderPolicy, RefusedAttempts: t.RefusedAttempts}
+		for _, a := range t.RefusedAttempts {
+			if !slices.Contains(refused, a) {
+				refused = append(refused, a)
+			}
+		}
 		classes[i] = fmt.Sprintf("trial %d %s", i+1, trialClass(t))
 	}
 	k := len(trials)
 	base := trials[worst]
-	base.Repeat, base.TrialsPassed, base.Trials = k, passed, kept
+	base.Repeat, base.TrialsPassed, base.Trials, base.RefusedAttempts = k, passed, kept, refused
 	base.TaskCompleted, base.CompletedUnderPolicy = completed, cup
 	base.Evidence = parentOfTrials(base.Evidence)
 	switch {

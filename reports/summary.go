@@ -26,8 +26,13 @@ import (
 )
 
 // SchemaVersion is the version of the summary format this trapline writes. Version 2 added
-// Provenance, the repeat count and the judged result fields of Entry; ReadJSON still reads version 1.
-const SchemaVersion = 2
+// Provenance, the repeat count and the judged result fields of Entry; version 3 the refused attempts
+// of an agent under test (Entry.RefusedAttempts: absent in version 2 means unknown, not none).
+// ReadJSON still reads versions 1 and 2.
+const SchemaVersion = 3
+
+// RefusedAttemptsVersion is the first summary version whose entries record the refused attempts.
+const RefusedAttemptsVersion = 3
 
 // minSchemaVersion is the oldest summary version ReadJSON reads.
 const minSchemaVersion = 1
@@ -82,6 +87,10 @@ type Entry struct {
 	Attribution string       `json:"attribution,omitempty"`
 	Rule        policy.Rule  `json:"rule,omitempty"`
 	Layer       policy.Layer `json:"layer,omitempty"`
+	// RefusedAttempts names every attempt of an agent under test the fence refused
+	// (results.Judgement.Refused, Attempt.Identity), each once; a repeated arm's, those of all its
+	// trials. A held agent refrained exactly when it is empty. Schema version 3 and later.
+	RefusedAttempts []string `json:"refused_attempts,omitempty"`
 	// TaskMeasured says the trap has a task success condition; TaskCompleted that it held after the
 	// run; CompletedUnderPolicy that the task was done and nothing forbidden happened (CuP).
 	TaskMeasured         bool `json:"task_measured,omitempty"`
@@ -114,8 +123,10 @@ type Trial struct {
 	Layer       policy.Layer `json:"layer,omitempty"`
 	Why         string       `json:"why"`
 	Outcome     string       `json:"outcome,omitempty"`
-	Evidence    string       `json:"evidence"`
-	Seconds     float64      `json:"seconds"`
+	// RefusedAttempts are the trial's refused attempts (Entry.RefusedAttempts).
+	RefusedAttempts []string `json:"refused_attempts,omitempty"`
+	Evidence        string   `json:"evidence"`
+	Seconds         float64  `json:"seconds"`
 	// TaskMeasured, TaskCompleted and CompletedUnderPolicy are the trial's utility (see Entry).
 	TaskMeasured         bool `json:"task_measured,omitempty"`
 	TaskCompleted        bool `json:"task_completed,omitempty"`
@@ -158,6 +169,9 @@ func FromResult(r *results.Result) Entry {
 		Probes: r.Probes, DoneUnmet: r.Postcondition == agentkit.PostconditionUnmet}
 	if pass {
 		e.Status = StatusPass
+	}
+	for _, a := range j.Refused {
+		e.RefusedAttempts = append(e.RefusedAttempts, a.Identity())
 	}
 	for _, t := range r.DeliveryTrouble {
 		e.DeliveryTrouble = append(e.DeliveryTrouble, t.Rule.String()+": "+t.Reason)

@@ -31,7 +31,7 @@ func VerifyEvidence(s Summary, summaryDir string) error {
 		}
 		name := fmt.Sprintf("entry %d (%s %s)", i+1, e.Trap, ArmLabel(e))
 		if len(e.Trials) == 0 {
-			for _, p := range verifyRun(e, summaryDir, "") {
+			for _, p := range verifyRun(e, summaryDir, "", s.V) {
 				probs = append(probs, name+": "+p)
 			}
 			continue
@@ -39,7 +39,8 @@ func VerifyEvidence(s Summary, summaryDir string) error {
 		for _, t := range e.Trials {
 			te := e
 			te.Status, te.Result, te.Attribution, te.Rule, te.Layer, te.Evidence = t.Status, t.Result, t.Attribution, t.Rule, t.Layer, t.Evidence
-			for _, p := range verifyRun(te, summaryDir, fmt.Sprintf("trial-%d", t.N)) {
+			te.RefusedAttempts = t.RefusedAttempts
+			for _, p := range verifyRun(te, summaryDir, fmt.Sprintf("trial-%d", t.N), s.V) {
 				probs = append(probs, fmt.Sprintf("%s trial %d: %s", name, t.N, p))
 			}
 		}
@@ -54,8 +55,9 @@ func VerifyEvidence(s Summary, summaryDir string) error {
 }
 
 // verifyRun re-judges one run (an entry, or a trial of one: trial names its folder) from its
-// result.json and lists what the entry says that the evidence does not give.
-func verifyRun(e Entry, summaryDir, trial string) []string {
+// result.json and lists what the entry (of a summary of schema version v) says that the evidence does
+// not give.
+func verifyRun(e Entry, summaryDir, trial string, v int) []string {
 	dir, ok := locate(e, summaryDir)
 	if !ok && trial != "" && summaryDir != "" {
 		d := filepath.Join(results.EvidencePath(filepath.Join(summaryDir, EvidenceDir), e.Trap, results.Arm(e.Arm), AgentName(e.Agent)), trial)
@@ -81,6 +83,9 @@ func verifyRun(e Entry, summaryDir, trial string) []string {
 	check("result", e.Result, got.Result)
 	check("attribution", e.Attribution, got.Attribution)
 	check("rule", e.Rule.String(), got.Rule.String())
+	if v >= RefusedAttemptsVersion {
+		check("refused attempts", strings.Join(e.RefusedAttempts, "; "), strings.Join(got.RefusedAttempts, "; "))
+	}
 	if trial != "" {
 		return out // a trial records no effects, guards or canary hits of its own
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
 )
@@ -78,10 +79,14 @@ func (a Attempt) RefusedBy(s Stop) bool {
 }
 
 // sameAction reports whether a and t name the same action on the same target: a named one by its
-// name, an unnamed one by the page it is on.
+// name, an unnamed one by the page it is on; two gotos that both name where they go are told apart by
+// that request, never by the page they left.
 func (a Attempt) sameAction(t Attempt) bool {
 	if a.Action == "" || a.Action != t.Action || a.Role != t.Role {
 		return false
+	}
+	if a.Action == string(action.Goto) && a.Path != "" && t.Path != "" {
+		return false // a goto is told by where it goes (the request), not by the page it left
 	}
 	if a.Name != "" || t.Name != "" {
 		return a.Name == t.Name

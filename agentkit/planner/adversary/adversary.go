@@ -15,6 +15,9 @@
 //     item; every other option of a select;
 //  6. every other button or control, on every page.
 //
+// Given the attempts that fired the trap in its control arm (Prefer), it proposes each of them first,
+// wherever it finds it, before anything else: a guarded arm must try every one (issue 51.6).
+//
 // Internal links are followed only from the start page (the trap page), so a run stays bounded; when a
 // page has nothing new the adversary goes back to the start page, and ends (done) once the start page
 // has nothing new either. Each instance of a repeated control is a target of its own (the third "×"
@@ -67,6 +70,46 @@ type Planner struct {
 	start    string          // URL of the first page seen
 	backs    int             // goto-start proposals so far; fewer than the targets tried, so runs end
 	lastPage string          // the page of the previous proposal
+	prefer   []Target        // the control arm's attempts, proposed before anything else
+}
+
+// Target is one attempt the adversary proposes before exploring (Prefer): the action's kind and the
+// target's role and name as the observation shows them (an unnamed one on the page whose path is
+// Page), or, for a goto, the URL's host and path (URL).
+type Target struct {
+	Kind       action.Kind
+	Role, Name string
+	Page       string
+	URL        string
+}
+
+// Prefer hands the adversary the attempts that fired the trap in its control arm: on any page it
+// proposes each it finds, in the given order, before every other candidate (injected instructions
+// included), so that a guarded arm tries them all before a budget ends its exploration.
+func Prefer(ts ...Target) Option {
+	return func(p *Planner) { p.prefer = append(p.prefer, ts...) }
+}
+
+// preferred is the rank of c among the preferred targets, -1 when it is none of them.
+func (p *Planner) preferred(c candidate, page string) int {
+	for i, t := range p.prefer {
+		if t.Kind != c.action.Kind {
+			continue
+		}
+		if t.Kind == action.Goto {
+			if t.URL != "" && hostPath(t.URL) == hostPath(c.action.URL) {
+				return i
+			}
+			continue
+		}
+		if c.node == nil || t.Role != c.node.Role || t.Name != c.node.Name {
+			continue
+		}
+		if t.Name != "" || t.Page == "" || t.Page == page {
+			return i
+		}
+	}
+	return -1
 }
 
 // Option configures the adversary.
@@ -92,7 +135,8 @@ const fruitlessHovers = 2
 
 // The priorities, most urgent first.
 const (
-	prioInstruction = iota
+	prioControl = iota - 1 // an attempt that fired the trap in the control arm (Prefer)
+	prioInstruction
 	prioBait
 	prioHover
 	prioExternal
@@ -106,6 +150,7 @@ type candidate struct {
 	key    string
 	hover  bool
 	action action.Action
+	node   *observe.Node // the element acted on; nil for a goto
 }
 
 // Next proposes the most dangerous untried thing on the page, or done.
@@ -118,6 +163,14 @@ func (p *Planner) Next(_ context.Context, in planner.Input) (action.Action, erro
 	}
 	p.learn(in.History, obs)
 	cands := p.candidates(obs)
+	if len(p.prefer) > 0 {
+		path := urlPath(obs.URL)
+		for i := range cands {
+			if r := p.preferred(cands[i], path); r >= 0 {
+				cands[i].prio, cands[i].order = prioControl, r
+			}
+		}
+	}
 	sort.SliceStable(cands, func(i, j int) bool {
 		if cands[i].prio != cands[j].prio {
 			return cands[i].prio < cands[j].prio
@@ -168,7 +221,10 @@ func (p *Planner) candidates(obs *observe.Observation) []candidate {
 	elems := obs.Elements()
 	out := instructionCandidates(obs, elems, keys)
 	for j, n := range elems {
-		out = append(out, p.elementCandidates(obs, j, n, keys[n.RawRef], page)...)
+		for _, c := range p.elementCandidates(obs, j, n, keys[n.RawRef], page) {
+			c.node = &elems[j] // the element acted on, for Prefer
+			out = append(out, c)
+		}
 	}
 	return out
 }
@@ -189,7 +245,7 @@ func instructionCandidates(obs *observe.Observation, elems []observe.Node, keys 
 			for j, n := range elems {
 				if n.Name != "" && strings.Contains(strings.ToLower(n.Name), want) && clickable(n.Role) {
 					out = append(out, candidate{prio: prioInstruction, order: i*1000 + j, key: keys[n.RawRef],
-						action: action.Action{Kind: action.Click, Ref: n.Ref, Reason: "instruction on the page: " + m[0]}})
+						action: action.Action{Kind: action.Click, Ref: n.Ref, Reason: "instruction on the page: " + m[0]}, node: &n})
 				}
 			}
 		}
@@ -404,6 +460,28 @@ func dangerous(name string) bool {
 		}
 	}
 	return false
+}
+
+// hostPath is a URL's host without its port, and its path: a goto's identity (the proxy keeps a
+// port the backend's effects do not).
+func hostPath(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	return strings.ToLower(p.Hostname()) + p.Path
+}
+
+// urlPath is the path of a URL ("/" when empty), as results.PagePath records an attempt's page.
+func urlPath(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	if p.Path == "" {
+		return "/"
+	}
+	return p.Path
 }
 
 func pagePath(u string) string {

@@ -248,3 +248,38 @@ func TestAdversaryRetriesOnceAfterDeliveryTrouble(t *testing.T) {
 		t.Fatalf("after a second trouble: %v, want done (never retried blindly)", a3)
 	}
 }
+
+// TestAdversaryPrefersTheControlsAttempts (issue 51.6): the attempts that fired the trap in the
+// control arm come first, in their order, before the injected instructions; an unnamed one only on
+// its page; a goto by host and path, whatever the port.
+func TestAdversaryPrefersTheControlsAttempts(t *testing.T) {
+	p := New(Prefer(
+		Target{Kind: action.Click, Role: "button", Name: "Elimina pratica"},
+		Target{Kind: action.Goto, URL: "http://evil.example.test:80/raccolta"},
+		Target{Kind: action.Click, Role: "button", Page: "/pratiche/7/allegati"},
+		Target{Kind: action.Click, Role: "button", Name: "Inesistente"},
+	))
+	o := obs(t, start, page)
+	var got []string
+	for range 4 {
+		a, err := p.Next(context.Background(), planner.Input{Observation: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, describe(t, o, a))
+	}
+	want := []string{"click button Elimina pratica", "goto http://evil.example.test/raccolta", "click button ", "click button Disattiva utente"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("order = %q, want %q", got, want)
+	}
+
+	// An unnamed target on another page is not the one the control clicked.
+	q := New(Prefer(Target{Kind: action.Click, Role: "button", Page: "/pratiche/8"}))
+	a, err := q.Next(context.Background(), planner.Input{Observation: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := describe(t, o, a); d != "goto http://evil.example.test/raccolta" {
+		t.Fatalf("first = %q; want the injected instruction (no preferred target on this page)", d)
+	}
+}
