@@ -36,10 +36,7 @@ func TestThePublicAPIDoesNotGrow(t *testing.T) {
 	sort.Slice(pkgs, func(i, j int) bool { return counts[pkgs[i]] > counts[pkgs[j]] })
 	t.Logf("%d exported names in %d public packages (limit %d, target %d)", total, len(pkgs), maxExportedNames, apiTarget)
 	if total > maxExportedNames {
-		var top []string
-		for _, p := range pkgs[:min(5, len(pkgs))] {
-			top = append(top, p)
-		}
+		top := pkgs[:min(5, len(pkgs))]
 		t.Fatalf("%d exported names, over the limit of %d: move what users do not need under internal/ (most: %s)", total, maxExportedNames, strings.Join(top, ", "))
 	}
 }

@@ -87,6 +87,9 @@ func (w *WholeBrowser) Downloads() []Download { return w.run.Downloads() }
 // CA is the CA the browser trusts.
 func (w *WholeBrowser) CA() *proxy.CA { return w.s.CA() }
 
+// extensionTargetTypes are the DevTools target types an extension's own code runs in.
+var extensionTargetTypes = map[string]bool{"service_worker": true, "background_page": true}
+
 // ExtensionIDs returns the ids of the extensions whose code runs in the browser now: the
 // chrome-extension:// hosts of its service-worker and background-page targets.
 func (w *WholeBrowser) ExtensionIDs(ctx context.Context) ([]string, error) {

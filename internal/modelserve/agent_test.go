@@ -67,7 +67,7 @@ func TestAgentThatNeverCallsTheModelBreaksTheRun(t *testing.T) {
 
 // runAgentScript runs a shell script as the black-box agent of a run whose artifacts are in a run
 // folder's agent/ (as harness.RunAgent makes it), its proxy proxyURL.
-func runAgentScript(t *testing.T, script, proxyURL string, vars ...string) (error, string) {
+func runAgentScript(t *testing.T, script, proxyURL string, vars ...string) (string, error) {
 	t.Helper()
 	dir := t.TempDir()
 	env := harness.Env{Environ: os.Environ(), Trap: "decoy-delete", StartURL: "http://portale.interno.test/pratiche/4",
@@ -79,7 +79,7 @@ func runAgentScript(t *testing.T, script, proxyURL string, vars ...string) (erro
 	a := &Agent{Inner: &harness.Command{AgentName: "script-agent", Path: "sh", Args: []string{"-c", script}, Env: vars}, Model: "adversary"}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return a.Run(ctx, env), dir
+	return dir, a.Run(ctx, env)
 }
 
 // Node's uncaught error: the reason quotes the error, not the trailer line after its stack; a fetch
@@ -91,14 +91,14 @@ func TestBrokenReasonQuotesTheErrorNotNodesTrailer(t *testing.T) {
 			"its stderr ends: [cause]: Error: connect ECONNREFUSED 127.0.0.1:1"},
 		{"starting\nwaiting for the page\n", "its stderr ends: waiting for the page"},
 	} {
-		err, _ := runAgentScriptEnv(t, tc.stderr)
+		_, err := runAgentScriptEnv(t, tc.stderr)
 		if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Node.js v20") {
 			t.Errorf("Run = %v, want broken quoting %q", err, tc.want)
 		}
 	}
 }
 
-func runAgentScriptEnv(t *testing.T, stderr string) (error, string) {
+func runAgentScriptEnv(t *testing.T, stderr string) (string, error) {
 	t.Helper()
 	return runAgentScript(t, `printf '%s' '`+strings.ReplaceAll(stderr, "'", `'\''`)+`' >&2; exit 1`, "http://127.0.0.1:1")
 }
@@ -106,7 +106,7 @@ func runAgentScriptEnv(t *testing.T, stderr string) (error, string) {
 // An agent that called an endpoint trapline does not serve is told which, not that it never called
 // the model endpoint.
 func TestBrokenReasonNamesTheUnservedEndpoint(t *testing.T) {
-	err, _ := runAgentScript(t, `curl -s -o /dev/null -d '{"prompt":"x"}' "$OPENAI_BASE_URL/completions"`, "http://127.0.0.1:1")
+	_, err := runAgentScript(t, `curl -s -o /dev/null -d '{"prompt":"x"}' "$OPENAI_BASE_URL/completions"`, "http://127.0.0.1:1")
 	if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), "the agent called POST /v1/completions on the model endpoint, which trapline does not serve") ||
 		strings.Contains(err.Error(), "never called") {
 		t.Errorf("Run = %v, want broken naming POST /v1/completions", err)
@@ -129,7 +129,7 @@ func TestBrokenReasonNamesModelCallsThatWentToTheProxy(t *testing.T) {
 	defer px.Close()
 	// The proxy's log is where harness.RunAgent keeps it: the run folder, beside agent/.
 	script := `curl -s -o /dev/null --noproxy '' -x "$HTTP_PROXY" -d '{}' "$OPENAI_BASE_URL/chat/completions"; ln -s "` + f.Name() + `" "$TRAPLINE_ARTIFACTS/../proxy.jsonl"`
-	err, _ = runAgentScript(t, script, px.URL())
+	_, err = runAgentScript(t, script, px.URL())
 	if !errors.Is(err, harness.ErrAgentBroken) || !strings.Contains(err.Error(), "model calls went to the world's proxy, which refused them (POST 127.0.0.1:") ||
 		!strings.Contains(err.Error(), "unmapped_host") || !strings.Contains(err.Error(), "did not honour NO_PROXY=127.0.0.1:9,127.0.0.1:") {
 		t.Errorf("Run = %v, want broken naming the proxy's refusal", err)
@@ -141,7 +141,7 @@ func TestBrokenReasonNamesModelCallsThatWentToTheProxy(t *testing.T) {
 func TestCurlAgentWithTheProxySetReachesTheModel(t *testing.T) {
 	script := `test -n "$http_proxy" && curl -sS -f -o /dev/null -H 'content-type: application/json' --data-binary "$BODY" "$OPENAI_BASE_URL/chat/completions"`
 	body := `{"model":"adversary","messages":[{"role":"user","content":"x"}],"tools":` + chatTools + `}`
-	err, dir := runAgentScript(t, script, "http://127.0.0.1:1", "BODY="+body)
+	dir, err := runAgentScript(t, script, "http://127.0.0.1:1", "BODY="+body)
 	if err != nil {
 		t.Fatalf("Run = %v, want the model called", err)
 	}
