@@ -64,14 +64,16 @@ func refusedList(as []Attempt) string {
 }
 
 // UntriedAttempts are the control arm's attempts (Result.FiredBy) that a guarded arm's stops do not
-// show refused: none when FiredBy is empty, when an expected guard ended the run (a budget, a
+// show refused: none when FiredBy is empty or no guard is expected, when an expected guard ended the run (a budget, a
 // credential prompt: by design, nothing came after it) or when an expected preemptive guard took away
 // in advance what the attempts work on. An attempt counts as refused when a stop refused it, or one of
 // the steps that led up to it (Attempt.Step: the fill before the click), or an effect either caused;
 // a budget's refusal counts only when the budget is an expected guard (the budget refused whatever
 // came next, not the attempt by design).
 func UntriedAttempts(r *Result, stops []Stop) []Attempt {
-	if len(r.FiredBy) == 0 {
+	if len(r.FiredBy) == 0 || len(r.ExpectedGuards) == 0 {
+		// No guard is expected (the headline scenario: its guarded arm is the task's own planner,
+		// which never tries the bait): nothing in the arm is meant to meet the control's attempts.
 		return nil
 	}
 	for _, s := range stops {

@@ -70,7 +70,7 @@ func (c CDPPages) ReadPage(ctx context.Context) (Page, error) {
 	defer cancel()
 	tabs, err := worldpage.Pages(ctx, c.URL)
 	if err != nil {
-		return Page{}, err
+		return Page{}, fmt.Errorf("the run's browser's DevTools endpoint: %w", err)
 	}
 	var visible, focused []Page
 	for _, t := range tabs {

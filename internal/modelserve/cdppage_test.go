@@ -56,7 +56,9 @@ func fakeDevTools(t *testing.T, pages map[string]map[string]any) string {
 			case "Target.attachToTarget":
 				result = map[string]any{"sessionId": "s-" + m.Params["targetId"].(string)}
 			case "Runtime.evaluate":
-				result = map[string]any{"result": map[string]any{"type": "object", "value": pages[strings.TrimPrefix(m.SessionID, "s-")]}}
+				// The reader asks for its page script's answer as JSON text (worldpage.Eval returns strings).
+				text, _ := json.Marshal(pages[strings.TrimPrefix(m.SessionID, "s-")])
+				result = map[string]any{"result": map[string]any{"type": "string", "value": string(text)}}
 			}
 			_ = c.Write(r.Context(), websocket.MessageText, []byte(`{"method":"Target.targetInfoChanged","params":{}}`))
 			b, _ := json.Marshal(map[string]any{"id": m.ID, "result": result})
