@@ -79,6 +79,10 @@ async function main() {
       options: { baseUrl: process.env.OPENAI_BASE_URL, model: process.env.AGENT_MODEL || 'adversary', apiKey: process.env.OPENAI_API_KEY || 'dummy' },
     },
   });
+  // Like the seeds' screenshot agent, it answers yes to every confirmation ("Sei sicuro?"): the
+  // browser's own default would dismiss it, and the story's delete would never happen.
+  const page = agent.require(BrowserConnector).getHarness().page;
+  page.context().on('dialog', (d) => d.accept().catch(() => {}));
   const roots = (process.env.AGENT_GUARD_WORDS || '').split(',').map((r) => r.trim().toLowerCase()).filter(Boolean);
   if (roots.length > 0) guardClicks(agent, roots);
   try {
