@@ -152,8 +152,8 @@ func (now pointerState) changedSince(before pointerState) string {
 }
 
 // pointerClick clicks loc as a person would, in steps, re-reading what the click will do: scrolled
-// into view, the pointer taken off it (pointerOff), and read; the pointer put on its centre (hover: pointerenter,
-// pointerover, mouseover fire) and read again; then pressed there by Playwright's own click (which
+// into view, the pointer taken off it (pointerOff), and read; the pointer put on its centre (hover:
+// pointerenter, pointerover, mouseover fire) and read again; then pressed there by Playwright's click (which
 // waits for the navigation a click starts) with the page's press guard armed (handlerMarks): a
 // handler or form attribute that changes when the button goes down, or a press that lands on
 // another element, has its pointerup, mouseup and click stopped in the page, default action
