@@ -2,8 +2,10 @@ package specs
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/trapline/trapline/harness"
@@ -23,7 +25,9 @@ var blackboxControls = &harness.Controls{}
 func withControl(ctx context.Context, runner *harness.ArmRunner, t traps.Trap) *harness.ArmRunner {
 	runner.Controls = blackboxControls
 	if !blackboxControls.Ran(t.ID) {
-		proof := referenceRun(filepath.Join(env.out, "evidence-blackbox-control"))
+		// A folder per process: each process runs the trap's control arm once, and two processes
+		// writing one folder read each other's half-written action log (CI, stop 47).
+		proof := referenceRun(filepath.Join(env.out, "evidence-blackbox-control", fmt.Sprintf("process-%d", GinkgoParallelProcess())))
 		runs, err := (&harness.ArmRunner{Proof: proof, Controls: blackboxControls}).Run(ctx, t, results.Control)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(runs).To(HaveLen(1))
