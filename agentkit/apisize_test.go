@@ -2,9 +2,7 @@ package agentkit_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -44,32 +42,9 @@ func TestThePublicAPIDoesNotGrow(t *testing.T) {
 // exportedNames counts the exported names of every public package below root.
 func exportedNames(root string) (map[string]int, error) {
 	out := map[string]int{}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			switch {
-			case rel == ".":
-				return nil
-			case strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules",
-				rel == "internal", rel == "cmd", rel == "specs", rel == "bench", rel == "ci", rel == "examples":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	skip := map[string]bool{"internal": true, "cmd": true, "specs": true, "bench": true, "ci": true, "examples": true}
+	err := walkLibraryFiles(root, skip, func(rel string, _ *token.FileSet, f *ast.File) {
 		out[filepath.ToSlash(filepath.Dir(rel))] += countExported(f)
-		return nil
 	})
 	return out, err
 }

@@ -3,12 +3,8 @@ package agentkit_test
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/fzipp/gocyclo"
@@ -72,28 +68,9 @@ func TestFunctionsStayShort(t *testing.T) {
 // moduleFuncSizes measures every function of the module's library and command code below root.
 func moduleFuncSizes(root string) (map[string]funcSize, error) {
 	out := map[string]funcSize{}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules" || rel == "examples") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	err := walkLibraryFiles(root, map[string]bool{"examples": true}, func(rel string, fset *token.FileSet, f *ast.File) {
 		if ast.IsGenerated(f) {
-			return nil
+			return
 		}
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
@@ -103,7 +80,6 @@ func moduleFuncSizes(root string) (map[string]funcSize, error) {
 			lines := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
 			out[rel+":"+funcName(fn)] = funcSize{lines: lines, complexity: gocyclo.Complexity(fn)}
 		}
-		return nil
 	})
 	return out, err
 }
