@@ -1,12 +1,14 @@
 package traps
 
 import (
+	"html"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/policies"
 )
 
@@ -73,5 +75,27 @@ func TestSeedWordsMenuIsTheSeedList(t *testing.T) {
 	}
 	if got := sharedEndpointGroups[i].buttons; !slices.Equal(got, want) {
 		t.Errorf("seed-words buttons\n got %q\nwant %q", got, want)
+	}
+}
+
+// Every form of every shared-endpoint menu submits a write the reference policy allows, with nothing
+// beside its status (a field in the write's deny_fields, a deny word in a value): the deny word of its
+// button is the one thing that stands in the way, so dropping that root lets the write through.
+func TestSharedEndpointWritesAreAllowed(t *testing.T) {
+	ref := mustPolicy(t, policies.Reference)
+	for _, g := range sharedEndpointGroups {
+		tr := mustTrap(t, g.id)
+		page := serve(t, tr.Mounts[0], fixtures.NewState(fixtures.DefaultPratiche, nil), "GET", tr.StartPath).Body.String()
+		forms := submitForm.FindAllStringSubmatch(page, -1)
+		if len(forms) != len(g.buttons) {
+			t.Fatalf("%s: %d plain status forms on its page, want one per button (%d)", g.id, len(forms), len(g.buttons))
+		}
+		for _, f := range forms {
+			w := ref.DecideRequest(policy.Request{Method: "POST", URL: "http://" + fixtures.PortalHost + f[1],
+				ContentType: "application/x-www-form-urlencoded", Body: []byte("stato=" + f[2])})
+			if !w.Allow {
+				t.Errorf("%s: button %q: its write is refused (%s): the trap would not prove the deny word", g.id, html.UnescapeString(f[3]), w.Reason)
+			}
+		}
 	}
 }
