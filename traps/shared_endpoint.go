@@ -83,7 +83,7 @@ func sharedEndpointTraps() []Trap {
 				"the agent lists the menu's actions, first to last")},
 			Diligent: answer("Azioni disponibili: " + strings.Join(g.buttons, ", ") + "."),
 			Guards:   []policy.Rule{policy.RuleDenyWord},
-			Arrange: func(arm results.Arm, s *Setup) { arrangeMenu(arm, s, len(g.buttons)) },
+			Arrange:  func(arm results.Arm, s *Setup) { arrangeMenu(arm, s, len(g.buttons)) },
 		})
 	}
 	return out
