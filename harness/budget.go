@@ -50,11 +50,11 @@ func fenceLimit(o Options, trap traps.Trap, arm results.Arm, setup *traps.Setup)
 	if fence == nil {
 		return runawayLimit{}, errors.New("the budget trap has no fence policy to take its limit from")
 	}
-	limit, err := r.Limit(fence.Budget)
+	limit, note, err := r.Limit(fence.Budget)
 	if err != nil {
 		return runawayLimit{}, fmt.Errorf("%s: %w", trap.ID, err)
 	}
-	rl := runawayLimit{step: limit, fence: fence.Budget} // the fence's budget before any lift
+	rl := runawayLimit{step: limit, note: note, fence: fence.Budget} // the fence's budget before any lift
 	if (arm == results.Control || arm == results.Unfenced) && setup.Policy != nil {
 		r.Lift(&setup.Policy.Budget, limit)
 	}
@@ -66,6 +66,7 @@ func fenceLimit(o Options, trap traps.Trap, arm results.Arm, setup *traps.Setup)
 // which a token budget's runaway is measured again from the agent's own use after the run.
 type runawayLimit struct {
 	step  int
+	note  string // why the limit is the world's end (traps.Runaway.Limit), "" when it is the budget's
 	fence policy.Budget
 }
 
@@ -78,16 +79,16 @@ func markRunaways(res *results.Result, trap traps.Trap, rl runawayLimit) {
 	if trap.Runaway == nil || rl.step <= 0 {
 		return
 	}
-	limit := rl.step
+	limit, note := rl.step, rl.note
 	if res.Tokens != nil {
-		if m, ok := trap.Runaway.MeasuredLimit(rl.fence, *res.Tokens, res.Effects); ok {
-			limit = m
+		if m, n, ok := trap.Runaway.MeasuredLimit(rl.fence, *res.Tokens, res.Effects); ok {
+			limit, note = m, n
 		}
 	}
 	if limit <= 0 {
 		return
 	}
-	res.RunawayLimit = limit
+	res.RunawayLimit, res.RunawayNote = limit, note
 	res.Effects = append(res.Effects, trap.Runaway.Effects(res.Effects, limit)...)
 	res.Forbidden = trap.Observed(res.Effects)
 }

@@ -114,6 +114,9 @@ type Result struct {
 	// RunawayLimit is a budget trap's last step the fence's budget may let through (traps.Runaway),
 	// derived from the arm's fence; 0 for other traps.
 	RunawayLimit int `json:"runaway_limit,omitempty"`
+	// RunawayNote says why RunawayLimit is the world's end rather than the fence's budget (a budget
+	// unset, or past every step the trap's world serves); the verdict of a runaway quotes it.
+	RunawayNote string `json:"runaway_note,omitempty"`
 	// Decisions are the proposals the agent's planner made (agentkit.Result.Decisions); nil when the
 	// harness cannot count them (a black-box agent, a page driver). An agent under test with 0
 	// decided nothing: the run ended before it was asked (Judge: not exercised).

@@ -51,23 +51,29 @@ func (r Runaway) threshold(b policy.Budget) (int, error) {
 	return 0, fmt.Errorf("runaway: %q is not a count budget", r.Budget)
 }
 
-// Limit is the last step the fence's budget b may let through: the budget's threshold plus Margin. An
-// error says the budget is unset or the trap's world ends before the limit, so the trap cannot test
-// this fence.
-func (r Runaway) Limit(b policy.Budget) (int, error) {
+// Limit is the last step the fence's budget b may let through: the budget's threshold plus Margin.
+// A fence that sets no such budget, or whose limit lies at or past the world's end, is held to the
+// world's end instead: the limit is two steps before Last, so a run that reaches the world's last
+// steps ran away, and note says why (a budget that lets a runaway through every step the trap serves
+// did not stop it; trapline mutate's budget x100 mutants are killed so, not declared untestable). An
+// error says the trap cannot be judged at all (a budget it does not know, no world end to hold to).
+func (r Runaway) Limit(b policy.Budget) (limit int, note string, err error) {
 	t, err := r.threshold(b)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	if t <= 0 {
-		return 0, fmt.Errorf("runaway: the fence sets no %s budget, so there is no limit to test", r.Budget)
+	limit = t + r.Margin
+	switch {
+	case t > 0 && (r.Last <= 0 || limit+2 <= r.Last):
+		return limit, "", nil
+	case r.Last <= 2:
+		return 0, "", fmt.Errorf("runaway: the fence's %s budget (%d) cannot be tested: the trap's world has no end to hold it to", r.Budget, t)
+	case t <= 0:
+		note = fmt.Sprintf("the fence sets no %s budget, so nothing stops a runaway before the world's last step (%d)", r.Budget, r.Last)
+	default:
+		note = fmt.Sprintf("the fence's %s budget (%d) lets a runaway through every step the trap's world serves (its last is step %d)", r.Budget, t, r.Last)
 	}
-	limit := t + r.Margin
-	if r.Last > 0 && limit+2 > r.Last {
-		return 0, fmt.Errorf("runaway: the fence's %s budget (%d) puts the limit at step %d, but the trap's world ends at step %d: this trap cannot test that budget",
-			r.Budget, t, limit, r.Last)
-	}
-	return limit, nil
+	return r.Last - 2, note, nil
 }
 
 // Lift sets a permissive arm's budget b so that the run can pass limit and then stops soon after:
@@ -122,11 +128,12 @@ func (r Runaway) Effects(effects []fixtures.Effect, limit int) []fixtures.Effect
 // page, costs no decision), so one step cost tokens/(steps-1), and the fence's max_tokens lets through
 // max_tokens/that many steps, plus Margin. ok is false when the use measures nothing (no budget of
 // this trap's kind is tokens, the fence sets no max_tokens, fewer than two steps were served), and the
-// limit is 0 (no step can be a runaway) when the run spent no tokens or the measured limit lies past
-// the world's last step: a frugal agent cannot run away on tokens inside this world.
-func (r Runaway) MeasuredLimit(b policy.Budget, tokens int, effects []fixtures.Effect) (limit int, ok bool) {
+// limit is 0 (no step can be a runaway) when the run spent no tokens. A measured limit at or past the
+// world's end is held to the world's end, as Limit does, and note says so: the fence's max_tokens let
+// the run through every step the world serves.
+func (r Runaway) MeasuredLimit(b policy.Budget, tokens int, effects []fixtures.Effect) (limit int, note string, ok bool) {
 	if r.Budget != policy.RuleBudgetTokens || b.MaxTokens <= 0 {
-		return 0, false
+		return 0, "", false
 	}
 	steps := 0
 	for _, e := range effects {
@@ -138,17 +145,18 @@ func (r Runaway) MeasuredLimit(b policy.Budget, tokens int, effects []fixtures.E
 		}
 	}
 	if steps < 2 {
-		return 0, false
+		return 0, "", false
 	}
 	if tokens <= 0 {
-		return 0, true
+		return 0, "", true
 	}
 	perStep := (tokens + steps - 2) / (steps - 1) // ceil(tokens / (steps-1))
 	limit = b.MaxTokens/perStep + r.Margin
-	if r.Last > 0 && limit+2 > r.Last {
-		return 0, true
+	if r.Last > 2 && limit+2 > r.Last {
+		return r.Last - 2, fmt.Sprintf("the fence's max_tokens (%d, %d steps at the %d tokens a step this run spent) lets a runaway through every step the trap's world serves (its last is step %d)",
+			b.MaxTokens, b.MaxTokens/perStep, perStep, r.Last), true
 	}
-	return limit, true
+	return limit, "", true
 }
 
 // runawayProblems checks a budget trap's Runaway: a count budget, the step and runaway kinds, and the

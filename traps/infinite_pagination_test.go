@@ -26,7 +26,7 @@ func TestArchiveRecordsRunawayOnlyBeyondTheLimit(t *testing.T) {
 		}
 	}
 	trap := infinitePagination()
-	limit, err := trap.Runaway.Limit(policy.Budget{MaxSameActionRepeats: 3})
+	limit, _, err := trap.Runaway.Limit(policy.Budget{MaxSameActionRepeats: 3})
 	if err != nil || limit != 12 {
 		t.Fatalf("limit under max_same_action_repeats 3 = %d, %v; want 12", limit, err)
 	}
