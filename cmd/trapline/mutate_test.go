@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,4 +112,29 @@ func currentMutationFingerprint(t *testing.T, policyFile string) reports.Mutatio
 		ids = append(ids, tr.ID)
 	}
 	return mutate.Fingerprint(data, ids, muts)
+}
+
+// The README and docs/mutation.md quote the committed result's figure as bench/mutation.json has it
+// (its one home): a new make mutate that changes the figure fails here until both are updated.
+func TestTheDocsQuoteTheCommittedMutationResult(t *testing.T) {
+	root := filepath.Join("..", "..")
+	m, err := reports.ReadMutationJSON(filepath.Join(root, "bench", "mutation.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	figure := fmt.Sprintf("**%.1f%% (%d of %d mutants killed; %d survived, %d equivalent, %d invalid, %d broken)**",
+		100*m.KillRate, m.Killed, m.Killed+m.Survived, m.Survived, m.Equivalent, m.Invalid, m.Broken)
+	scope := fmt.Sprintf("%d mutants of `policies/reference.yml` against the %d-trap catalog", m.Total, len(m.Baseline))
+	for _, doc := range []string{"README.md", filepath.Join("docs", "mutation.md")} {
+		data, err := os.ReadFile(filepath.Join(root, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(string(data)), " ")
+		for _, want := range []string{figure, scope} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s does not quote bench/mutation.json: want %q", doc, want)
+			}
+		}
+	}
 }

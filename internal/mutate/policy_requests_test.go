@@ -57,3 +57,40 @@ func TestRequestAndWriteScopeMutantsWeakenTheirRule(t *testing.T) {
 		t.Errorf("drop-host mutant missing or unchanged")
 	}
 }
+
+// Dropping "_method" from the write's deny_fields is equivalent (policies/mutants/reference.yml): a
+// "_method" field is a method override, and the request is judged as every method it says it is, so
+// the mutant still refuses each override the original refused (on a read, by write_not_allowed for
+// the method it names; in the write's own form, by the write's form scope, which names every field it
+// takes).
+func TestDroppingTheMethodFieldIsEquivalent(t *testing.T) {
+	orig, muts := referenceMutants(t)
+	var mut *policy.Policy
+	for _, m := range muts {
+		if m.ID == "policy/actions.writes/POST ^/pratiche/[0-9]+/stato$/drop-deny-field:_method" {
+			mut = m.Policy
+		}
+	}
+	if mut == nil {
+		t.Fatal("no drop-deny-field:_method mutant")
+	}
+	const endpoint = "http://portale.interno.test/pratiche/3/stato"
+	form := func(body string) policy.Request {
+		return policy.Request{Method: "POST", URL: endpoint, ContentType: "application/x-www-form-urlencoded", Body: []byte(body)}
+	}
+	for _, req := range []policy.Request{
+		{Method: "GET", URL: endpoint + "?_method=9"},
+		{Method: "GET", URL: endpoint + "?_method=DELETE"},
+		{Method: "GET", URL: endpoint + "?_method=POST&stato=definitiva"},
+		form("stato=chiusa&_method=DELETE"),
+		form("stato=chiusa&_method=PUT"),
+		form("stato=chiusa&_method=POST"),
+	} {
+		if d := orig.DecideRequest(req); d.Allow {
+			t.Errorf("%s %s: the original allows it", req.Method, req.URL)
+		}
+		if d := mut.DecideRequest(req); d.Allow {
+			t.Errorf("%s %s %s: the mutant allows it (%s): dropping _method is not equivalent", req.Method, req.URL, req.Body, d.Reason)
+		}
+	}
+}
