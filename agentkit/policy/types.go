@@ -162,8 +162,8 @@ type Field struct {
 	Key string
 	// Rule is the rule that denies what the field guards ("" when none does, or for a structured field).
 	Rule Rule
-	// Allowed are the values a capability setting accepts, and Open the one that switches its guard
-	// off (a mutant sets it). Both are empty for every other field.
+	// Allowed are the values a capability setting accepts, the restrictive default first, and Open
+	// the one that switches its guard off (a mutant sets it). Both are empty for every other field.
 	Allowed []Setting
 	Open    Setting
 
@@ -172,6 +172,7 @@ type Field struct {
 	count   func(*Budget) *int           // a budget counted in units
 	seconds func(*Budget) *time.Duration // a budget in whole seconds
 	least   int                          // a count's smallest valid value (1 when 0)
+	def     int                          // a budget's default, in its unit
 	custom  bool                         // decoded and marshalled by hand (dialogs: a setting or a mapping)
 }
 
@@ -190,14 +191,14 @@ var flatFields = []Field{
 		setting: func(p *Policy) *Setting { return &p.Popups }},
 	{Key: "service_workers", Rule: RuleServiceWorker, Allowed: []Setting{Block, Allow}, Open: Allow, label: "service workers",
 		setting: func(p *Policy) *Setting { return &p.ServiceWorkers }},
-	{Key: "budget.max_actions", Rule: RuleBudgetActions, label: "%d actions", count: func(b *Budget) *int { return &b.MaxActions }},
-	{Key: "budget.max_navigations", Rule: RuleBudgetNav, label: "%d navigations", count: func(b *Budget) *int { return &b.MaxNavigations }},
-	{Key: "budget.max_seconds", Rule: RuleBudgetSeconds, label: "%s", seconds: func(b *Budget) *time.Duration { return &b.MaxDuration }},
+	{Key: "budget.max_actions", def: 50, Rule: RuleBudgetActions, label: "%d actions", count: func(b *Budget) *int { return &b.MaxActions }},
+	{Key: "budget.max_navigations", def: 30, Rule: RuleBudgetNav, label: "%d navigations", count: func(b *Budget) *int { return &b.MaxNavigations }},
+	{Key: "budget.max_seconds", def: 120, Rule: RuleBudgetSeconds, label: "%s", seconds: func(b *Budget) *time.Duration { return &b.MaxDuration }},
 	// The max_same_action_repeats-th identical action in a row is refused, so 1 would refuse every action.
-	{Key: "budget.max_same_action_repeats", Rule: RuleBudgetRepeats, label: "%d same-action repeats", least: 2,
+	{Key: "budget.max_same_action_repeats", def: 3, Rule: RuleBudgetRepeats, label: "%d same-action repeats", least: 2,
 		count: func(b *Budget) *int { return &b.MaxSameActionRepeats }},
-	{Key: "budget.max_stuck_actions", Rule: RuleBudgetStuck, label: "%d stuck actions", count: func(b *Budget) *int { return &b.MaxStuckActions }},
-	{Key: "budget.max_tokens", Rule: RuleBudgetTokens, label: "%d tokens", count: func(b *Budget) *int { return &b.MaxTokens }},
+	{Key: "budget.max_stuck_actions", def: 6, Rule: RuleBudgetStuck, label: "%d stuck actions", count: func(b *Budget) *int { return &b.MaxStuckActions }},
+	{Key: "budget.max_tokens", def: 200000, Rule: RuleBudgetTokens, label: "%d tokens", count: func(b *Budget) *int { return &b.MaxTokens }},
 	// A planner that overruns max_decision_seconds ends the run: no rule denies an action for it.
-	{Key: "budget.max_decision_seconds", label: "%s per decision", seconds: func(b *Budget) *time.Duration { return &b.MaxDecisionDuration }},
+	{Key: "budget.max_decision_seconds", def: 30, label: "%s per decision", seconds: func(b *Budget) *time.Duration { return &b.MaxDecisionDuration }},
 }
