@@ -34,7 +34,7 @@ import (
 // runConfig is trapline run's parsed command line.
 type runConfig struct {
 	agent, planner, model, policy, world, out, name string
-	mcpURL                                          string // --agent mcp: the streamable HTTP endpoint
+	mcpURL                                          string // run mcp: the streamable HTTP endpoint
 	controlPolicy, upstreamHost                     string
 	upstream                                        dirsFlag // --upstream, repeatable: URL or HOST=URL
 	trapsDirs                                       dirsFlag

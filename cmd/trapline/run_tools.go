@@ -62,8 +62,8 @@ func toolNameFrom(kind string, command []string) string {
 	return kind
 }
 
-// externalAgent is the agent under test of a black-box run: the command itself (--agent external) or
-// the tool driven by the adversary acting as the model (--agent mcp, agent-browser).
+// externalAgent is the agent under test of a black-box run: the command itself (run external) or
+// the tool driven by the adversary acting as the model (run mcp, run agent-browser).
 func externalAgent(cfg runConfig) harness.Agent {
 	switch cfg.agent {
 	case agentMCP:
