@@ -114,7 +114,7 @@ func parseRun(args []string) (runConfig, error) {
 		runFlags[name](fs, &cfg, sel)
 	}
 	if err := parseFlags(fs, args); err != nil {
-		return cfg, explainFlag(err, mode)
+		return cfg, explainFlag(err, fs, args, mode)
 	}
 	cfg.command = fs.Args()
 	err = resolveRun(&cfg, *sel, mode)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"slices"
@@ -126,25 +125,28 @@ func cutAgentFlag(args []string) (kind string, rest []string, ok bool) {
 	return "", args, false
 }
 
-// explainFlag turns "flag provided but not defined: -X" for a flag of another mode into an error
-// that names the modes taking it; any other error is returned as it is.
-func explainFlag(err error, mode runMode) error {
-	var fe *flagError
-	if !errors.As(err, &fe) {
-		return err
-	}
-	name, ok := strings.CutPrefix(fe.err.Error(), "flag provided but not defined: -")
-	if !ok {
-		return err
-	}
-	var owners []string
-	for _, m := range runModes {
-		if slices.Contains(m.flags, name) {
-			owners = append(owners, "trapline "+m.command())
+// explainFlag explains a parse failure caused by a flag of another mode: the first flag before --
+// that fs lacks and some mode takes is named, with the modes that take it. Any other failure is
+// returned as it is.
+func explainFlag(err error, fs *flag.FlagSet, args []string, mode runMode) error {
+	for _, a := range args {
+		if a == "--" {
+			break
 		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name == "" || fs.Lookup(name) != nil { // a value, or a flag of fs
+			continue
+		}
+		var owners []string
+		for _, m := range runModes {
+			if slices.Contains(m.flags, name) {
+				owners = append(owners, "trapline "+m.command())
+			}
+		}
+		if len(owners) == 0 {
+			return err
+		}
+		return &flagError{fs: fs, err: fmt.Errorf("--%s is not a flag of trapline %s: it is one of %s", name, mode.command(), strings.Join(owners, ", "))}
 	}
-	if len(owners) == 0 {
-		return err
-	}
-	return &flagError{fs: fe.fs, err: fmt.Errorf("--%s is not a flag of trapline %s: it is one of %s", name, mode.command(), strings.Join(owners, ", "))}
+	return err
 }

@@ -23,6 +23,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"run", "external"}, "needs the agent's command"},
 		{[]string{"run", "exec"}, "needs the planner command"},
 		{[]string{"run", "--mcp-url", "x"}, "--mcp-url is not a flag of trapline run: it is one of trapline run mcp"},
+		{[]string{"run", "--traps", "decoy-delete", "--mcp-url", "x"}, "--mcp-url is not a flag of trapline run: it is one of trapline run mcp"},
 		{[]string{"run", "--world", "cloud"}, "want embedded, container or auto"},
 		{[]string{"run", "--world", "cloud"}, `--world "cloud"`},
 		{[]string{"run", "--traps", "decoy-delete,no-such-trap"}, `"no-such-trap" is no trap id or label`},
