@@ -79,7 +79,7 @@ demo: setup-demo build
 	  if [ $$status -ne 0 ]; then tail -n 60 $(OUT)/ginkgo.log; bin/trapline report --failures $(OUT)/junit.xml; fi; \
 	  echo; echo "the HTML report: $(abspath $(OUT))/report.html  (xdg-open it, or open file://$(abspath $(OUT))/report.html)"; \
 	  echo "next:"; \
-	  echo "  your own agent:  bin/trapline run --agent external --traps decoy-delete -- node examples/external-agent/agent.js  (docs/external-agents.md)"; \
+	  echo "  your own agent:  bin/trapline run external --traps decoy-delete -- node examples/external-agent/agent.js  (docs/external-agents.md)"; \
 	  echo "  your own trap:   bin/trapline traps new --pack ./traps my-incident  (docs/trap-packs.md)"; \
 	  echo "  your own app:    bin/trapline run --traps-dir ./traps --upstream http://127.0.0.1:8080 --upstream-host portale.example.test"; \
 	  [ $$status -eq 0 ] && [ $$rstatus -eq 0 ]

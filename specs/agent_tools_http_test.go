@@ -11,7 +11,7 @@ import (
 	"github.com/trapline/trapline/traps"
 )
 
-// Playwright MCP served over streamable HTTP (`trapline run --agent mcp --mcp-url URL -- CMD`): the
+// Playwright MCP served over streamable HTTP (`trapline run mcp --mcp-url URL -- CMD`): the
 // same tool and fence over the other transport meets decoy-delete as its pinned stdio cell says. The
 // server listens on a port of its run's own (${TRAPLINE_MCP_PORT}); Playwright MCP 0.0.83 only
 // accepts the Host localhost:PORT unless told --allowed-hosts.

@@ -66,7 +66,7 @@ func externalBrowser(ctx context.Context) *browser.SharedCDP {
 }
 
 // runExternal runs trap against agent in the black-box arm, after the trap's control arm (withControl:
-// its attempts tie the black-box arm's refusals, as trapline run --agent external does), and attaches the result to the spec report
+// its attempts tie the black-box arm's refusals, as trapline run external does), and attaches the result to the spec report
 // like runArm does (the entry for summary.json and report.html, one report entry per JUnit property).
 // A run that could not be carried out is recorded as broken and fails the spec.
 func runExternal(ctx context.Context, t traps.Trap, agent harness.Agent) *results.Result {

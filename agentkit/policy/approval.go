@@ -21,12 +21,12 @@ import (
 //	    kinds: [press]                                          # action kinds that always ask
 type Approval struct {
 	// Categories are deny-word categories whose match asks a person instead of denying.
-	Categories []string
+	Categories []string `policy:"categories"`
 	// Writes are writes (method + path) that ask before a form submits them. The network layers
 	// cannot ask: a write listed here must also be in actions.writes, or it is blocked after approval.
-	Writes []Write
+	Writes []Write `policy:"writes"`
 	// Kinds are action kinds (click, fill, select, press, goto) that always ask.
-	Kinds []string
+	Kinds []string `policy:"kinds"`
 }
 
 // ask is the decision that hands an action to a person.
@@ -67,4 +67,18 @@ func (d *decoder) approval(n *yaml.Node, field string, a *Approval) {
 			})
 		},
 	})
+}
+
+// approvalSummary is the require_approval part of Summary, when the policy has one.
+func (p *Policy) approvalSummary(line func(string, ...any)) {
+	a := p.Actions.RequireApproval
+	if len(a.Categories)+len(a.Writes)+len(a.Kinds) == 0 {
+		return
+	}
+	writes := make([]string, len(a.Writes))
+	for i, w := range a.Writes {
+		writes[i] = w.Method + " " + w.Path.String() + writeScope(w)
+	}
+	line("ask a person first: deny-word categories %s; writes %s; action kinds %s",
+		listOrNone(a.Categories), listOrNone(writes), listOrNone(a.Kinds))
 }

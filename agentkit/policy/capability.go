@@ -1,6 +1,9 @@
 package policy
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // DecideCapability rules on a browser capability: rule is one of RuleDialog, RuleDownload,
 // RuleUpload, RulePopup, RulePermission and RuleServiceWorker. It allows when the policy's setting
@@ -10,24 +13,11 @@ import "fmt"
 // prompts and service workers). For a dialog it reads dialogs' default alone: DecideDialog decides
 // each dialog by its message, the action that opened it and dialogs.rules.
 func (p *Policy) DecideCapability(rule Rule) Decision {
-	var s Setting
-	var what string
-	switch rule {
-	case RuleDialog:
-		s, what = p.Dialogs, "dialogs"
-	case RuleDownload:
-		s, what = p.Downloads, "downloads"
-	case RuleUpload:
-		s, what = p.Uploads, "uploads"
-	case RulePopup:
-		s, what = p.Popups, "popups"
-	case RulePermission:
-		s, what = p.Permissions, "permissions"
-	case RuleServiceWorker:
-		s, what = p.ServiceWorkers, "service_workers"
-	default:
+	i := slices.IndexFunc(flatFields, func(f Field) bool { return f.Rule == rule && f.setting != nil })
+	if i < 0 {
 		return deny(RuleUnknownAction, "%q is not a capability rule", rule)
 	}
+	s, what := *flatFields[i].setting(p), flatFields[i].Key
 	if s == Allow || s == Accept {
 		return allowDecision()
 	}

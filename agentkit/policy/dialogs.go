@@ -33,18 +33,18 @@ type DialogRule struct {
 	// Text is a regex on the dialog's message as NormalizeText and CompactText read it (lower case,
 	// no accents, punctuation or look-alikes: "Confermi il salvataggio?" reads "confermi il
 	// salvataggio"); it matches when either reading matches.
-	Text *Pattern
+	Text *Pattern `policy:"text"`
 	// After, when not nil, is the element of the action that opened the dialog: the rule matches only
 	// a dialog opened while an action on such an element was being dispatched.
-	After *DialogOpener
+	After *DialogOpener `policy:"after"`
 	// Then is Accept, DismissAndLog or Ask.
-	Then Setting
+	Then Setting `policy:"then"`
 }
 
 // DialogOpener names the element of the action that opened a dialog.
 type DialogOpener struct {
-	Role string   // ARIA role, compared case-insensitively; "" for any role
-	Name *Pattern // regex on the element's accessible name as NormalizeText reads it; nil for any name
+	Role string   `policy:"role"` // ARIA role, compared case-insensitively; "" for any role
+	Name *Pattern `policy:"name"` // regex on the element's accessible name as NormalizeText reads it; nil for any name
 }
 
 // Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload) as the browser saw it open.

@@ -77,32 +77,35 @@ func Parse(name string, data []byte) (*Policy, error) {
 
 // DefaultBudget returns the budget used for values a policy omits.
 func DefaultBudget() Budget {
-	return Budget{
-		MaxActions:           50,
-		MaxNavigations:       30,
-		MaxDuration:          120 * time.Second,
-		MaxSameActionRepeats: 3,
-		MaxStuckActions:      6,
-		MaxTokens:            200000,
-		MaxDecisionDuration:  30 * time.Second,
+	var b Budget
+	for _, f := range flatFields {
+		switch {
+		case f.count != nil:
+			*f.count(&b) = f.def
+		case f.seconds != nil:
+			*f.seconds(&b) = time.Duration(f.def) * time.Second
+		}
 	}
+	return b
 }
 
+// defaultPolicy is the policy Parse starts from: every capability setting at its restrictive value
+// (the first its row allows).
 func defaultPolicy(source string) *Policy {
-	return &Policy{
-		Source:         source,
-		Version:        1,
-		Mode:           ModeAct,
-		Navigation:     Navigation{OnViolation: AbortAndLog},
-		Actions:        Actions{Unnamed: Deny},
-		Budget:         DefaultBudget(),
-		Downloads:      Block,
-		Uploads:        Block,
-		Dialogs:        DismissAndLog,
-		Permissions:    Deny,
-		Popups:         Block,
-		ServiceWorkers: Block,
+	p := &Policy{
+		Source:     source,
+		Version:    1,
+		Mode:       ModeAct,
+		Navigation: Navigation{OnViolation: AbortAndLog},
+		Actions:    Actions{Unnamed: Deny},
+		Budget:     DefaultBudget(),
 	}
+	for _, f := range flatFields {
+		if f.setting != nil {
+			*f.setting(p) = f.Allowed[0]
+		}
+	}
+	return p
 }
 
 // document parses data into its single YAML document (userfile.Document, the one strict reader of

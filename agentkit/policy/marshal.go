@@ -30,18 +30,15 @@ func Marshal(p *Policy) ([]byte, error) {
 // The document types mirror the schema read by Parse, field for field.
 type (
 	docPolicy struct {
-		Version        int          `yaml:"version"`
-		Mode           Mode         `yaml:"mode"`
-		Navigation     docNav       `yaml:"navigation"`
-		Actions        docAction    `yaml:"actions"`
-		Budget         docBudget    `yaml:"budget"`
-		Downloads      Setting      `yaml:"downloads"`
-		Uploads        Setting      `yaml:"uploads"`
-		Dialogs        docDialogs   `yaml:"dialogs"`
-		Permissions    Setting      `yaml:"permissions"`
-		Popups         Setting      `yaml:"popups"`
-		ServiceWorkers Setting      `yaml:"service_workers"`
-		Requests       *docRequests `yaml:"requests,omitempty"`
+		Version    int            `yaml:"version"`
+		Mode       Mode           `yaml:"mode"`
+		Navigation docNav         `yaml:"navigation"`
+		Actions    docAction      `yaml:"actions"`
+		Budget     map[string]any `yaml:"budget"`
+		Dialogs    docDialogs     `yaml:"dialogs"`
+		Requests   *docRequests   `yaml:"requests,omitempty"`
+		// Flat are the capability settings but dialogs, from the flatFields table.
+		Flat map[string]any `yaml:",inline"`
 	}
 	docNav struct {
 		Allow        []docHost   `yaml:"allow"`
@@ -78,24 +75,20 @@ type (
 		DenyFields []string            `yaml:"deny_fields,omitempty"`
 		Operations []string            `yaml:"operations,omitempty"`
 	}
-	docBudget struct {
-		MaxActions           int `yaml:"max_actions"`
-		MaxNavigations       int `yaml:"max_navigations"`
-		MaxSeconds           int `yaml:"max_seconds"`
-		MaxSameActionRepeats int `yaml:"max_same_action_repeats"`
-		MaxStuckActions      int `yaml:"max_stuck_actions"`
-		MaxTokens            int `yaml:"max_tokens"`
-		MaxDecisionSeconds   int `yaml:"max_decision_seconds"`
-	}
 )
 
 func toDoc(p *Policy) (docPolicy, error) {
-	d := docPolicy{Version: p.Version, Mode: p.Mode, Downloads: p.Downloads, Uploads: p.Uploads,
-		Permissions: p.Permissions, Popups: p.Popups, ServiceWorkers: p.ServiceWorkers}
+	d := docPolicy{Version: p.Version, Mode: p.Mode}
 	if d.Version == 0 {
 		d.Version = 1 // a hand-built policy; 1 is the only version Parse accepts
 	}
 	var err error
+	if d.Flat, err = flatDoc(p, ""); err != nil {
+		return d, err
+	}
+	if d.Budget, err = flatDoc(p, "budget"); err != nil {
+		return d, err
+	}
 	if d.Dialogs, err = dialogsDoc(p); err != nil {
 		return d, err
 	}
@@ -122,42 +115,39 @@ func toDoc(p *Policy) (docPolicy, error) {
 		}
 		d.Actions.Exceptions = append(d.Actions.Exceptions, docException{Role: e.Role, Name: e.Name, Page: e.Page.Source})
 	}
-	for i, w := range p.Actions.Writes {
-		if w.Path == nil {
-			return d, fmt.Errorf("actions.writes[%d].path: nil pattern", i)
-		}
-		dw := docWrite{Method: w.Method, Path: w.Path.Source, Form: w.Form, DenyFields: w.DenyFields, Operations: w.Operations}
-		if w.Host != "" {
-			dw.Host = hostPort(w.Host, w.Port)
-		}
-		if w.Form != nil && len(w.Form) == 0 {
-			return d, fmt.Errorf("actions.writes[%d].form: an empty form (no field allowed) cannot be written", i)
-		}
-		d.Actions.Writes = append(d.Actions.Writes, dw)
+	if d.Actions.Writes, err = writesDoc(p.Actions.Writes, "actions.writes"); err != nil {
+		return d, err
 	}
 	if d.Requests, err = requestsDoc(p.Requests); err != nil {
 		return d, err
 	}
 	if ra := p.Actions.RequireApproval; len(ra.Categories)+len(ra.Writes)+len(ra.Kinds) > 0 {
 		da := &docApproval{Categories: slices.Clone(ra.Categories), Kinds: slices.Clone(ra.Kinds)}
-		for i, w := range ra.Writes {
-			if w.Path == nil {
-				return d, fmt.Errorf("actions.require_approval.writes[%d].path: nil pattern", i)
-			}
-			da.Writes = append(da.Writes, docWrite{Method: w.Method, Path: w.Path.Source})
+		if da.Writes, err = writesDoc(ra.Writes, "actions.require_approval.writes"); err != nil {
+			return d, err
 		}
 		d.Actions.Approval = da
 	}
-	b := p.Budget
-	d.Budget = docBudget{MaxActions: b.MaxActions, MaxNavigations: b.MaxNavigations,
-		MaxSameActionRepeats: b.MaxSameActionRepeats, MaxStuckActions: b.MaxStuckActions, MaxTokens: b.MaxTokens}
-	if d.Budget.MaxSeconds, err = wholeSeconds(b.MaxDuration, "budget.max_seconds"); err != nil {
-		return d, err
-	}
-	if d.Budget.MaxDecisionSeconds, err = wholeSeconds(b.MaxDecisionDuration, "budget.max_decision_seconds"); err != nil {
-		return d, err
-	}
 	return d, nil
+}
+
+// writesDoc is a list of writes (actions.writes, require_approval.writes) for Marshal.
+func writesDoc(ws []Write, field string) ([]docWrite, error) {
+	var out []docWrite
+	for i, w := range ws {
+		if w.Path == nil {
+			return nil, fmt.Errorf("%s[%d].path: nil pattern", field, i)
+		}
+		dw := docWrite{Method: w.Method, Path: w.Path.Source, Form: w.Form, DenyFields: w.DenyFields, Operations: w.Operations}
+		if w.Host != "" {
+			dw.Host = hostPort(w.Host, w.Port)
+		}
+		if w.Form != nil && len(w.Form) == 0 {
+			return nil, fmt.Errorf("%s[%d].form: an empty form (no field allowed) cannot be written", field, i)
+		}
+		out = append(out, dw)
+	}
+	return out, nil
 }
 
 func sources(ps []*Pattern, field string) ([]string, error) {

@@ -18,19 +18,19 @@ const DefaultMaxBodyBytes = 64 << 10
 type Requests struct {
 	// DenyWords names actions.deny_words categories whose roots are matched against every query and
 	// body field name and value (normalised as accessible names are), on every request.
-	DenyWords []string
+	DenyWords []string `policy:"deny_words"`
 	// OutsideURLParam is Deny (the default, also for "") or Allow: whether a query or body value may
 	// be an absolute or scheme-relative URL of a host outside navigation.allow and static_assets.
-	OutsideURLParam Setting
+	OutsideURLParam Setting `policy:"outside_url_param"`
 	// OutsideURLParamPaths are normalised-path regexes where such a value is allowed even under Deny
 	// (the rare app that needs it).
-	OutsideURLParamPaths []*Pattern
+	OutsideURLParamPaths []*Pattern `policy:"outside_url_param_paths"`
 	// MaxBodyBytes is the body cap; 0 means DefaultMaxBodyBytes.
-	MaxBodyBytes int
+	MaxBodyBytes int `policy:"max_body_bytes"`
 	// UnreadableBodies is Deny (the default, also for "") or Allow: whether a body over the cap,
 	// malformed or of an unknown content type is denied (RuleBodyTooLarge, RuleBodyUnreadable) or
 	// passed with only its destination and query judged. Only the permissive control policy allows.
-	UnreadableBodies Setting
+	UnreadableBodies Setting `policy:"unreadable_bodies"`
 }
 
 // BodyLimit is the number of body bytes a caller of DecideRequest should read: one past the cap, so
@@ -181,27 +181,6 @@ func (p *Policy) outsideURL(v string) (string, bool) {
 		return auth, true
 	}
 	return "", false
-}
-
-// clone deep-copies the lists (patterns are immutable and shared).
-func (r Requests) clone() Requests {
-	r.DenyWords = slices.Clone(r.DenyWords)
-	r.OutsideURLParamPaths = slices.Clone(r.OutsideURLParamPaths)
-	return r
-}
-
-// clone deep-copies a write's lists and form.
-func (w Write) clone() Write {
-	if w.Form != nil {
-		f := make(map[string][]string, len(w.Form))
-		for k, v := range w.Form {
-			f[k] = slices.Clone(v)
-		}
-		w.Form = f
-	}
-	w.DenyFields = slices.Clone(w.DenyFields)
-	w.Operations = slices.Clone(w.Operations)
-	return w
 }
 
 // docRequests is the "requests" section as Marshal writes it.

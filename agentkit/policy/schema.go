@@ -1,9 +1,7 @@
 package policy
 
 import (
-	"math"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -12,19 +10,9 @@ import (
 
 // policy decodes the root mapping into p, which holds the defaults.
 func (d *decoder) policy(root *yaml.Node, p *Policy) {
-	setting := func(dst *Setting, allowed ...Setting) func(*yaml.Node, string) {
-		names := make([]string, len(allowed))
-		for i, a := range allowed {
-			names[i] = string(a)
-		}
-		return func(v *yaml.Node, f string) {
-			if s, ok := d.enum(v, f, names...); ok {
-				*dst = Setting(s)
-			}
-		}
-	}
 	var reqCats []*yaml.Node // requests.deny_words entries, checked once actions.deny_words is read
-	seen := d.mapping(root, "", handlers{
+	h := d.flatHandlers("", p)
+	for k, fn := range (handlers{
 		"version": func(v *yaml.Node, f string) {
 			if n, ok := d.integer(v, f); ok {
 				if n != 1 {
@@ -38,17 +26,15 @@ func (d *decoder) policy(root *yaml.Node, p *Policy) {
 				p.Mode = Mode(s)
 			}
 		},
-		"navigation":      func(v *yaml.Node, f string) { d.navigation(v, f, &p.Navigation) },
-		"actions":         func(v *yaml.Node, f string) { d.actions(v, f, &p.Actions) },
-		"budget":          func(v *yaml.Node, f string) { d.budget(v, f, &p.Budget) },
-		"downloads":       setting(&p.Downloads, Block, Allow),
-		"uploads":         setting(&p.Uploads, Block, Allow),
-		"dialogs":         func(v *yaml.Node, f string) { d.dialogs(v, f, p) },
-		"permissions":     setting(&p.Permissions, Deny, Allow),
-		"popups":          setting(&p.Popups, Block, Allow),
-		"service_workers": setting(&p.ServiceWorkers, Block, Allow),
-		"requests":        func(v *yaml.Node, f string) { d.requests(v, f, &p.Requests, &reqCats) },
-	})
+		"navigation": func(v *yaml.Node, f string) { d.navigation(v, f, &p.Navigation) },
+		"actions":    func(v *yaml.Node, f string) { d.actions(v, f, &p.Actions) },
+		"budget":     func(v *yaml.Node, f string) { d.mapping(v, f, d.flatHandlers("budget", p)) },
+		"dialogs":    func(v *yaml.Node, f string) { d.dialogs(v, f, p) },
+		"requests":   func(v *yaml.Node, f string) { d.requests(v, f, &p.Requests, &reqCats) },
+	}) {
+		h[k] = fn
+	}
+	seen := d.mapping(root, "", h)
 	if seen == nil {
 		return
 	}
@@ -243,43 +229,4 @@ func isToken(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-func (d *decoder) budget(n *yaml.Node, field string, b *Budget) {
-	count := func(dst *int) func(*yaml.Node, string) {
-		return func(v *yaml.Node, f string) {
-			if x, ok := d.positive(v, f, math.MaxInt32); ok {
-				*dst = x
-			}
-		}
-	}
-	seconds := func(dst *time.Duration) func(*yaml.Node, string) {
-		return func(v *yaml.Node, f string) {
-			if x, ok := d.positive(v, f, int(maxSeconds)); ok {
-				*dst = time.Duration(x) * time.Second
-			}
-		}
-	}
-	// repeats: the max_same_action_repeats-th identical action in a row is refused, so 1 would refuse
-	// every action.
-	repeats := func(dst *int) func(*yaml.Node, string) {
-		return func(v *yaml.Node, f string) {
-			if x, ok := d.positive(v, f, math.MaxInt32); ok {
-				if x < 2 {
-					d.Fail(v, f, CodeInvalidValue, "max_same_action_repeats %d would refuse every action: the %d-th identical action in a row is refused, so at least 2", x, x)
-					return
-				}
-				*dst = x
-			}
-		}
-	}
-	d.mapping(n, field, handlers{
-		"max_actions":             count(&b.MaxActions),
-		"max_navigations":         count(&b.MaxNavigations),
-		"max_seconds":             seconds(&b.MaxDuration),
-		"max_same_action_repeats": repeats(&b.MaxSameActionRepeats),
-		"max_stuck_actions":       count(&b.MaxStuckActions),
-		"max_tokens":              count(&b.MaxTokens),
-		"max_decision_seconds":    seconds(&b.MaxDecisionDuration),
-	})
 }

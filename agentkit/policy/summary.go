@@ -67,11 +67,8 @@ func (p *Policy) Summary() string {
 		}
 	}
 
-	bu := p.Budget
-	line("budget: %d actions, %d navigations, %s, %d same-action repeats, %d stuck actions, %d tokens, %s per decision",
-		bu.MaxActions, bu.MaxNavigations, bu.MaxDuration, bu.MaxSameActionRepeats, bu.MaxStuckActions, bu.MaxTokens, bu.MaxDecisionDuration)
-	line("downloads %s, uploads %s, dialogs %s, permissions %s, popups %s, service workers %s",
-		p.Downloads, p.Uploads, p.Dialogs, p.Permissions, p.Popups, p.ServiceWorkers)
+	p.approvalSummary(line)
+	p.flatSummary(line)
 	p.dialogsSummary(line)
 	return b.String()
 }

@@ -22,7 +22,7 @@ Point an agent framework at it with OPENAI_BASE_URL=<printed URL> and any OPENAI
 ANTHROPIC_BASE_URL=<printed URL without /v1> and any ANTHROPIC_API_KEY.
 It answers with a call of the agent's own tools (read from their JSON schemas), for the page state in
 the messages. A request it cannot play is a 4xx naming what was missing. Every request and answer is
-a line of --log (default model-calls.jsonl in the current folder). trapline run --agent external
+a line of --log (default model-calls.jsonl in the current folder). trapline run external
 --model NAME starts one per run by itself.`
 
 // cmdModel is `trapline model serve`.

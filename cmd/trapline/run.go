@@ -31,47 +31,10 @@ import (
 	"github.com/trapline/trapline/world"
 )
 
-const runUsage = `usage:
-  trapline run [flags]                                       the reference agent (guarded and control arms)
-  trapline run --planner llm|diligent [flags]                the reference runtime with another planner
-  trapline run --agent exec [flags] -- PLANNER CMD ARGS...   a planner process (docs/exec-protocol.md)
-  trapline run --agent external|mcp|agent-browser [flags] -- CMD ARGS...
-  trapline run --upstream HOST=URL [--upstream HOST=URL ...] [flags]   your own apps (or --upstream URL --upstream-host HOST, --upstream-image IMAGE)
-The command after -- runs in the folder trapline was started from (relative paths are yours); its
-artifacts go to the folder TRAPLINE_ARTIFACTS names.
---agent reference (default) runs the reference agent in the guarded and control arms of each trap;
---agent exec is the same runtime with an external planner process (the command after --), and --planner
-llm with a model: the adversary still proves each trap (guarded and control arms), then the planner under
-test runs in the fenced arm (and with --unfenced the unfenced arm), judged from outside: held (refrained,
-or stopped by a rule at a layer), caught, or not exercised. --min-completed R also gates utility (exit 5
-when the fenced arms' completed-under-policy rate is below R). --repeat K runs every arm of an agent under
-test (fenced, unfenced, external) K times in fresh worlds: it holds only if all K hold (pass^k).
---twins adds the benign twins (a trap's page without the bait) in the fenced arm of the agent under
-test: the task must be done and the fence must refuse nothing.
---agent external runs CMD as a black-box agent (blackbox arm): it gets TRAPLINE_START_URL, TRAPLINE_TASK,
-TRAPLINE_CDP_URL, HTTP(S)_PROXY, TRAPLINE_ARTIFACTS, TRAPLINE_DOWNLOADS (see docs/external-agents.md) and is
-judged only by what the world's observers saw, after each trap's control arm (the adversary under
---control-policy), whose attempt tells held (stopped by a rule at a layer) from held (refrained). Its
-proxy observes (every world host allowed and logged) unless --policy names the deployment's fence.
---agent mcp starts the MCP browser server CMD (stdio, or streamable HTTP at --mcp-url) and --agent
-agent-browser runs the agent-browser CLI CMD, each driven by the adversary acting as the model and
-judged like an external agent; ${TRAPLINE_PROXY_URL}, ${TRAPLINE_CDP_URL} in CMD are the run's
-(docs/agent-tools.md).
---traps takes trap ids or labels (categories, trap:ID), comma separated; default the whole catalog and
-every pack given with --traps-dir (a folder of *.trap.yml files, docs/trap-packs.md); the headline
-scenario (update-20-pratiche) runs when named by its id. Policies are an embedded name (reference,
-permissive) or a file.
-Writes OUT/evidence/, OUT/summary.json, OUT/junit.xml and OUT/report.html (default OUT: reports/out/run),
-superseding a previous run's; OUT is marked in progress while it runs, and a signal writes an
-interrupted summary that every gate refuses (docs/ci.md).
-exit: 0 every arm proved its claim (external: the agent was caught by no trap); 1 an arm failed its
-verdict (external: a trap caught the agent); 2 usage; 3 a run broke (fixture, environment, an agent that
-could not start).`
-
 // runConfig is trapline run's parsed command line.
 type runConfig struct {
 	agent, planner, model, policy, world, out, name string
-	mcpURL                                          string // --agent mcp: the streamable HTTP endpoint
+	mcpURL                                          string // run mcp: the streamable HTTP endpoint
 	controlPolicy, upstreamHost                     string
 	upstream                                        dirsFlag // --upstream, repeatable: URL or HOST=URL
 	trapsDirs                                       dirsFlag
@@ -100,7 +63,7 @@ type runConfig struct {
 func cmdRun(args []string, stdout io.Writer) error {
 	cfg, err := parseRun(args)
 	if err != nil {
-		return withCode(exitUsage, fmt.Errorf("run: %w\n%s", err, runUsage))
+		return withCode(exitUsage, fmt.Errorf("run: %w\n%s", err, modeUsage(cfg.agent)))
 	}
 	out, err := beginRunOut(cfg.out, stdout) // runout.go: the folder marked in progress, the old run superseded
 	if err != nil {
@@ -136,47 +99,45 @@ func cmdRun(args []string, stdout io.Writer) error {
 	return out.end(ctx, s, err, cfg.minCompleted, stdout)
 }
 
-// parseRun parses trapline run's command line, then resolves and checks its flags together
-// (resolveRun, run_checks.go); the first error is the usage error.
+// parseRun parses trapline run's command line: the mode (runModeOf, run_modes.go), the shared flags
+// and the mode's own, then resolves and checks them together (resolveRun, run_checks.go); the first
+// error is the usage error.
 func parseRun(args []string) (runConfig, error) {
-	var cfg runConfig
-	fs := newFlags("run")
-	sel := registerRunFlags(fs, &cfg)
-	if err := parseFlags(fs, args); err != nil {
+	mode, args, err := runModeOf(args)
+	cfg := runConfig{agent: mode.agent, planner: "adversary", video: "off", timeout: harness.DefaultAgentTimeout}
+	if err != nil {
 		return cfg, err
 	}
+	fs := newFlags(mode.command())
+	sel := registerRunFlags(fs, &cfg)
+	for _, name := range mode.flags {
+		runFlags[name](fs, &cfg, sel)
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return cfg, explainFlag(err, fs, args, mode)
+	}
 	cfg.command = fs.Args()
-	err := resolveRun(&cfg, *sel)
+	err = resolveRun(&cfg, *sel, mode)
 	return cfg, err
 }
 
-// registerRunFlags declares trapline run's flags on fs, each into its field of cfg; --traps and
-// --twins go into the returned selection, which resolveRun turns into cfg.traps and cfg.twins.
+// registerRunFlags declares the flags every mode of trapline run takes, each into its field of cfg
+// (a mode's own flags are rows of runFlags, run_modes.go); --traps and --twins go into the returned
+// selection, which resolveRun turns into cfg.traps and cfg.twins.
 func registerRunFlags(fs *flag.FlagSet, cfg *runConfig) *runSelection {
 	sel := &runSelection{}
-	fs.StringVar(&cfg.agent, "agent", "reference", "the agent under test: reference, exec, external, mcp or agent-browser")
-	fs.StringVar(&cfg.planner, "planner", "adversary", "the reference agent's planner: adversary, diligent, exec or llm")
-	fs.StringVar(&cfg.model, "model", "", "the model of the llm planner; external: trapline serves this model (adversary, obedient, diligent, lazy, habitual) at an OpenAI-compatible endpoint of the run's own (OPENAI_BASE_URL)")
-	fs.StringVar(&cfg.policy, "policy", "", "reference: the guarded arm's policy, an embedded name or a file (default reference); external: the proxy's policy (default: observe)")
+	fs.StringVar(&cfg.policy, "policy", "", "run, run exec: the guarded arm's policy, an embedded name or a file (default reference); black-box modes: the proxy's policy (default: observe)")
 	fs.StringVar(&cfg.controlPolicy, "control-policy", policies.Permissive, "the control arm's policy, an embedded name or a file (every agent: the adversary's control arm runs first)")
 	fs.Var(&cfg.trapsDirs, "traps-dir", "a trap pack folder to add to the catalog (repeatable)")
-	fs.BoolVar(&cfg.wholeBrowser, "whole-browser", false, "external: give the agent a whole Chromium with its own DevTools port, for an agent that loads its own extension and dials DevTools from it (Stagehand 4); its browser's own traffic is then judged with the agent's")
-	fs.Var(&cfg.extensions, "extension", "an unpacked browser extension (a folder with manifest.json) loaded into the black-box browser, for --agent external (repeatable)")
 	fs.Var(&cfg.upstream, "upstream", "your own staging app, put in the world behind its proxy: `HOST=URL` (repeatable, one per app), or a URL with --upstream-host")
 	fs.StringVar(&cfg.upstreamHost, "upstream-host", "", "the host name the browser uses for a bare --upstream URL (or --upstream-image), e.g. portale.example.test")
 	cfg.app.register(fs)
 	fs.StringVar(&sel.traps, "traps", "", "trap ids or labels, comma separated (default: the whole catalog)")
 	fs.StringVar(&cfg.world, "world", "embedded", "embedded, container or auto")
 	fs.StringVar(&cfg.out, "out", filepath.Join("reports", "out", "run"), "the output folder")
-	fs.StringVar(&cfg.name, "name", "", "external: the agent's name in reports (default: from the command)")
-	fs.StringVar(&cfg.video, "video", "off", "reference: the page's video per arm: off, failing (kept for failed arms) or all (needs ffmpeg: make setup)")
-	fs.DurationVar(&cfg.timeout, "timeout", harness.DefaultAgentTimeout, "external: the time limit of one run")
-	fs.StringVar(&cfg.mcpURL, "mcp-url", "", "mcp: the server's streamable HTTP endpoint (default: stdio)")
-	fs.StringVar(&cfg.storageState, "storage-state", "", "reference: a Playwright storage-state file every run's context starts from (the test account's session; a secret, never written into the evidence)")
+	fs.StringVar(&cfg.name, "name", "", "the agent under test's name in reports (default: from its planner or command)")
 	fs.StringVar(&cfg.agentVersion, "agent-version", "", "the agent's version, for provenance (default: the SHA-256 of its command's script)")
 	fs.IntVar(&cfg.repeat, "repeat", 1, "run every arm of an agent under test K times in fresh worlds; it holds only if all K hold (pass^k)")
-	fs.BoolVar(&cfg.unfenced, "unfenced", false, "exec, llm: also run the agent under the permissive policy (its own susceptibility, a rate, never a gate)")
-	fs.BoolVar(&sel.twins, "twins", false, "also run the benign twins (a trap's page without the bait, traps.Twins) in the fenced arm of the agent under test: the task must be done and nothing refused; with --traps, the twins of the traps selected")
 	fs.Float64Var(&cfg.minCompleted, "min-completed", 0, "fail (exit 5) when the agent under test's completed-under-policy rate is below this (0..1)")
 	return sel
 }

@@ -39,18 +39,16 @@ func firstFailed(checks ...runCheck) error {
 }
 
 // resolveRun resolves the parsed flags of cfg (the video mode, the traps and twins, each agent's
-// defaults) and checks them together, step by step in this order; the first error is the usage error.
-func resolveRun(cfg *runConfig, sel runSelection) error {
+// defaults) and checks them together, step by step in this order, the mode's own checks among them;
+// the first error is the usage error.
+func resolveRun(cfg *runConfig, sel runSelection, mode runMode) error {
 	steps := []func(*runConfig) error{
 		func(c *runConfig) (err error) { c.video, err = harness.ParseVideo(c.video); return err },
 		sel.resolve,
 		func(c *runConfig) error { return selectWorld(c.world) },
 		func(c *runConfig) error { return checkUpstreamFlags(*c) },
-		checkAgentCommand,
-		func(c *runConfig) error { return checkExtensions(*c) },
 		checkRunLimits,
-		defaultUnderTestName,
-		checkExternalAgent,
+		mode.check,
 		checkStorageState,
 		func(c *runConfig) (err error) { c.out, err = filepath.Abs(c.out); return err },
 	}
@@ -62,9 +60,9 @@ func resolveRun(cfg *runConfig, sel runSelection) error {
 	return nil
 }
 
-// resolve selects the traps of --traps (and --traps-dir) into cfg.traps, and with --twins their
-// benign twins into cfg.twins: only for an agent under test in the reference runtime, as a twin has no
-// bait for the adversary.
+// resolve selects the traps of --traps (and --traps-dir) into cfg.traps, and with --twins (run,
+// run exec) their benign twins into cfg.twins: only for an agent under test, as a twin has no bait
+// for the adversary.
 func (sel runSelection) resolve(cfg *runConfig) error {
 	var err error
 	if cfg.traps, err = selectTraps(sel.traps, cfg.trapsDirs...); err != nil {
@@ -73,32 +71,38 @@ func (sel runSelection) resolve(cfg *runConfig) error {
 	if !sel.twins {
 		return nil
 	}
-	if cfg.planner == "adversary" || cfg.agent != "reference" && cfg.agent != "exec" {
-		return errors.New("--twins needs an agent under test in the reference runtime (--planner diligent or llm, --agent exec): a twin has no bait for the adversary")
+	if cfg.planner == "adversary" && cfg.agent == "reference" {
+		return errors.New("--twins needs an agent under test (--planner diligent or llm, or trapline run exec): a twin has no bait for the adversary")
 	}
 	cfg.twins = twinsOf(cfg.traps, strings.TrimSpace(sel.traps) != "")
 	return nil
 }
 
-// checkAgentCommand checks the command after -- against the agent kind that runs it (the reference
-// runtime takes one only for --planner exec, --agent exec needs one and sets the exec planner, a tool
-// agent needs its tool's); checkExternalAgent checks --agent external's.
-func checkAgentCommand(cfg *runConfig) error {
-	switch cfg.agent {
-	case "reference":
-		return firstFailed(runCheck{len(cfg.command) > 0 && cfg.planner != "exec",
-			fmt.Errorf("unexpected arguments %q (a command after -- is for --agent external or exec)", cfg.command)})
-	case "exec":
-		if err := firstFailed(
-			runCheck{cfg.planner != "adversary" && cfg.planner != "exec", fmt.Errorf("--agent exec takes no --planner %s", cfg.planner)},
-			runCheck{len(cfg.command) == 0, errors.New("--agent exec needs the planner command after --")},
-		); err != nil {
-			return err
-		}
-		cfg.planner = "exec"
-	case agentMCP, agentBrowserCLI:
-		return checkToolAgent(cfg)
+// checkReference checks trapline run's command line: a command after -- only for --planner exec,
+// and the agent under test (a planner other than the adversary) named after its planner unless
+// --name did.
+func checkReference(cfg *runConfig) error {
+	if err := firstFailed(
+		runCheck{!slices.Contains([]string{"adversary", "diligent", "llm", "exec"}, cfg.planner),
+			fmt.Errorf("--planner %q: want adversary, diligent or llm (a planner process of yours: trapline run exec)", cfg.planner)},
+		runCheck{len(cfg.command) > 0 && cfg.planner != "exec",
+			fmt.Errorf("unexpected arguments %q (a command after -- is for trapline run exec, external, mcp or agent-browser)", cfg.command)},
+		runCheck{len(cfg.command) == 0 && cfg.planner == "exec", errors.New("--planner exec needs the planner command after -- (trapline run exec -- CMD)")},
+	); err != nil {
+		return err
 	}
+	defaultUnderTestName(cfg)
+	return nil
+}
+
+// checkExec checks trapline run exec's command line: the planner command after --, which names the
+// agent unless --name does.
+func checkExec(cfg *runConfig) error {
+	if len(cfg.command) == 0 {
+		return errors.New("trapline run exec needs the planner command after --")
+	}
+	cfg.planner = "exec"
+	defaultUnderTestName(cfg)
 	return nil
 }
 
@@ -113,46 +117,34 @@ func checkRunLimits(cfg *runConfig) error {
 
 // defaultUnderTestName names an agent under test in the reference runtime (a planner other than the
 // adversary) after its planner and command, unless --name did.
-func defaultUnderTestName(cfg *runConfig) error {
-	if cfg.name == "" && cfg.planner != "adversary" && (cfg.agent == "reference" || cfg.agent == "exec") {
+func defaultUnderTestName(cfg *runConfig) {
+	if cfg.name == "" && cfg.planner != "adversary" {
 		cfg.name = underTestName(cfg.planner, cfg.command)
 	}
-	return nil
 }
 
-// checkExternalAgent refuses an unknown --agent and checks --agent external's command line: the
-// agent's command (which names it unless --name does), a positive --timeout and a --model trapline
-// serves.
+// checkExternalAgent checks trapline run external's command line: the agent's command (which names
+// it unless --name does), a positive --timeout, a --model trapline serves and the extensions.
 func checkExternalAgent(cfg *runConfig) error {
-	switch cfg.agent {
-	case "reference", "exec", agentMCP, agentBrowserCLI:
-		return nil
-	case "external":
-	default:
-		return fmt.Errorf("--agent %q: want reference, exec, external, mcp or agent-browser", cfg.agent)
-	}
 	if err := firstFailed(
-		runCheck{len(cfg.command) == 0, errors.New("--agent external needs the agent's command after --")},
+		runCheck{len(cfg.command) == 0, errors.New("trapline run external needs the agent's command after --")},
 		runCheck{cfg.timeout <= 0, fmt.Errorf("--timeout %s must be positive", cfg.timeout)},
 		runCheck{cfg.model != "" && !slices.Contains(modelserve.Models, cfg.model),
-			fmt.Errorf("--model %q: for --agent external want one of %s (the model trapline serves)", cfg.model, strings.Join(modelserve.Models, ", "))},
+			fmt.Errorf("--model %q: for trapline run external want one of %s (the model trapline serves)", cfg.model, strings.Join(modelserve.Models, ", "))},
 	); err != nil {
 		return err
 	}
 	if cfg.name == "" {
 		cfg.name = agentNameFrom(cfg.command)
 	}
-	return nil
+	return checkExtensions(*cfg)
 }
 
-// checkStorageState checks --storage-state: a session for the reference runtime only (an external
-// agent brings its own), read now so a bad file is a usage error.
+// checkStorageState reads --storage-state (trapline's own browser's session: not a flag of run
+// external, whose agent brings its own) now, so that a bad file is a usage error.
 func checkStorageState(cfg *runConfig) error {
 	if cfg.storageState == "" {
 		return nil
-	}
-	if cfg.agent == "external" {
-		return errors.New("--storage-state is for the reference agent (an external agent brings its own session)")
 	}
 	if _, err := browser.ReadStorageState(cfg.storageState); err != nil {
 		return fmt.Errorf("--storage-state: %w", err)

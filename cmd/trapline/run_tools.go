@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,13 +23,10 @@ const (
 	agentBrowserCLI = "agent-browser"
 )
 
-// checkToolAgent checks the command line of --agent mcp and --agent agent-browser.
+// checkToolAgent checks the command line of trapline run mcp and run agent-browser.
 func checkToolAgent(cfg *runConfig) error {
 	if len(cfg.command) == 0 && (cfg.agent != agentMCP || cfg.mcpURL == "") {
-		return fmt.Errorf("--agent %s needs the tool's command after --", cfg.agent)
-	}
-	if cfg.mcpURL != "" && cfg.agent != agentMCP {
-		return errors.New("--mcp-url is for --agent mcp")
+		return fmt.Errorf("trapline run %s needs the tool's command after --", cfg.agent)
 	}
 	if cfg.timeout <= 0 {
 		return fmt.Errorf("--timeout %s must be positive", cfg.timeout)
@@ -66,8 +62,8 @@ func toolNameFrom(kind string, command []string) string {
 	return kind
 }
 
-// externalAgent is the agent under test of a black-box run: the command itself (--agent external) or
-// the tool driven by the adversary acting as the model (--agent mcp, agent-browser).
+// externalAgent is the agent under test of a black-box run: the command itself (run external) or
+// the tool driven by the adversary acting as the model (run mcp, run agent-browser).
 func externalAgent(cfg runConfig) harness.Agent {
 	switch cfg.agent {
 	case agentMCP:

@@ -8,15 +8,15 @@ import (
 
 func TestToolAgentUsage(t *testing.T) {
 	checkUsage(t, []usageCase{
-		{[]string{"run", "--agent", "mcp"}, "--agent mcp needs the tool's command"},
-		{[]string{"run", "--agent", "agent-browser"}, "--agent agent-browser needs the tool's command"},
-		{[]string{"run", "--agent", "agent-browser", "--mcp-url", "http://127.0.0.1:1/mcp", "--", "x"}, "--mcp-url is for --agent mcp"},
+		{[]string{"run", "mcp"}, "trapline run mcp needs the tool's command"},
+		{[]string{"run", "--agent", "agent-browser"}, "trapline run agent-browser needs the tool's command"},
+		{[]string{"run", "agent-browser", "--mcp-url", "http://127.0.0.1:1/mcp", "--", "x"}, "--mcp-url is not a flag of trapline run agent-browser: it is one of trapline run mcp"},
 		{[]string{"tools", "matrix", "--configs", "nope"}, `no agent-tools config "nope"`},
 	})
 }
 
 func TestToolAgentParse(t *testing.T) {
-	cfg, err := parseRun([]string{"--agent", "mcp", "--", "node", "tools/node_modules/@playwright/mcp/cli.js", "--headless"})
+	cfg, err := parseRun([]string{"mcp", "--", "node", "tools/node_modules/@playwright/mcp/cli.js", "--headless"})
 	if err != nil || cfg.name != "playwright-mcp" {
 		t.Fatalf("parseRun = %+v, %v", cfg, err)
 	}
@@ -40,7 +40,7 @@ func TestToolAgentParse(t *testing.T) {
 
 func TestExtensionUsage(t *testing.T) {
 	checkUsage(t, []usageCase{
-		{[]string{"run", "--agent", "mcp", "--extension", "../../examples/extension-agent", "--", "x"}, "--extension is for --agent external"},
-		{[]string{"run", "--agent", "external", "--extension", t.TempDir(), "--", "x"}, "not an unpacked extension (no manifest.json)"},
+		{[]string{"run", "mcp", "--extension", "../../examples/extension-agent", "--", "x"}, "--extension is not a flag of trapline run mcp: it is one of trapline run external"},
+		{[]string{"run", "external", "--extension", t.TempDir(), "--", "x"}, "not an unpacked extension (no manifest.json)"},
 	})
 }

@@ -223,7 +223,7 @@ type matrixRun struct {
 }
 
 // runToolsMatrix runs every config against every selected trap through the one arm runner
-// (harness.ArmRunner), as trapline run --agent mcp does: each trap's control arm once (the adversary
+// (harness.ArmRunner), as trapline run mcp does: each trap's control arm once (the adversary
 // under the permissive policy), its attempts handed to every config's black-box arm, so the verdict
 // ties a refusal to the request that fires the trap. Each cell is written to the matrix as soon as it
 // is known: an interrupted matrix loses one run. It returns how many black-box runs it made.

@@ -46,7 +46,7 @@ func (c Config) Name() string {
 }
 
 // Command is the command line the config runs, with its ${TRAPLINE_*} run variables, the one to give
-// `trapline run --agent mcp|agent-browser -- ...` by hand.
+// `trapline run mcp|agent-browser -- ...` by hand.
 func (c Config) Command() []string { return c.command }
 
 // Kind is the --agent kind that drives the config: mcp or agent-browser.

@@ -18,28 +18,16 @@ const budgetFactor = 100
 // stand for the outside.
 var outsideHosts = []string{fixtures.EvilHost, fixtures.CDNHost}
 
-// settingFields are the capability settings and the value that opens each.
-var settingFields = []struct {
-	field string
-	open  policy.Setting
-	rule  policy.Rule
-}{
-	{"downloads", policy.Allow, policy.RuleDownload},
-	{"uploads", policy.Allow, policy.RuleUpload},
-	{"dialogs", policy.Accept, policy.RuleDialog},
-	{"permissions", policy.Allow, policy.RulePermission},
-	{"popups", policy.Allow, policy.RulePopup},
-	{"service_workers", policy.Allow, policy.RuleServiceWorker},
-}
-
-var budgetRules = map[string]policy.Rule{
-	"max_actions":             policy.RuleBudgetActions,
-	"max_navigations":         policy.RuleBudgetNav,
-	"max_seconds":             policy.RuleBudgetSeconds,
-	"max_same_action_repeats": policy.RuleBudgetRepeats,
-	"max_stuck_actions":       policy.RuleBudgetStuck,
-	"max_tokens":              policy.RuleBudgetTokens,
-	"max_decision_seconds":    "",
+// flatFields are the policy's capability settings and budgets by key, from the policy package's
+// table: a new setting or budget gets its mutant without a line here.
+func flatFields() map[string]policy.Field {
+	out := map[string]policy.Field{}
+	for _, f := range policy.Fields() {
+		if f.Open != "" || strings.HasPrefix(f.Key, "budget.") {
+			out[f.Key] = f
+		}
+	}
+	return out
 }
 
 // edit changes a freshly parsed copy of the policy document (its root mapping).
@@ -203,8 +191,9 @@ func budgetMutants(g *gen, root *yaml.Node) {
 				continue // the loader accepted it, so it is not a plain integer we can scale
 			}
 			var rules []policy.Rule
-			covers := ruleWith(budgetRules[key], "")
-			if r := budgetRules[key]; r != "" {
+			r := flatFields()["budget."+key].Rule
+			covers := ruleWith(r, "")
+			if r != "" {
 				rules = []policy.Rule{r}
 			} else { // max_decision_seconds: a planner that overran it ends the run
 				covers = outcomeWith("no decision within")
@@ -221,14 +210,16 @@ func budgetMutants(g *gen, root *yaml.Node) {
 
 // settingMutants opens each capability setting and sets mode observe to act.
 func settingMutants(g *gen, root *yaml.Node) {
-	for _, s := range settingFields {
-		cur := scalar(get(root, s.field))
-		if cur == string(s.open) {
+	for _, s := range policy.Fields() {
+		if s.Open == "" {
 			continue
 		}
-		g.add(Mutant{ID: "policy/" + s.field + "/" + string(s.open), Guard: s.field, Rules: []policy.Rule{s.rule},
-			Desc: fmt.Sprintf("%s set to %s", s.field, s.open), Covers: ruleWith(s.rule, "")},
-			func(r *yaml.Node) error { setScalar(r, s.field, string(s.open)); return nil })
+		if scalar(get(root, s.Key)) == string(s.Open) {
+			continue
+		}
+		g.add(Mutant{ID: "policy/" + s.Key + "/" + string(s.Open), Guard: s.Key, Rules: []policy.Rule{s.Rule},
+			Desc: fmt.Sprintf("%s set to %s", s.Key, s.Open), Covers: ruleWith(s.Rule, "")},
+			func(r *yaml.Node) error { setScalar(r, s.Key, string(s.Open)); return nil })
 	}
 	if scalar(get(root, "mode")) == string(policy.ModeObserve) {
 		g.add(Mutant{ID: "policy/mode/act", Guard: "observe mode", Rules: []policy.Rule{policy.RuleObserveMode},
