@@ -72,6 +72,9 @@ func ProgressLine(e Entry) string {
 	if e.Status != StatusPass {
 		line += ": " + e.Why
 	}
+	if r := ReusedLabel(e); r != "" {
+		line += ": " + r
+	}
 	return line
 }
 
