@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,6 +42,10 @@ type ArmRunner struct {
 	// Controls keeps the control arms' attempts, per trap, for the later arms; nil gives the runner
 	// its own. Runners given the same Controls share them.
 	Controls *Controls
+	// Proofs, when set, keeps the adversary's arms by their inputs: RunTrap reuses a trap's kept
+	// proof instead of running its control and guarded arms again, and keeps what it ran (trapline
+	// run; docs/proof-cache.md). Nil runs every arm.
+	Proofs ProofKeeper
 
 	mu  sync.Mutex
 	own *Controls // Controls when nil, made on first use
@@ -115,6 +120,15 @@ func (r *ArmRunner) RunTrap(ctx context.Context, t traps.Trap, arms []results.Ar
 		}
 	}
 	var entries []reports.Entry
+	proofs := proofArms(ordered)
+	reused, ok := r.reuseProofs(ctx, t, proofs)
+	if ok {
+		for _, run := range reused {
+			entries = append(entries, run.Entry)
+		}
+		ordered = slices.DeleteFunc(ordered, func(a results.Arm) bool { return !a.UnderTest() })
+	}
+	var made []ArmRun
 	for _, arm := range ordered {
 		runs, err := r.Run(ctx, t, arm)
 		if err != nil {
@@ -124,7 +138,13 @@ func (r *ArmRunner) RunTrap(ctx context.Context, t traps.Trap, arms []results.Ar
 		for _, run := range runs {
 			trials = append(trials, run.Entry)
 		}
+		if !arm.UnderTest() {
+			made = append(made, runs...)
+		}
 		entries = append(entries, reports.Repeated(trials))
+	}
+	if r.Proofs != nil && !ok && len(proofs) > 0 && len(made) == len(proofs) {
+		r.Proofs.Keep(t, made)
 	}
 	return entries, nil
 }
