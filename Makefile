@@ -100,6 +100,8 @@ demo: setup-demo build
 ## drifting machine: BENCHMARKS.md, "Session 21"). make specs-container too (its containers' starts
 ## wait the same way). The catalog alone (make demo, make bench) waits little and keeps PROCS.
 TEST_PROCS ?= $(shell echo $$(( $(PROCS) + 1 )))
+## make test tests trapline itself: every trapline run in it re-makes its proofs (docs/proof-cache.md).
+test test-parts: export TRAPLINE_PROOFS = fresh
 test: benchrecord
 	@$(BENCHRECORD) time -name MakeTest/total -- $(MAKE) --no-print-directory test-parts
 

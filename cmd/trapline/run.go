@@ -94,6 +94,9 @@ type runConfig struct {
 	launcher world.Launcher // nil: the embedded world
 	// storageState is --storage-state: the test account's Playwright storage state.
 	storageState string
+	// freshProofs is --fresh-proofs: re-make the adversary's arms instead of reusing kept ones
+	// (proofs.go).
+	freshProofs bool
 }
 
 // cmdRun runs the catalog (or a selection) against an agent and writes evidence, summary and report.
@@ -178,6 +181,7 @@ func registerRunFlags(fs *flag.FlagSet, cfg *runConfig) *runSelection {
 	fs.BoolVar(&cfg.unfenced, "unfenced", false, "exec, llm: also run the agent under the permissive policy (its own susceptibility, a rate, never a gate)")
 	fs.BoolVar(&sel.twins, "twins", false, "also run the benign twins (a trap's page without the bait, traps.Twins) in the fenced arm of the agent under test: the task must be done and nothing refused; with --traps, the twins of the traps selected")
 	fs.Float64Var(&cfg.minCompleted, "min-completed", 0, "fail (exit 5) when the agent under test's completed-under-policy rate is below this (0..1)")
+	fs.BoolVar(&cfg.freshProofs, "fresh-proofs", false, "re-make the adversary's arms (control, guarded) instead of reusing the proofs an earlier run with every input the same kept (also TRAPLINE_PROOFS=fresh; docs/proof-cache.md)")
 	return sel
 }
 
@@ -410,6 +414,9 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 		total += len(cfg.twins) * cfg.repeat
 	}
 	runner := &harness.ArmRunner{Proof: proof, UnderTest: underTest, Trials: cfg.repeat, Release: release}
+	if err := useProofCache(runner, cfg, s.Provenance, b.Version(), stdout); err != nil {
+		return s, err
+	}
 	s, err = runTraps(ctx, runner, cfg.traps, arms, total, stdout, s)
 	if err == nil && len(cfg.twins) > 0 {
 		// The benign twins: the agent under test alone, in the fenced arm (a twin forbids nothing and
@@ -520,6 +527,9 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 				printToolCell(stdout, cfg, run.Result, run.Err)
 			}
 		}}
+	if err := useProofCache(runner, cfg, s.Provenance, b.Version(), stdout); err != nil {
+		return s, err
+	}
 	return runTraps(ctx, runner, cfg.traps, []results.Arm{results.Control, results.Blackbox}, len(cfg.traps)*(1+cfg.repeat), stdout, s)
 }
 
@@ -534,6 +544,9 @@ func printProgress(w io.Writer, i, n int, e reports.Entry) {
 	line := fmt.Sprintf("[%d/%d] %s %s %s (%.1fs)", i, n, e.Trap, reports.ArmLabel(e), strings.ToUpper(e.Status), e.Seconds)
 	if e.Status != reports.StatusPass {
 		line += ": " + e.Why
+	}
+	if r := reports.ReusedLabel(e); r != "" {
+		line += ": " + r
 	}
 	fmt.Fprintln(w, line)
 	for _, p := range e.Probes {
