@@ -284,6 +284,7 @@ bench: setup benchrecord
 	  $(GO) test -run '^$$' -bench 'AgentRunMemory' -benchtime 1x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
 	  $(GO) test -run '^$$' -bench 'AgentToolsCell' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m ./bench; \
 	  $(GO) test -run '^$$' -bench 'ArmProfile' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m -v ./bench; \
+	  $(GO) test -run '^$$' -bench 'ProofReuse' -benchtime 1x -count 1 -timeout 30m ./bench; \
 	  $(if $(BENCH_AB),$(GO) test -run '^$$' -bench 'PerActionRecheck|PerActionCounterReads|ArmBrowser|ArmTrace|ArmCost|ArmRendererWrapper' -benchtime 3x -count 1 -timeout 120m ./bench;) \
 	  $(if $(BENCH_SCALE),$(GO) test -run '^$$' -bench 'CatalogScale' -benchtime 1x -count 1 -timeout 120m ./bench;) \
 	  $(if $(BENCH_QUICK),,CATALOG_LABELS='$(CATALOG_LABELS)' SUITE_RUNS=$(SUITE_RUNS) SUITE_PROCS='$(SUITE_PROCS)' SUITE_CONTAINER=$(SUITE_CONTAINER) bash bench/suite.sh;) \
