@@ -215,9 +215,13 @@ func (s Store) Save(p Proof, evidence []string) error {
 		return fmt.Errorf("keep the proof of %s: %w", p.Inputs.Trap, err)
 	}
 	final := s.dir(p.Inputs, key)
-	if err := os.RemoveAll(final); err != nil {
+	// A proof kept before under the same key (it expired, or was re-made) is moved aside first and
+	// removed after: a reader sees the old proof whole, none, or the new one whole.
+	old := tmp + ".old"
+	if err := os.Rename(final, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("keep the proof of %s: replace %s: %w", p.Inputs.Trap, final, err)
 	}
+	defer os.RemoveAll(old)
 	if err := os.Rename(tmp, final); err != nil {
 		return fmt.Errorf("keep the proof of %s: %w", p.Inputs.Trap, err)
 	}
@@ -225,11 +229,19 @@ func (s Store) Save(p Proof, evidence []string) error {
 	return nil
 }
 
-// prune removes the proofs of trap past the newest maxPerTrap, and the expired ones.
+// prune removes the proofs of trap past the newest maxPerTrap, the expired ones, and what a killed
+// run's Save left (a .new- folder an hour old).
 func (s Store) prune(trap string) {
 	for i, p := range s.kept(trap) {
 		if i >= maxPerTrap || s.now().Sub(p.Made) > s.maxAge() {
 			os.RemoveAll(s.dir(p.Inputs, p.Key))
+		}
+	}
+	parent := filepath.Join(s.Dir, trapFolder(trap))
+	ents, _ := os.ReadDir(parent)
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".new-") && s.now().Sub(info.ModTime()) > time.Hour {
+			os.RemoveAll(filepath.Join(parent, e.Name()))
 		}
 	}
 }
