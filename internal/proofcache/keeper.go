@@ -40,6 +40,7 @@ func (k *Keeper) Reuse(t traps.Trap, arms []results.Arm, evidence func(results.A
 	}
 	in, err := k.Inputs(t, arms)
 	if err != nil {
+		k.logf("trapline: proof of %s made fresh: %v\n", t.ID, err)
 		return nil, false
 	}
 	p, err := k.Store.Load(in)
