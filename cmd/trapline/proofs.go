@@ -116,7 +116,7 @@ func proofKeeper(cfg runConfig, prov *reports.Provenance, chromium string, stdou
 	guarded := prov.PolicySHA256
 	inputs := func(t traps.Trap, arms []results.Arm) (proofcache.Inputs, error) {
 		if t.StartHost != "" || t.Probe != nil || len(t.Reset) > 0 {
-			return proofcache.Inputs{}, fmt.Errorf("proof of %s: %w", t.ID, proofcache.ErrNotHashable)
+			return proofcache.Inputs{}, fmt.Errorf("%w (the trap has a start_host, probe: or reset:)", proofcache.ErrNotHashable)
 		}
 		in := base
 		in.Trap, in.GuardedPolicy = t.ID, "none"
