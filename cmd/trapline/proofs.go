@@ -90,7 +90,9 @@ func proofKeeper(cfg runConfig, prov *reports.Provenance, chromium string, stdou
 		return nil, nil
 	}
 	if app := cfg.userApp(); app != "" {
-		fmt.Fprintf(stdout, "trapline: proofs made fresh: %s puts your own app in the run, which trapline cannot hash\n", app)
+		if mode == "reuse" { // fresh would make them anyway: nothing to say
+			fmt.Fprintf(stdout, "trapline: proofs made fresh: %s puts your own app in the run, which trapline cannot hash\n", app)
+		}
 		return nil, nil
 	}
 	dir, err := proofCacheDir(os.Getenv)
