@@ -29,9 +29,10 @@ const (
 	cacheEnv  = "TRAPLINE_CACHE"
 )
 
-// proofEnviron are the variables the adversary's arms read: their values are part of a proof's
-// inputs (hashed, since TRAPLINE_PASSWORD is a secret).
-var proofEnviron = []string{"TRAPLINE_TRACE", "TRAPLINE_CHROMIUM", "TRAPLINE_BROWSER_WS", "TRAPLINE_PUBLISH_IP", "TRAPLINE_PASSWORD", "TRAPLINE_CA"}
+// proofEnviron are the variables the adversary's arms read (the trace's detail, the browser, a
+// remote browser server, the container engine's address): their values are part of a proof's inputs,
+// hashed (a remote browser's URL may carry a token).
+var proofEnviron = []string{"TRAPLINE_TRACE", "TRAPLINE_CHROMIUM", "TRAPLINE_BROWSER_WS", "TRAPLINE_PUBLISH_IP"}
 
 // proofMode is --fresh-proofs and TRAPLINE_PROOFS together: "reuse" (the default), "fresh" or "off".
 func proofMode(freshFlag bool, getenv func(string) string) (string, error) {
