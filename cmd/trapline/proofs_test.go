@@ -48,3 +48,10 @@ func TestARunAgainstTheUsersAppKeepsNoProof(t *testing.T) {
 		t.Errorf("a run of trapline's own traps: keeper %v, %v", k, err)
 	}
 }
+
+// noProofCache keeps a test's in-process trapline run from reading or writing the user's proof cache
+// (TRAPLINE_PROOFS=off): every arm it judges is made by the tree under test.
+func noProofCache(t *testing.T) {
+	t.Helper()
+	t.Setenv(proofsEnv, "off")
+}
