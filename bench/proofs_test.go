@@ -28,7 +28,7 @@ func BenchmarkProofReuse(b *testing.B) {
 		keeper := &proofcache.Keeper{Store: proofcache.Store{Dir: b.TempDir()}, Run: "bench", Inputs: benchProofInputs}
 		for pass, spent := range []*time.Duration{&first, &second} {
 			reused := 0
-			runner := &harness.ArmRunner{Proofs: keeper, Proof: harness.Options{Environ: os.Environ(), Browser: br, Guarded: ref,
+			runner := &harness.ArmRunner{ReuseProofs: keeper.Reuse, KeepProofs: keeper.Keep, Proof: harness.Options{Environ: os.Environ(), Browser: br, Guarded: ref,
 				Control: perm, Trace: true, OutDir: b.TempDir()},
 				Done: func(run harness.ArmRun) {
 					if run.Entry.Status != "pass" {

@@ -43,7 +43,7 @@ func TestRunTrapReusesKeptProofs(t *testing.T) {
 		results.Guarded: {Arm: results.Guarded},
 	}}
 	var done []results.Arm
-	r := &ArmRunner{Proofs: k, Proof: Options{OutDir: "/out"}, Done: func(run ArmRun) { done = append(done, run.Arm) }}
+	r := &ArmRunner{ReuseProofs: k.Reuse, KeepProofs: k.Keep, Proof: Options{OutDir: "/out"}, Done: func(run ArmRun) { done = append(done, run.Arm) }}
 	trap := traps.Trap{ID: "decoy-delete"}
 	entries, err := r.RunTrap(context.Background(), trap, []results.Arm{results.Guarded, results.Control})
 	if err != nil {
@@ -67,7 +67,7 @@ func TestRunTrapReusesKeptProofs(t *testing.T) {
 // has no proof to reuse or keep.
 func TestRunTrapAsksNoKeeperForAnAgentsArmsAlone(t *testing.T) {
 	k := &fakeKeeper{}
-	r := &ArmRunner{Proofs: k}
+	r := &ArmRunner{ReuseProofs: k.Reuse, KeepProofs: k.Keep}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the fenced arm is not run: the runner stops before it
 	if _, err := r.RunTrap(ctx, traps.Trap{ID: "decoy-delete"}, []results.Arm{results.Fenced}); err == nil {

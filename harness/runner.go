@@ -42,10 +42,15 @@ type ArmRunner struct {
 	// Controls keeps the control arms' attempts, per trap, for the later arms; nil gives the runner
 	// its own. Runners given the same Controls share them.
 	Controls *Controls
-	// Proofs, when set, keeps the adversary's arms by their inputs: RunTrap reuses a trap's kept
-	// proof instead of running its control and guarded arms again, and keeps what it ran (trapline
-	// run; docs/proof-cache.md). Nil runs every arm.
-	Proofs ProofKeeper
+	// ReuseProofs and KeepProofs, when set, keep the adversary's arms (control and guarded: the proof
+	// that a trap fires and that the fence holds) by every input they depend on, as go test caches a
+	// test (trapline run's internal/proofcache.Keeper; docs/proof-cache.md). RunTrap first asks
+	// ReuseProofs for kept runs of the trap's proof arms, one per arm and in its order, each with its
+	// evidence copied to evidence(arm) (where this runner's run would write it) and its Entry.Reused
+	// set; ok false runs every one of them, and KeepProofs is then given the runs (it keeps only what
+	// passed, and a failure to keep breaks no run). Nil runs every arm.
+	ReuseProofs func(t traps.Trap, arms []results.Arm, evidence func(results.Arm) string) (runs []ArmRun, ok bool)
+	KeepProofs  func(t traps.Trap, runs []ArmRun)
 
 	mu  sync.Mutex
 	own *Controls // Controls when nil, made on first use
@@ -143,8 +148,8 @@ func (r *ArmRunner) RunTrap(ctx context.Context, t traps.Trap, arms []results.Ar
 		}
 		entries = append(entries, reports.Repeated(trials))
 	}
-	if r.Proofs != nil && !ok && len(proofs) > 0 && len(made) == len(proofs) {
-		r.Proofs.Keep(t, made)
+	if r.KeepProofs != nil && !ok && len(proofs) > 0 && len(made) == len(proofs) {
+		r.KeepProofs(t, made)
 	}
 	return entries, nil
 }

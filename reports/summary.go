@@ -127,9 +127,9 @@ type ReusedProof struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// ReusedLabel is how the table and the progress lines say an arm's proof was reused, "" when it was
-// not.
-func ReusedLabel(e Entry) string {
+// reusedLabel is how the table, the progress lines and the HTML report say an arm's proof was
+// reused, "" when it was not.
+func reusedLabel(e Entry) string {
 	if e.Reused == nil {
 		return ""
 	}
@@ -315,7 +315,7 @@ func Table(w io.Writer, s Summary) error {
 			effects = fmt.Sprintf("%d: %s", len(e.Effects), e.Effects[0])
 		}
 		ev := relative(e.Evidence)
-		if r := ReusedLabel(e); r != "" {
+		if r := reusedLabel(e); r != "" {
 			ev += " (" + r + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, ArmLabel(e), strings.ToUpper(e.Status), ResultLabel(e), e.Outcome, guards, effects, ev)

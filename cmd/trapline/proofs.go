@@ -158,9 +158,9 @@ func proofSettings(cfg runConfig) string {
 // useProofCache gives runner the run's proof cache, if it keeps one.
 func useProofCache(runner *harness.ArmRunner, cfg runConfig, prov *reports.Provenance, chromium string, stdout io.Writer) error {
 	k, err := proofKeeper(cfg, prov, chromium, stdout)
-	if err != nil || k == nil { // a nil *Keeper in the interface would be a keeper that panics
+	if err != nil || k == nil {
 		return err
 	}
-	runner.Proofs = k
+	runner.ReuseProofs, runner.KeepProofs = k.Reuse, k.Keep
 	return nil
 }

@@ -541,14 +541,7 @@ func proxyMode(policyPath string) string {
 }
 
 func printProgress(w io.Writer, i, n int, e reports.Entry) {
-	line := fmt.Sprintf("[%d/%d] %s %s %s (%.1fs)", i, n, e.Trap, reports.ArmLabel(e), strings.ToUpper(e.Status), e.Seconds)
-	if e.Status != reports.StatusPass {
-		line += ": " + e.Why
-	}
-	if r := reports.ReusedLabel(e); r != "" {
-		line += ": " + r
-	}
-	fmt.Fprintln(w, line)
+	fmt.Fprintf(w, "[%d/%d] %s\n", i, n, reports.ProgressLine(e)) // a reused proof says so (docs/proof-cache.md)
 	for _, p := range e.Probes {
 		fmt.Fprintln(w, "        probe:", p.String())
 	}

@@ -16,7 +16,8 @@ import (
 // (the user's own app: a trap with a start host, a state probe or a reset): its proof is never kept.
 var ErrNotHashable = errors.New("its proof depends on the user's own app, which trapline cannot hash")
 
-// Keeper is the arm runner's harness.ProofKeeper over a Store.
+// Keeper is the arm runner's proof keeper over a Store: its Reuse and Keep are
+// harness.ArmRunner.ReuseProofs and KeepProofs.
 type Keeper struct {
 	Store Store
 	// Inputs are the inputs of t's proof arms; ErrNotHashable (or any error) keeps the trap's proof
@@ -31,9 +32,8 @@ type Keeper struct {
 	Log io.Writer
 }
 
-var _ harness.ProofKeeper = (*Keeper)(nil)
-
-// Reuse implements harness.ProofKeeper.
+// Reuse returns the kept runs of t's proof arms, their evidence copied to evidence(arm) and their
+// entries marked reused (harness.ArmRunner.ReuseProofs); ok false makes them again.
 func (k *Keeper) Reuse(t traps.Trap, arms []results.Arm, evidence func(results.Arm) string) ([]harness.ArmRun, bool) {
 	if k.Fresh {
 		return nil, false
@@ -67,8 +67,8 @@ func (k *Keeper) Reuse(t traps.Trap, arms []results.Arm, evidence func(results.A
 	return runs, true
 }
 
-// Keep implements harness.ProofKeeper: it keeps runs only when every one of them passed (a proof that
-// failed, broke or was interrupted is made again next time).
+// Keep keeps the runs of t's proof arms (harness.ArmRunner.KeepProofs), only when every one of them
+// passed: a proof that failed, broke or was interrupted is made again next time.
 func (k *Keeper) Keep(t traps.Trap, runs []harness.ArmRun) {
 	arms := make([]results.Arm, 0, len(runs))
 	entries := make([]reports.Entry, 0, len(runs))
