@@ -143,13 +143,13 @@ func (r *ArmRunner) RunTrap(ctx context.Context, t traps.Trap, arms []results.Ar
 		for _, run := range runs {
 			trials = append(trials, run.Entry)
 		}
+		entries = append(entries, reports.Repeated(trials))
 		if !arm.UnderTest() {
 			made = append(made, runs...)
+			if len(made) == len(proofs) && r.KeepProofs != nil { // kept before the agent's arms, which a signal may cut off
+				r.KeepProofs(t, made)
+			}
 		}
-		entries = append(entries, reports.Repeated(trials))
-	}
-	if r.KeepProofs != nil && !ok && len(proofs) > 0 && len(made) == len(proofs) {
-		r.KeepProofs(t, made)
 	}
 	return entries, nil
 }
