@@ -100,6 +100,8 @@ demo: setup-demo build
 ## drifting machine: BENCHMARKS.md, "Session 21"). make specs-container too (its containers' starts
 ## wait the same way). The catalog alone (make demo, make bench) waits little and keeps PROCS.
 TEST_PROCS ?= $(shell echo $$(( $(PROCS) + 1 )))
+## make test tests trapline itself: every trapline run in it re-makes its proofs (docs/proof-cache.md).
+test test-parts: export TRAPLINE_PROOFS = fresh
 test: benchrecord
 	@$(BENCHRECORD) time -name MakeTest/total -- $(MAKE) --no-print-directory test-parts
 
@@ -282,6 +284,7 @@ bench: setup benchrecord
 	  $(GO) test -run '^$$' -bench 'AgentRunMemory' -benchtime 1x -count $(if $(BENCH_QUICK),1,3) -timeout 60m ./bench; \
 	  $(GO) test -run '^$$' -bench 'AgentToolsCell' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m ./bench; \
 	  $(GO) test -run '^$$' -bench 'ArmProfile' -benchtime $(if $(BENCH_QUICK),1x,3x) -count 1 -timeout 60m -v ./bench; \
+	  $(GO) test -run '^$$' -bench 'ProofReuse' -benchtime 1x -count 1 -timeout 30m ./bench; \
 	  $(if $(BENCH_AB),$(GO) test -run '^$$' -bench 'PerActionRecheck|PerActionCounterReads|ArmBrowser|ArmTrace|ArmCost|ArmRendererWrapper' -benchtime 3x -count 1 -timeout 120m ./bench;) \
 	  $(if $(BENCH_SCALE),$(GO) test -run '^$$' -bench 'CatalogScale' -benchtime 1x -count 1 -timeout 120m ./bench;) \
 	  $(if $(BENCH_QUICK),,CATALOG_LABELS='$(CATALOG_LABELS)' SUITE_RUNS=$(SUITE_RUNS) SUITE_PROCS='$(SUITE_PROCS)' SUITE_CONTAINER=$(SUITE_CONTAINER) bash bench/suite.sh;) \

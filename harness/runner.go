@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,6 +42,15 @@ type ArmRunner struct {
 	// Controls keeps the control arms' attempts, per trap, for the later arms; nil gives the runner
 	// its own. Runners given the same Controls share them.
 	Controls *Controls
+	// ReuseProofs and KeepProofs, when set, keep the adversary's arms (control and guarded: the proof
+	// that a trap fires and that the fence holds) by every input they depend on, as go test caches a
+	// test (trapline run's internal/proofcache.Keeper; docs/proof-cache.md). RunTrap first asks
+	// ReuseProofs for kept runs of the trap's proof arms, one per arm and in its order, each with its
+	// evidence copied to evidence(arm) (where this runner's run would write it) and its Entry.Reused
+	// set; ok false runs every one of them, and KeepProofs is then given the runs (it keeps only what
+	// passed, and a failure to keep breaks no run). Nil runs every arm.
+	ReuseProofs func(t traps.Trap, arms []results.Arm, evidence func(results.Arm) string) (runs []ArmRun, ok bool)
+	KeepProofs  func(t traps.Trap, runs []ArmRun)
 
 	mu  sync.Mutex
 	own *Controls // Controls when nil, made on first use
@@ -115,6 +125,15 @@ func (r *ArmRunner) RunTrap(ctx context.Context, t traps.Trap, arms []results.Ar
 		}
 	}
 	var entries []reports.Entry
+	proofs := proofArms(ordered)
+	reused, ok := r.reuseProofs(ctx, t, proofs)
+	if ok {
+		for _, run := range reused {
+			entries = append(entries, run.Entry)
+		}
+		ordered = slices.DeleteFunc(ordered, func(a results.Arm) bool { return !a.UnderTest() })
+	}
+	var made []ArmRun
 	for _, arm := range ordered {
 		runs, err := r.Run(ctx, t, arm)
 		if err != nil {
@@ -125,6 +144,12 @@ func (r *ArmRunner) RunTrap(ctx context.Context, t traps.Trap, arms []results.Ar
 			trials = append(trials, run.Entry)
 		}
 		entries = append(entries, reports.Repeated(trials))
+		if !arm.UnderTest() {
+			made = append(made, runs...)
+			if len(made) == len(proofs) && r.KeepProofs != nil { // kept before the agent's arms, which a signal may cut off
+				r.KeepProofs(t, made)
+			}
+		}
 	}
 	return entries, nil
 }

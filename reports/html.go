@@ -162,6 +162,7 @@ type armView struct {
 	CanaryHits, ProxyDenied   int
 	Seconds                   float64
 	Evidence                  string
+	Reused                    string // reusedLabel: the run that made a reused proof, and when
 	Notes                     []string
 	Timeline                  []stepView
 	Violations                []violationView
@@ -283,7 +284,7 @@ func buildArm(e Entry, o HTMLOptions) armView {
 	class, text := verdictClass(e.Status)
 	a := armView{Anchor: anchor(e.Trap, ArmLabel(e)), Arm: ArmLabel(e), Class: class, Text: text, Why: e.Why, Failure: FailureMessage(e),
 		Outcome: e.Outcome, ExpectedGuards: policy.JoinRules(e.ExpectedGuards, ", "), GuardsFired: policy.JoinRules(e.GuardsFired, ", "),
-		Effects: e.Effects, CanaryHits: e.CanaryHits, ProxyDenied: e.ProxyDenied, Seconds: e.Seconds}
+		Effects: e.Effects, CanaryHits: e.CanaryHits, ProxyDenied: e.ProxyDenied, Seconds: e.Seconds, Reused: reusedLabel(e)}
 	for _, p := range e.Probes {
 		a.Probes = append(a.Probes, p.String()+" from "+p.Source)
 	}

@@ -61,16 +61,16 @@ func (p *Progress) Done(i int, e Entry) {
 	fmt.Fprintf(p.w, "\r\033[K%s %s\n", p.pos(i), ProgressLine(e))
 }
 
-// ProgressLine is a finished arm in one line: trap, arm (with the agent under test's name, if any),
-// verdict, seconds, and why when it did not pass ("decoy-delete guarded PASS (2.5s)").
+// ProgressLine is a finished arm in one line: trap, arm (ArmLabel: with the agent under test's name,
+// if any), verdict, seconds, why when it did not pass, and the run that made a reused proof
+// ("decoy-delete guarded PASS (2.5s)"). trapline run's progress lines are these too.
 func ProgressLine(e Entry) string {
-	arm := e.Arm
-	if e.Agent != "" {
-		arm += "/" + e.Agent
-	}
-	line := fmt.Sprintf("%s %s %s (%.1fs)", e.Trap, arm, strings.ToUpper(e.Status), e.Seconds)
+	line := fmt.Sprintf("%s %s %s (%.1fs)", e.Trap, ArmLabel(e), strings.ToUpper(e.Status), e.Seconds)
 	if e.Status != StatusPass {
 		line += ": " + e.Why
+	}
+	if r := reusedLabel(e); r != "" {
+		line += ": " + r
 	}
 	return line
 }

@@ -110,6 +110,30 @@ type Entry struct {
 	// DoneUnmet says the agent's planner said done but the task's postcondition did not hold
 	// (results.Result.Postcondition unmet).
 	DoneUnmet bool `json:"done_unmet,omitempty"`
+	// Reused says this adversary's arm (control, guarded) was not run again: its proof was kept from
+	// an earlier run whose every input was the same (trapline run's proof cache, docs/proof-cache.md),
+	// and its evidence copied from there. Nil for an arm this run ran.
+	Reused *ReusedProof `json:"reused,omitempty"`
+}
+
+// ReusedProof names the earlier run that made a reused proof (Entry.Reused).
+type ReusedProof struct {
+	// Run is the output folder of the run that made the proof; Made when it was made.
+	Run  string    `json:"run"`
+	Made time.Time `json:"made"`
+	// Key is the proof's key, the SHA-256 of every input it depends on.
+	Key string `json:"key"`
+	// Seconds is what the arm took when it was made (Entry.Seconds is what reusing it took).
+	Seconds float64 `json:"seconds"`
+}
+
+// reusedLabel is how the table, the progress lines and the HTML report say an arm's proof was
+// reused, "" when it was not.
+func reusedLabel(e Entry) string {
+	if e.Reused == nil {
+		return ""
+	}
+	return fmt.Sprintf("reused proof, made %s by %s", e.Reused.Made.UTC().Format("2006-01-02 15:04 UTC"), relative(e.Reused.Run))
 }
 
 // Trial is one trial of a repeated arm: what Entry says of a single run, for that trial.
@@ -290,7 +314,11 @@ func Table(w io.Writer, s Summary) error {
 		if len(e.Effects) > 0 {
 			effects = fmt.Sprintf("%d: %s", len(e.Effects), e.Effects[0])
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, ArmLabel(e), strings.ToUpper(e.Status), ResultLabel(e), e.Outcome, guards, effects, relative(e.Evidence))
+		ev := relative(e.Evidence)
+		if r := reusedLabel(e); r != "" {
+			ev += " (" + r + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Trap, ArmLabel(e), strings.ToUpper(e.Status), ResultLabel(e), e.Outcome, guards, effects, ev)
 	}
 	c := Tally(s.Entries) // the entries, never the file's counters
 	fmt.Fprintf(tw, "\n%d passed, %d failed", c.Passed, c.Failed)
@@ -304,7 +332,21 @@ func Table(w io.Writer, s Summary) error {
 		fmt.Fprintf(tw, "; evidence %s", HumanBytes(s.EvidenceBytes))
 	}
 	fmt.Fprintln(tw)
+	if n := countReused(s.Entries); n > 0 {
+		fmt.Fprintf(tw, "%d proof arm(s) reused: every input the same as the run that made them (--fresh-proofs re-makes them)\n", n)
+	}
 	return tw.Flush()
+}
+
+// countReused counts the entries whose proof was reused.
+func countReused(es []Entry) int {
+	n := 0
+	for _, e := range es {
+		if e.Reused != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // armOrder puts guarded before control before any other arm (blackbox), then others by name.

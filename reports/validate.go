@@ -185,6 +185,9 @@ func Validate(s Summary) error {
 		default:
 			add("%s: unknown attribution %q", name, e.Attribution)
 		}
+		if e.Reused != nil && (results.Arm(e.Arm).UnderTest() || e.Status != StatusPass) {
+			add("%s: a reused proof must be a passing adversary's arm (control, guarded), not %s %s", name, e.Arm, e.Status)
+		}
 		k := keyOf(e)
 		if j, dup := seen[k]; dup {
 			add("%s: the same trap, arm and agent as entry %d (one entry per arm; trials go in one repeated entry)", name, j)

@@ -30,6 +30,7 @@ const parityTrap = "shared-endpoint-accounts"
 // through the one arm runner (harness.ArmRunner), the control arm's attempts handed to the guarded
 // arm. It starts Chromium (about ten runs of one trap).
 func TestMutateJudgesAMutantAsRunDoes(t *testing.T) {
+	noProofCache(t)
 	if testing.Short() {
 		t.Skip("-short: runs a trap's arms in Chromium")
 	}

@@ -57,6 +57,9 @@ type runConfig struct {
 	launcher world.Launcher // nil: the embedded world
 	// storageState is --storage-state: the test account's Playwright storage state.
 	storageState string
+	// freshProofs is --fresh-proofs: re-make the adversary's arms instead of reusing kept ones
+	// (proofs.go).
+	freshProofs bool
 }
 
 // cmdRun runs the catalog (or a selection) against an agent and writes evidence, summary and report.
@@ -139,6 +142,7 @@ func registerRunFlags(fs *flag.FlagSet, cfg *runConfig) *runSelection {
 	fs.StringVar(&cfg.agentVersion, "agent-version", "", "the agent's version, for provenance (default: the SHA-256 of its command's script)")
 	fs.IntVar(&cfg.repeat, "repeat", 1, "run every arm of an agent under test K times in fresh worlds; it holds only if all K hold (pass^k)")
 	fs.Float64Var(&cfg.minCompleted, "min-completed", 0, "fail (exit 5) when the agent under test's completed-under-policy rate is below this (0..1)")
+	fs.BoolVar(&cfg.freshProofs, "fresh-proofs", false, "re-make the adversary's arms (control, guarded) instead of reusing the proofs an earlier run with every input the same kept (also TRAPLINE_PROOFS=fresh; docs/proof-cache.md)")
 	return sel
 }
 
@@ -371,6 +375,9 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 		total += len(cfg.twins) * cfg.repeat
 	}
 	runner := &harness.ArmRunner{Proof: proof, UnderTest: underTest, Trials: cfg.repeat, Release: release}
+	if err := useProofCache(runner, cfg, s.Provenance, b.Version(), stdout); err != nil {
+		return s, err
+	}
 	s, err = runTraps(ctx, runner, cfg.traps, arms, total, stdout, s)
 	if err == nil && len(cfg.twins) > 0 {
 		// The benign twins: the agent under test alone, in the fenced arm (a twin forbids nothing and
@@ -481,6 +488,9 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 				printToolCell(stdout, cfg, run.Result, run.Err)
 			}
 		}}
+	if err := useProofCache(runner, cfg, s.Provenance, b.Version(), stdout); err != nil {
+		return s, err
+	}
 	return runTraps(ctx, runner, cfg.traps, []results.Arm{results.Control, results.Blackbox}, len(cfg.traps)*(1+cfg.repeat), stdout, s)
 }
 
@@ -492,11 +502,7 @@ func proxyMode(policyPath string) string {
 }
 
 func printProgress(w io.Writer, i, n int, e reports.Entry) {
-	line := fmt.Sprintf("[%d/%d] %s %s %s (%.1fs)", i, n, e.Trap, reports.ArmLabel(e), strings.ToUpper(e.Status), e.Seconds)
-	if e.Status != reports.StatusPass {
-		line += ": " + e.Why
-	}
-	fmt.Fprintln(w, line)
+	fmt.Fprintf(w, "[%d/%d] %s\n", i, n, reports.ProgressLine(e)) // a reused proof says so (docs/proof-cache.md)
 	for _, p := range e.Probes {
 		fmt.Fprintln(w, "        probe:", p.String())
 	}

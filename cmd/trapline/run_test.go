@@ -129,6 +129,7 @@ func TestAgentNameFrom(t *testing.T) {
 // TestRunExternal runs a one-line agent (curl through the world's proxy) against one trap: it reads the
 // start page and nothing else, so the trap holds; the summary and the report name the agent.
 func TestRunExternal(t *testing.T) {
+	noProofCache(t)
 	if _, err := os.Stat(browser.DefaultChromium); err != nil {
 		t.Skip("no chromium")
 	}

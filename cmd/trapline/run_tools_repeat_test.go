@@ -28,6 +28,7 @@ func init() {
 // --repeat with a tool agent: every trial starts the tool afresh in a fresh world, keeps its evidence
 // in a folder of its own, and the entry holds only if every trial does.
 func TestRunToolAgentRepeat(t *testing.T) {
+	noProofCache(t)
 	if _, err := os.Stat(browser.DefaultChromium); err != nil {
 		t.Skip("no chromium")
 	}

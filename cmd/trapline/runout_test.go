@@ -106,6 +106,7 @@ func TestSweepRunTemps(t *testing.T) {
 // folders merge with `report --merge` (before the fix the merge refused them: no junit.xml). Its temp
 // folder is gone after the run.
 func TestRunWritesJUnitAndMerges(t *testing.T) {
+	noProofCache(t)
 	if _, err := os.Stat(browser.DefaultChromium); err != nil {
 		t.Skip("no chromium")
 	}
@@ -166,6 +167,7 @@ func writeDeep(t *testing.T, path, data string) {
 // interrupted summary in which the arm cut off reads "interrupted", exits 3, and `trapline report
 // DIR` refuses it; before the fix no summary was written and the previous run's stayed, exit 0.
 func TestRunSIGINT(t *testing.T) {
+	noProofCache(t)
 	if _, err := os.Stat(browser.DefaultChromium); err != nil {
 		t.Skip("no chromium")
 	}

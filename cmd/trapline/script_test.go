@@ -59,6 +59,10 @@ func TestScripts(t *testing.T) {
 				}
 			}
 			env.Setenv("REPO", root)
+			// make test re-makes every proof (docs/proof-cache.md): a script that tests the proof
+			// cache sets TRAPLINE_PROOFS itself, and each script keeps its proofs in its own folder.
+			env.Setenv("TRAPLINE_PROOFS", "fresh")
+			env.Setenv("TRAPLINE_CACHE", filepath.Join(env.WorkDir, ".trapline-cache"))
 			for _, d := range repoLinks {
 				if _, err := os.Stat(filepath.Join(root, d)); err != nil {
 					continue // tools/node_modules is absent before make setup: [tools] is false then
