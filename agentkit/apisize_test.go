@@ -11,10 +11,11 @@ import (
 
 // The public API's size (issue 50.4): every exported top-level name (function, type, variable,
 // constant) and every exported method of an exported type in the packages users may import (outside
-// internal/, cmd/ and the test suites). maxExportedNames is the count when the limit came in (1,134 on
-// 2026-12-07, after the round that added the agents, the fence and the verdicts): it only comes down, towards the issue's target of apiTarget, as what users do not need moves under internal/.
+// internal/, cmd/ and the test suites). maxExportedNames came in at 1,134 (2026-12-07, after the round that
+// added the agents, the fence and the verdicts) and only comes down, towards the issue's target of
+// apiTarget, as what users do not need moves under internal/ (1,124 once the CDP method filter did).
 const (
-	maxExportedNames = 1134
+	maxExportedNames = 1124
 	apiTarget        = 250
 )
 

@@ -38,14 +38,16 @@ var mustNotImport = map[string][]string{
 // keep theirs under internal/ (issue 29.4): one reader of the files users write (size limits, the
 // strict YAML decoder and its located error), and one bound on a log record (internal/jsonl,
 // issue 49.10), and one follower of an agent's processes (internal/proctree: the harness ends
-// what an agent under test starts, issue 49.12). A public package re-exports what its users match
+// what an agent under test starts, issue 49.12), and the CDP method filter (internal/cdpfilter, the
+// table of what an agent may send trapline's browser, issue 50: no name of it is in
+// agentkit/browser's API). A public package re-exports what its users match
 // (policy.ErrTooLarge), so no internal name is needed to use its API.
-var sharedInternal = []string{"internal/userfile", "internal/jsonl", "internal/proctree"}
+var sharedInternal = []string{"internal/userfile", "internal/jsonl", "internal/proctree", "internal/cdpfilter"}
 
 // publicPackages are the packages users import (docs/architecture.md, "Public and internal"): none of
 // them may import internal/ (but sharedInternal), so no internal type reaches their API unnamed.
 var publicPackages = []string{
-	"agentkit", "agentkit/act", "agentkit/action", "agentkit/browser", "agentkit/browser/cdpfilter", "agentkit/credentials",
+	"agentkit", "agentkit/act", "agentkit/action", "agentkit/browser", "agentkit/credentials",
 	"agentkit/evidence", "agentkit/observe", "agentkit/planner", "agentkit/planner/adversary",
 	"agentkit/planner/exec", "agentkit/planner/llm", "agentkit/planner/scripted", "agentkit/policy",
 	"fixtures", "gomegatrap", "harness", "policies", "proxy", "reports", "results", "traps", "traps/drivers", "traps/scenario", "world",

@@ -23,7 +23,7 @@ import (
 
 	"golang.org/x/net/websocket"
 
-	"github.com/trapline/trapline/agentkit/browser/cdpfilter"
+	"github.com/trapline/trapline/internal/cdpfilter"
 	"github.com/trapline/trapline/proxy"
 )
 
