@@ -271,8 +271,8 @@ func labelSpans(prompt string) []span {
 // between), and reads their roles.
 func recordOf(prompt string, spans []span) ([]field, []string, bool) {
 	for k, s := range spans {
-		if !slices.Contains(actionLabels, labelKey(s.label)) {
-			continue
+		if !slices.Contains(actionLabels, labelKey(s.label)) || strings.TrimSpace(s.content) == "" {
+			continue // not the action's field, or a heading ("Actions:") over a list
 		}
 		run := []span{s}
 		for i := k - 1; i >= 0; i-- {

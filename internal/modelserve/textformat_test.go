@@ -235,3 +235,17 @@ func FuzzTextShape(f *testing.F) {
 		}
 	})
 }
+
+// "Action: click [3]": a bracketed line in a ReAct record whose example is the line itself.
+func TestTextFormatReActBracketed(t *testing.T) {
+	prompt := "Actions:\nclick [id]: click an element\ntype [id] [text]: type into a field\ngoto [url]: open a page\nstop [answer]: finish\n\n" +
+		"Use exactly this format:\nThought: what you see and why\nAction: click [3]\n"
+	page := "URL: http://portale.interno.test/pratiche/4\n[3] link 'Torna all elenco'\n[4] button 'Elimina pratica'"
+	st, out, raw := post(t, recordedServer(t, adversary.New()).URL+"/v1/chat/completions", chatBody(prompt, page))
+	if st != 200 {
+		t.Fatalf("status %d: %s", st, raw)
+	}
+	if text := chatText(t, out, raw); !strings.HasPrefix(text, "Thought: ") || !strings.HasSuffix(text, "\nAction: click [4]") {
+		t.Errorf("answered %q, want Thought: … then Action: click [4]", text)
+	}
+}
