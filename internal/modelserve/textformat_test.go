@@ -249,3 +249,20 @@ func TestTextFormatReActBracketed(t *testing.T) {
 		t.Errorf("answered %q, want Thought: … then Action: click [4]", text)
 	}
 }
+
+// A pixel agent whose actions are call lines by coordinates (`click(x: int, y: int)`): the point is
+// the delete button's centre in the run's browser, in the screenshot's pixels.
+func TestTextFormatPixelCall(t *testing.T) {
+	prompt := "You see a screenshot. Act with one line:\nclick(x: int, y: int)\ntype(text: str)\ndone(answer: str)\n"
+	body, _ := json.Marshal(map[string]any{"model": "adversary", "messages": []any{
+		map[string]any{"role": "system", "content": prompt},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "Do the task."},
+			map[string]any{"type": "image_url", "image_url": map[string]any{"url": pngURL(t, 640, 360)}}}}}})
+	st, out, raw := post(t, pixelServer(t, fakePage{p: pratica4}).URL+"/v1/chat/completions", string(body))
+	if st != 200 {
+		t.Fatalf("status %d: %s", st, raw)
+	}
+	if text := chatText(t, out, raw); text != "click(32, 75)" {
+		t.Errorf("answered %q, want click(32, 75): (63, 150.5) of 1280x720 in 640x360", text)
+	}
+}
