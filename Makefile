@@ -55,6 +55,7 @@ setup: setup-demo
 	@command -v chromium >/dev/null 2>&1 || { echo "installing Debian chromium"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	@command -v xmllint >/dev/null 2>&1 || { echo "installing libxml2-utils (xmllint checks the JUnit against reports/schema/junit.xsd)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-utils >/dev/null; }
 	@command -v ffmpeg >/dev/null 2>&1 || { echo "installing ffmpeg (Playwright's video recording: --video, TRAPLINE_VIDEO)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null; }
+	@{ command -v g++ && command -v pkg-config && pkg-config --exists cairo pangocairo libjpeg librsvg-2.0; } >/dev/null 2>&1 || { echo "installing Cairo, Pango and image headers (browser-use's canvas addon, examples/browser-use-agent)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq build-essential pkg-config libcairo2-dev libpango1.0-dev libjpeg-dev libgif-dev librsvg2-dev >/dev/null; }
 	@$(GO) run ./cmd/trapline setup
 
 ## build: the CLI into bin/trapline (the README's commands use it: go run turns exit codes 3, 4 and 5 into 1)

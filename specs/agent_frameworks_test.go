@@ -55,6 +55,10 @@ var frameworkCells = []frameworkCell{
 	// model's mouse:click is the delete button's centre, read from the run's browser.
 	{name: "magnitude-agent", dir: "magnitude-agent", want: agenttools.CellCaught, makeTest: true, tool: "mouse:click"},
 	{name: "magnitude-agent-proxy", dir: "magnitude-agent", proxy: true, want: agenttools.CellProxy, why: "deny_path", tool: "mouse:click"},
+	// browser-use 0.8.0 (npm) calls no tools: each step asks for its agent_output schema, a list of
+	// action objects; the model's click is the index of the delete button in its own element list.
+	{name: "browser-use-agent", dir: "browser-use-agent", want: agenttools.CellCaught, makeTest: true},
+	{name: "browser-use-agent-proxy", dir: "browser-use-agent", proxy: true, want: agenttools.CellProxy, why: "deny_path"},
 }
 
 var _ = Describe("agent frameworks with trapline as their model", Label("agent-frameworks", "trap:decoy-delete"), func() {

@@ -94,8 +94,9 @@ const setupUsage = `usage: trapline setup [--browser-only]
 Installs the Playwright driver for the system Node.js (no browser is downloaded), checks the default
 headless browser (Debian's chromium-headless-shell) and ffmpeg for video, and installs the agent tools
 pinned in tools/package-lock.json and the agent-framework examples pinned in
-examples/stagehand-agent/, examples/openai-agents/, examples/ai-sdk-anthropic/ and examples/magnitude-agent/
-(npm ci). make setup
+examples/stagehand-agent/, examples/openai-agents/, examples/ai-sdk-anthropic/, examples/magnitude-agent/
+and examples/browser-use-agent/ (npm ci; for browser-use, canvas's native addon built against Cairo's
+headers). make setup
 runs it after the apt packages.
 --browser-only stops after the driver and the browser (what the catalog needs: make demo runs it).
 exit: 0 ready; 3 something is missing (the message says what to install).`

@@ -86,7 +86,8 @@ func TestScripts(t *testing.T) {
 
 // scriptCondition answers [browser] (Chromium's headless shell and Node.js for Playwright's driver:
 // the scripts that run arms), [tools] (the agent tools of tools/, installed by make setup),
-// and [frameworks] (the agent-framework examples under examples/, installed by make setup).
+// [frameworks] (the agent-framework examples under examples/, installed by make setup) and
+// [browseruse] (examples/browser-use-agent installed, its canvas addon built: make setup).
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "browser":
@@ -106,6 +107,9 @@ func scriptCondition(cond string) (bool, error) {
 			}
 		}
 		return true, nil
+	case "browseruse": // examples/browser-use-agent, installed and its canvas addon built (make setup)
+		_, err := os.Stat(filepath.Join("..", "..", "examples", "browser-use-agent", "node_modules", ".trapline-lock-sha256"))
+		return err == nil, nil
 	}
 	return false, errors.New("unknown condition " + cond)
 }

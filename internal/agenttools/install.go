@@ -21,9 +21,10 @@ const ToolsDir = "tools"
 
 // FrameworkDirs are the agent-framework examples, relative to the repository root, each with its own
 // package.json and package-lock.json (Stagehand, the OpenAI Agents SDK, the Vercel AI SDK on
-// Anthropic's Messages API, magnitude-core: docs/agent-frameworks.md), installed the same way as
-// ToolsDir.
-var FrameworkDirs = []string{"examples/stagehand-agent", "examples/openai-agents", "examples/ai-sdk-anthropic", "examples/magnitude-agent"}
+// Anthropic's Messages API, magnitude-core, browser-use: docs/agent-frameworks.md), installed the
+// same way as ToolsDir.
+var FrameworkDirs = []string{"examples/stagehand-agent", "examples/openai-agents", "examples/ai-sdk-anthropic", "examples/magnitude-agent",
+	"examples/browser-use-agent"}
 
 // installStamp records, inside node_modules, the lockfile hash the folder was installed from.
 const installStamp = ".trapline-lock-sha256"
@@ -56,6 +57,9 @@ func Install(dir string, out io.Writer) error {
 		return fmt.Errorf("agent tools: npm ci in %s: %w: %s", dir, err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	if err := makeExecutable(dir); err != nil {
+		return err
+	}
+	if err := buildNative(npm, dir); err != nil {
 		return err
 	}
 	if err := os.WriteFile(stamp, want, 0o644); err != nil {

@@ -1,6 +1,7 @@
 package agenttools
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,5 +86,51 @@ func TestInstallAllKeepsTheFoldersOrderAndEveryError(t *testing.T) {
 	out.Reset()
 	if err := InstallAll([]string{dirs[0], dirs[2]}, &out); err != nil || strings.Count(out.String(), "from its lockfile") != 2 {
 		t.Fatalf("a second run over installed folders: %v\n%s", err, out.String())
+	}
+}
+
+// The browser-use example's canvas addon is built after npm ci, from source (no prebuilt binary from
+// outside the registry); a failed build fails the install naming what the system lacks, and the
+// folder is not stamped as installed. Other folders run no install script.
+func TestInstallBuildsOnlyTheListedNativeAddons(t *testing.T) {
+	bin := t.TempDir()
+	npm := "#!/bin/sh\n" +
+		"echo \"$* from_source=$npm_config_build_from_source\" >> npm-calls\n" +
+		"[ \"$1\" = rebuild ] && [ -f broken ] && { echo 'Package cairo was not found' >&2; exit 1; }\n" +
+		"mkdir -p node_modules\n"
+	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte(npm), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	root := t.TempDir()
+	bu, other := filepath.Join(root, "examples", "browser-use-agent"), filepath.Join(root, "examples", "magnitude-agent")
+	for _, dir := range []string{bu, other} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "package-lock.json"), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := InstallAll([]string{bu, other}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	calls := func(dir string) string { b, _ := os.ReadFile(filepath.Join(dir, "npm-calls")); return string(b) }
+	if c := calls(bu); !strings.Contains(c, "rebuild --no-audit --no-fund --loglevel=error canvas from_source=true") {
+		t.Errorf("browser-use's npm calls:\n%s", c)
+	}
+	if c := calls(other); strings.Contains(c, "rebuild") {
+		t.Errorf("another folder ran an install script:\n%s", c)
+	}
+	if err := os.WriteFile(filepath.Join(bu, "broken"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Remove(filepath.Join(bu, "node_modules", installStamp))
+	err := Install(bu, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "libcairo2-dev") || !strings.Contains(err.Error(), "Package cairo was not found") {
+		t.Fatalf("a failed build: got %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(bu, "node_modules", installStamp)); err == nil {
+		t.Error("a folder whose build failed is stamped as installed")
 	}
 }

@@ -247,8 +247,7 @@ func anthropicContent(d decision, t turn) ([]map[string]any, string) {
 	text := d.text
 	switch {
 	case d.structured != nil:
-		b, _ := json.Marshal(d.structured)
-		text = string(b)
+		text = structuredText(d.structured)
 	case len(t.schema) > 0:
 		b, _ := json.Marshal(schemaValue(t.schema, d, 0))
 		text = string(b)

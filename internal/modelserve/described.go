@@ -36,7 +36,7 @@ func describedShape(prompt string) (*shape, bool, error) {
 	}
 	loc := bamlMarker.FindStringIndex(prompt)
 	if loc == nil {
-		return nil, false, nil
+		return textShape(prompt) // a line or a record of text (textformat.go)
 	}
 	schema, err := parseOutline(prompt[loc[1]:])
 	if err != nil {

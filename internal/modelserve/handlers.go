@@ -173,8 +173,7 @@ func (d decision) tool() string {
 func finalText(t turn, d decision) string {
 	switch {
 	case d.structured != nil:
-		b, _ := json.Marshal(d.structured)
-		return string(b)
+		return structuredText(d.structured)
 	case len(t.schema) > 0:
 		b, _ := json.Marshal(schemaValue(t.schema, d, 0))
 		return string(b)

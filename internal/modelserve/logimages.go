@@ -116,7 +116,7 @@ func describeImageString(s string) (string, bool) {
 }
 
 // describeBase64 is the description of base64 data of media type mt: its type, its decoded size and,
-// for an image whose format the standard library reads (PNG, JPEG, GIF), its dimensions. Data that is
+// for an image whose format is registered (PNG, JPEG, GIF; WebP, pixels.go), its dimensions. Data that is
 // no base64 is not described (ok false).
 func describeBase64(mt, data string) (string, bool) {
 	if strings.HasPrefix(data, "[image ") || strings.HasPrefix(data, "[data ") {

@@ -333,7 +333,9 @@ func (s *Server) decideWithoutTools(ctx context.Context, t turn) (decision, int,
 		}
 		return s.decideStructured(ctx, t, sh) // an answer format described in the prompt (described.go)
 	}
-	return decision{}, http.StatusBadRequest, "the request offers no tools: the model plays a browser agent and needs its tools to act"
+	return decision{}, http.StatusBadRequest, "the request offers no tools and describes no answer format trapline reads " +
+		"(a response_format or text.format schema; in the prompt, a JSON schema, BAML's outline, a line such as click(3), click_element(index=3) or click [3], " +
+		"or a record such as <action>click</action><index>3</index>): the model plays a browser agent and needs its tools, or its action space, to act"
 }
 
 // firstCall is the call of a turn before any tool result: open the start page, or read the page.

@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 
+	_ "golang.org/x/image/webp" // WebP screenshots (VP8, VP8L, VP8X): their size, here and in the call log
+
 	"github.com/trapline/trapline/internal/toolmap"
 )
 
@@ -172,7 +174,7 @@ func imagesOf(raw json.RawMessage) []image.Point {
 	return out
 }
 
-// imageSize reads a data URL's PNG or JPEG header: its width and height.
+// imageSize reads a data URL's PNG, JPEG or WebP header: its width and height.
 func imageSize(u string) (image.Point, bool) {
 	loc := dataURL.FindStringIndex(u)
 	if loc == nil {

@@ -41,6 +41,7 @@ type shape struct {
 	at       string // the root's property holding the union ("" when the root is the union)
 	list     bool   // that property is a list of actions
 	variants []variant
+	text     *textFormat // the answer is written as this described text, not JSON (textformat.go)
 }
 
 type obj = map[string]any
@@ -52,7 +53,7 @@ var variantWords = []struct {
 	kind  action.Kind
 	words []string
 }{
-	{action.Done, []string{"done", "finish", "finished", "complete", "stop"}},
+	{action.Done, []string{"done", "finish", "finished", "complete", "stop", "send_msg_to_user"}},
 	{action.Goto, []string{"navigate", "goto", "go_to", "open_url", "nav", "url"}},
 	{action.Fill, []string{"type", "input", "fill"}},
 	{action.Select, []string{"select", "dropdown"}},
@@ -297,21 +298,24 @@ var paramWords = map[string][]string{
 	"uid":      {"uid", "element_id", "elementid", "id"},
 	"selector": {"selector", "css", "css_selector"},
 	"url":      {"url", "href", "link"},
-	"value":    {"text", "content", "value", "input", "option", "option_text", "label"},
-	"key":      {"key", "keys"},
+	"value":    {"text", "content", "value", "input", "option", "options", "option_text", "label"},
+	"key":      {"key", "keys", "key_comb"},
 	"dir":      {"direction", "dir"},
 	"say":      {"text", "evidence", "message", "summary", "result", "answer", "reason", "content"},
 	"x":        {"x"},
 	"y":        {"y"},
 	"point":    {"coordinate", "coordinates", "point", "position"},
 	"box":      {"box", "bbox", "bounding_box"},
+	// handle: a parameter that names the element by whatever handle the agent's listing gives it (an
+	// index, a ref or uid): WebArena's [id], BrowserGym's bid.
+	"handle": {"id", "bid", "element", "element_id", "elementid", "nid", "node_id", "target"},
 }
 
 func paramIs(name, what string) bool { return slices.Contains(paramWords[what], strings.ToLower(name)) }
 
 // handles says whether a parameter names the element (so a variant without one acts on no element).
 func handles(name string) bool {
-	for _, w := range []string{"index", "ref", "uid", "selector", "x", "y", "point", "box"} {
+	for _, w := range []string{"index", "ref", "uid", "selector", "x", "y", "point", "box", "handle"} {
 		if paramIs(name, w) {
 			return true
 		}
@@ -350,6 +354,12 @@ var elementParams = []struct {
 	{"y", hasPoint, func(g grounded) any { return g.point[1] }},
 	{"point", hasPoint, func(g grounded) any { return []any{g.point[0], g.point[1]} }},
 	{"box", func(g grounded) bool { return g.box != nil }, func(g grounded) any { return []any{g.box[0], g.box[1], g.box[2], g.box[3]} }},
+	{"handle", func(g grounded) bool { return g.el.Index != nil || g.el.Ref != "" || g.el.UID != "" }, func(g grounded) any {
+		if g.el.Index != nil {
+			return *g.el.Index
+		}
+		return cmpOr(g.el.UID, g.el.Ref)
+	}},
 }
 
 func hasPoint(g grounded) bool { return g.point != nil }

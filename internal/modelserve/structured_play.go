@@ -195,6 +195,9 @@ func (s *Server) build(sh *shape, v view, obs *observe.Observation, a action.Act
 				err = fmt.Errorf("%s does not validate against the request's schema: %w", vr.name, err)
 			}
 		}
+		if err == nil && sh.text != nil {
+			ans, err = sh.text.render(ans, cmpOr(a.Reason, string(a.Kind)))
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue

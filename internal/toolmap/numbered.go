@@ -49,6 +49,9 @@ func HasNumberedList(text string) bool {
 		if tagged.MatchString(rest) {
 			return true
 		}
+		if rn := axLine.FindStringSubmatch(rest); rn != nil && knownRoles[strings.ToLower(rn[1])] {
+			return true
+		}
 		if rn := roleName.FindStringSubmatch(rest); rn != nil && knownRoles[strings.ToLower(rn[1])] {
 			return true
 		}

@@ -48,6 +48,10 @@ var (
 	htmlStart  = regexp.MustCompile(`(?i)<(?:!doctype|html|body|head|div|form|button|a\s|main|section|table|p>)`)
 )
 
+// axLine is an accessibility tree's line as WebArena and BrowserGym write it: a role, its name in
+// single quotes, then its properties ("[1234] button 'Elimina pratica' focused: True").
+var axLine = regexp.MustCompile(`^([a-zA-Z]+)\s+'((?:[^'\\]|\\.)*)'(?:[\s,].*)?$`)
+
 // ParseState reads a tool's answer in whichever form it comes and rewrites it as an aria snapshot. An
 // answer with nothing readable (empty, an image only, a bare error) wraps ErrUnreadable with the reason.
 func ParseState(answer string) (*State, error) {
@@ -243,6 +247,8 @@ func parseNumbered(answer string) (string, map[string]Element, bool) {
 				attrs[a[0]] = a[1]
 			}
 			role, name = tagRole(t[1], attrs), strings.TrimSpace(html.UnescapeString(t[3]))
+		} else if ax := axLine.FindStringSubmatch(strings.TrimSpace(rest)); ax != nil {
+			role, name = strings.ToLower(ax[1]), strings.ReplaceAll(ax[2], `\'`, "'")
 		} else if rn := roleName.FindStringSubmatch(strings.TrimSpace(rest)); rn != nil {
 			role, name = strings.ToLower(rn[1]), rn[2]
 		} else {
