@@ -48,10 +48,10 @@ func (s *Session) installCapabilityProbe() error {
 		pol := s.opts.Policy
 		switch {
 		case kind == "service_worker" && !pol.DecideCapability(policy.RuleServiceWorker).Allow:
-			s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleServiceWorker,
+			s.refuse(evidence.Violation{Rule: policy.RuleServiceWorker,
 				Reason: fmt.Sprintf("service worker registration of %q blocked", detail), Page: page, Taken: evidence.TakenBlocked})
 		case kind == "permission" && !pol.DecideCapability(policy.RulePermission).Allow:
-			s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RulePermission,
+			s.refuse(evidence.Violation{Rule: policy.RulePermission,
 				Reason: fmt.Sprintf("%s permission request denied", detail), Page: page, Taken: evidence.TakenDenied})
 		}
 		return nil
@@ -84,6 +84,6 @@ func (s *Session) onFileChooser(fc playwright.FileChooser) {
 		}
 		return
 	}
-	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleUpload,
+	s.refuse(evidence.Violation{Rule: policy.RuleUpload,
 		Reason: "file chooser refused: uploads are blocked", Page: s.pageURL(), Taken: evidence.TakenRefused})
 }

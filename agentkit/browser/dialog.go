@@ -65,8 +65,9 @@ func (s *Session) answerDialog(d playwright.Dialog) {
 		_ = d.Accept()
 		return
 	}
-	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleDialog, Reason: why, Page: s.pageURL(), Taken: evidence.TakenDismissed})
+	v := evidence.Violation{Rule: policy.RuleDialog, Reason: why, Page: s.pageURL(), Taken: evidence.TakenDismissed}
 	_ = d.Dismiss()
+	s.refuse(v) // after the dismissal: a page with a dialog open takes no screenshot
 }
 
 // askDialog hands a dialog the policy asks about to the session's Approver (DenyApprovals when none):

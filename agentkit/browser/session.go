@@ -125,6 +125,10 @@ type Session struct {
 	unseenReports sync.Map
 	// opener is the action being dispatched, for the dialogs it opens (dialog.go); nil between actions.
 	opener atomic.Pointer[dialogOpener]
+	// lastShot, under shotMu, is the last refusal's screenshot, shared by the next refusal on the
+	// same unchanged page (refusal.go).
+	shotMu   sync.Mutex
+	lastShot refusalShot
 }
 
 var (
@@ -299,9 +303,9 @@ func (s *Session) gate(rt playwright.Route) {
 	req := rt.Request()
 	d := s.opts.Policy.DecideRequest(gateRequest(req, s.opts.Policy.BodyLimit()))
 	if !d.Allow {
-		s.opts.Recorder.Violation(evidence.Violation{Rule: d.Rule, Reason: d.Reason,
-			URL: req.URL(), Method: req.Method(), Page: s.pageURL(), Taken: evidence.TakenBlocked})
+		v := evidence.Violation{Rule: d.Rule, Reason: d.Reason, URL: req.URL(), Method: req.Method(), Page: s.pageURL(), Taken: evidence.TakenBlocked}
 		_ = rt.Abort("blockedbyclient")
+		s.refuse(v)
 		return
 	}
 	_ = rt.Continue()
@@ -320,9 +324,10 @@ func (s *Session) onDownload(d playwright.Download) {
 		}
 		return
 	}
-	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleDownload,
-		Reason: fmt.Sprintf("download of %q cancelled", d.SuggestedFilename()), URL: d.URL(), Page: s.pageURL(), Taken: evidence.TakenCancelled})
+	v := evidence.Violation{Rule: policy.RuleDownload,
+		Reason: fmt.Sprintf("download of %q cancelled", d.SuggestedFilename()), URL: d.URL(), Page: s.pageURL(), Taken: evidence.TakenCancelled}
 	_ = d.Cancel()
+	s.refuse(v)
 }
 
 func (s *Session) onPage(p playwright.Page) {
@@ -335,9 +340,9 @@ func (s *Session) onPage(p playwright.Page) {
 		}
 		return
 	}
-	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RulePopup,
-		Reason: "popup closed", URL: p.URL(), Page: s.pageURL(), Taken: evidence.TakenClosed})
+	v := evidence.Violation{Rule: policy.RulePopup, Reason: "popup closed", URL: p.URL(), Page: s.pageURL(), Taken: evidence.TakenClosed}
 	_ = p.Close()
+	s.refuse(v)
 }
 
 func (s *Session) pageURL() string {
