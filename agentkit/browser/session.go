@@ -411,6 +411,7 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		if err == nil {
 			obs.SecretFields = n
 		}
+		obs.CodeBoxes, obs.CodeInputs = s.codeInputs()
 		s.mu.Lock()
 		s.latest = obs
 		s.latestChanges, s.latestChangesKnown, s.latestNavs, s.latestDispatches = changes, changesKnown, navs, dispatches
@@ -445,6 +446,22 @@ func (s *Session) ReusedObservations() int64 { return s.reusedObservations.Load(
 // :visible pseudo-class, isElementVisible); "input[type=password]:visible" made Playwright's engine test
 // the selector on every element of the page, a cost that grew with the page.
 const secretFieldsSelector = "input[type=password] >> visible=true"
+
+// codeBoxSelector finds the visible one-character text inputs (a code split into boxes) and
+// codeInputSelector the visible inputs marked for a one-time code; open shadow roots included.
+const (
+	codeBoxSelector   = `input[maxlength="1"]:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=submit]):not([type=button]):not([type=image]):not([type=reset]):not([type=file]) >> visible=true`
+	codeInputSelector = `input[autocomplete~="one-time-code" i] >> visible=true`
+)
+
+// codeInputs counts the page's one-character inputs and its inputs marked for a one-time code
+// (observe.Observation.CodeBoxes, CodeInputs: detection only, for the loop's one-time-code guard; a
+// count that fails is 0 and the guard reads the page's words alone).
+func (s *Session) codeInputs() (boxes, marked int) {
+	boxes, _ = s.page.Locator(codeBoxSelector).Count()
+	marked, _ = s.page.Locator(codeInputSelector).Count()
+	return boxes, marked
+}
 
 // transient reports errors caused by a navigation racing the snapshot.
 func transient(err error) bool {
