@@ -356,6 +356,9 @@ func (r *run) denied(obs *observe.Observation, prop action.Action, node observe.
 	dec := rec.Decision
 	rec.Delivery = act.NotDelivered
 	r.rec.Action(rec)
+	if !isBudget(dec.Rule) {
+		r.usage.Actions++ // an attempt, as the seeds count max_actions: a refused action spends it too
+	}
 	taken := evidence.TakenDenied
 	out, stop := Outcome(""), false
 	switch {
