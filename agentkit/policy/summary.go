@@ -26,9 +26,9 @@ func (p *Policy) Summary() string {
 	}
 	line("on violation: %s", p.Navigation.OnViolation)
 
-	line("navigation allowed to:")
+	line("navigation allowed to (origins: no scheme is http and https, no port the scheme's default):")
 	for _, hr := range p.Navigation.Allow {
-		line("  %-28s paths %s", hostPort(hr.Host, hr.Port), patternList(hr.Paths))
+		line("  %-28s paths %s", hr.originString(), patternList(hr.Paths))
 	}
 	line("static assets (sub-resources only): %s", listOrNone(p.Navigation.StaticAssets))
 	line("deny paths (win over allow, every host): %s", patternList(p.Navigation.DenyPaths))

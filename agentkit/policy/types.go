@@ -81,8 +81,14 @@ type Navigation struct {
 
 // HostRule allows a host and, on it, the paths matching one of Paths.
 type HostRule struct {
-	Host  string // normalised host name, no port
-	Port  string // "" allows every port; otherwise the only port allowed (scheme default when the URL has none)
+	// Scheme is "http" or "https" when the entry names one ("https://host:8443"): only that scheme's
+	// origin is allowed. "" allows both (origin.go).
+	Scheme string
+	Host   string // normalised host name, no port
+	// Port is the only port allowed when the entry names one; "" is the default port of the request's
+	// scheme (80 for http, 443 for https), never any other: an entry is an origin, scheme, host and
+	// port (HostRule.Allows).
+	Port  string
 	Paths []*Pattern
 }
 
