@@ -12,9 +12,10 @@ import "strings"
 //   - a host in navigation.allow must have the path allowed by that rule (RulePathNotAllowed), unless
 //     the request is a sub-resource and the host is also in static_assets; a host only in
 //     static_assets is allowed for sub-resources only; any other host is RuleHostNotAllowed;
-//   - GET, HEAD and OPTIONS are reads; in observe mode nothing else is allowed (RuleObserveMode); in
-//     act mode a write must match an actions.writes entry by method, host and path
-//     (RuleWriteNotAllowed);
+//   - GET, HEAD and OPTIONS are reads; in observe mode nothing else is allowed (RuleObserveMode) but
+//     a GraphQL query sent by POST that an actions.writes entry with operations lists (its every
+//     operation a query: judgeOperation); in act mode a write must match an actions.writes entry by
+//     method, host and path (RuleWriteNotAllowed);
 //   - then what the request carries (see judgeContent): the body cap (RuleBodyTooLarge), a readable
 //     body (RuleBodyUnreadable), the write's operation (RuleWriteOperation), URL-valued parameters
 //     (RuleOutsideURLParam) and request deny words (RuleRequestDenyWord).
@@ -117,16 +118,17 @@ func (p *Policy) checkMethod(method, host, port, path string) ([]Write, Decision
 	case "", "GET", "HEAD", "OPTIONS":
 		return nil, allowDecision()
 	}
-	if p.Mode == ModeObserve {
-		return nil, deny(RuleObserveMode, "observe mode allows only GET, HEAD and OPTIONS, not %s %s%s", m, host, path)
-	}
 	var matched []Write
 	for _, w := range p.Actions.Writes {
-		if (w.Method == "*" || strings.EqualFold(w.Method, m)) && w.Path.MatchString(path) && p.writeHost(w, host, port) {
+		if (w.Method == "*" || strings.EqualFold(w.Method, m)) && w.Path.MatchString(path) && p.writeHost(w, host, port) &&
+			(p.Mode != ModeObserve || len(w.Operations) > 0) {
 			matched = append(matched, w)
 		}
 	}
-	if len(matched) == 0 {
+	switch {
+	case len(matched) == 0 && p.Mode == ModeObserve:
+		return nil, deny(RuleObserveMode, "observe mode allows only GET, HEAD and OPTIONS (and a GraphQL query an operations rule lists), not %s %s%s", m, host, path)
+	case len(matched) == 0:
 		return nil, deny(RuleWriteNotAllowed, "%s %s%s matches no actions.writes entry", m, host, path)
 	}
 	return matched, allowDecision()

@@ -20,7 +20,7 @@ func (p *Policy) Summary() string {
 	}
 	switch p.Mode {
 	case ModeObserve:
-		line("mode: observe (read-only: only GET, HEAD and OPTIONS leave the browser)")
+		line("mode: observe (read-only: only GET, HEAD and OPTIONS leave the browser, and GraphQL queries an operations rule lists)")
 	default:
 		line("mode: %s (writes only as listed below)", p.Mode)
 	}

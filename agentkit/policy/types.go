@@ -9,7 +9,8 @@ type Mode string
 const (
 	// ModeAct lets the agent perform the writes listed in actions.writes.
 	ModeAct Mode = "act"
-	// ModeObserve is a read-only run: only GET, HEAD and OPTIONS leave the browser.
+	// ModeObserve is a read-only run: only GET, HEAD and OPTIONS leave the browser, and a GraphQL
+	// query sent by POST that an actions.writes entry's operations list (its every operation a query).
 	ModeObserve Mode = "observe"
 )
 
