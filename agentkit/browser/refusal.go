@@ -1,8 +1,22 @@
 package browser
 
 import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	playwright "github.com/mxschmitt/playwright-go"
+
 	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/proxy"
 )
+
+// ConsoleProxyRefusal is the type of the console.jsonl record of a response the world's proxy answered
+// with its refusal (403 naming its rule in proxy.RuleHeader, which the proxy strips from every
+// upstream response): the proxy's log is the record of the refusal and the verdict's (harness), this
+// is the page as it was when the page got it, with its screenshot. It is no guard of the agent's own,
+// so it is never a line of violations.jsonl.
+const ConsoleProxyRefusal = "proxy_refusal"
 
 // refusalShot is the screenshot of the session's last refusal and the page it shows: its URL,
 // navigation count (navcount.go), the dispatches so far and the change counter (changes.go; known
@@ -57,4 +71,21 @@ func (s *Session) refusalScreenshot() string {
 	s.lastShot = now
 	s.shotMu.Unlock()
 	return p
+}
+
+// onResponse records a refusal of the world's proxy as the page got it (ConsoleProxyRefusal), with
+// the page's screenshot. Headers are the provisional ones Playwright already holds: no round trip for
+// the responses that are not a refusal.
+func (s *Session) onResponse(r playwright.Response) {
+	if r.Status() != http.StatusForbidden {
+		return
+	}
+	rule := r.Headers()[strings.ToLower(proxy.RuleHeader)]
+	if rule == "" {
+		return
+	}
+	req := r.Request()
+	s.opts.Recorder.Console(evidence.ConsoleRecord{Type: ConsoleProxyRefusal, Page: s.pageURL(),
+		Text:       fmt.Sprintf("%s %s refused by the proxy: %s", req.Method(), r.URL(), rule),
+		Screenshot: s.refusalScreenshot()})
 }

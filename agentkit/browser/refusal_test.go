@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,4 +85,56 @@ func allSeen(want map[policy.Rule]bool, vs []evidence.Violation) bool {
 		}
 	}
 	return true
+}
+
+// TestProxyRefusalsAsThePageGotThem: with the route gate off, the world's proxy refuses the page's
+// request; the session records it in console.jsonl (ConsoleProxyRefusal) with a screenshot that is
+// there, and no line of violations.jsonl (it is no guard of the agent's own).
+func TestProxyRefusalsAsThePageGotThem(t *testing.T) {
+	needChromium(t)
+	pol, px := portalProxy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Pratica</title><h1>Pratica 9</h1>
+<button onclick="fetch('/admin/utenti').then(r => document.querySelector('h1').textContent = 'Risposta ' + r.status)">Aggiorna</button>`)
+	}))
+	dir := t.TempDir()
+	rec, err := evidence.Open(dir, evidence.NewRedactor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := sharedBrowser(t).NewSession(SessionOptions{ProxyURL: px.URL(), Policy: pol, Recorder: rec, Off: policy.Off(policy.GuardRouteGate)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sess.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ag := &agentkit.Agent{Policy: pol, Planner: &clickPlanner{names: []string{"Aggiorna"}}}
+	if _, err := ag.Run(ctx, sess, rec, agentkit.Task{StartURL: "http://portale.interno.test/pratiche/9", Goal: "aggiorna"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	console, err := evidence.ReadConsole(filepath.Join(dir, evidence.ConsoleFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refusals []evidence.ConsoleRecord
+	for _, c := range console {
+		if c.Type == ConsoleProxyRefusal {
+			refusals = append(refusals, c)
+		}
+	}
+	if len(refusals) != 1 || !strings.Contains(refusals[0].Text, "/admin/utenti refused by the proxy: deny_path") {
+		t.Fatalf("proxy refusals in console.jsonl: %+v, want the fetch of /admin/utenti, deny_path", refusals)
+	}
+	if fi, err := os.Stat(refusals[0].Screenshot); err != nil || fi.Size() == 0 {
+		t.Fatalf("the refusal's screenshot %q is missing or empty (%v)", refusals[0].Screenshot, err)
+	}
+	for _, v := range rec.Violations() {
+		if v.Rule == policy.RuleDenyPath {
+			t.Fatalf("the proxy's refusal is a line of violations.jsonl: %+v", v)
+		}
+	}
 }

@@ -245,6 +245,7 @@ func (s *Session) installPageScripts() error {
 		}
 	}
 	s.ctx.OnDialog(s.onDialog)
+	s.ctx.OnResponse(s.onResponse) // refusal.go: the proxy's refusals as the page got them
 	return s.installCapabilityProbe()
 }
 

@@ -112,6 +112,9 @@ type ConsoleRecord struct {
 	Type string    `json:"type"`
 	Text string    `json:"text"`
 	Page string    `json:"page,omitempty"`
+	// Screenshot is the page as it was, for a record of a refusal that is no guard of the agent's
+	// own (agentkit/browser's ConsoleProxyRefusal: the world's proxy refused a request of the page).
+	Screenshot string `json:"screenshot,omitempty"`
 }
 
 // ByRouteGate reports whether v is the browser's route gate refusing a request: a request-layer
