@@ -49,10 +49,10 @@ func (s *Session) installCapabilityProbe() error {
 		switch {
 		case kind == "service_worker" && !pol.DecideCapability(policy.RuleServiceWorker).Allow:
 			s.refuse(evidence.Violation{Rule: policy.RuleServiceWorker,
-				Reason: fmt.Sprintf("service worker registration of %q blocked", detail), Page: page, Taken: evidence.TakenBlocked})
+				Reason: fmt.Sprintf("service worker registration of %q blocked", detail), Page: page, Taken: evidence.TakenBlocked}, nil)
 		case kind == "permission" && !pol.DecideCapability(policy.RulePermission).Allow:
 			s.refuse(evidence.Violation{Rule: policy.RulePermission,
-				Reason: fmt.Sprintf("%s permission request denied", detail), Page: page, Taken: evidence.TakenDenied})
+				Reason: fmt.Sprintf("%s permission request denied", detail), Page: page, Taken: evidence.TakenDenied}, nil)
 		}
 		return nil
 	})
@@ -85,5 +85,5 @@ func (s *Session) onFileChooser(fc playwright.FileChooser) {
 		return
 	}
 	s.refuse(evidence.Violation{Rule: policy.RuleUpload,
-		Reason: "file chooser refused: uploads are blocked", Page: s.pageURL(), Taken: evidence.TakenRefused})
+		Reason: "file chooser refused: uploads are blocked", Page: s.pageURL(), Taken: evidence.TakenRefused}, nil)
 }

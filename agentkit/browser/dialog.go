@@ -66,8 +66,7 @@ func (s *Session) answerDialog(d playwright.Dialog) {
 		return
 	}
 	v := evidence.Violation{Rule: policy.RuleDialog, Reason: why, Page: s.pageURL(), Taken: evidence.TakenDismissed}
-	_ = d.Dismiss()
-	s.refuse(v) // after the dismissal: a page with a dialog open takes no screenshot
+	s.refuse(v, func() { _ = d.Dismiss() }) // dismissed first: a page with a dialog open takes no screenshot
 }
 
 // askDialog hands a dialog the policy asks about to the session's Approver (DenyApprovals when none):

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
 
@@ -30,11 +31,21 @@ type refusalShot struct {
 }
 
 // refuse records a refusal of the browser edge (the route gate, a dialog, a download, a popup, a
-// capability, an unseen channel) with the page as it was when it was refused (refusalScreenshot): every
-// line of violations.jsonl carries its page, not only the loop's denials. Callers refuse first (abort
-// the request, dismiss the dialog, cancel the download) and record after: a screenshot taken while a
-// dialog is open or a request is held waits on it.
-func (s *Session) refuse(v evidence.Violation) {
+// capability, an unseen channel) with the page as it was when it was refused (refusalScreenshot):
+// every line of violations.jsonl carries its page, not only the loop's denials. undo (the abort of the
+// request, the dismissal of the dialog, the cancel of the download; nil when there is none) runs
+// first: a screenshot taken while a dialog is open or a request is held waits on it. The refusal is
+// counted (refusing) from before undo until it is recorded, and Close waits for the count (inflight.go):
+// a request the page sees settle, or a dialog answered, is in the evidence before the session ends.
+func (s *Session) refuse(v evidence.Violation, undo func()) {
+	s.refusing.Add(1)
+	defer s.refusing.Add(-1)
+	if v.Time.IsZero() {
+		v.Time = time.Now() // when it was refused, not when its screenshot was ready (harness ties causes by time)
+	}
+	if undo != nil {
+		undo()
+	}
 	if v.Screenshot == "" {
 		v.Screenshot = s.refusalScreenshot()
 	}
@@ -84,6 +95,8 @@ func (s *Session) onResponse(r playwright.Response) {
 	if rule == "" {
 		return
 	}
+	s.refusing.Add(1)
+	defer s.refusing.Add(-1)
 	req := r.Request()
 	s.opts.Recorder.Console(evidence.ConsoleRecord{Type: ConsoleProxyRefusal, Page: s.pageURL(),
 		Text:       fmt.Sprintf("%s %s refused by the proxy: %s", req.Method(), r.URL(), rule),

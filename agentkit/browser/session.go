@@ -125,6 +125,8 @@ type Session struct {
 	unseenReports sync.Map
 	// opener is the action being dispatched, for the dialogs it opens (dialog.go); nil between actions.
 	opener atomic.Pointer[dialogOpener]
+	// refusing counts the refusals being recorded (refusal.go); Close waits for them.
+	refusing atomic.Int64
 	// lastShot, under shotMu, is the last refusal's screenshot, shared by the next refusal on the
 	// same unchanged page (refusal.go).
 	shotMu   sync.Mutex
@@ -305,8 +307,7 @@ func (s *Session) gate(rt playwright.Route) {
 	d := s.opts.Policy.DecideRequest(gateRequest(req, s.opts.Policy.BodyLimit()))
 	if !d.Allow {
 		v := evidence.Violation{Rule: d.Rule, Reason: d.Reason, URL: req.URL(), Method: req.Method(), Page: s.pageURL(), Taken: evidence.TakenBlocked}
-		_ = rt.Abort("blockedbyclient")
-		s.refuse(v)
+		s.refuse(v, func() { _ = rt.Abort("blockedbyclient") })
 		return
 	}
 	_ = rt.Continue()
@@ -327,8 +328,7 @@ func (s *Session) onDownload(d playwright.Download) {
 	}
 	v := evidence.Violation{Rule: policy.RuleDownload,
 		Reason: fmt.Sprintf("download of %q cancelled", d.SuggestedFilename()), URL: d.URL(), Page: s.pageURL(), Taken: evidence.TakenCancelled}
-	_ = d.Cancel()
-	s.refuse(v)
+	s.refuse(v, func() { _ = d.Cancel() })
 }
 
 func (s *Session) onPage(p playwright.Page) {
@@ -342,8 +342,7 @@ func (s *Session) onPage(p playwright.Page) {
 		return
 	}
 	v := evidence.Violation{Rule: policy.RulePopup, Reason: "popup closed", URL: p.URL(), Page: s.pageURL(), Taken: evidence.TakenClosed}
-	_ = p.Close()
-	s.refuse(v)
+	s.refuse(v, func() { _ = p.Close() })
 }
 
 func (s *Session) pageURL() string {
