@@ -108,7 +108,7 @@
 // # Origins
 //
 // A navigation.allow entry is an origin, as the seeds' allowlist is: scheme, host and port
-// (HostRule.Allows). "portale.interno.test" allows http on port 80 and https on 443, the default port
+// (origin.go). "portale.interno.test" allows http on port 80 and https on 443, the default port
 // of each scheme, and no other port; "portale.interno.test:8443" allows that port only (http or
 // https); "https://portale.interno.test" allows https on 443 only and "https://portale.interno.test:8443"
 // https on 8443 only. The scheme may be http or https; a path, query or user information is refused

@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// Allows reports whether the entry allows an origin: the request's scheme ("" when the caller only
+// allows reports whether the entry allows an origin: the request's scheme ("" when the caller only
 // knows a host and port: a CONNECT tunnel, where any scheme the entry allows will do), normalised
 // host and port ("" when none was given). An entry is matched by origin, as the seeds' allowlist is:
 // its host exactly; its scheme when it names one (ws and wss are http's and https's); its port when
 // it names one, else the default port of the scheme (80 for http, 443 for https). "portale:8443" is
 // no longer allowed by an entry "portale", nor "http://portale" by an entry "https://portale".
-func (h HostRule) Allows(scheme, host, port string) bool {
+func (h HostRule) allows(scheme, host, port string) bool {
 	if h.Host != host {
 		return false
 	}

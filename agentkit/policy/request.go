@@ -74,7 +74,7 @@ type methodWrites struct {
 	override *methodOverride
 }
 
-// checkHostPath applies deny_paths, navigation.allow (by origin: HostRule.Allows) and static_assets.
+// checkHostPath applies deny_paths, navigation.allow (by origin: HostRule.allows) and static_assets.
 func (p *Policy) checkHostPath(scheme, host, port, path string, navigation bool) (Decision, bool) {
 	for _, dp := range p.Navigation.DenyPaths {
 		if dp.matchDeny(path) {
@@ -83,7 +83,7 @@ func (p *Policy) checkHostPath(scheme, host, port, path string, navigation bool)
 	}
 	hostKnown := false
 	for _, hr := range p.Navigation.Allow {
-		if !hr.Allows(scheme, host, port) {
+		if !hr.allows(scheme, host, port) {
 			continue
 		}
 		hostKnown = true
@@ -142,7 +142,7 @@ func (p *Policy) writeHost(w Write, host, port string) bool {
 		return w.Host == host && (w.Port == "" || w.Port == port)
 	}
 	for _, hr := range p.Navigation.Allow {
-		if hr.Allows("", host, port) {
+		if hr.allows("", host, port) {
 			return true
 		}
 	}
@@ -152,14 +152,14 @@ func (p *Policy) writeHost(w Write, host, port string) bool {
 // DecideHost rules on a host alone (CONNECT tunnels, WebSockets): allowed when the host is in
 // navigation.allow or static_assets. host may carry a port; a rule restricted to a port matches
 // only a host given with that port, a rule without one only the default port of a scheme it allows
-// (HostRule.Allows: 443 for a tunnel to an https origin).
+// (HostRule.allows: 443 for a tunnel to an https origin).
 func (p *Policy) DecideHost(host string) Decision {
 	h, port, err := NormalizeHost(host)
 	if err != nil {
 		return deny(RuleInvalidURL, "%v", err)
 	}
 	for _, hr := range p.Navigation.Allow {
-		if hr.Allows("", h, port) {
+		if hr.allows("", h, port) {
 			return allowDecision()
 		}
 	}

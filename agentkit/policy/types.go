@@ -88,7 +88,7 @@ type HostRule struct {
 	Host   string // normalised host name, no port
 	// Port is the only port allowed when the entry names one; "" is the default port of the request's
 	// scheme (80 for http, 443 for https), never any other: an entry is an origin, scheme, host and
-	// port (HostRule.Allows).
+	// port (HostRule.allows).
 	Port  string
 	Paths []*Pattern
 }
