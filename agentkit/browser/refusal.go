@@ -58,8 +58,11 @@ func (s *Session) refuse(v evidence.Violation, undo func()) {
 // denials on an unchanged page: a page that fires ten blocked beacons at once is one picture. The
 // lock is never held across the screenshot: the browser's events are answered on the goroutine that
 // waits for it (a refusal inside a refusal's screenshot takes its own).
+//
+// While the login tool types the account (typingAccount) no screenshot is taken: the form would show
+// it, and tracing and video pause then too; the refusal is recorded without one.
 func (s *Session) refusalScreenshot() string {
-	if s.page == nil {
+	if s.page == nil || s.typingAccount.Load() {
 		return ""
 	}
 	now := refusalShot{url: s.page.URL(), navs: s.navs.Load(), dispatches: s.dispatches.Load()}

@@ -125,6 +125,9 @@ type Session struct {
 	unseenReports sync.Map
 	// opener is the action being dispatched, for the dialogs it opens (dialog.go); nil between actions.
 	opener atomic.Pointer[dialogOpener]
+	// typingAccount is true while the login tool types the account (login.go): a refusal then is
+	// recorded without a screenshot, as tracing and video pause (refusal.go).
+	typingAccount atomic.Bool
 	// refusing counts the refusals being recorded (refusal.go); Close waits for them.
 	refusing atomic.Int64
 	// lastShot, under shotMu, is the last refusal's screenshot, shared by the next refusal on the
