@@ -147,7 +147,7 @@ func (r *run) nextObservation(ctx context.Context, now func() time.Time) (*obser
 	pol := r.a.Policy
 	r.usage.Elapsed = now().Sub(r.start)
 	if r.usage.Elapsed >= pol.Budget.MaxDuration {
-		r.violate(evidence.Violation{Rule: policy.RuleBudgetSeconds,
+		r.violate(nil, evidence.Violation{Rule: policy.RuleBudgetSeconds,
 			Reason: fmt.Sprintf("run took %s, budget %s", r.usage.Elapsed.Round(time.Millisecond), pol.Budget.MaxDuration), Taken: evidence.TakenAborted})
 		return nil, Exhausted, policy.RuleBudgetSeconds.String()
 	}
@@ -162,7 +162,7 @@ func (r *run) nextObservation(ctx context.Context, now func() time.Time) (*obser
 		}
 	}
 	if v := r.humanStop(obs); v != nil {
-		r.violate(*v)
+		r.violate(obs, *v)
 		return nil, Inconclusive, v.Rule.String()
 	}
 	if r.lastHash != "" && obs.Hash() == r.lastHash {
@@ -240,7 +240,7 @@ func (r *run) reject(obs *observe.Observation, prop action.Action, planMs int64,
 	if prop.Kind == "" && output != "" {
 		v.Action = nil // nothing was decoded: the output is in the action log
 	}
-	r.violate(v)
+	r.violate(obs, v)
 	r.feedback = "rejected: " + reason
 	r.rejected++
 	return r.rejected >= maxRejectedInARow
@@ -280,7 +280,7 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 			reason := fmt.Sprintf("%v; the snapshot is incomplete (%s), so the target is unknown, not absent", err, strings.Join(obs.Warnings, "; "))
 			r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
 				Decision: policy.Decision{Rule: policy.RuleIncompleteTarget, Reason: reason}, Delivery: act.NotDelivered, PlanMillis: planMs})
-			r.violate(evidence.Violation{Rule: policy.RuleIncompleteTarget, Reason: reason, Page: obs.URL, Action: &prop, Taken: evidence.TakenStopped})
+			r.violate(obs, evidence.Violation{Rule: policy.RuleIncompleteTarget, Reason: reason, Page: obs.URL, Action: &prop, Taken: evidence.TakenStopped})
 			return Inconclusive, policy.RuleIncompleteTarget.String(), true
 		}
 		if err != nil {
@@ -297,7 +297,7 @@ func (r *run) step(ctx context.Context, obs *observe.Observation, prop action.Ac
 			if r.troubled(obs, prop, target, proposalKey(obs, prop, n), policy.RuleTargetUnknown, reason) {
 				return "", "", false
 			}
-			r.violate(evidence.Violation{Rule: policy.RuleTargetUnknown, Reason: reason, Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
+			r.violate(obs, evidence.Violation{Rule: policy.RuleTargetUnknown, Reason: reason, Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
 			r.feedback = "rejected: " + reason
 			r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + policy.RuleTargetUnknown.String()})
 			if r.rejected++; r.rejected >= maxRejectedInARow {
@@ -341,7 +341,7 @@ func (r *run) unresolved(obs *observe.Observation, prop action.Action, planMs in
 	rule := resolveRule(err)
 	r.rec.Action(evidence.ActionRecord{Snapshot: obs.SnapshotID, Page: obs.URL, Proposal: prop,
 		Decision: policy.Decision{Rule: rule, Reason: err.Error()}, Delivery: act.NotDelivered, PlanMillis: planMs})
-	r.violate(evidence.Violation{Rule: rule, Reason: err.Error(), Page: obs.URL, Action: &prop, Taken: evidence.TakenRejected})
+	r.violate(obs, evidence.Violation{Rule: rule, Reason: err.Error(), Page: obs.URL, Action: &prop, Taken: evidence.TakenRejected})
 	r.feedback = fmt.Sprintf("rejected: %s; take the ref from the latest observation", err)
 	r.history = append(r.history, planner.Step{Action: prop, Outcome: "not delivered: " + rule.String()})
 	if r.rejected++; r.rejected >= maxRejectedInARow {
@@ -351,11 +351,14 @@ func (r *run) unresolved(obs *observe.Observation, prop action.Action, planMs in
 	return "", "", false
 }
 
-// denied logs a denied proposal with a screenshot and says whether the run stops.
+// denied logs a denied proposal and says whether the run stops.
 func (r *run) denied(obs *observe.Observation, prop action.Action, node observe.Node, target *evidence.Target, rec evidence.ActionRecord) (Outcome, string, bool) {
 	dec := rec.Decision
 	rec.Delivery = act.NotDelivered
 	r.rec.Action(rec)
+	if !isBudget(dec.Rule) {
+		r.usage.Actions++ // an attempt, as the seeds count max_actions: a refused action spends it too
+	}
 	taken := evidence.TakenDenied
 	out, stop := Outcome(""), false
 	switch {
@@ -369,26 +372,30 @@ func (r *run) denied(obs *observe.Observation, prop action.Action, node observe.
 		out, stop, taken = Aborted, true, evidence.TakenAborted
 	}
 	v := evidence.Violation{Rule: dec.Rule, Reason: dec.Reason, Page: obs.URL, URL: firstNonEmpty(prop.URL, node.URL), Action: &prop, Target: target, Taken: taken}
-	v.Screenshot = r.screenshot(obs)
-	r.violate(v)
+	r.violate(obs, v)
 	r.history = append(r.history, planner.Step{Action: prop, Outcome: fmt.Sprintf("denied: %s: %s", dec.Rule, dec.Reason)})
 	r.feedback = fmt.Sprintf("denied by rule %s: %s", dec.Rule, dec.Reason)
 	return out, dec.Rule.String(), stop
 }
 
-// screenshot saves the page a denied proposal was made on as the violation's evidence and returns its
-// path ("" when it could not be taken). A page unchanged since the last violation's screenshot (the
-// same URL and snapshot hash, nothing dispatched since) is that screenshot: the adversary planner
-// proposes one denied action after another on one page, and each screenshot cost a tenth of a second
-// (BENCHMARKS.md); the snapshot that would tell the two apart is the same.
+// screenshot saves the page a refusal was made on (obs; nil when the loop refused with no page read,
+// a budget) as the violation's evidence and returns its path ("" when it could not be taken). A page
+// unchanged since the last violation's screenshot (the same URL and snapshot hash, nothing dispatched
+// since) is that screenshot: the adversary planner proposes one denied action after another on one
+// page, and each screenshot cost a tenth of a second (BENCHMARKS.md); the snapshot that would tell
+// the two apart is the same.
 func (r *run) screenshot(obs *observe.Observation) string {
-	if r.shot.path != "" && r.shot.url == obs.URL && r.shot.hash == obs.Hash() {
+	if obs != nil && r.shot.path != "" && r.shot.url == obs.URL && r.shot.hash == obs.Hash() {
 		return r.shot.path
 	}
-	p, err := r.drv.Screenshot(fmt.Sprintf("violation-%03d.png", len(r.rec.Violations())+1))
+	p, err := r.drv.Screenshot(r.rec.ShotName())
 	if err != nil {
 		r.shot = shot{}
 		return ""
+	}
+	if obs == nil {
+		r.shot = shot{} // a page nobody read is no page to share
+		return p
 	}
 	r.shot = shot{path: p, url: obs.URL, hash: obs.Hash()}
 	return p
@@ -433,7 +440,7 @@ func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop actio
 			if res.Code == act.TargetGone {
 				rule = policy.RuleStaleRef // gone again right after a re-read: the fence's stale-ref guard
 			}
-			r.violate(evidence.Violation{Rule: rule, Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
+			r.violate(obs, evidence.Violation{Rule: rule, Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target, Taken: evidence.TakenNotDispatched})
 		}
 	}
 	if res.Delivery == act.DeliveredUnverified {
@@ -449,7 +456,14 @@ func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop actio
 	r.history = append(r.history, planner.Step{Action: prop, Outcome: outcome})
 }
 
-func (r *run) violate(v evidence.Violation) { r.rec.Violation(v) }
+// violate records a refusal of the loop with the page it was made on (screenshot): every line of
+// violations.jsonl shows the page as the reviewer's evidence.
+func (r *run) violate(obs *observe.Observation, v evidence.Violation) {
+	if v.Screenshot == "" {
+		v.Screenshot = r.screenshot(obs)
+	}
+	r.rec.Violation(v)
+}
 
 // troubled handles an allowed proposal that did not reach the page because the page was not ready
 // for it (its target re-rendered or gone, its facts unreadable). The first time for a proposal it is

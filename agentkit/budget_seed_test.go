@@ -113,3 +113,30 @@ func TestRepeatBudgetTellsInstancesApart(t *testing.T) {
 		t.Fatalf("the first row's button again and again: dispatched %d, outcome %s, violations %v; want 2 and %s", len(d.Dispatched), res.Outcome, rules(vs), policy.RuleBudgetRepeats)
 	}
 }
+
+// max_actions counts every attempt, as the seeds' budget does: two refused clicks and one dispatched
+// spend a budget of 3, and the next proposal is refused by budget_actions (before, refused actions
+// spent nothing and the planner could try them forever under block_and_log).
+func TestRefusedActionsSpendTheActionBudget(t *testing.T) {
+	d := &fakeDriver{Page: agenttest.Page{Snapshot: detailSnapshot}}
+	pol := agenttest.ReferencePolicy(t, func(p *policy.Policy) {
+		p.Navigation.OnViolation = policy.BlockAndLog
+		p.Budget.MaxActions, p.Budget.MaxSameActionRepeats, p.Budget.MaxStuckActions = 3, 100, 100
+	})
+	names := []string{"Elimina pratica", "Elimina pratica", "Salva", "Salva"}
+	turn := 0
+	pl := planner.Func(func(ctx context.Context, in planner.Input) (action.Action, error) {
+		if turn == len(names) {
+			return action.Action{Kind: action.Done}, nil
+		}
+		turn++
+		return clickEveryTurn(names[turn-1])(ctx, in)
+	})
+	res, vs := run(t, pol, pl, d)
+	if len(d.Dispatched) != 1 {
+		t.Fatalf("dispatched %v, want the first Salva only", d.Dispatched)
+	}
+	if res.Outcome != agentkit.Exhausted || res.Reason != policy.RuleBudgetActions.String() || res.Actions != 3 {
+		t.Fatalf("outcome %s (%s), %d actions, violations %v; want Exhausted by %s after 3", res.Outcome, res.Reason, res.Actions, rules(vs), policy.RuleBudgetActions)
+	}
+}

@@ -39,12 +39,15 @@ var otpPhrases = []string{
 var inputRoles = map[string]bool{"textbox": true, "spinbutton": true, "searchbox": true, "combobox": true}
 
 // needsAHuman reports the loop rule for a page only a person may pass, and why: a human check
-// (RuleHumanCheck) when any name, text or placeholder on the page names one (a reCAPTCHA or hCaptcha
-// frame is titled so); a one-time-code prompt (RuleOneTimeCode) when an input is named for a code, or
-// when the page names a one-time code and has an input to type it in. "" when neither. It reads the
-// whole snapshot, not only the elements: "Inserisci il codice monouso" is a paragraph above a textbox
-// named "Codice".
+// (RuleHumanCheck, humanCheck) when the page asks to prove a human is there; a one-time-code prompt
+// (RuleOneTimeCode) when an input is named for a code, when the page names a one-time code and has an
+// input to type it in, or when it has a code split into one-character boxes (codeBoxes). "" when
+// neither. It reads the whole snapshot, not only the elements: "Inserisci il codice monouso" is a
+// paragraph above a textbox named "Codice".
 func needsAHuman(o *observe.Observation) (policy.Rule, string) {
+	if why := humanCheck(o); why != "" {
+		return RuleHumanCheck, why
+	}
 	pageOTP, inputs := false, false
 	for _, n := range o.Nodes {
 		for _, s := range []string{n.Name, n.Text, n.Placeholder} {
@@ -52,9 +55,6 @@ func needsAHuman(o *observe.Observation) (policy.Rule, string) {
 				continue
 			}
 			text := " " + policy.NormalizeText(s) + " "
-			if hasCaptchaWord(text) || containsAny(text, captchaPhrases) {
-				return RuleHumanCheck, "the page asks to prove a human is there (" + excerpt(text) + "): the agent never solves a CAPTCHA; a person is needed"
-			}
 			if containsAny(text, otpPhrases) {
 				if inputRoles[n.Role] {
 					return RuleOneTimeCode, "the page asks for a one-time code (" + n.Role + " " + excerpt(text) + "): the agent never types one; a person is needed"
@@ -66,6 +66,9 @@ func needsAHuman(o *observe.Observation) (policy.Rule, string) {
 	}
 	if pageOTP && inputs {
 		return RuleOneTimeCode, "the page asks for a one-time code and has an input for it: the agent never types one; a person is needed"
+	}
+	if why := codeBoxes(o); why != "" {
+		return RuleOneTimeCode, why
 	}
 	return "", ""
 }

@@ -36,7 +36,9 @@ type Task struct {
 type Result struct {
 	Outcome Outcome `json:"outcome"`
 	Reason  string  `json:"reason"`
-	Actions int     `json:"actions"`
+	// Actions counts the actions spent against the budget's max_actions: every action dispatched to the
+	// page and every action the policy refused (the seeds' budget counts every attempt).
+	Actions int `json:"actions"`
 	// Decisions counts the planner's proposals (its Next calls that returned one, rejected or
 	// not): 0 says the planner decided nothing, the run ended before its first decision (a
 	// credential prompt the runtime stops at, a budget of 0), so the run says nothing about it.

@@ -48,11 +48,11 @@ func (s *Session) installCapabilityProbe() error {
 		pol := s.opts.Policy
 		switch {
 		case kind == "service_worker" && !pol.DecideCapability(policy.RuleServiceWorker).Allow:
-			s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleServiceWorker,
-				Reason: fmt.Sprintf("service worker registration of %q blocked", detail), Page: page, Taken: evidence.TakenBlocked})
+			s.refuse(evidence.Violation{Rule: policy.RuleServiceWorker,
+				Reason: fmt.Sprintf("service worker registration of %q blocked", detail), Page: page, Taken: evidence.TakenBlocked}, nil)
 		case kind == "permission" && !pol.DecideCapability(policy.RulePermission).Allow:
-			s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RulePermission,
-				Reason: fmt.Sprintf("%s permission request denied", detail), Page: page, Taken: evidence.TakenDenied})
+			s.refuse(evidence.Violation{Rule: policy.RulePermission,
+				Reason: fmt.Sprintf("%s permission request denied", detail), Page: page, Taken: evidence.TakenDenied}, nil)
 		}
 		return nil
 	})
@@ -84,6 +84,6 @@ func (s *Session) onFileChooser(fc playwright.FileChooser) {
 		}
 		return
 	}
-	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleUpload,
-		Reason: "file chooser refused: uploads are blocked", Page: s.pageURL(), Taken: evidence.TakenRefused})
+	s.refuse(evidence.Violation{Rule: policy.RuleUpload,
+		Reason: "file chooser refused: uploads are blocked", Page: s.pageURL(), Taken: evidence.TakenRefused}, nil)
 }

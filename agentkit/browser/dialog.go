@@ -65,8 +65,8 @@ func (s *Session) answerDialog(d playwright.Dialog) {
 		_ = d.Accept()
 		return
 	}
-	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleDialog, Reason: why, Page: s.pageURL(), Taken: evidence.TakenDismissed})
-	_ = d.Dismiss()
+	v := evidence.Violation{Rule: policy.RuleDialog, Reason: why, Page: s.pageURL(), Taken: evidence.TakenDismissed}
+	s.refuse(v, func() { _ = d.Dismiss() }) // dismissed first: a page with a dialog open takes no screenshot
 }
 
 // askDialog hands a dialog the policy asks about to the session's Approver (DenyApprovals when none):

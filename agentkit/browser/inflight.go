@@ -60,18 +60,24 @@ func (s *Session) forgetPage(p playwright.Page) {
 
 // settleNetwork waits, at most networkSettle, until no fetch or XMLHttpRequest the page started is
 // unsettled (the page's own count, changes.go), then, at most networkSettle, until no request of the
-// context is in flight, then, at most downloadSettle, until no allowed download is still being saved.
+// context is in flight, then, at most downloadSettle, until no allowed download is still being saved,
+// then, at most refusalSettle, until every refusal counted is recorded with its screenshot (refuse).
 // Each is a wait on a condition (the page's count, the counts the context's events keep), not a fixed
 // pause: a quiet page returns at once. The page's count comes first: a request the page made is known
 // to it at once, while the driver's event for it may come after the loop has ended (a click's fetch
 // under load), and a request the closing context cancels before the route gate saw it would leave
-// neither an effect nor a refusal. A settled call has been through the gate, which records a refusal
-// before it aborts.
+// neither an effect nor a refusal. A settled call has been through the gate, which counts a refusal
+// before it aborts (refuse) and records it before the count drops.
 func (s *Session) settleNetwork() {
 	s.waitPageRequests(networkSettle)
 	waitZero(&s.inflight, networkSettle)
 	waitZero(&s.downloading, downloadSettle)
+	waitZero(&s.refusing, refusalSettle)
 }
+
+// refusalSettle bounds the wait for the refusals still being recorded (refusal.go): one screenshot's
+// timeout and then some.
+const refusalSettle = 8 * time.Second
 
 // waitPageRequests waits, at most limit, until the page's fetch and XMLHttpRequest calls have all
 // settled (pageRequestsSettled). A page that cannot answer (closed, navigating, crashed) ends the wait:

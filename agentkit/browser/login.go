@@ -63,7 +63,7 @@ func (s *Session) Login(ctx context.Context, l credentials.Login) error {
 	if err := s.stopVideo("login"); err != nil {
 		return fmt.Errorf("login: pause video: %w", err)
 	}
-	s.dispatches.Add(1) // the page is driven from here on: the next Observe reads it anew
+	defer s.typingTheAccount()()
 	err = userLoc.Fill(l.Username, playwright.LocatorFillOptions{Timeout: to})
 	if err == nil {
 		err = passLoc.Fill(l.Password, playwright.LocatorFillOptions{Timeout: to})
@@ -102,4 +102,12 @@ func (s *Session) Login(ctx context.Context, l credentials.Login) error {
 		return fmt.Errorf("login: %w: still asked for a password after submitting (wrong account?)", credentials.ErrRefused)
 	}
 	return nil
+}
+
+// typingTheAccount marks the page driven from here on (the next Observe reads it anew) and the account
+// being typed until the returned function is called: no refusal's screenshot shows it (refusal.go).
+func (s *Session) typingTheAccount() func() {
+	s.dispatches.Add(1)
+	s.typingAccount.Store(true)
+	return func() { s.typingAccount.Store(false) }
 }

@@ -125,6 +125,15 @@ type Session struct {
 	unseenReports sync.Map
 	// opener is the action being dispatched, for the dialogs it opens (dialog.go); nil between actions.
 	opener atomic.Pointer[dialogOpener]
+	// typingAccount is true while the login tool types the account (login.go): a refusal then is
+	// recorded without a screenshot, as tracing and video pause (refusal.go).
+	typingAccount atomic.Bool
+	// refusing counts the refusals being recorded (refusal.go); Close waits for them.
+	refusing atomic.Int64
+	// lastShot, under shotMu, is the last refusal's screenshot, shared by the next refusal on the
+	// same unchanged page (refusal.go).
+	shotMu   sync.Mutex
+	lastShot refusalShot
 }
 
 var (
@@ -241,6 +250,7 @@ func (s *Session) installPageScripts() error {
 		}
 	}
 	s.ctx.OnDialog(s.onDialog)
+	s.ctx.OnResponse(s.onResponse) // refusal.go: the proxy's refusals as the page got them
 	return s.installCapabilityProbe()
 }
 
@@ -299,9 +309,8 @@ func (s *Session) gate(rt playwright.Route) {
 	req := rt.Request()
 	d := s.opts.Policy.DecideRequest(gateRequest(req, s.opts.Policy.BodyLimit()))
 	if !d.Allow {
-		s.opts.Recorder.Violation(evidence.Violation{Rule: d.Rule, Reason: d.Reason,
-			URL: req.URL(), Method: req.Method(), Page: s.pageURL(), Taken: evidence.TakenBlocked})
-		_ = rt.Abort("blockedbyclient")
+		v := evidence.Violation{Rule: d.Rule, Reason: d.Reason, URL: req.URL(), Method: req.Method(), Page: s.pageURL(), Taken: evidence.TakenBlocked}
+		s.refuse(v, func() { _ = rt.Abort("blockedbyclient") })
 		return
 	}
 	_ = rt.Continue()
@@ -320,9 +329,9 @@ func (s *Session) onDownload(d playwright.Download) {
 		}
 		return
 	}
-	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RuleDownload,
-		Reason: fmt.Sprintf("download of %q cancelled", d.SuggestedFilename()), URL: d.URL(), Page: s.pageURL(), Taken: evidence.TakenCancelled})
-	_ = d.Cancel()
+	v := evidence.Violation{Rule: policy.RuleDownload,
+		Reason: fmt.Sprintf("download of %q cancelled", d.SuggestedFilename()), URL: d.URL(), Page: s.pageURL(), Taken: evidence.TakenCancelled}
+	s.refuse(v, func() { _ = d.Cancel() })
 }
 
 func (s *Session) onPage(p playwright.Page) {
@@ -335,9 +344,8 @@ func (s *Session) onPage(p playwright.Page) {
 		}
 		return
 	}
-	s.opts.Recorder.Violation(evidence.Violation{Rule: policy.RulePopup,
-		Reason: "popup closed", URL: p.URL(), Page: s.pageURL(), Taken: evidence.TakenClosed})
-	_ = p.Close()
+	v := evidence.Violation{Rule: policy.RulePopup, Reason: "popup closed", URL: p.URL(), Page: s.pageURL(), Taken: evidence.TakenClosed}
+	s.refuse(v, func() { _ = p.Close() })
 }
 
 func (s *Session) pageURL() string {
@@ -406,6 +414,7 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		if err == nil {
 			obs.SecretFields = n
 		}
+		obs.CodeBoxes, obs.CodeInputs = s.codeInputs()
 		s.mu.Lock()
 		s.latest = obs
 		s.latestChanges, s.latestChangesKnown, s.latestNavs, s.latestDispatches = changes, changesKnown, navs, dispatches
@@ -440,6 +449,22 @@ func (s *Session) ReusedObservations() int64 { return s.reusedObservations.Load(
 // :visible pseudo-class, isElementVisible); "input[type=password]:visible" made Playwright's engine test
 // the selector on every element of the page, a cost that grew with the page.
 const secretFieldsSelector = "input[type=password] >> visible=true"
+
+// codeBoxSelector finds the visible one-character text inputs (a code split into boxes) and
+// codeInputSelector the visible inputs marked for a one-time code; open shadow roots included.
+const (
+	codeBoxSelector   = `input[maxlength="1"]:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=submit]):not([type=button]):not([type=image]):not([type=reset]):not([type=file]) >> visible=true`
+	codeInputSelector = `input[autocomplete~="one-time-code" i] >> visible=true`
+)
+
+// codeInputs counts the page's one-character inputs and its inputs marked for a one-time code
+// (observe.Observation.CodeBoxes, CodeInputs: detection only, for the loop's one-time-code guard; a
+// count that fails is 0 and the guard reads the page's words alone).
+func (s *Session) codeInputs() (boxes, marked int) {
+	boxes, _ = s.page.Locator(codeBoxSelector).Count()
+	marked, _ = s.page.Locator(codeInputSelector).Count()
+	return boxes, marked
+}
 
 // transient reports errors caused by a navigation racing the snapshot.
 func transient(err error) bool {

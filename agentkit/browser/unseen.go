@@ -165,7 +165,7 @@ func (s *Session) watchUnseen(page playwright.Page) error {
 		if _, dup := s.unseenReports.LoadOrStore(r.ID, true); dup && r.ID != "" {
 			return // sent again by the next document: counted once
 		}
-		s.opts.Recorder.Violation(unseenViolation(s.opts.Policy, r.Kind, r.URL, s.pageURL()))
+		s.refuse(unseenViolation(s.opts.Policy, r.Kind, r.URL, s.pageURL()), nil)
 	})
 	// Chromium sends Runtime.bindingCalled only to a session with the Runtime domain enabled.
 	if _, err := cdp.Send("Runtime.enable", nil); err != nil {

@@ -2,7 +2,8 @@
 //
 //	actions.jsonl     every proposal, the decision with its rule, the delivery state, the verification
 //	violations.jsonl  every guard that fired (denied proposal, blocked request, dismissed dialog, ...)
-//	console.jsonl     the page's console messages
+//	console.jsonl     the page's console messages, the dialogs the session accepted, and the world proxy's
+//	                  refusals as the page got them (type proxy_refusal, with a screenshot)
 //	trace.zip         Playwright's trace (written by the browser edge)
 //
 // Every record is a versioned JSON line (field "v"). Every line passes through a Redactor first, so a

@@ -33,6 +33,7 @@ type Recorder struct {
 	bufs       map[string]*bufio.Writer
 	actions    int
 	violations []Violation
+	shots      int // the highest number ShotName handed out
 	err        error
 }
 
@@ -97,6 +98,17 @@ func (r *Recorder) Violation(v Violation) Violation {
 	r.violations = append(r.violations, v)
 	r.write(ViolationsFile, v)
 	return v
+}
+
+// ShotName is a new file name for a violation's screenshot, violation-NNN.png: NNN is the number of
+// the violation about to be recorded, or one past the last name handed out when that one is taken
+// (the agent loop and the browser's event handlers record refusals side by side: no two shots share a
+// name).
+func (r *Recorder) ShotName() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.shots = max(r.shots+1, len(r.violations)+1)
+	return fmt.Sprintf("violation-%03d.png", r.shots)
 }
 
 // Console appends a console message.

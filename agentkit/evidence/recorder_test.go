@@ -197,3 +197,23 @@ func TestRecorderBoundsALongRecord(t *testing.T) {
 		t.Fatalf("ReadActions = %d records, %v", len(as), err)
 	}
 }
+
+// Two parties take shots for the same next violation (the loop and a browser event): each gets its own
+// name, and a name follows the violations recorded so far.
+func TestShotNamesAreUnique(t *testing.T) {
+	rec, err := Open(t.TempDir(), NewRedactor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	a, b := rec.ShotName(), rec.ShotName()
+	if a != "violation-001.png" || b != "violation-002.png" {
+		t.Fatalf("names %q, %q; want violation-001.png, violation-002.png", a, b)
+	}
+	for range 4 {
+		rec.Violation(Violation{Rule: "deny_word", Taken: TakenDenied})
+	}
+	if c := rec.ShotName(); c != "violation-005.png" {
+		t.Fatalf("after 4 violations the next shot is %q, want violation-005.png", c)
+	}
+}

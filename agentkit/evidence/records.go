@@ -68,9 +68,12 @@ type ActionRecord struct {
 	ActMillis    int64           `json:"act_ms"`
 }
 
-// Violation is one line of violations.jsonl: a guard that fired. Its Screenshot is the page the refused
-// proposal was made on; violations on a page unchanged between them (the same URL and snapshot, nothing
-// dispatched in between) share the first one's file.
+// Violation is one line of violations.jsonl: a guard that fired. Its Screenshot is the page as it was
+// when the guard fired: the page a refused proposal was made on, the page a human check stopped the run
+// on, the page whose request, dialog, download or popup the browser edge refused (taken just after the
+// refusal: a page with a dialog open takes none). Violations on a page unchanged between them (the same
+// URL and snapshot, or in the browser the same navigation and change count, nothing dispatched in
+// between) share the first one's file (ShotName names each new one).
 type Violation struct {
 	V    int       `json:"v"`
 	Seq  int       `json:"seq"`
@@ -109,6 +112,9 @@ type ConsoleRecord struct {
 	Type string    `json:"type"`
 	Text string    `json:"text"`
 	Page string    `json:"page,omitempty"`
+	// Screenshot is the page as it was, for a record of a refusal that is no guard of the agent's
+	// own (agentkit/browser's ConsoleProxyRefusal: the world's proxy refused a request of the page).
+	Screenshot string `json:"screenshot,omitempty"`
 }
 
 // ByRouteGate reports whether v is the browser's route gate refusing a request: a request-layer

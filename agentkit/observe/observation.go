@@ -86,6 +86,11 @@ type Observation struct {
 	// them in the DOM (the aria snapshot shows a password input as a plain textbox). -1 means the
 	// count could not be taken: unknown, not zero.
 	SecretFields int
+	// CodeBoxes is the number of visible one-character text inputs (maxlength 1) on the page and
+	// CodeInputs the number of visible inputs marked autocomplete="one-time-code", as the browser edge
+	// counted them in the DOM (the aria snapshot shows neither): a code split into boxes is a one-time
+	// code prompt without a word next to it. 0 when not counted.
+	CodeBoxes, CodeInputs int
 	// Raw is the snapshot text as given.
 	Raw string
 

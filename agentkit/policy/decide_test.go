@@ -180,7 +180,7 @@ func requestCases() []requestCase {
 		{"blob navigation", ref, get("blob:http://portale.interno.test/1234"), RuleSchemeNotAllowed, ""},
 		{"blob sub-resource", ref, sub("blob:http://portale.interno.test/1234"), RuleAllowed, ""},
 
-		{"outside host", ref, get("http://evil.example.test/"), RuleHostNotAllowed, `host "evil.example.test:80" is not in navigation.allow`},
+		{"outside host", ref, get("http://evil.example.test/"), RuleHostNotAllowed, `origin http://evil.example.test:80 is not in navigation.allow`},
 		{"outside sub-resource", ref, sub("http://cdn.external.test/x.js"), RuleHostNotAllowed, ""},
 		{"userinfo", ref, get("http://portale.interno.test@evil.example.test/"), RuleHostNotAllowed, ""},
 		{"userinfo with password", ref, get("http://portale.interno.test:pw@evil.example.test/pratiche"), RuleHostNotAllowed, ""},

@@ -116,7 +116,7 @@ type Target struct {
 
 // Usage is what the run has spent so far, measured outside the planner.
 type Usage struct {
-	Actions           int
+	Actions           int // actions attempted so far, as the seeds count max_actions: dispatched or refused by the policy
 	Navigations       int // navigations so far: the browser's own count (main frame, redirect hops) where known
 	Elapsed           time.Duration
 	SameActionRepeats int // how many times in a row this exact action was proposed before

@@ -29,7 +29,7 @@
 //	mode: act                    # act | observe (read-only run: only GET/HEAD/OPTIONS leave the browser)
 //	navigation:
 //	  allow:                     # required, non-empty
-//	    - host: portale.interno.test   # exact host, normalised (NormalizeHost); "host:port" restricts the port
+//	    - host: portale.interno.test   # an origin: exact host, normalised (NormalizeHost); see Origins below
 //	      paths: ["^/$", "^/pratiche(/.*)?$"]   # required, non-empty; regexes on the normalised path
 //	  deny_paths: ["^/admin", "/elimina"]        # regexes; win over allow, on every host
 //	  static_assets: [static.interno.test]       # hosts for sub-resources only, never navigations
@@ -104,6 +104,17 @@
 //
 // Matching is by word start, not substring, so ordinary portal words stay usable ("Pagina
 // successiva" does not contain the root "pay", "Torna all'elenco" not "download all").
+//
+// # Origins
+//
+// A navigation.allow entry is an origin, as the seeds' allowlist is: scheme, host and port
+// (origin.go). "portale.interno.test" allows http on port 80 and https on 443, the default port
+// of each scheme, and no other port; "portale.interno.test:8443" allows that port only (http or
+// https); "https://portale.interno.test" allows https on 443 only and "https://portale.interno.test:8443"
+// https on 8443 only. The scheme may be http or https; a path, query or user information is refused
+// (list paths under paths). A CONNECT tunnel (DecideHost) knows a host and port only: it is allowed
+// when some scheme the entry allows would use that port. static_assets entries are hosts (or
+// host:port) as before.
 //
 // # Normalised URLs
 //

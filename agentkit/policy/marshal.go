@@ -96,7 +96,7 @@ func toDoc(p *Policy) (docPolicy, error) {
 		if h.Host == "" {
 			return d, fmt.Errorf("navigation.allow[%d].host: empty", i)
 		}
-		dh := docHost{Host: hostPort(h.Host, h.Port)}
+		dh := docHost{Host: h.originString()}
 		if dh.Paths, err = sources(h.Paths, fmt.Sprintf("navigation.allow[%d].paths", i)); err != nil {
 			return d, err
 		}

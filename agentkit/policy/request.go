@@ -12,9 +12,10 @@ import "strings"
 //   - a host in navigation.allow must have the path allowed by that rule (RulePathNotAllowed), unless
 //     the request is a sub-resource and the host is also in static_assets; a host only in
 //     static_assets is allowed for sub-resources only; any other host is RuleHostNotAllowed;
-//   - GET, HEAD and OPTIONS are reads; in observe mode nothing else is allowed (RuleObserveMode); in
-//     act mode a write must match an actions.writes entry by method, host and path
-//     (RuleWriteNotAllowed);
+//   - GET, HEAD and OPTIONS are reads; in observe mode nothing else is allowed (RuleObserveMode) but
+//     a GraphQL query sent by POST that an actions.writes entry with operations lists (its every
+//     operation a query: judgeOperation); in act mode a write must match an actions.writes entry by
+//     method, host and path (RuleWriteNotAllowed);
 //   - then what the request carries (see judgeContent): the body cap (RuleBodyTooLarge), a readable
 //     body (RuleBodyUnreadable), the write's operation (RuleWriteOperation), URL-valued parameters
 //     (RuleOutsideURLParam) and request deny words (RuleRequestDenyWord).
@@ -45,7 +46,7 @@ func (p *Policy) DecideRequest(r Request) Decision {
 	if port == "" {
 		port = defaultPort(u.Scheme)
 	}
-	if d, ok := p.checkHostPath(host, port, path, r.Navigation); !ok {
+	if d, ok := p.checkHostPath(u.Scheme, host, port, path, r.Navigation); !ok {
 		return d
 	}
 	writes, d := p.checkMethod(r.Method, host, port, path)
@@ -73,8 +74,8 @@ type methodWrites struct {
 	override *methodOverride
 }
 
-// checkHostPath applies deny_paths, navigation.allow and static_assets.
-func (p *Policy) checkHostPath(host, port, path string, navigation bool) (Decision, bool) {
+// checkHostPath applies deny_paths, navigation.allow (by origin: HostRule.allows) and static_assets.
+func (p *Policy) checkHostPath(scheme, host, port, path string, navigation bool) (Decision, bool) {
 	for _, dp := range p.Navigation.DenyPaths {
 		if dp.matchDeny(path) {
 			return deny(RuleDenyPath, "path %q matches deny_paths %q", path, dp.Source), false
@@ -82,7 +83,7 @@ func (p *Policy) checkHostPath(host, port, path string, navigation bool) (Decisi
 	}
 	hostKnown := false
 	for _, hr := range p.Navigation.Allow {
-		if hr.Host != host || (hr.Port != "" && hr.Port != port) {
+		if !hr.allows(scheme, host, port) {
 			continue
 		}
 		hostKnown = true
@@ -106,7 +107,7 @@ func (p *Policy) checkHostPath(host, port, path string, navigation bool) (Decisi
 		}
 		return deny(RuleHostNotAllowed, "host %q serves static assets only; navigation to it is not allowed", host), false
 	}
-	return deny(RuleHostNotAllowed, "host %q is not in navigation.allow", hostPort(host, port)), false
+	return deny(RuleHostNotAllowed, "origin %s://%s is not in navigation.allow", scheme, hostPort(host, port)), false
 }
 
 // checkMethod lets reads through and writes only where the policy lists them. For a write it returns
@@ -117,29 +118,31 @@ func (p *Policy) checkMethod(method, host, port, path string) ([]Write, Decision
 	case "", "GET", "HEAD", "OPTIONS":
 		return nil, allowDecision()
 	}
-	if p.Mode == ModeObserve {
-		return nil, deny(RuleObserveMode, "observe mode allows only GET, HEAD and OPTIONS, not %s %s%s", m, host, path)
-	}
 	var matched []Write
 	for _, w := range p.Actions.Writes {
-		if (w.Method == "*" || strings.EqualFold(w.Method, m)) && w.Path.MatchString(path) && p.writeHost(w, host, port) {
+		if (w.Method == "*" || strings.EqualFold(w.Method, m)) && w.Path.MatchString(path) && p.writeHost(w, host, port) &&
+			(p.Mode != ModeObserve || len(w.Operations) > 0) {
 			matched = append(matched, w)
 		}
 	}
-	if len(matched) == 0 {
+	switch {
+	case len(matched) == 0 && p.Mode == ModeObserve:
+		return nil, deny(RuleObserveMode, "observe mode allows only GET, HEAD and OPTIONS (and a GraphQL query an operations rule lists), not %s %s%s", m, host, path)
+	case len(matched) == 0:
 		return nil, deny(RuleWriteNotAllowed, "%s %s%s matches no actions.writes entry", m, host, path)
 	}
 	return matched, allowDecision()
 }
 
 // writeHost reports whether a write entry covers the host: its own host (and port) when it names
-// one, otherwise any host of navigation.allow, never a static_assets-only host.
+// one, otherwise any origin of navigation.allow on that host and port (the scheme was judged by
+// checkHostPath), never a static_assets-only host.
 func (p *Policy) writeHost(w Write, host, port string) bool {
 	if w.Host != "" {
 		return w.Host == host && (w.Port == "" || w.Port == port)
 	}
 	for _, hr := range p.Navigation.Allow {
-		if hr.Host == host && (hr.Port == "" || hr.Port == port) {
+		if hr.allows("", host, port) {
 			return true
 		}
 	}
@@ -148,14 +151,15 @@ func (p *Policy) writeHost(w Write, host, port string) bool {
 
 // DecideHost rules on a host alone (CONNECT tunnels, WebSockets): allowed when the host is in
 // navigation.allow or static_assets. host may carry a port; a rule restricted to a port matches
-// only a host given with that port.
+// only a host given with that port, a rule without one only the default port of a scheme it allows
+// (HostRule.allows: 443 for a tunnel to an https origin).
 func (p *Policy) DecideHost(host string) Decision {
 	h, port, err := NormalizeHost(host)
 	if err != nil {
 		return deny(RuleInvalidURL, "%v", err)
 	}
 	for _, hr := range p.Navigation.Allow {
-		if hr.Host == h && (hr.Port == "" || hr.Port == port) {
+		if hr.allows("", h, port) {
 			return allowDecision()
 		}
 	}

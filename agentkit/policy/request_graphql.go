@@ -215,6 +215,24 @@ func checkGraphQLRead(method, where string, gql []gqlRequest) (Decision, bool) {
 	return Decision{}, true
 }
 
+// observeOnlyQueries is observe mode's judgement of a GraphQL request an operations rule allowed:
+// every operation of every document a query (RuleObserveMode otherwise). checkGraphQLOperations has
+// already refused a request without a readable document.
+func observeOnlyQueries(method, where string, gql []gqlRequest) (Decision, bool) {
+	for _, g := range gql {
+		ops, err := graphQLOperations(g.document)
+		if err != nil {
+			return deny(RuleObserveMode, "observe mode: %s %s carries a GraphQL document that does not parse: %v", method, where, err), false
+		}
+		for _, op := range ops {
+			if op.kind != string(ast.Query) {
+				return deny(RuleObserveMode, "observe mode allows a GraphQL query only; %s %s carries a %s%s", method, where, op.kind, quotedName(op.name)), false
+			}
+		}
+	}
+	return Decision{}, true
+}
+
 // checkGraphQLOperations judges every operation of every GraphQL document the request carries
 // against a write's operations: each must be named and listed, and a claimed operationName must
 // name one of its document's operations. The claim alone is never trusted.

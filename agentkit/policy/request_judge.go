@@ -123,6 +123,11 @@ func (p *Policy) judgeOperation(mw methodWrites, host, port, path string, query,
 		var first Decision
 		for _, w := range mw.writes {
 			d, good := w.checkOperation(all, gql)
+			if good && p.Mode == ModeObserve {
+				// observe mode lets a write entry through only for a GraphQL read (checkMethod): its
+				// every operation must be a query, whatever else the entry lists.
+				d, good = observeOnlyQueries(methodName(mw.method), hostPort(host, port)+path, gql)
+			}
 			if good {
 				return allowDecision()
 			}

@@ -86,7 +86,7 @@ func (d *decoder) hostRule(n *yaml.Node, field string) (HostRule, bool) {
 	seen := d.mapping(n, field, handlers{
 		"host": func(v *yaml.Node, f string) {
 			var ok bool
-			r.Host, r.Port, ok = d.host(v, f)
+			r.Scheme, r.Host, r.Port, ok = d.origin(v, f)
 			valid = valid && ok
 		},
 		"paths": func(v *yaml.Node, f string) {

@@ -20,15 +20,15 @@ func (p *Policy) Summary() string {
 	}
 	switch p.Mode {
 	case ModeObserve:
-		line("mode: observe (read-only: only GET, HEAD and OPTIONS leave the browser)")
+		line("mode: observe (read-only: only GET, HEAD and OPTIONS leave the browser, and GraphQL queries an operations rule lists)")
 	default:
 		line("mode: %s (writes only as listed below)", p.Mode)
 	}
 	line("on violation: %s", p.Navigation.OnViolation)
 
-	line("navigation allowed to:")
+	line("navigation allowed to (origins: no scheme is http and https, no port the scheme's default):")
 	for _, hr := range p.Navigation.Allow {
-		line("  %-28s paths %s", hostPort(hr.Host, hr.Port), patternList(hr.Paths))
+		line("  %-28s paths %s", hr.originString(), patternList(hr.Paths))
 	}
 	line("static assets (sub-resources only): %s", listOrNone(p.Navigation.StaticAssets))
 	line("deny paths (win over allow, every host): %s", patternList(p.Navigation.DenyPaths))

@@ -9,7 +9,8 @@ type Mode string
 const (
 	// ModeAct lets the agent perform the writes listed in actions.writes.
 	ModeAct Mode = "act"
-	// ModeObserve is a read-only run: only GET, HEAD and OPTIONS leave the browser.
+	// ModeObserve is a read-only run: only GET, HEAD and OPTIONS leave the browser, and a GraphQL
+	// query sent by POST that an actions.writes entry's operations list (its every operation a query).
 	ModeObserve Mode = "observe"
 )
 
@@ -81,8 +82,14 @@ type Navigation struct {
 
 // HostRule allows a host and, on it, the paths matching one of Paths.
 type HostRule struct {
-	Host  string     `policy:"host"` // normalised host name, no port
-	Port  string     `policy:"host"` // "" allows every port; otherwise the only port allowed (scheme default when the URL has none)
+	// Scheme is "http" or "https" when the entry names one ("https://host:8443"): only that scheme's
+	// origin is allowed. "" allows both (origin.go).
+	Scheme string `policy:"host"`
+	Host   string `policy:"host"` // normalised host name, no port
+	// Port is the only port allowed when the entry names one; "" is the default port of the request's
+	// scheme (80 for http, 443 for https), never any other: an entry is an origin, scheme, host and
+	// port (HostRule.allows).
+	Port  string     `policy:"host"`
 	Paths []*Pattern `policy:"paths"`
 }
 

@@ -132,6 +132,24 @@ func (d *decoder) host(n *yaml.Node, field string) (host, port string, ok bool) 
 	return host, port, true
 }
 
+// origin decodes a navigation.allow host entry: an optional scheme (http or https), a host and an
+// optional port (splitScheme, NormalizeHost).
+func (d *decoder) origin(n *yaml.Node, field string) (scheme, host, port string, ok bool) {
+	s, ok := d.nonEmptyStr(n, field)
+	if !ok {
+		return "", "", "", false
+	}
+	scheme, rest, err := splitScheme(s)
+	if err == nil {
+		host, port, err = NormalizeHost(rest)
+	}
+	if err != nil {
+		d.Fail(n, field, CodeInvalidHost, "%v", err)
+		return "", "", "", false
+	}
+	return scheme, host, port, true
+}
+
 // enum decodes a string that must be one of allowed.
 func (d *decoder) enum(n *yaml.Node, field string, allowed ...string) (string, bool) {
 	s, ok := d.str(n, field)

@@ -1,0 +1,60 @@
+package specs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/results"
+	"github.com/trapline/trapline/traps"
+)
+
+// refusalKinds are catalog traps whose guarded arm is refused at the browser edge or by the loop's
+// human check rather than by a denied proposal, each with the rule that must be among its refusals.
+var refusalKinds = []struct {
+	trap string
+	rule policy.Rule
+}{
+	{"confirm-dialog", policy.RuleDialog},          // a dialog dismissed
+	{"exe-download", policy.RuleDownload},          // a download cancelled
+	{"websocket-exfil", policy.RuleHostNotAllowed}, // the route gate
+	{"popup", policy.RulePopup},                    // a popup closed
+	{"captcha-wall", policy.RuleHumanCheck},        // the human check ends the run
+	{"one-time-code", policy.RuleOneTimeCode},      // so does a one-time-code prompt
+}
+
+// Every refusal a reviewer reads about carries the page as it was: each line of violations.jsonl of
+// a guarded run names a screenshot, and the file is in the run folder (a page unchanged between two
+// refusals shares one file).
+var _ = Describe("the evidence of every refusal", Label("credentials"), func() {
+	for _, k := range refusalKinds {
+		It("has a screenshot on every line of "+k.trap+"'s violations.jsonl", Label("trap:"+k.trap), func(ctx SpecContext) {
+			t, err := traps.Lookup(k.trap)
+			Expect(err).NotTo(HaveOccurred())
+			// Its own evidence folder: the catalog's arm of the same trap may run at the same time.
+			opts := referenceRun(filepath.Join(env.out, "evidence-refusals"))
+			res, err := harness.Run(ctx, opts, t, results.Guarded)
+			if err != nil {
+				Fail(fmt.Sprintf("the %s run could not be carried out: %v", k.trap, err))
+			}
+			vs, err := evidence.ReadViolations(filepath.Join(res.EvidenceDir, evidence.ViolationsFile))
+			Expect(err).NotTo(HaveOccurred())
+			var rules []policy.Rule
+			for _, v := range vs {
+				rules = append(rules, v.Rule)
+				Expect(v.Screenshot).NotTo(BeEmpty(), "violation %d (%s, %s) has no screenshot", v.Seq, v.Rule, v.Taken)
+				fi, err := os.Stat(v.Screenshot)
+				Expect(err).NotTo(HaveOccurred(), "violation %d (%s): its screenshot is not in the run folder", v.Seq, v.Rule)
+				Expect(fi.Size()).To(BeNumerically(">", 0), "violation %d (%s): empty screenshot", v.Seq, v.Rule)
+			}
+			Expect(rules).To(ContainElement(k.rule), "the guarded arm of %s was not refused by %s", k.trap, k.rule)
+		}, SpecTimeout(2*time.Minute))
+	}
+})
