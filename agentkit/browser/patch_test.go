@@ -165,7 +165,8 @@ func TestPatchedObservationIsTheFullOne(t *testing.T) {
 			reload()
 		}
 	}
-	t.Logf("%d cases in %s (seed %d): %d patched and equal to the full read, %d refused", cases, time.Since(start).Round(time.Millisecond), seed, patched, cases-patched)
+	t.Logf("%d cases in %s (seed %d): %d patched and equal to the full read, %d not patched (%d refused by the page or the placing)",
+		cases, time.Since(start).Round(time.Millisecond), seed, patched, cases-patched, sess.PatchRefusals())
 	if patched < cases/5 {
 		t.Fatalf("only %d of %d cases were patched: the property is met by refusing", patched, cases)
 	}
