@@ -189,3 +189,73 @@ func fullRead(t *testing.T, sess *Session) (*observe.Observation, int64) {
 	}
 	return obs, n
 }
+
+// TestPatchRefusesWhatItCannotPlace: each change below alters the accessibility tree where no patch
+// would re-read it, or where the patch cannot tell; the page must refuse the patch (why), so the
+// whole page is read. A patch that took one of them would show the planner a page that is gone.
+func TestPatchRefusesWhatItCannotPlace(t *testing.T) {
+	sess, _, _, _ := portalSession(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/pratiche/hover":
+			fmt.Fprint(w, `<!doctype html><style>li .x{display:none} li:hover .x{display:inline}</style><ul><li>Uno <button class=x>×</button></li></ul><p id=p>idle</p>`)
+		default:
+			fmt.Fprint(w, `<!doctype html><style>.off{display:none}</style><main><h1>Righe</h1><ul><li id=a>Uno</li><li id=b>Due</li></ul>
+<p id=p>idle</p><button id=btn>Salva</button><div id=host></div><span id=lab>Nome</span><input id=in></main>`)
+		}
+	}))
+	ctx := context.Background()
+	for _, c := range []struct{ name, path, script string }{
+		{"a rule inserted through the CSSOM hides an element", "/pratiche", `() => { document.styleSheets[0].insertRule('#b{display:none}'); document.getElementById('p').textContent = 'x'; }`},
+		{"a rule of the stylesheet edited through the CSSOM", "/pratiche", `() => { document.styleSheets[0].cssRules[0].style.display = 'block'; }`},
+		{"a style element added", "/pratiche", `() => { const s = document.createElement('style'); s.textContent = '#a{display:none}'; document.body.append(s); }`},
+		{"a shadow root attached", "/pratiche", `() => { document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<button>Ombra</button>'; }`},
+		{"an element now names another (aria-labelledby)", "/pratiche", `() => { document.getElementById('in').setAttribute('aria-labelledby', 'lab'); }`},
+		{"the focus comes to the page from no element", "/pratiche", `() => { document.getElementById('btn').focus(); }`},
+		{"the focused element removed", "/pratiche/focused", `() => { document.getElementById('btn').remove(); }`},
+		{"a change inside an element with an explicit role", "/pratiche", `() => { const a = document.getElementById('a'); a.setAttribute('role', 'button'); }`},
+		{"a change under a stylesheet that reads hover", "/pratiche/hover", `() => { document.getElementById('p').textContent = 'x'; }`},
+		{"a change outside the body", "/pratiche", `() => { document.title = 'Altro'; }`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := c.path
+			if path == "/pratiche/focused" {
+				path = "/pratiche"
+			}
+			if res := sess.Goto(ctx, "http://portale.interno.test"+path); res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			if c.path == "/pratiche/focused" {
+				if _, err := sess.page.Evaluate(`() => document.getElementById('btn').focus()`); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, k := fullRead(t, sess)
+			if _, err := sess.page.Evaluate(c.script); err != nil {
+				t.Fatal(err)
+			}
+			a, ok := sess.patchAsk(k)
+			if !ok {
+				t.Fatal("the page did not answer")
+			}
+			if a.Why == "" {
+				t.Fatalf("the patch was not refused: re-read %v", a.Paths)
+			}
+			t.Logf("refused: %s", a.Why)
+		})
+	}
+	t.Run("control: a text change in a list item is patched there", func(t *testing.T) {
+		if res := sess.Goto(ctx, "http://portale.interno.test/pratiche"); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		prev, k := fullRead(t, sess)
+		if _, err := sess.page.Evaluate(`() => { document.getElementById('b').textContent = 'Tre'; }`); err != nil {
+			t.Fatal(err)
+		}
+		obs, _, ok := sess.patch(prev, k)
+		full, _ := fullRead(t, sess)
+		if !ok || strings.TrimSpace(obs.Raw) != strings.TrimSpace(full.Raw) {
+			t.Fatalf("patched %v:\n%v\nfull:\n%s", ok, obs, full.Raw)
+		}
+	})
+}
