@@ -108,7 +108,7 @@ const patchEditor = `() => {
 // them must be patched, so the property is not met by refusing everything. On a failure it prints the
 // seed and the edits: PATCH_PROPERTY_SEED replays from that seed.
 func TestPatchedObservationIsTheFullOne(t *testing.T) {
-	const patchMinCases = 200
+	const patchMinCases = 100
 	sess, _, _, _ := portalSession(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, patchPage)
