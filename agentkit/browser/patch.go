@@ -218,7 +218,7 @@ const patchLog = `
     const starts = new Map();
     apply(mapEach, log, [(e) => { if (e.n > k) apply(mapSet, starts, [e.node, 1]); }]);
     const pw = pageWhy(); // first: a :hover or :focus-within rule changes the page with no change counted
-    if (pw) return head + '"why":' + stringify(pw) + '}';
+    if (pw) return head + '"why":' + stringify(pw) + ',"page":true}';
     if (apply(mapSize, starts, []) === 0) return head + '"paths":[]}';
     const roots = new Map();
     let why = '';
@@ -238,6 +238,13 @@ const patchLog = `
     return head + '"paths":[' + paths + ']}';
   };`
 
+// pageKey names one document of the session's page: its URL and the navigation count (navcount.go)
+// when it was read.
+type pageKey struct {
+	url  string
+	navs int64
+}
+
 // rootRoles are the roles the elements patchLog re-reads have (ROOTS there): a patch whose re-read
 // element shows another role (a generic that the snapshot would unwrap, a cell of a grid) is not
 // trusted.
@@ -248,6 +255,7 @@ var rootRoles = map[string]bool{"row": true, "cell": true, "rowgroup": true, "ta
 type patchAnswer struct {
 	N     int64    `json:"n"`
 	Why   string   `json:"why"`
+	Page  bool     `json:"page"` // Why is about the page as a whole (its stylesheets, its labelled fields)
 	Paths []string `json:"paths"`
 }
 
@@ -282,6 +290,11 @@ func (s *Session) patch(prev *observe.Observation, prevChanges int64) (*observe.
 	ans, ok := s.patchAsk(prevChanges)
 	if !ok || ans.Why != "" || len(s.page.Frames()) != 1 {
 		s.patchRefusals.Add(1)
+		if ok && ans.Page {
+			s.mu.Lock()
+			s.unpatchable = pageKey{url: prev.URL, navs: navs}
+			s.mu.Unlock()
+		}
 		return nil, 0, false
 	}
 	lines := strings.Split(prev.Raw, "\n")
@@ -445,6 +458,12 @@ func (s *Session) observePatched(allowed bool, dispatches int64, changesKnown bo
 	prev, prevChanges, prevKnown, prevNavs := s.latest, s.latestChanges, s.latestChangesKnown, s.latestNavs
 	s.mu.Unlock()
 	if !allowed || s.opts.FullObservation || prev == nil || !prev.Complete || !changesKnown || !prevKnown || prevNavs != navs || prev.URL != s.page.URL() {
+		return nil, false, nil
+	}
+	s.mu.Lock()
+	off := s.unpatchable == pageKey{url: prev.URL, navs: navs}
+	s.mu.Unlock()
+	if off { // this document refused for the page as a whole: not asked again until a navigation
 		return nil, false, nil
 	}
 	obs, n, ok := s.patch(prev, prevChanges)

@@ -109,6 +109,9 @@ type Session struct {
 	// patches the page's log or the placing refused (the page was then read whole).
 	patches       atomic.Int64
 	patchRefusals atomic.Int64
+	// unpatchable (under mu) is the document whose page refused a patch for the page as a whole (a
+	// stylesheet it cannot read, labelled fields): Observe reads it whole without asking again.
+	unpatchable pageKey
 	// settleWindows counts the settle waits that took the full quiet window (settle.go): the page
 	// was still changing when it was looked at.
 	settleWindows atomic.Int64
