@@ -157,6 +157,7 @@ func benchPerAction(b *testing.B, rows int) {
 	if pcpu > 0 {
 		b.ReportMetric(kcpu/pcpu, "cpu-ratio")
 	}
+	b.ReportMetric(float64(sess.Patches())/n, "patched/click") // observations patched where the page changed (patch.go)
 	b.ReportMetric(cpu.share(), "cpu-busy-%")
 	b.ReportMetric(load, "loadavg1")
 }

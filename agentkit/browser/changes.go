@@ -62,7 +62,8 @@ const changeCounter = `(() => {
   const clock = performance.now.bind(performance);
   const bump = () => { n++; last = clock(); };
   const apply = Reflect.apply, take = MutationObserver.prototype.takeRecords, observe = MutationObserver.prototype.observe;
-  const mo = new MutationObserver((records) => { n += records.length; last = clock(); });
+` + patchLog + `
+  const mo = new MutationObserver((records) => { for (let i = 0; i < records.length; i++) { n++; record(records[i]); } last = clock(); });
   const opts = { subtree: true, childList: true, attributes: true, characterData: true };
   apply(observe, mo, [document, opts]);
   // Shadow roots the observer watches. A declarative one (<template shadowrootmode>, setHTMLUnsafe)
@@ -75,6 +76,7 @@ const changeCounter = `(() => {
     apply(add, seen, [root]);
     try { apply(observe, mo, [root, opts]); } catch (e) { bump(); }
     bump();
+    spoil('a shadow root');
   };
   const scan = (root) => {
     const w = apply(walker, document, [root, 1]);
@@ -85,7 +87,8 @@ const changeCounter = `(() => {
       scan(r);
     }
   };
-  const flush = () => { scan(document); const k = apply(take, mo, []).length; if (k) { n += k; last = clock(); } };
+  const taken = () => { const rs = apply(take, mo, []); for (let i = 0; i < rs.length; i++) { n++; record(rs[i]); } if (rs.length) last = clock(); };
+  const flush = () => { scan(document); taken(); };
   const attach = Element.prototype.attachShadow;
   Element.prototype.attachShadow = function (...args) {
     const root = apply(attach, this, args);
@@ -96,7 +99,7 @@ const changeCounter = `(() => {
     const d = proto && Object.getOwnPropertyDescriptor(proto, prop);
     if (!d || !d.set) return;
     const set = d.set;
-    Object.defineProperty(proto, prop, { ...d, set(v) { bump(); return apply(set, this, [v]); } });
+    Object.defineProperty(proto, prop, { ...d, set(v) { bump(); note(this); return apply(set, this, [v]); } });
   };
   wrapSetter(window.HTMLInputElement && HTMLInputElement.prototype, 'value');
   wrapSetter(window.HTMLInputElement && HTMLInputElement.prototype, 'checked');
@@ -104,8 +107,14 @@ const changeCounter = `(() => {
   wrapSetter(window.HTMLSelectElement && HTMLSelectElement.prototype, 'value');
   wrapSetter(window.HTMLSelectElement && HTMLSelectElement.prototype, 'selectedIndex');
   wrapSetter(window.HTMLOptionElement && HTMLOptionElement.prototype, 'selected');
-  for (const ev of ['input', 'change', 'animationstart', 'animationiteration', 'animationend', 'animationcancel', 'transitionrun', 'transitionend', 'transitioncancel']) {
-    window.addEventListener(ev, bump, true);
+  for (const ev of ['focusin', 'focusout']) {
+    window.addEventListener(ev, (e) => { bump(); noteFocus(e); }, true);
+  }
+  for (const ev of ['input', 'change', 'focus', 'blur', 'load', 'error']) {
+    window.addEventListener(ev, (e) => { bump(); noteEvent(e); }, true);
+  }
+  for (const ev of ['animationstart', 'animationiteration', 'animationend', 'animationcancel', 'transitionrun', 'transitionend', 'transitioncancel', 'toggle', 'beforetoggle', 'reset', 'fullscreenchange', 'hashchange']) {
+    window.addEventListener(ev, (e) => { bump(); spoil(e.type); }, true);
   }
   const then = Promise.prototype.then, addListener = EventTarget.prototype.addEventListener;
   let settledAt = -Infinity;
@@ -170,7 +179,8 @@ const changeCounter = `(() => {
   }
   Object.defineProperty(window, '` + pendingName + `', { get() { return pending > 0 ? pending : (clock() - settledAt < ` + pendingGraceMS + ` ? 1 : 0); }, configurable: false, enumerable: false });
   Object.defineProperty(window, '` + changeCounterName + `', { get() { flush(); return n; }, configurable: false, enumerable: false });
-  const drain = () => { const k = apply(take, mo, []).length; if (k) { n += k; last = clock(); } };
+  Object.defineProperty(window, '` + changedSinceName + `', { value: changedSince, writable: false, configurable: false, enumerable: false });
+  const drain = taken;
   Object.defineProperty(window, '` + quietName + `', { get() { drain(); return clock() - last; }, configurable: false, enumerable: false });
 })();`
 
@@ -247,8 +257,18 @@ func (s *Session) recheckTarget(obs *observe.Observation, a action.Action, targe
 	// A ref not in Playwright's ref map (any more) fails the element's snapshot at once (the driver's
 	// "does not match any element": it does not wait for the element), and the full read decides; so
 	// does one that names two elements (a strict-mode error).
-	loc := s.page.Locator("aria-ref=" + target.RawRef)
-	raw, err := loc.AriaSnapshot(playwright.LocatorAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.ActionTimeout)})
+	// When the last snapshot was a patch's or another target's (patch.go), the ref map holds that
+	// element's refs alone (refmap.go): the target is looked for by its role and name instead, and is
+	// the target only if it shows the target's ref.
+	byRole := !s.holdsRef(target.RawRef)
+	var raw string
+	var err error
+	if byRole {
+		raw, err = s.targetByRole(target)
+	} else {
+		raw, err = s.page.Locator("aria-ref=" + target.RawRef).AriaSnapshot(playwright.LocatorAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.ActionTimeout)})
+		s.heldRefs(raw)
+	}
 	if err != nil {
 		return act.Result{}, false, false
 	}
@@ -261,6 +281,9 @@ func (s *Session) recheckTarget(obs *observe.Observation, a action.Action, targe
 		return act.Result{}, false, false
 	}
 	el, found := findRaw(sub, target.RawRef)
+	if !found && byRole {
+		return act.Result{}, false, false // another element of its role and name: the full read decides
+	}
 	if !found {
 		return act.Failed(act.StaleRef, "%s is no longer the element the snapshot described", a.Ref), false, true
 	}

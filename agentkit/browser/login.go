@@ -33,7 +33,7 @@ func (s *Session) Login(ctx context.Context, l credentials.Login) error {
 	if err != nil || !strings.EqualFold(got.Host, want.Host) || got.Path != want.Path {
 		return fmt.Errorf("login: %w: the page is %s, not the login page %s", credentials.ErrRefused, s.page.URL(), l.URL)
 	}
-	obs, err := s.Observe(ctx)
+	obs, err := s.observe(ctx, false) // whole: the three fields are used by their refs (refmap.go)
 	if err != nil {
 		return fmt.Errorf("login: read the login page: %w", err)
 	}

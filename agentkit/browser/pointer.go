@@ -91,8 +91,11 @@ const handlerMarks = `(() => {
 // text, the form it submits and how), the on* attributes of the click family on its path, the
 // handler generation (handlerMarks; -1 where the script is missing), and whether the element under
 // the point the pointer was put on (x, y in the frame's viewport; the centre of its box when x is
-// NaN) is the target or inside it.
-const pointerProbe = `(el, {x, y}) => {
+// NaN) is the target or inside it; also whether the pointer is on it (:hover) and its box's size.
+// With arm it then arms the page's press guard on the target (handlerMarks), in the same call: the
+// reading after the pointer arrived and the arming are one round trip, and a reading that differs
+// from the one before disarms it (pointerClick).
+const pointerProbe = `(el, {x, y, arm}) => {
   const facts = (` + factsScript + `)(el, {kind: 'click', value: '', key: ''});
   const r = el.getBoundingClientRect();
   const px = Number.isNaN(x) ? r.x + r.width / 2 : x, py = Number.isNaN(y) ? r.y + r.height / 2 : y;
@@ -108,7 +111,15 @@ const pointerProbe = `(el, {x, y}) => {
     }
   }
   const marks = window.` + handlerMarksName + `;
-  return JSON.stringify({facts, attrs: attrs.join('\n'), handlers: typeof marks === 'function' ? marks(el) : -1, x: px, y: py, inside});
+  let armed = false;
+  if (arm) {
+    const g = el.ownerDocument.defaultView.` + pressGuardName + `;
+    if (!g) throw new Error("no press guard in the target's frame");
+    g.arm(el);
+    armed = true;
+  }
+  return JSON.stringify({facts, attrs: attrs.join('\n'), handlers: typeof marks === 'function' ? marks(el) : -1, x: px, y: py, inside,
+    hovered: el.matches(':hover'), w: r.width, h: r.height, armed});
 }`
 
 // pointerState is one pointerProbe reading.
@@ -119,12 +130,17 @@ type pointerState struct {
 	X        float64 `json:"x"`
 	Y        float64 `json:"y"`
 	Inside   bool    `json:"inside"`
+	Hovered  bool    `json:"hovered"`
+	W        float64 `json:"w"`
+	H        float64 `json:"h"`
+	Armed    bool    `json:"armed"`
 }
 
-// probePointer reads pointerProbe on loc at (x, y), or at the centre of its box when x is NaN.
-func (s *Session) probePointer(loc playwright.Locator, x, y float64) (pointerState, error) {
+// probePointer reads pointerProbe on loc at (x, y), or at the centre of its box when x is NaN; with
+// arm it arms the press guard too.
+func (s *Session) probePointer(loc playwright.Locator, x, y float64, arm bool) (pointerState, error) {
 	var st pointerState
-	res, err := loc.Evaluate(pointerProbe, map[string]any{"x": x, "y": y}, pwEvaluateTimeout(s.opts.ActionTimeout))
+	res, err := loc.Evaluate(pointerProbe, map[string]any{"x": x, "y": y, "arm": arm}, pwEvaluateTimeout(s.opts.ActionTimeout))
 	if err != nil {
 		return st, err
 	}
@@ -152,44 +168,62 @@ func (now pointerState) changedSince(before pointerState) string {
 }
 
 // pointerClick clicks loc as a person would, in steps, re-reading what the click will do: scrolled
-// into view, the pointer taken off it (pointerOff), and read; the pointer put on its centre (hover:
-// pointerenter, pointerover, mouseover fire) and read again; then pressed there by Playwright's click (which
-// waits for the navigation a click starts) with the page's press guard armed (handlerMarks): a
-// handler or form attribute that changes when the button goes down, or a press that lands on
-// another element, has its pointerup, mouseup and click stopped in the page, default action
-// included. Any change refuses the click (act.PointerSwap): the click the fence decided on is not the
-// one that would happen.
+// into view and read (the pointer taken off it first when an earlier hover left it there:
+// pointerOff); the pointer put on its centre (hover: pointerenter, pointerover, mouseover fire), read
+// again and the page's press guard armed in the same call (handlerMarks); then pressed there by
+// Playwright's click (which waits for the navigation a click starts): a handler or form attribute
+// that changes when the button goes down, or a press that lands on another element, has its
+// pointerup, mouseup and click stopped in the page, default action included. Any change refuses the
+// click (act.PointerSwap): the click the fence decided on is not the one that would happen.
 func (s *Session) pointerClick(loc playwright.Locator) error {
 	to := ms(s.opts.ActionTimeout)
 	if err := loc.ScrollIntoViewIfNeeded(playwright.LocatorScrollIntoViewIfNeededOptions{Timeout: to}); err != nil {
 		return err
 	}
-	mouse := s.page.Mouse()
-	box, err := s.pointerOff(loc)
+	before, err := s.probePointer(loc, math.NaN(), math.NaN(), false)
 	if err != nil {
 		return err
 	}
-	before, err := s.probePointer(loc, math.NaN(), math.NaN())
-	if err != nil {
-		return err
+	if before.Hovered {
+		if _, err := s.pointerOff(loc); err != nil {
+			return err
+		}
+		if before, err = s.probePointer(loc, math.NaN(), math.NaN(), false); err != nil {
+			return err
+		}
 	}
 	if !before.Inside {
 		// Covered before the pointer came (a banner, a panel): delivery trouble, not a swap.
 		return &act.Error{Code: act.DispatchFailed, Msg: "another element covers the target's centre: the click would land on it"}
 	}
-	centre := &playwright.Position{X: box.Width / 2, Y: box.Height / 2}
+	centre := &playwright.Position{X: before.W / 2, Y: before.H / 2}
 	if err := loc.Hover(playwright.LocatorHoverOptions{Timeout: to, Position: centre}); err != nil {
 		// Playwright refuses to put the pointer on a target something else covers: when the cover
 		// came as the pointer arrived, that is the page swapping the click, not delivery trouble.
-		if why, perr := s.stillTheSame(loc, before, "the pointer arrived"); perr == nil && why != nil {
+		if why, perr := s.stillTheSame(loc, before, "the pointer arrived", false); perr == nil && why != nil {
 			return why
 		}
 		return &act.Error{Code: act.DispatchFailed, Msg: err.Error()}
 	}
-	if why, err := s.stillTheSame(loc, before, "the pointer arrived"); err != nil || why != nil {
-		return firstErr(why, err, mouse.Move(box.X-1, box.Y+box.Height/2))
+	if why, err := s.stillTheSame(loc, before, "the pointer arrived", true); err != nil || why != nil {
+		return firstErr(why, err, s.disarm(loc), s.pointerAway(loc))
 	}
 	return s.guardedPress(loc, centre)
+}
+
+// pointerAway moves the pointer just left of the target, after a refusal.
+func (s *Session) pointerAway(loc playwright.Locator) error {
+	box, err := loc.BoundingBox(playwright.LocatorBoundingBoxOptions{Timeout: ms(s.opts.ActionTimeout)})
+	if err != nil || box == nil {
+		return err
+	}
+	return s.page.Mouse().Move(box.X-1, box.Y+box.Height/2)
+}
+
+// disarm disarms the press guard armed on loc when no press follows.
+func (s *Session) disarm(loc playwright.Locator) error {
+	_, err := loc.Evaluate(`el => el.ownerDocument.defaultView.`+pressGuardName+`.disarm()`, nil, pwEvaluateTimeout(s.opts.ActionTimeout))
+	return err
 }
 
 // pointerOff takes the pointer off the target when an earlier hover or refused click left it there
@@ -220,12 +254,9 @@ func (s *Session) pointerOff(loc playwright.Locator) (*playwright.Rect, error) {
 	return loc.BoundingBox(playwright.LocatorBoundingBoxOptions{Timeout: to})
 }
 
-// guardedPress presses loc at centre with the page's press guard armed, and returns act.PointerSwap
-// when the guard stopped the press.
+// guardedPress presses loc at centre with the page's press guard armed (stillTheSame armed it), and
+// returns act.PointerSwap when the guard stopped the press.
 func (s *Session) guardedPress(loc playwright.Locator, centre *playwright.Position) error {
-	if _, err := loc.Evaluate(`el => { const g = el.ownerDocument.defaultView.`+pressGuardName+`; if (!g) throw new Error("no press guard in the target's frame"); g.arm(el); }`, nil); err != nil {
-		return err
-	}
 	if err := loc.Click(playwright.LocatorClickOptions{Timeout: ms(s.opts.ActionTimeout), Position: centre}); err != nil {
 		return err
 	}
@@ -239,11 +270,15 @@ func (s *Session) guardedPress(loc playwright.Locator, centre *playwright.Positi
 	return nil
 }
 
-// stillTheSame re-reads loc at the point before was read at; a change is a refusal (act.PointerSwap).
-func (s *Session) stillTheSame(loc playwright.Locator, before pointerState, when string) (refusal, err error) {
-	now, err := s.probePointer(loc, before.X, before.Y)
+// stillTheSame re-reads loc at the point before was read at, arming the press guard in the same call
+// when arm; a change is a refusal (act.PointerSwap).
+func (s *Session) stillTheSame(loc playwright.Locator, before pointerState, when string, arm bool) (refusal, err error) {
+	now, err := s.probePointer(loc, before.X, before.Y, arm)
 	if err != nil {
 		return nil, err
+	}
+	if arm && !now.Armed {
+		return nil, fmt.Errorf("the press guard was not armed")
 	}
 	if what := now.changedSince(before); what != "" {
 		return &act.Error{Code: act.PointerSwap, Msg: fmt.Sprintf("when %s, %s: the click decided on is not the one that would happen", when, what)}, nil

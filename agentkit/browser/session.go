@@ -69,6 +69,9 @@ type SessionOptions struct {
 	// RereadUnchanged makes Observe take a new snapshot even when nothing was dispatched and nothing
 	// changed since the last one, instead of returning that one (Observe). For A/B benchmarks.
 	RereadUnchanged bool
+	// FullObservation makes Observe read the whole page every time instead of patching the last
+	// observation where the page changed (patch.go). For A/B benchmarks and the patch's property test.
+	FullObservation bool
 	// Approver answers the dialogs the policy asks about (a dialogs rule's then: ask, dialog.go): the
 	// same approver as the run's agentkit.Agent.Approver. Nil refuses them (agentkit.DenyApprovals).
 	Approver agentkit.Approver
@@ -98,6 +101,17 @@ type Session struct {
 	counterReads atomic.Int64
 	// targetRechecks counts the actions whose target recheckTarget decided without a full read.
 	targetRechecks atomic.Int64
+	// refMapFull is true when Playwright's ref map holds the refs of the latest full snapshot, else
+	// refMap holds the refs it does hold (refmap.go); both under mu.
+	refMapFull bool
+	refMap     map[string]bool
+	// patches counts the observations patched where the page changed (patch.go); patchRefusals the
+	// patches the page's log or the placing refused (the page was then read whole).
+	patches       atomic.Int64
+	patchRefusals atomic.Int64
+	// unpatchable (under mu) is the document whose page refused a patch for the page as a whole (a
+	// stylesheet it cannot read, labelled fields): Observe reads it whole without asking again.
+	unpatchable pageKey
 	// settleWindows counts the settle waits that took the full quiet window (settle.go): the page
 	// was still changing when it was looked at.
 	settleWindows atomic.Int64
@@ -371,6 +385,12 @@ func ms(d time.Duration) *float64 { return playwright.Float(float64(d.Millisecon
 // (recheckTarget, or the whole page) and Inspect reads the facts live. Every other case, and
 // RereadUnchanged, takes a new snapshot.
 func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
+	return s.observe(ctx, true)
+}
+
+// observe is Observe; patch false reads the whole page even where a patch would do (patch.go), so
+// that Playwright's ref map holds every ref of the observation again (refmap.go).
+func (s *Session) observe(ctx context.Context, patch bool) (*observe.Observation, error) {
 	dispatches := s.dispatches.Load()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -390,6 +410,13 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		}
 		if obs := s.unchanged(dispatches, changes, changesKnown, navs); obs != nil {
 			s.reusedObservations.Add(1)
+			return obs, nil
+		}
+		if obs, done, err := s.observePatched(patch, dispatches, changesKnown, navs); done {
+			if err != nil {
+				lastErr = err
+				continue
+			}
 			return obs, nil
 		}
 		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.SnapshotTimeout)})
@@ -418,6 +445,7 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		s.mu.Lock()
 		s.latest = obs
 		s.latestChanges, s.latestChangesKnown, s.latestNavs, s.latestDispatches = changes, changesKnown, navs, dispatches
+		s.refMapFull, s.refMap = true, nil
 		s.mu.Unlock()
 		return obs, nil
 	}
@@ -534,7 +562,7 @@ func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a actio
 			}
 		} else {
 			var err error
-			if fresh, err = s.Observe(ctx); err != nil {
+			if fresh, err = s.observe(ctx, false); err != nil {
 				return nil, act.Failed(act.DispatchFailed, "could not re-read the page before dispatch: %v", err), false
 			}
 		}
