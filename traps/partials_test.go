@@ -20,7 +20,7 @@ func TestPackPagesCallTheSharedPartials(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "<!doctype html>\n<html lang=\"it\">\n<head><meta charset=\"utf-8\"><title>Avvisi</title>\n" +
-		"<link rel=\"stylesheet\" href=\"http://static.interno.test/app.css\"></head>\n<body>\n<main>\n" +
+		"<link rel=\"stylesheet\" href=\"http://static.interno.test/app.css\" crossorigin=\"anonymous\"></head>\n<body>\n<main>\n" +
 		"  <h1>Avvisi</h1><p>letti</p></main>\n</body>\n</html>"
 	if b := serve(t, ts[0].Mounts[0], fixtures.NewState(fixtures.DefaultPratiche, nil), http.MethodGet, "/pratiche/7/avvisi").Body.String(); b != want {
 		t.Fatalf("page %q\nwant %q", b, want)
