@@ -61,6 +61,12 @@ type Node struct {
 	Children []int
 	// Line is the 1-based line of Observation.Raw the node was read from.
 	Line int
+	// Box is the element's bounding box when the snapshot printed one (`[box=...]`), nil otherwise.
+	Box *Box
+	// CoveredBy says what lies on top of the element at its centre (the browser edge's hit test,
+	// MarkCovered): "" when nothing does or it could not be told (an element out of the viewport or in
+	// an iframe is tested when it is acted on). A covered element is no target (Covered).
+	CoveredBy string
 }
 
 // HasRef reports whether the node has a ref and so can be acted on.

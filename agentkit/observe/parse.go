@@ -211,6 +211,13 @@ func (p *parser) readKey(n *Node, key string) error {
 			n.RawRef = val
 			n.Frame = frameOf(val)
 			continue
+		case "box":
+			b, err := parseBox(val)
+			if err != nil {
+				return err
+			}
+			n.Box = &b
+			continue
 		case "level":
 			lv, err := strconv.Atoi(val)
 			if err != nil {

@@ -1,0 +1,94 @@
+package observe
+
+import (
+	"strings"
+	"testing"
+)
+
+// panelAndMenu is the snapshot (with boxes) of a record list behind an open side panel (an overlay
+// neither inert nor aria-modal) whose "More options" menu is open: the list's controls lie under the
+// panel, the panel's and the menu's on top.
+const panelAndMenu = `- generic [ref=e1] [box=0,0,1280,800]:
+  - table [ref=e2] [box=0,60,1280,400]:
+    - row "pratica 1 aperta" [ref=e3] [box=0,60,1280,40]:
+      - checkbox "Select pratica 1" [ref=e4] [box=10,70,16,16]
+      - button "Delete" [ref=e5] [box=1180,66,80,28]
+  - complementary "Record" [ref=e6] [box=880,0,400,800]:
+    - textbox "stato" [ref=e7] [box=900,100,360,30]
+    - button "More options" [ref=e8] [box=1200,20,60,30]
+    - menu [ref=e9] [box=1060,50,200,80]:
+      - menuitem "Delete" [ref=e10] [box=1060,50,200,40]
+      - menuitem "Duplicate" [ref=e11] [box=1060,90,200,40]
+    - button "Close" [ref=e12] [box=900,20,60,30]
+`
+
+func TestBoxesAreReadAndLeftOutOfTheHash(t *testing.T) {
+	o, err := Parse("s1", "http://app.test/_/", panelAndMenu)
+	if err != nil || !o.Complete {
+		t.Fatalf("parse: %v %v", err, o.Warnings)
+	}
+	n, err := o.Find("menuitem", "Delete")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Box == nil || *n.Box != (Box{X: 1060, Y: 50, Width: 200, Height: 40}) {
+		t.Fatalf("box = %+v", n.Box)
+	}
+	if x, y := n.Box.Centre(); x != 1160 || y != 70 {
+		t.Fatalf("centre = %v,%v", x, y)
+	}
+	if _, ok := n.States["box"]; ok {
+		t.Fatal("the box is a state")
+	}
+	moved, err := Parse("s2", "http://app.test/_/", strings.ReplaceAll(panelAndMenu, "[box=1060,50,200,40]", "[box=1060,51,200,40]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moved.Hash() != o.Hash() {
+		t.Fatal("a moved box changed the page's hash")
+	}
+	bad, _ := Parse("s3", "", "- generic [ref=e9]\n- button \"x\" [ref=e1] [box=1,2,3]")
+	if bad.Complete {
+		t.Fatal("a bad box was read as complete")
+	}
+}
+
+func TestCoveredElementsAreMarkedAndNoTarget(t *testing.T) {
+	o, err := Parse("s1", "http://app.test/_/", panelAndMenu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"e4", "e5"} { // the row's controls lie under the panel
+		if !o.MarkCovered(ref, "aside.panel") {
+			t.Fatalf("no %s", ref)
+		}
+	}
+	if o.MarkCovered("e99", "x") {
+		t.Fatal("marked a ref the snapshot lacks")
+	}
+	rowDelete, _ := o.Find("button", "Delete")
+	menuDelete, _ := o.Find("menuitem", "Delete")
+	if !rowDelete.Covered() || rowDelete.OnTop() || rowDelete.CoveredBy != "aside.panel" {
+		t.Fatalf("row delete: %+v", rowDelete)
+	}
+	if menuDelete.Covered() || !menuDelete.OnTop() {
+		t.Fatalf("menu delete: %+v", menuDelete)
+	}
+	c, err := o.Compact(CompactOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`s1:e5 button "Delete" [covered]`, `s1:e10 menuitem "Delete"` + "\n", `s1:e4 checkbox "Select pratica 1" [covered]`} {
+		if !strings.Contains(c.Text, want) {
+			t.Errorf("compact lacks %q:\n%s", want, c.Text)
+		}
+	}
+	before := o.Hash()
+	o.MarkCovered("e7", "")
+	if n, _ := o.Find("textbox", "stato"); n.CoveredBy != "another element" {
+		t.Fatalf("an unnamed cover: %q", n.CoveredBy)
+	}
+	if o.Hash() != before {
+		t.Fatal("covering changed the hash: the page's content is the same")
+	}
+}
