@@ -175,7 +175,7 @@ func (s *Session) pointerClick(loc playwright.Locator) error {
 	}
 	if !before.Inside {
 		// Covered before the pointer came (a banner, a panel): delivery trouble, not a swap.
-		return &act.Error{Code: act.DispatchFailed, Msg: "another element covers the target's centre: the click would land on it"}
+		return &act.Error{Code: act.TargetCovered, Msg: "another element covers the target's centre: the click would land on it"}
 	}
 	centre := &playwright.Position{X: box.Width / 2, Y: box.Height / 2}
 	if err := loc.Hover(playwright.LocatorHoverOptions{Timeout: to, Position: centre}); err != nil {

@@ -384,7 +384,7 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 			s.reusedObservations.Add(1)
 			return obs, nil
 		}
-		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.SnapshotTimeout)})
+		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Boxes: playwright.Bool(true), Timeout: ms(s.opts.SnapshotTimeout)})
 		if err != nil {
 			lastErr = err
 			if transient(err) {
@@ -405,6 +405,12 @@ func (s *Session) Observe(ctx context.Context) (*observe.Observation, error) {
 		}
 		if err == nil {
 			obs.SecretFields = n
+		}
+		// What lies on top (ontop.go): a covered element is no target. The page moving under the probe
+		// reads the page again; another failure leaves the elements unmarked, tested at dispatch.
+		if err := s.markCovered(obs); err != nil && transient(err) {
+			lastErr = err
+			continue
 		}
 		s.mu.Lock()
 		s.latest = obs
@@ -524,6 +530,9 @@ func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a actio
 	if now.Role != target.Role || now.EvidenceName() != target.EvidenceName() { // icon glyphs included
 		return nil, act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.EvidenceName(), now.Role, now.EvidenceName()), false
 	}
+	if now.CoveredBy != "" {
+		return nil, act.Failed(act.TargetCovered, "%s %s %q is covered by %s: a click would land on it; close it first", a.Ref, now.Role, now.Name, now.CoveredBy), false
+	}
 	if s.opts.Off.Has(policy.GuardStaleRef) {
 		return fresh, act.Result{}, true
 	}
@@ -548,6 +557,10 @@ func (s *Session) settle(ctx context.Context, a action.Action, fresh *observe.Ob
 			// can be re-read. The request may have landed; the loop re-reads and never retries blindly.
 			s.stopLoading()
 			return act.Result{Delivery: act.DeliveredUnverified, Err: err, Verification: "dispatched, then failed: re-read before anything else"}
+		}
+		if strings.Contains(err.Error(), "intercepts pointer events") {
+			// Playwright's own hit test: another element would receive the click (a panel, a modal).
+			return act.Result{Delivery: act.NotDelivered, Code: act.TargetCovered, Err: err}
 		}
 		return act.Result{Delivery: act.NotDelivered, Code: act.DispatchFailed, Err: err}
 	}

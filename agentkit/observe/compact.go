@@ -156,7 +156,7 @@ func writeNode(b *strings.Builder, n *Node, origin string, maxText int) {
 			quote(b, n.Name)
 		}
 		writeStates(b, n)
-		if n.Covered() {
+		if n.CoveredBy != "" {
 			b.WriteString(" [covered]") // something lies on top of it: no target until that is closed
 		}
 	}

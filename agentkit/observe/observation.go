@@ -61,11 +61,16 @@ type Node struct {
 	Children []int
 	// Line is the 1-based line of Observation.Raw the node was read from.
 	Line int
-	// Box is the element's bounding box when the snapshot printed one (`[box=...]`), nil otherwise.
-	Box *Box
-	// CoveredBy says what lies on top of the element at its centre (the browser edge's hit test,
-	// MarkCovered): "" when nothing does or it could not be told (an element out of the viewport or in
-	// an iframe is tested when it is acted on). A covered element is no target (Covered).
+	// Box is the element's bounding box as the snapshot printed it (`[box=x,y,width,height]`, CSS
+	// pixels relative to its frame's viewport, rounded): x, y, width, height; all zero when none was
+	// printed. Where the element is, for the browser edge's test of what is on top; no part of what
+	// the page says (Hash leaves it out).
+	Box [4]int
+	// CoveredBy says what lies on top of the element at its centre (an overlay, a side panel, a modal's
+	// backdrop, as "aside.panel"), as the browser edge's hit test found it right after the snapshot: a
+	// click there would land on that one, so a covered element is no target until what covers it is
+	// closed. "" when nothing does or it could not be told (an element out of the viewport or in an
+	// iframe is tested when it is acted on).
 	CoveredBy string
 }
 

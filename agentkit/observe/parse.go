@@ -216,7 +216,7 @@ func (p *parser) readKey(n *Node, key string) error {
 			if err != nil {
 				return err
 			}
-			n.Box = &b
+			n.Box = b
 			continue
 		case "level":
 			lv, err := strconv.Atoi(val)

@@ -1,0 +1,66 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/trapline/trapline/agentkit/act"
+	"github.com/trapline/trapline/agentkit/action"
+)
+
+// panelPage is a record list with a side panel over its right half (an overlay neither inert nor
+// aria-modal) whose "More options" menu is open, and a list row whose "Delete" lies under the panel
+// while its "Open" does not; a long list below the fold is left to the test at dispatch.
+const panelPage = `<!doctype html><title>Records</title><style>
+body { margin: 0; font: 16px sans-serif }
+table { width: 100%%; border-collapse: collapse } td { padding: 8px; height: 30px }
+aside { position: fixed; top: 0; right: 0; width: 50%%; height: 100vh; background: #fff; border-left: 1px solid #000 }
+.menu { position: absolute; top: 50px; right: 10px; background: #eee }
+</style>
+<main><h1>Records</h1><table><tr><td><button>Open</button></td><td style="text-align:right"><button>Delete</button></td></tr></table>
+<div style="height: 2000px"></div><button>Far below</button></main>
+<aside class="panel"><button>Close</button><input aria-label="stato" value="aperta"><button>More options</button>
+<div class="menu" role="menu"><div role="menuitem" tabindex=0>Delete record</div><div role="menuitem" tabindex=0>Duplicate</div></div></aside>`
+
+// TestObservationMarksWhatIsCovered (issue 53.2): the elements under the side panel are marked
+// covered by it, the panel's and its menu's are on top, an element out of the viewport is left to
+// the test at dispatch; a click on a covered element is refused (target_covered) and reaches nothing.
+func TestObservationMarksWhatIsCovered(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /pratiche/elenco", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, panelPage)
+	})
+	sess, _, _, _ := portalSession(t, mux)
+	ctx := context.Background()
+	if res := sess.Goto(ctx, "http://portale.interno.test/pratiche/elenco"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	obs, err := sess.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"button Delete": "aside.panel", "button Open": "", "button Close": "", "textbox stato": "",
+		"button More options": "", "menuitem Delete record": "", "menuitem Duplicate": "", "button Far below": "",
+	}
+	for key, by := range want {
+		var role, name string
+		fmt.Sscanf(key, "%s", &role)
+		name = key[len(role)+1:]
+		n, ok := find(obs, role, name)
+		if !ok {
+			t.Fatalf("no %s in\n%s", key, obs.Raw)
+		}
+		if n.CoveredBy != by {
+			t.Errorf("%s: covered by %q, want %q", key, n.CoveredBy, by)
+		}
+	}
+	del, _ := find(obs, "button", "Delete")
+	res := sess.Act(ctx, obs, action.Action{Kind: action.Click, Ref: del.Ref}, del)
+	if res.Delivery != act.NotDelivered || res.Code != act.TargetCovered {
+		t.Fatalf("a covered click: %+v, want not delivered, target_covered", res)
+	}
+}
