@@ -106,7 +106,10 @@ func (s *Session) Inspect(_ context.Context, obs *observe.Observation, a action.
 	if latest == nil || obs.SnapshotID != latest.SnapshotID {
 		return nil, fmt.Errorf("%s belongs to snapshot %s, not the latest one", a.Ref, obs.SnapshotID)
 	}
-	loc := s.page.Locator("aria-ref=" + target.RawRef)
+	loc, err := s.locate(target) // what the action works on: a hidden toggle's visible label (ontop.go)
+	if err != nil {
+		return nil, fmt.Errorf("read %s %q from the page: %w", target.Role, target.Name, err)
+	}
 	res, err := loc.Evaluate(factsScript, map[string]any{"kind": string(a.Kind), "value": a.Value, "key": a.Key}, pwEvaluateTimeout(s.opts.ActionTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("read %s %q from the page: %w", target.Role, target.Name, err)

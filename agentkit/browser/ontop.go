@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	playwright "github.com/mxschmitt/playwright-go"
+
+	"github.com/trapline/trapline/agentkit/act"
 	"github.com/trapline/trapline/agentkit/observe"
 )
 
@@ -93,4 +96,45 @@ func coverItems(obs *observe.Observation) [][]any {
 		items = append(items, []any{n.RawRef, n.Box[0], n.Box[1], n.Box[2], n.Box[3]})
 	}
 	return items
+}
+
+// labelOfToggle finds, in the element a hidden toggle's ref names (observe.Node.ViaLabel), the one
+// native checkbox or radio inside it, and answers -1 when that element is the input's label, the
+// index of the input's visible label among the element's labels, or -2 when there is no such one
+// input or no visible label of it.
+const labelOfToggle = `el => {
+  const inputs = el.querySelectorAll('input[type=checkbox], input[type=radio]');
+  if (inputs.length !== 1) return -2;
+  const input = inputs[0];
+  const shown = (l) => { const r = l.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  if (el.tagName === 'LABEL' && el.control === input && shown(el)) return -1;
+  const labels = [...el.querySelectorAll('label')];
+  const i = labels.findIndex((l) => l.control === input && shown(l));
+  return i < 0 ? -2 : i;
+}`
+
+// locate is the locator an action on target works on: the element its ref names, or, for a visually
+// hidden toggle reached through its label (observe.Node.ViaLabel), the input's visible label, which a
+// person clicks. A wrapper with no single input or no visible label of it is refused (DispatchFailed):
+// what the click would toggle is unknown.
+func (s *Session) locate(target observe.Node) (playwright.Locator, error) {
+	loc := s.page.Locator("aria-ref=" + target.RawRef)
+	if !target.ViaLabel {
+		return loc, nil
+	}
+	res, err := loc.Evaluate(labelOfToggle, nil, pwEvaluateTimeout(s.opts.ActionTimeout))
+	if err != nil {
+		return nil, &act.Error{Code: act.DispatchFailed, Msg: "the hidden " + target.Role + "'s label could not be read: " + err.Error()}
+	}
+	i, ok := res.(int)
+	if f, isFloat := res.(float64); isFloat {
+		i, ok = int(f), true
+	}
+	switch {
+	case !ok || i < -1:
+		return nil, &act.Error{Code: act.DispatchFailed, Msg: fmt.Sprintf("the hidden %s %q has no one visible label to click", target.Role, target.Name)}
+	case i == -1:
+		return loc, nil
+	}
+	return loc.Locator("label").Nth(i), nil
 }

@@ -64,3 +64,50 @@ func TestObservationMarksWhatIsCovered(t *testing.T) {
 		t.Fatalf("a covered click: %+v, want not delivered, target_covered", res)
 	}
 }
+
+// togglesPage is a record list whose row checkboxes are 0×0 inputs drawn by their labels, as
+// dashboards style them: a field wrapper with the input and an empty label for it, and a label
+// around the input.
+const togglesPage = `<!doctype html><title>Records</title><style>
+input.h { position: absolute; width: 0; height: 0; opacity: 0 }
+label.b::before { content: ""; display: inline-block; width: 16px; height: 16px; border: 1px solid }
+</style><table>
+<tr><td><div class="form-field"><input class=h type=checkbox id=c1 aria-label="Select pratica 1"><label class=b for=c1></label></div></td><td>pratica 1</td></tr>
+<tr><td><label class=b><input class=h type=checkbox aria-label="Select pratica 2"></label></td><td>pratica 2</td></tr>
+</table>`
+
+// TestHiddenTogglesAreClickedThroughTheirLabel (issue 53.2): a 0×0 checkbox under a styled label is
+// in the observation with a ref (its wrapper's) and a click on it checks it, through the label.
+func TestHiddenTogglesAreClickedThroughTheirLabel(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /pratiche/elenco", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, togglesPage)
+	})
+	sess, _, _, _ := portalSession(t, mux)
+	ctx := context.Background()
+	if res := sess.Goto(ctx, "http://portale.interno.test/pratiche/elenco"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	for _, name := range []string{"Select pratica 1", "Select pratica 2"} {
+		obs, err := sess.Observe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		box, ok := find(obs, "checkbox", name)
+		if !ok || !box.ViaLabel || box.CoveredBy != "" {
+			t.Fatalf("%s: %+v in\n%s", name, box, obs.Raw)
+		}
+		res := sess.Act(ctx, obs, action.Action{Kind: action.Click, Ref: box.Ref}, box)
+		if res.Delivery != act.Delivered {
+			t.Fatalf("%s: %+v", name, res)
+		}
+		after, err := sess.Observe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now, _ := find(after, "checkbox", name); now.States["checked"] != "true" {
+			t.Fatalf("%s is not checked after the click: %+v", name, now)
+		}
+	}
+}

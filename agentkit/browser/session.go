@@ -489,7 +489,11 @@ func (s *Session) Act(ctx context.Context, obs *observe.Observation, a action.Ac
 	if !ok {
 		return res
 	}
-	return d(ctx, s, a, fresh, s.page.Locator("aria-ref="+target.RawRef))
+	loc, err := s.locate(target) // a hidden toggle's visible label (ontop.go)
+	if err != nil {
+		return act.Result{Delivery: act.NotDelivered, Code: act.DispatchFailed, Err: err}
+	}
+	return d(ctx, s, a, fresh, loc)
 }
 
 // resolve checks that target is still the element obs described (the page unchanged and the element

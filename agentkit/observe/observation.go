@@ -72,6 +72,11 @@ type Node struct {
 	// closed. "" when nothing does or it could not be told (an element out of the viewport or in an
 	// iframe is tested when it is acted on).
 	CoveredBy string
+	// ViaLabel is true when the node is a visually hidden native toggle (a 0×0 checkbox under a styled
+	// label, which the snapshot shows without a ref) reached through the element around it (a label,
+	// or a field's wrapper holding one): its ref and box are that element's, and the browser edge
+	// clicks the input's visible label.
+	ViaLabel bool
 }
 
 // HasRef reports whether the node has a ref and so can be acted on.

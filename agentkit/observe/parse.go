@@ -54,6 +54,7 @@ func Parse(snapshotID, pageURL, raw string) (*Observation, error) {
 		p.warn(lineNo, err.Error()+": "+excerpt(line))
 	}
 	p.finish()
+	p.reachThroughLabels()
 	return p.o, nil
 }
 
