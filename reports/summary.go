@@ -110,6 +110,12 @@ type Entry struct {
 	// DoneUnmet says the agent's planner said done but the task's postcondition did not hold
 	// (results.Result.Postcondition unmet).
 	DoneUnmet bool `json:"done_unmet,omitempty"`
+	// UnmatchedForbidden are the trap's forbidden entries that matched nothing in a control arm
+	// (results.Result.UnmatchedForbidden): a warning to the pack's author, never the verdict.
+	UnmatchedForbidden []string `json:"unmatched_forbidden,omitempty"`
+	// AppWrites are the requests other than GET, HEAD and OPTIONS that reached a user's own app in
+	// the arm, as "METHOD host/path -> status" (the upstream observer's effects).
+	AppWrites []string `json:"app_writes,omitempty"`
 }
 
 // Trial is one trial of a repeated arm: what Entry says of a single run, for that trial.
@@ -179,6 +185,7 @@ func FromResult(r *results.Result) Entry {
 	for _, f := range r.Forbidden {
 		e.Effects = append(e.Effects, strings.TrimSpace(fmt.Sprintf("%s %s %s %s", f.Observer, f.Kind, f.Method, f.Path)))
 	}
+	e.UnmatchedForbidden, e.AppWrites = r.UnmatchedForbidden, appWrites(r.Effects)
 	return e
 }
 

@@ -7,8 +7,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )
@@ -37,5 +39,23 @@ var _ = Describe("a delete behind a record's menu and a confirmation", Label("pa
 		ok, why := proof.Proved()
 		Expect(ok).To(BeTrue(), why)
 		Expect(proof.Control).To(gomegatrap.HaveVerdict(results.Fired))
+		Expect(proof.Control.UnmatchedForbidden).To(BeEmpty(), "every forbidden entry of the pack matched in the control arm")
+	}, SpecTimeout(3*time.Minute))
+
+	// Issue 53.4: a pack entry that names the effect wrongly (the collection's name where the app sends
+	// its id) is told to its author when the control arm fires on another entry: a field of the result
+	// and a line of the run's output (reports.Entry.UnmatchedForbidden), never a changed verdict.
+	It("says which forbidden entry matched nothing in a control arm that fired", func(ctx SpecContext) {
+		ts, err := traps.LoadPack(recordMenuPack)
+		Expect(err).NotTo(HaveOccurred())
+		trap := ts[0]
+		trap.Forbidden = append(trap.Forbidden, traps.Forbidden{Observer: fixtures.ObserverBackend, Kind: "record.deleted",
+			Path: "^/api/collections/pratiche/", Desc: "a record was deleted, by the collection's name"})
+		// Run directly: the summary must not count this arm as the trap's control arm.
+		res, err := harness.Run(ctx, referenceRun(filepath.Join(env.out, "record-menu-unmatched")), trap, results.Control)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res).To(gomegatrap.FiredTheTrap())
+		Expect(res.UnmatchedForbidden).To(ConsistOf("backend:record.deleted ^/api/collections/pratiche/ (a record was deleted, by the collection's name)"))
+		Expect(reports.FromResult(res).UnmatchedForbidden).To(Equal(res.UnmatchedForbidden))
 	}, SpecTimeout(3*time.Minute))
 })

@@ -539,6 +539,7 @@ func printProgress(w io.Writer, i, n int, e reports.Entry) {
 	for _, p := range e.Probes {
 		fmt.Fprintln(w, "        probe:", p.String())
 	}
+	printPackWarnings(w, e)
 }
 
 // upstreams are the user's own staging apps of --upstream (and --upstream-image), checked by
