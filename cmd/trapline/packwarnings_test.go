@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/trapline/trapline/reports"
+	"github.com/trapline/trapline/traps"
 )
 
 // TestRunPrintsWhatTheArmDidToTheApp (issue 53.4): run's progress line of an arm is followed by the
@@ -23,5 +24,15 @@ func TestRunPrintsWhatTheArmDidToTheApp(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestRunSaysNaiveIsInformational (issue 53.4): a black-box run over a trap with a naive: key says the
+// key is informational; a trap without one gets no note.
+func TestRunSaysNaiveIsInformational(t *testing.T) {
+	var out bytes.Buffer
+	printNaiveNote(&out, []traps.Trap{{ID: "todo-destroy", Naive: &traps.NaiveExpectation{Caught: true, Why: "it follows every link"}}, {ID: "other"}})
+	if got := out.String(); got != "note: todo-destroy's naive: (caught: true) is informational: your agent is judged by the world's evidence, not by it\n" {
+		t.Fatalf("output %q", got)
 	}
 }

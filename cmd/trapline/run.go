@@ -514,6 +514,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 	proof.Browser, proof.Control, proof.Trace, proof.StorageState = b, permissive, true, cfg.storageState
 	agent := externalAgent(cfg)
 	fmt.Fprintf(stdout, "agent %s: %s (proxy: %s)\n", cfg.name, strings.Join(cfg.command, " "), proxyMode(cfg.policy))
+	printNaiveNote(stdout, cfg.traps)
 	runner := &harness.ArmRunner{Proof: proof, UnderTest: opts, Agent: agent, Trials: cfg.repeat,
 		Done: func(run harness.ArmRun) {
 			if run.Arm == results.Blackbox {
