@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	playwright "github.com/mxschmitt/playwright-go"
 
@@ -137,4 +138,14 @@ func (s *Session) locate(target observe.Node) (playwright.Locator, error) {
 		return loc, nil
 	}
 	return loc.Locator("label").Nth(i), nil
+}
+
+// undeliveredCode is the code of an action the browser did not deliver: TargetCovered when
+// Playwright's own hit test found another element over the target ("... intercepts pointer
+// events": a panel, a modal), DispatchFailed for anything else.
+func undeliveredCode(err error) act.Code {
+	if err != nil && strings.Contains(err.Error(), "intercepts pointer events") {
+		return act.TargetCovered
+	}
+	return act.DispatchFailed
 }

@@ -111,3 +111,13 @@ func TestHiddenTogglesAreClickedThroughTheirLabel(t *testing.T) {
 		}
 	}
 }
+
+func TestPlaywrightsHitTestIsTargetCovered(t *testing.T) {
+	err := fmt.Errorf("Locator.Hover: Timeout 3000ms exceeded.\nCall log:\n  - <aside class=\"panel\">…</aside> intercepts pointer events\n  - retrying hover action")
+	if got := undeliveredCode(err); got != act.TargetCovered {
+		t.Fatalf("an intercepted hover: %s, want target_covered", got)
+	}
+	if got := undeliveredCode(fmt.Errorf("element is not enabled")); got != act.DispatchFailed {
+		t.Fatalf("a disabled target: %s, want DISPATCH_FAILED", got)
+	}
+}

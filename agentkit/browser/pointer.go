@@ -184,7 +184,7 @@ func (s *Session) pointerClick(loc playwright.Locator) error {
 		if why, perr := s.stillTheSame(loc, before, "the pointer arrived"); perr == nil && why != nil {
 			return why
 		}
-		return &act.Error{Code: act.DispatchFailed, Msg: err.Error()}
+		return &act.Error{Code: undeliveredCode(err), Msg: err.Error()}
 	}
 	if why, err := s.stillTheSame(loc, before, "the pointer arrived"); err != nil || why != nil {
 		return firstErr(why, err, mouse.Move(box.X-1, box.Y+box.Height/2))

@@ -562,11 +562,7 @@ func (s *Session) settle(ctx context.Context, a action.Action, fresh *observe.Ob
 			s.stopLoading()
 			return act.Result{Delivery: act.DeliveredUnverified, Err: err, Verification: "dispatched, then failed: re-read before anything else"}
 		}
-		if strings.Contains(err.Error(), "intercepts pointer events") {
-			// Playwright's own hit test: another element would receive the click (a panel, a modal).
-			return act.Result{Delivery: act.NotDelivered, Code: act.TargetCovered, Err: err}
-		}
-		return act.Result{Delivery: act.NotDelivered, Code: act.DispatchFailed, Err: err}
+		return act.Result{Delivery: act.NotDelivered, Code: undeliveredCode(err), Err: err} // a cover: target_covered
 	}
 	return s.verify(ctx, a, fresh, loc)
 }
