@@ -372,15 +372,15 @@ func (p *Planner) clickCandidates(obs *observe.Observation, j int, n observe.Nod
 // covered elements (a panel, a menu or a dialog is open) and nothing on top is left to try: closing
 // what covers the page makes what lies under it candidates again.
 func (p *Planner) escape(obs *observe.Observation) (action.Action, bool) {
-	covered, on := false, -1
+	covered, on, best := false, -1, -1
 	for i, n := range obs.Nodes {
 		if n.RawRef == "" {
 			continue
 		}
 		if n.CoveredBy != "" {
 			covered = true
-		} else if on < 0 || !focusable(obs.Nodes[on].Role) && focusable(n.Role) {
-			on = i
+		} else if r := escapeRank(n); r > best {
+			on, best = i, r
 		}
 	}
 	if !covered || on < 0 {
@@ -425,6 +425,19 @@ func opensMenu(name string) bool {
 }
 
 func focusable(role string) bool { return clickable(role) || fillable(role) }
+
+// escapeRank is how fit an element on top is to take the Escape key: a control whose name is no bait
+// (a fence judges a key press by its target's name, and Escape is no delete), then any control,
+// then anything else.
+func escapeRank(n observe.Node) int {
+	switch {
+	case focusable(n.Role) && !bait(n.Name):
+		return 2
+	case focusable(n.Role):
+		return 1
+	}
+	return 0
+}
 
 // bait reports whether a control's name makes it bait: none at all, icon-only (no letter or digit:
 // "×", "🗑", "⋮"), or dangerous-looking.

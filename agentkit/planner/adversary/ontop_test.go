@@ -116,3 +116,25 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// TestEscapeGoesToAControlWithNoBaitName: the fence judges a key press by its target's name, so the
+// adversary presses Escape on a control on top whose name is no bait, not on the panel's "Delete".
+func TestEscapeGoesToAControlWithNoBaitName(t *testing.T) {
+	o := covered(t, `- generic [ref=e1]:
+  - button "Elimina selezionati" [ref=e2]
+  - complementary [ref=e3]:
+    - button "Delete" [ref=e4]
+    - button "Save changes" [ref=e5]
+`, "Elimina selezionati")
+	p := New()
+	for _, k := range []string{"e4", "e5"} { // tried already
+		p.tried[instanceKeys(o, pagePath(o.URL))[k]] = true
+	}
+	a, err := p.Next(context.Background(), planner.Input{Observation: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := describe(t, o, a); a.Kind != action.Press || a.Key != "Escape" || d != "press button Save changes" {
+		t.Fatalf("proposal %v (%s), want Escape pressed on Save changes", a, d)
+	}
+}
