@@ -127,12 +127,16 @@ func printObservation(w io.Writer, obs *observe.Observation) error {
 	return tw.Flush()
 }
 
-// onTop says whether the element can be acted on where it is: "yes", or "no (covered by aside.panel)"
+// onTop says whether the element can be acted on where it is: "yes" ("yes (by its label)" for a
+// visually hidden checkbox reached through its label), or "no (covered by aside.panel)"
 // when another element lies on top of it (observe.Node.CoveredBy): a step or the adversary acting on
 // it is refused (target_covered) until what covers it is closed.
 func onTop(n observe.Node) string {
-	if n.CoveredBy != "" {
+	switch {
+	case n.CoveredBy != "":
 		return "no (covered by " + n.CoveredBy + ")"
+	case n.ViaLabel:
+		return "yes (by its label)" // a hidden native toggle, clicked through its visible label
 	}
 	return "yes"
 }
