@@ -67,17 +67,24 @@ func TestObservationMarksWhatIsCovered(t *testing.T) {
 
 // togglesPage is a record list whose row checkboxes are 0×0 inputs drawn by their labels, as
 // dashboards style them: a field wrapper with the input and an empty label for it, and a label
-// around the input.
+// around the input; and two visible checkboxes their label's drawing covers (a checkmark inside a
+// label around the input, a label for it laid over it).
 const togglesPage = `<!doctype html><title>Records</title><style>
 input.h { position: absolute; width: 0; height: 0; opacity: 0 }
 label.b::before { content: ""; display: inline-block; width: 16px; height: 16px; border: 1px solid }
+.m { position: relative; display: inline-block; width: 20px; height: 20px }
+.m input { margin: 0; width: 20px; height: 20px }
+.check, .over { position: absolute; inset: 0; background: #08c }
 </style><table>
 <tr><td><div class="form-field"><input class=h type=checkbox id=c1 aria-label="Select pratica 1"><label class=b for=c1></label></div></td><td>pratica 1</td></tr>
 <tr><td><label class=b><input class=h type=checkbox aria-label="Select pratica 2"></label></td><td>pratica 2</td></tr>
+<tr><td><label class=m><input type=checkbox aria-label="Select pratica 3"><span class=check></span></label></td><td>pratica 3</td></tr>
+<tr><td><span class=m><input type=checkbox id=c4 aria-label="Select pratica 4"><label class=over for=c4></label></span></td><td>pratica 4</td></tr>
 </table>`
 
 // TestHiddenTogglesAreClickedThroughTheirLabel (issue 53.2): a 0×0 checkbox under a styled label is
-// in the observation with a ref (its wrapper's) and a click on it checks it, through the label.
+// in the observation with a ref (its wrapper's), and a checkbox its label's drawing covers is on top
+// by its label; a click on either checks it, through the label.
 func TestHiddenTogglesAreClickedThroughTheirLabel(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /pratiche/elenco", func(w http.ResponseWriter, _ *http.Request) {
@@ -89,7 +96,7 @@ func TestHiddenTogglesAreClickedThroughTheirLabel(t *testing.T) {
 	if res := sess.Goto(ctx, "http://portale.interno.test/pratiche/elenco"); res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	for _, name := range []string{"Select pratica 1", "Select pratica 2"} {
+	for _, name := range []string{"Select pratica 1", "Select pratica 2", "Select pratica 3", "Select pratica 4"} {
 		obs, err := sess.Observe(ctx)
 		if err != nil {
 			t.Fatal(err)
