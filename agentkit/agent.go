@@ -406,9 +406,13 @@ func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop actio
 	r.shot = shot{} // the page may change from here on: the next violation's screenshot is its own
 	t0 := time.Now()
 	var res act.Result
-	if prop.Kind == action.Goto {
+	switch {
+	case prop.Kind == action.Goto:
 		res = r.drv.Goto(ctx, prop.URL)
-	} else {
+	case node.CoveredBy != "":
+		// Not a target where it is (observe.Node.CoveredBy): the click would land on what covers it.
+		res = act.Failed(act.TargetCovered, "%s %s %q is covered by %s: a click would land on it; close that first (its close button or Escape)", prop.Ref, node.Role, node.Name, node.CoveredBy)
+	default:
 		res = r.drv.Act(ctx, obs, prop, node)
 	}
 	rec.ActMillis = time.Since(t0).Milliseconds()
@@ -429,7 +433,7 @@ func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop actio
 	}
 	if res.Code != "" && res.Delivery == act.NotDelivered {
 		switch {
-		case res.Code == act.DispatchFailed:
+		case res.Code == act.DispatchFailed || res.Code == act.TargetCovered:
 			// The browser could not dispatch an allowed action (a disabled control, a timeout): the
 			// agent's delivery trouble, no refusal of the fence.
 			r.trouble = append(r.trouble, evidence.Trouble{Rule: act.Rule(res.Code), Reason: errString(res.Err), Page: obs.URL, Action: &prop, Target: target})
@@ -449,6 +453,11 @@ func (r *run) dispatch(ctx context.Context, obs *observe.Observation, prop actio
 		r.unverifiedKey, r.unverifiedHash = "", ""
 	}
 	r.lastHash = obs.Hash()
+	if res.Delivery == act.NotDelivered && (res.Code == act.DispatchFailed || res.Code == act.TargetCovered) {
+		// Delivery trouble (a covered target, a click the browser refused): nothing reached the page,
+		// so the page staying as it was is no stuck step for budget_stuck's count.
+		r.lastHash = ""
+	}
 	outcome := string(res.Delivery)
 	if res.Err != nil {
 		outcome += ": " + res.Err.Error()

@@ -73,7 +73,27 @@ func afterRun(ctx context.Context, o Options, trap traps.Trap, arm results.Arm, 
 		return err
 	}
 	measureTask(res, trap, readings)
+	if arm.Fence() == results.FencePermissive {
+		res.UnmatchedForbidden = unmatchedForbidden(trap, res.Effects)
+	}
 	return nil
+}
+
+// unmatchedForbidden are the trap's forbidden entries that match none of effects, each as
+// "observer:kind path (desc)" (results.Result.UnmatchedForbidden).
+func unmatchedForbidden(trap traps.Trap, effects []fixtures.Effect) []string {
+	var out []string
+	for _, f := range trap.Forbidden {
+		if slices.ContainsFunc(effects, f.Matches) {
+			continue
+		}
+		if f.Desc != "" {
+			out = append(out, f.String()+" ("+f.Desc+")")
+		} else {
+			out = append(out, f.String())
+		}
+	}
+	return out
 }
 
 // measureTask says whether the trap's task was done (every traps.Success holds), from the run's

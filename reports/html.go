@@ -159,6 +159,8 @@ type armView struct {
 	GuardsFired               string
 	Effects                   []string
 	Probes                    []string
+	UnmatchedForbidden        []string
+	AppWrites                 []string
 	CanaryHits, ProxyDenied   int
 	Seconds                   float64
 	Evidence                  string
@@ -284,7 +286,8 @@ func buildArm(e Entry, o HTMLOptions) armView {
 	class, text := verdictClass(e.Status)
 	a := armView{Anchor: anchor(e.Trap, ArmLabel(e)), Arm: ArmLabel(e), Class: class, Text: text, Why: e.Why, Failure: FailureMessage(e),
 		Outcome: e.Outcome, ExpectedGuards: policy.JoinRules(e.ExpectedGuards, ", "), GuardsFired: policy.JoinRules(e.GuardsFired, ", "),
-		Effects: e.Effects, CanaryHits: e.CanaryHits, ProxyDenied: e.ProxyDenied, Seconds: e.Seconds, Reused: reusedLabel(e)}
+		Effects: e.Effects, CanaryHits: e.CanaryHits, ProxyDenied: e.ProxyDenied, Seconds: e.Seconds, Reused: reusedLabel(e),
+		UnmatchedForbidden: e.UnmatchedForbidden, AppWrites: e.AppWrites}
 	for _, p := range e.Probes {
 		a.Probes = append(a.Probes, p.String()+" from "+p.Source)
 	}

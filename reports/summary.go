@@ -114,6 +114,12 @@ type Entry struct {
 	// an earlier run whose every input was the same (trapline run's proof cache, docs/proof-cache.md),
 	// and its evidence copied from there. Nil for an arm this run ran.
 	Reused *ReusedProof `json:"reused,omitempty"`
+	// UnmatchedForbidden are the trap's forbidden entries that matched nothing in a control arm
+	// (results.Result.UnmatchedForbidden): a warning to the pack's author, never the verdict.
+	UnmatchedForbidden []string `json:"unmatched_forbidden,omitempty"`
+	// AppWrites are the requests other than GET, HEAD and OPTIONS that reached a user's own app in
+	// the arm, as "METHOD host/path -> status" (the upstream observer's effects).
+	AppWrites []string `json:"app_writes,omitempty"`
 }
 
 // ReusedProof names the earlier run that made a reused proof (Entry.Reused).
@@ -203,6 +209,7 @@ func FromResult(r *results.Result) Entry {
 	for _, f := range r.Forbidden {
 		e.Effects = append(e.Effects, strings.TrimSpace(fmt.Sprintf("%s %s %s %s", f.Observer, f.Kind, f.Method, f.Path)))
 	}
+	e.UnmatchedForbidden, e.AppWrites = r.UnmatchedForbidden, appWrites(r.Effects)
 	return e
 }
 

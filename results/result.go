@@ -130,6 +130,11 @@ type Result struct {
 	// load, a frame that loads by itself). They are recorded and reported, never the agent's verdict:
 	// the harness moves them out of Forbidden, and Judge counts no canary hit listed here.
 	WorldsOwn []fixtures.Effect `json:"worlds_own,omitempty"`
+	// UnmatchedForbidden, in a permissive (control) arm, are the trap's forbidden entries
+	// (traps.Forbidden.String, then its desc) that matched none of the arm's effects: with a control
+	// arm that fired on another entry, a pack mistake its author must see (a path naming a collection
+	// by its name where the app sends its id). A warning, never the verdict; nil in other arms.
+	UnmatchedForbidden []string `json:"unmatched_forbidden,omitempty"`
 }
 
 // CanaryHits counts the effects recorded by canary sites.

@@ -178,7 +178,9 @@ type Trap struct {
 	// after Arrange (ApplyPolicyPatch); a pack's policy_patch.
 	PolicyPatch map[results.Arm]string
 	// Naive is what the naive example external agent must meet on this trap; nil leaves it to the
-	// external specs' own table.
+	// external specs' own table. Only the project's external specs check it, on the catalog's traps;
+	// in a user's pack it is informational: trapline run never checks it (any agent may be the one
+	// under test), and says so where it runs a black-box agent on a trap that has it.
 	Naive *NaiveExpectation
 	// Probe, when set, reads the user's app's state before and after each arm (StartHost's upstream);
 	// a broken rule is an Effect of ObserverProbe.

@@ -43,6 +43,9 @@ const (
 	// PointerSwap: the page changed what the click will do when the pointer arrived or the button
 	// went down; the click was not completed (browser pointerClick).
 	PointerSwap = Code(policy.RulePointerSwap)
+	// TargetCovered: another element lies on top of the target at its centre (the observation marks it,
+	// observe.Node.Covered; pointerClick tests it again): the click would land on that one.
+	TargetCovered = Code(policy.RuleTargetCovered)
 )
 
 // Rule returns the registered rule a resolution code is logged under.

@@ -68,7 +68,7 @@ func element(do func(s *Session, a action.Action, loc playwright.Locator) error)
 		defer s.dispatching(ctx, a, obs)() // the opener of the dialogs it opens (dialog.go)
 		err := do(s, a, loc)
 		var refused *act.Error
-		if errors.As(err, &refused) && (refused.Code == act.PointerSwap || refused.Code == act.DispatchFailed) {
+		if errors.As(err, &refused) && (refused.Code == act.PointerSwap || refused.Code == act.DispatchFailed || refused.Code == act.TargetCovered) {
 			return act.Result{Delivery: act.NotDelivered, Code: refused.Code, Err: err}
 		}
 		return s.settle(ctx, a, obs, loc, err)

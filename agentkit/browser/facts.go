@@ -109,7 +109,10 @@ func (s *Session) Inspect(_ context.Context, obs *observe.Observation, a action.
 	if err := s.ensureRef(target); err != nil {
 		return nil, fmt.Errorf("read %s %q from the page: %w", target.Role, target.Name, err)
 	}
-	loc := s.page.Locator("aria-ref=" + target.RawRef)
+	loc, err := s.locate(target) // what the action works on: a hidden toggle's visible label (ontop.go)
+	if err != nil {
+		return nil, fmt.Errorf("read %s %q from the page: %w", target.Role, target.Name, err)
+	}
 	res, err := loc.Evaluate(factsScript, map[string]any{"kind": string(a.Kind), "value": a.Value, "key": a.Key}, pwEvaluateTimeout(s.opts.ActionTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("read %s %q from the page: %w", target.Role, target.Name, err)

@@ -478,6 +478,15 @@ func (s *Session) observePatched(allowed bool, dispatches int64, changesKnown bo
 	if err == nil {
 		obs.SecretFields = count
 	}
+	// What no subtree holds is read for the whole page again: the code boxes, and what is on top (an
+	// overlay the patch added covers untouched elements; one it removed uncovers them).
+	obs.CodeBoxes, obs.CodeInputs = s.codeInputs()
+	for i := range obs.Nodes {
+		obs.Nodes[i].CoveredBy, obs.Nodes[i].ViaLabel = "", false
+	}
+	if err := s.markCovered(obs); err != nil && transient(err) {
+		return nil, true, err
+	}
 	s.mu.Lock()
 	s.latest = obs
 	s.latestChanges, s.latestChangesKnown, s.latestNavs, s.latestDispatches = n, true, navs, dispatches

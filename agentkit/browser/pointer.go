@@ -194,7 +194,7 @@ func (s *Session) pointerClick(loc playwright.Locator) error {
 	}
 	if !before.Inside {
 		// Covered before the pointer came (a banner, a panel): delivery trouble, not a swap.
-		return &act.Error{Code: act.DispatchFailed, Msg: "another element covers the target's centre: the click would land on it"}
+		return &act.Error{Code: act.TargetCovered, Msg: "another element covers the target's centre: the click would land on it"}
 	}
 	centre := &playwright.Position{X: before.W / 2, Y: before.H / 2}
 	if err := loc.Hover(playwright.LocatorHoverOptions{Timeout: to, Position: centre}); err != nil {
@@ -203,7 +203,7 @@ func (s *Session) pointerClick(loc playwright.Locator) error {
 		if why, perr := s.stillTheSame(loc, before, "the pointer arrived", false); perr == nil && why != nil {
 			return why
 		}
-		return &act.Error{Code: act.DispatchFailed, Msg: err.Error()}
+		return &act.Error{Code: undeliveredCode(err), Msg: err.Error()}
 	}
 	if why, err := s.stillTheSame(loc, before, "the pointer arrived", true); err != nil || why != nil {
 		return firstErr(why, err, s.disarm(loc), s.pointerAway(loc))

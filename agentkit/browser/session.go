@@ -419,7 +419,7 @@ func (s *Session) observe(ctx context.Context, patch bool) (*observe.Observation
 			}
 			return obs, nil
 		}
-		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Timeout: ms(s.opts.SnapshotTimeout)})
+		raw, err := s.page.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi, Boxes: playwright.Bool(true), Timeout: ms(s.opts.SnapshotTimeout)})
 		if err != nil {
 			lastErr = err
 			if transient(err) {
@@ -442,6 +442,12 @@ func (s *Session) observe(ctx context.Context, patch bool) (*observe.Observation
 			obs.SecretFields = n
 		}
 		obs.CodeBoxes, obs.CodeInputs = s.codeInputs()
+		// What lies on top (ontop.go): a covered element is no target. The page moving under the probe
+		// reads the page again; another failure leaves the elements unmarked, tested at dispatch.
+		if err := s.markCovered(obs); err != nil && transient(err) {
+			lastErr = err
+			continue
+		}
 		s.mu.Lock()
 		s.latest = obs
 		s.latestChanges, s.latestChangesKnown, s.latestNavs, s.latestDispatches = changes, changesKnown, navs, dispatches
@@ -536,7 +542,11 @@ func (s *Session) Act(ctx context.Context, obs *observe.Observation, a action.Ac
 	if !ok {
 		return res
 	}
-	return d(ctx, s, a, fresh, s.page.Locator("aria-ref="+target.RawRef))
+	loc, err := s.locate(target) // a hidden toggle's visible label (ontop.go)
+	if err != nil {
+		return act.Result{Delivery: act.NotDelivered, Code: act.DispatchFailed, Err: err}
+	}
+	return d(ctx, s, a, fresh, loc)
 }
 
 // resolve checks that target is still the element obs described (the page unchanged and the element
@@ -577,6 +587,9 @@ func (s *Session) resolve(ctx context.Context, obs *observe.Observation, a actio
 	if now.Role != target.Role || now.EvidenceName() != target.EvidenceName() { // icon glyphs included
 		return nil, act.Failed(act.StaleRef, "%s was %s %q and is now %s %q", a.Ref, target.Role, target.EvidenceName(), now.Role, now.EvidenceName()), false
 	}
+	if now.CoveredBy != "" {
+		return nil, act.Failed(act.TargetCovered, "%s %s %q is covered by %s: a click would land on it; close it first", a.Ref, now.Role, now.Name, now.CoveredBy), false
+	}
 	if s.opts.Off.Has(policy.GuardStaleRef) {
 		return fresh, act.Result{}, true
 	}
@@ -602,7 +615,7 @@ func (s *Session) settle(ctx context.Context, a action.Action, fresh *observe.Ob
 			s.stopLoading()
 			return act.Result{Delivery: act.DeliveredUnverified, Err: err, Verification: "dispatched, then failed: re-read before anything else"}
 		}
-		return act.Result{Delivery: act.NotDelivered, Code: act.DispatchFailed, Err: err}
+		return act.Result{Delivery: act.NotDelivered, Code: undeliveredCode(err), Err: err} // a cover: target_covered
 	}
 	return s.verify(ctx, a, fresh, loc)
 }

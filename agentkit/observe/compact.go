@@ -33,6 +33,7 @@ type Compacted struct {
 	//	s3f9k2:e13 link "Guida" -> https://staging.test/guida
 	//	s3f9k2:e12 button "Elimina" [disabled]
 	//	s3f9k2:e45 button: "AriaHidden button"
+	//	s3f9k2:e50 button "Elimina" [covered]
 	//
 	// and, with IncludeText, indented lines for text without a ref such as
 	// `  text: "Email"`. A cut view ends with
@@ -155,6 +156,9 @@ func writeNode(b *strings.Builder, n *Node, origin string, maxText int) {
 			quote(b, n.Name)
 		}
 		writeStates(b, n)
+		if n.CoveredBy != "" {
+			b.WriteString(" [covered]") // something lies on top of it: no target until that is closed
+		}
 	}
 	if n.Text != "" {
 		b.WriteString(": ")

@@ -38,6 +38,12 @@
 // drops them (TypableName: "aperta \ueb99" is "aperta") and RawName keeps
 // the name as printed, for the evidence.
 //
+// What is on top: a snapshot taken with boxes (`[box=x,y,width,height]`) gives each node its Box; the
+// browser edge hit-tests each element's centre and fills Node.CoveredBy for an element something else
+// lies on (an open panel, menu or dialog), which Compact writes as [covered] and the loop refuses as a
+// target. A visually hidden native toggle (a 0×0 checkbox under a styled label) takes the ref of the
+// label or wrapper around it (Node.ViaLabel), so it can be acted on as a person does, by its label.
+//
 // Hash identifies the page content independently of refs, so an agent can
 // tell that an action changed nothing.
 package observe

@@ -13,6 +13,8 @@ func FuzzParse(f *testing.F) {
 		f.Add(readTestdata(f, name+".txt"))
 	}
 	f.Add("- 'a \"\\\"\" [ref=e1]': \"\\x41\"\n  - /url: x\n   - text: y")
+	f.Add(panelAndMenu)  // boxes (ontop_test.go)
+	f.Add(hiddenToggles) // refs moved onto hidden toggles
 	f.Fuzz(func(t *testing.T, raw string) {
 		o, err := Parse("fuzz01", "https://staging.test/", raw)
 		if err != nil {

@@ -61,6 +61,22 @@ type Node struct {
 	Children []int
 	// Line is the 1-based line of Observation.Raw the node was read from.
 	Line int
+	// Box is the element's bounding box as the snapshot printed it (`[box=x,y,width,height]`, CSS
+	// pixels relative to its frame's viewport, rounded): x, y, width, height; all zero when none was
+	// printed. Where the element is, for the browser edge's test of what is on top; no part of what
+	// the page says (Hash leaves it out).
+	Box [4]int
+	// CoveredBy says what lies on top of the element at its centre (an overlay, a side panel, a modal's
+	// backdrop, as "aside.panel"), as the browser edge's hit test found it right after the snapshot: a
+	// click there would land on that one, so a covered element is no target until what covers it is
+	// closed. "" when nothing does or it could not be told (an element out of the viewport or in an
+	// iframe is tested when it is acted on).
+	CoveredBy string
+	// ViaLabel is true when the node is a visually hidden native toggle (a 0×0 checkbox under a styled
+	// label, which the snapshot shows without a ref) reached through the element around it (a label,
+	// or a field's wrapper holding one): its ref and box are that element's, and the browser edge
+	// clicks the input's visible label.
+	ViaLabel bool
 }
 
 // HasRef reports whether the node has a ref and so can be acted on.

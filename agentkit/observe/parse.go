@@ -54,6 +54,7 @@ func Parse(snapshotID, pageURL, raw string) (*Observation, error) {
 		p.warn(lineNo, err.Error()+": "+excerpt(line))
 	}
 	p.finish()
+	p.reachThroughLabels()
 	return p.o, nil
 }
 
@@ -210,6 +211,13 @@ func (p *parser) readKey(n *Node, key string) error {
 			}
 			n.RawRef = val
 			n.Frame = frameOf(val)
+			continue
+		case "box":
+			b, err := parseBox(val)
+			if err != nil {
+				return err
+			}
+			n.Box = b
 			continue
 		case "level":
 			lv, err := strconv.Atoi(val)

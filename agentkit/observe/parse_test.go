@@ -44,7 +44,7 @@ func TestParseLine(t *testing.T) {
 		{"states", `- checkbox "Tutti" [checked=mixed] [disabled] [ref=e66]`,
 			Node{Role: "checkbox", Name: "Tutti", RawRef: "e66", States: map[string]string{"checked": "mixed", "disabled": "true"}}},
 		{"aria-hidden and box", `- button [aria-hidden] [ref=e1] [box=0,0,10,20]`,
-			Node{Role: "button", RawRef: "e1", States: map[string]string{"aria-hidden": "true", "box": "0,0,10,20"}}},
+			Node{Role: "button", RawRef: "e1", States: map[string]string{"aria-hidden": "true"}, Box: [4]int{0, 0, 10, 20}}},
 		{"frame ref", `- button "In frame" [ref=f12e3]`,
 			Node{Role: "button", Name: "In frame", RawRef: "f12e3", Frame: "f12"}},
 		{"no ref", `- option "chiusa" [selected]`,
@@ -71,6 +71,9 @@ func TestParseLine(t *testing.T) {
 				t.Errorf("got role=%q name=%q text=%q ref=%q level=%d frame=%q\nwant role=%q name=%q text=%q ref=%q level=%d frame=%q",
 					got.Role, got.Name, got.Text, got.RawRef, got.Level, got.Frame,
 					tc.want.Role, tc.want.Name, tc.want.Text, tc.want.RawRef, tc.want.Level, tc.want.Frame)
+			}
+			if got.Box != tc.want.Box {
+				t.Errorf("box = %v, want %v", got.Box, tc.want.Box)
 			}
 			if !sameMap(got.States, tc.want.States) {
 				t.Errorf("states = %v, want %v", got.States, tc.want.States)

@@ -71,7 +71,10 @@ const (
 	RuleTargetGone Rule = "target_gone"
 	// RulePointerSwap: what a click will do changed when the pointer arrived or the button went down
 	// (a handler, a form's action, the element under the pointer): the click was not completed.
-	RulePointerSwap      Rule = "pointer_swap"
+	RulePointerSwap Rule = "pointer_swap"
+	// RuleTargetCovered: another element (an overlay, a side panel, a modal, a menu) lies on top of the
+	// target at its centre: a click would land on that one. Not dispatched; delivery trouble, no guard.
+	RuleTargetCovered    Rule = "target_covered"
 	RuleDefaultDeny      Rule = "default_deny"
 	RuleUnmappedHost     Rule = "unmapped_host"
 	RuleNotAProxyRequest Rule = "not_a_proxy_request"
@@ -148,6 +151,7 @@ var registry = []RuleInfo{
 	{RuleAmbiguousTarget, LayerResolve, CategoryRef, "the target matches more than one element"},
 	{RuleUnnamedTarget, LayerResolve, CategoryRef, "the target has no name to re-check it by"},
 	{RuleDispatchFailed, LayerResolve, CategoryDelivery, "the browser could not dispatch the action; it did not reach the page"},
+	{RuleTargetCovered, LayerResolve, CategoryDelivery, "another element (an overlay, a panel, a modal, a menu) lies on top of the target: a click would land on it; not dispatched (delivery trouble, no guard): close what covers it first"},
 	{RuleDefaultDeny, LayerProxy, CategoryProxy, "the proxy has no rules: everything is denied"},
 	{RuleUnmappedHost, LayerProxy, CategoryProxy, "the destination is not mapped in the staging world"},
 	{RuleNotAProxyRequest, LayerProxy, CategoryProxy, "a request addressed to the proxy itself"},

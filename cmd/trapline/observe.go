@@ -20,8 +20,9 @@ import (
 const observeUsage = `usage: trapline observe [--trap ID] [--traps-dir DIR]... [--upstream HOST=URL]... [--policy P] [URL]
 
 Prints the observation of a page as the planner and a pack's attack: and diligent: steps get it: one
-line per element with its ref, role and name (icon-font glyphs dropped, as steps match them), its link
-and its states. The page is the trap's start page (--trap, default decoy-delete), or URL, opened in a
+line per element with its ref, role and name (icon-font glyphs dropped, as steps match them), whether
+it is on top (no: an overlay, a panel, a menu or a dialog covers it, and a step acting on it is refused
+with target_covered until that is closed), its link and its states. The page is the trap's start page (--trap, default decoy-delete), or URL, opened in a
 world with the trap's pages and your --upstream apps behind the world's proxy, as a run's arm opens it.
 Use it to write steps that name what the page shows, and to see why a step matched nothing.
 exit: 0 printed; 2 usage; 3 the world, the browser or the page broke.`
@@ -116,14 +117,28 @@ func observePage(ctx context.Context, dirs, upstream []string, trapID, policyPat
 func printObservation(w io.Writer, obs *observe.Observation) error {
 	fmt.Fprintf(w, "page %s (snapshot %s, %d elements)\n", obs.URL, obs.SnapshotID, len(obs.Elements()))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "REF\tROLE\tNAME\tLINK\tSTATES")
+	fmt.Fprintln(tw, "REF\tROLE\tNAME\tON TOP\tLINK\tSTATES")
 	for _, n := range obs.Elements() {
-		fmt.Fprintf(tw, "%s\t%s\t%q\t%s\t%s\n", n.RawRef, n.Role, n.Name, n.URL, states(n.States))
+		fmt.Fprintf(tw, "%s\t%s\t%q\t%s\t%s\t%s\n", n.RawRef, n.Role, n.Name, onTop(n), n.URL, states(n.States))
 	}
 	if !obs.Complete {
 		fmt.Fprintf(tw, "incomplete: %s\n", strings.Join(obs.Warnings, "; "))
 	}
 	return tw.Flush()
+}
+
+// onTop says whether the element can be acted on where it is: "yes" ("yes (by its label)" for a
+// visually hidden checkbox reached through its label), or "no (covered by aside.panel)"
+// when another element lies on top of it (observe.Node.CoveredBy): a step or the adversary acting on
+// it is refused (target_covered) until what covers it is closed.
+func onTop(n observe.Node) string {
+	switch {
+	case n.CoveredBy != "":
+		return "no (covered by " + n.CoveredBy + ")"
+	case n.ViaLabel:
+		return "yes (by its label)" // a hidden native toggle, clicked through its visible label
+	}
+	return "yes"
 }
 
 // states renders an element's states as "checked,disabled,level=2", sorted.

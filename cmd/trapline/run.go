@@ -482,6 +482,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 	proof.Browser, proof.Control, proof.Trace, proof.StorageState = b, permissive, true, cfg.storageState
 	agent := externalAgent(cfg)
 	fmt.Fprintf(stdout, "agent %s: %s (proxy: %s)\n", cfg.name, strings.Join(cfg.command, " "), proxyMode(cfg.policy))
+	printNaiveNote(stdout, cfg.traps)
 	runner := &harness.ArmRunner{Proof: proof, UnderTest: opts, Agent: agent, Trials: cfg.repeat,
 		Done: func(run harness.ArmRun) {
 			if run.Arm == results.Blackbox {
@@ -506,6 +507,7 @@ func printProgress(w io.Writer, i, n int, e reports.Entry) {
 	for _, p := range e.Probes {
 		fmt.Fprintln(w, "        probe:", p.String())
 	}
+	printPackWarnings(w, e)
 }
 
 // upstreams are the user's own staging apps of --upstream (and --upstream-image), checked by

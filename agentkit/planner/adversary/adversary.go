@@ -15,6 +15,13 @@
 //     item; every other option of a select;
 //  6. every other button or control, on every page.
 //
+// It acts on what is on top: an element the observation marks covered (observe.Node.CoveredBy: under
+// an open side panel, menu or dialog) is no candidate until what covers it is gone. A control inside a
+// dialog (a confirmation's "Yes") is bait, and a control that opens a menu ("More options", "⋮",
+// "Azioni") is tried as early as a hover, so record-level actions behind a menu and a confirmation are
+// reached. When nothing on top is left to try while something covers the page, it presses Escape on
+// an element on top, to go back to what lies under it, before going back to the start page.
+//
 // Given the attempts that fired the trap in its control arm (Prefer), it proposes each of them first,
 // wherever it finds it, before anything else: a guarded arm must try every one (issue 51.6).
 //
@@ -41,6 +48,9 @@ import (
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/agentkit/planner"
 )
+
+// menuMarkers are lower-case substrings of the names of controls that open a menu of more actions.
+var menuMarkers = []string{"more", "option", "opzion", "menu", "action", "azion", "…", "..."}
 
 // dangerMarkers are lower-case substrings that make an element's name look dangerous.
 var dangerMarkers = []string{
@@ -186,6 +196,9 @@ func (p *Planner) Next(_ context.Context, in planner.Input) (action.Action, erro
 		return c.action, nil
 	}
 	p.last = candidate{}
+	if esc, ok := p.escape(obs); ok {
+		return esc, nil
+	}
 	if obs.URL != p.start && p.backs < len(p.tried) {
 		p.backs++
 		return action.Action{Kind: action.Goto, URL: p.start, Reason: "back to the start page for more"}, nil
@@ -221,6 +234,9 @@ func (p *Planner) candidates(obs *observe.Observation) []candidate {
 	elems := obs.Elements()
 	out := instructionCandidates(obs, elems, keys)
 	for j, n := range elems {
+		if n.CoveredBy != "" {
+			continue // under a panel, a menu or a dialog: a candidate once that is closed
+		}
 		for _, c := range p.elementCandidates(obs, j, n, keys[n.RawRef], page) {
 			c.node = &elems[j] // the element acted on, for Prefer
 			out = append(out, c)
@@ -243,7 +259,7 @@ func instructionCandidates(obs *observe.Observation, elems []observe.Node, keys 
 		for _, m := range clickInstr.FindAllStringSubmatch(line, -1) {
 			want := strings.ToLower(strings.TrimSpace(m[1]))
 			for j, n := range elems {
-				if n.Name != "" && strings.Contains(strings.ToLower(n.Name), want) && clickable(n.Role) {
+				if n.Name != "" && strings.Contains(strings.ToLower(n.Name), want) && clickable(n.Role) && n.CoveredBy == "" {
 					out = append(out, candidate{prio: prioInstruction, order: i*1000 + j, key: keys[n.RawRef],
 						action: action.Action{Kind: action.Click, Ref: n.Ref, Reason: "instruction on the page: " + m[0]}, node: &n})
 				}
@@ -333,8 +349,10 @@ func (p *Planner) clickCandidates(obs *observe.Observation, j int, n observe.Nod
 	}
 	prio := prioHarmless
 	switch {
-	case bait(n.Name):
-		prio = prioBait
+	case bait(n.Name), n.Role != "link" && inDialog(obs, n):
+		prio = prioBait // a dialog's controls: a taken-over model confirms what it is asked to
+	case n.Role != "link" && opensMenu(n.Name):
+		prio = prioHover // what a record's menu holds is reached before the page's other links
 	case n.Role == "link" && external(obs.URL, n.URL):
 		prio = prioExternal
 	case n.Role == "link" && obs.URL == p.start:
@@ -342,8 +360,83 @@ func (p *Planner) clickCandidates(obs *observe.Observation, j int, n observe.Nod
 	case n.Role == "link":
 		return nil
 	}
-	return []candidate{{prio: prio, order: 2 * j, key: k,
+	order := 2 * j
+	if refusal(n.Name) && inDialog(obs, n) {
+		order += len(obs.Nodes) * 2 // a dialog's "No" after its "Yes"
+	}
+	return []candidate{{prio: prio, order: order, key: k,
 		action: action.Action{Kind: action.Click, Ref: n.Ref, Reason: "worst case: try everything"}}}
+}
+
+// escape is a press of Escape on an element on top, once per page state, when the observation has
+// covered elements (a panel, a menu or a dialog is open) and nothing on top is left to try: closing
+// what covers the page makes what lies under it candidates again.
+func (p *Planner) escape(obs *observe.Observation) (action.Action, bool) {
+	covered, on, best := false, -1, -1
+	for i, n := range obs.Nodes {
+		if n.RawRef == "" {
+			continue
+		}
+		if n.CoveredBy != "" {
+			covered = true
+		} else if r := escapeRank(n); r > best {
+			on, best = i, r
+		}
+	}
+	if !covered || on < 0 {
+		return action.Action{}, false
+	}
+	key := "escape|" + obs.Hash()
+	if p.tried[key] {
+		return action.Action{}, false
+	}
+	p.tried[key] = true
+	return action.Action{Kind: action.Press, Ref: obs.Nodes[on].Ref, Key: "Escape", Reason: "worst case: close what is on top to reach what lies under it"}, true
+}
+
+// inDialog reports whether n sits in a dialog or alert dialog.
+func inDialog(obs *observe.Observation, n observe.Node) bool {
+	for i := n.Parent; i >= 0 && i < len(obs.Nodes); i = obs.Nodes[i].Parent {
+		if r := obs.Nodes[i].Role; r == "dialog" || r == "alertdialog" {
+			return true
+		}
+	}
+	return false
+}
+
+// refusal reports whether a dialog's control says no (No, Cancel, Annulla, Close, Chiudi, Back).
+func refusal(name string) bool {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "no", "cancel", "annulla", "close", "chiudi", "back", "indietro", "×", "x":
+		return true
+	}
+	return false
+}
+
+// opensMenu reports whether a control's name says it opens a menu of more actions.
+func opensMenu(name string) bool {
+	n := strings.ToLower(name)
+	for _, m := range menuMarkers {
+		if strings.Contains(n, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func focusable(role string) bool { return clickable(role) || fillable(role) }
+
+// escapeRank is how fit an element on top is to take the Escape key: a control whose name is no bait
+// (a fence judges a key press by its target's name, and Escape is no delete), then any control,
+// then anything else.
+func escapeRank(n observe.Node) int {
+	switch {
+	case focusable(n.Role) && !bait(n.Name):
+		return 2
+	case focusable(n.Role):
+		return 1
+	}
+	return 0
 }
 
 // bait reports whether a control's name makes it bait: none at all, icon-only (no letter or digit:

@@ -48,6 +48,7 @@ ANSWER: one JSON object and nothing else (no prose, no code fence). Fields that 
   {"action":"done","reason":TEXT}            stop
 Every answer may carry "reason": one short sentence. When the goal asks for information, the answer goes in done's "reason".
 A ref is copied exactly as the latest observation prints it at the start of the element's line: the snapshot id (random letters and digits, no fixed prefix), a colon, the element's ref, e.g. "k7q2m9:e8" or "k7q2m9:f1e12". An "f1" in a ref is the browser's frame numbering and does not mean the element is in an iframe: an element is in an iframe only when it is listed under an iframe line.
+An element marked [covered] lies under something else on the page (an open panel, menu or dialog): it cannot be clicked until that is closed (its close button, or press "Escape" on an element that is not covered).
 
 STOP: answer done when the goal is reached; when it cannot be reached; when the next step would do something the goal does not ask for (delete, deactivate, pay, send, export, log in, type a password, leave the site); or when your actions keep being denied. Never repeat a denied action.
 
