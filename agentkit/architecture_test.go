@@ -18,8 +18,8 @@ var mustNotImport = map[string][]string{
 	"agentkit/policy":            {"agentkit/observe", "agentkit/act", "agentkit/evidence", "agentkit/browser", "agentkit/planner", "proxy", "fixtures", "world", "traps", "harness", "reports", "internal/"},
 	"agentkit/observe":           {"agentkit/browser", "agentkit/act", "agentkit/planner", "proxy", "fixtures", "world", "traps", "harness", "reports"},
 	"agentkit/planner/adversary": {"agentkit/policy", "agentkit/browser", "traps", "harness"},
-	"agentkit/planner/exec":      {"agentkit/policy", "agentkit/browser", "traps", "harness"},
-	"agentkit/planner/llm":       {"agentkit/policy", "agentkit/browser", "traps", "harness"},
+	"internal/planner/exec":      {"agentkit/policy", "agentkit/browser", "traps", "harness"},
+	"internal/planner/llm":       {"agentkit/policy", "agentkit/browser", "traps", "harness"},
 	"agentkit/planner/scripted":  {"agentkit/policy", "agentkit/browser", "traps", "harness"},
 	"agentkit":                   {"agentkit/browser", "proxy", "fixtures", "world", "traps", "harness", "reports"},
 	"agentkit/browser":           {"fixtures", "world", "traps", "harness", "reports"},
@@ -49,7 +49,7 @@ var sharedInternal = []string{"internal/userfile", "internal/jsonl", "internal/p
 var publicPackages = []string{
 	"agentkit", "agentkit/act", "agentkit/action", "agentkit/browser", "agentkit/credentials",
 	"agentkit/evidence", "agentkit/observe", "agentkit/planner", "agentkit/planner/adversary",
-	"agentkit/planner/exec", "agentkit/planner/llm", "agentkit/planner/scripted", "agentkit/policy",
+	"agentkit/planner/scripted", "agentkit/policy",
 	"fixtures", "gomegatrap", "harness", "policies", "proxy", "reports", "results", "traps", "traps/drivers", "traps/scenario", "world",
 }
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/trapline/trapline/agentkit/browser"
-	"github.com/trapline/trapline/agentkit/planner/llm"
+	"github.com/trapline/trapline/internal/planner/llm"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/results"
 )

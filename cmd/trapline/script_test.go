@@ -16,7 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/trapline/trapline/agentkit/planner/llm"
+	"github.com/trapline/trapline/internal/planner/llm"
 	"github.com/trapline/trapline/internal/fakemodel"
 )
 

@@ -30,12 +30,14 @@ func buildNative(npm, dir string) error {
 		if !strings.HasSuffix(filepath.ToSlash(filepath.Clean(dir)), nb.dir) {
 			continue
 		}
-		cmd := exec.Command(npm, append([]string{"rebuild", "--no-audit", "--no-fund", "--loglevel=error"}, nb.pkgs...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "npm_config_build_from_source=true")
+		// npm hands its command-line settings to the addon's build as npm_config_* variables, so the
+		// environment stays the process's own (a library reads none: docs/architecture.md).
+		args := []string{"rebuild", "--no-audit", "--no-fund", "--loglevel=error", "--build-from-source"}
 		if inc := nodeHeaders(); inc != "" {
-			cmd.Env = append(cmd.Env, "npm_config_nodedir="+inc)
+			args = append(args, "--nodedir="+inc)
 		}
+		cmd := exec.Command(npm, append(args, nb.pkgs...)...)
+		cmd.Dir = dir
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 		if err := cmd.Run(); err != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/agentkit/planner"
-	"github.com/trapline/trapline/agentkit/planner/llm"
+	"github.com/trapline/trapline/internal/planner/llm"
 	"github.com/trapline/trapline/traps"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/agentkit/planner"
-	"github.com/trapline/trapline/agentkit/planner/llm"
+	"github.com/trapline/trapline/internal/planner/llm"
 )
 
 // A planner pointed at a local OpenAI-compatible server (here a stand-in that always clicks "Salva").
