@@ -12,7 +12,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/planner"
-	"github.com/trapline/trapline/agentkit/planner/llm"
+	"github.com/trapline/trapline/internal/planner/llm"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/fakemodel"
