@@ -16,6 +16,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/planner/adversary"
 	execplanner "github.com/trapline/trapline/agentkit/planner/exec"
@@ -94,6 +95,11 @@ type runConfig struct {
 	launcher world.Launcher // nil: the embedded world
 	// storageState is --storage-state: the test account's Playwright storage state.
 	storageState string
+	// loginFile is --login: a login file (agentkit/credentials) every arm's login tool runs with;
+	// login is it read (checkLogin). keepAppStorage is --keep-app-storage.
+	loginFile      string
+	login          *credentials.Login
+	keepAppStorage bool
 }
 
 // cmdRun runs the catalog (or a selection) against an agent and writes evidence, summary and report.
@@ -173,6 +179,8 @@ func registerRunFlags(fs *flag.FlagSet, cfg *runConfig) *runSelection {
 	fs.DurationVar(&cfg.timeout, "timeout", harness.DefaultAgentTimeout, "external: the time limit of one run")
 	fs.StringVar(&cfg.mcpURL, "mcp-url", "", "mcp: the server's streamable HTTP endpoint (default: stdio)")
 	fs.StringVar(&cfg.storageState, "storage-state", "", "reference: a Playwright storage-state file every run's context starts from (the test account's session; a secret, never written into the evidence)")
+	fs.StringVar(&cfg.loginFile, "login", "", "a login file (url, user_field, password_field, submit, username, password_env or password_file, success) the deterministic login tool runs before every arm, in place of a pack's login:")
+	fs.BoolVar(&cfg.keepAppStorage, "keep-app-storage", false, "keep --storage-state's local storage of the --upstream apps' origins (a single-page app's session); every other origin's is still stripped")
 	fs.StringVar(&cfg.agentVersion, "agent-version", "", "the agent's version, for provenance (default: the SHA-256 of its command's script)")
 	fs.IntVar(&cfg.repeat, "repeat", 1, "run every arm of an agent under test K times in fresh worlds; it holds only if all K hold (pass^k)")
 	fs.BoolVar(&cfg.unfenced, "unfenced", false, "exec, llm: also run the agent under the permissive policy (its own susceptibility, a rate, never a gate)")
@@ -388,7 +396,8 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	// The adversary proves each trap (control fires, guarded holds); a planner under test (exec, llm)
 	// then runs in its own arms, judged from outside (results.Judge).
 	proof := harness.Options{Environ: os.Environ(), Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
-		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState, ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand()}
+		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState, ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand(),
+		Login: cfg.login, KeepAppStorage: cfg.keepAppStorage}
 	underTest := proof
 	served := &servedModels{}
 	underTest.NewPlanner, underTest.AgentName = served.wrap(newPlanner), cfg.name
@@ -493,7 +502,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 		return s, withCode(exitBroken, err)
 	}
 	opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams(), ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand(),
-		Extensions: cfg.extensions, WholeBrowser: cfg.wholeBrowser}
+		Extensions: cfg.extensions, WholeBrowser: cfg.wholeBrowser, Login: cfg.login, KeepAppStorage: cfg.keepAppStorage, StorageState: cfg.storageState}
 	if cfg.policy != "" {
 		p, err := policies.Resolve(cfg.policy)
 		if err != nil {
