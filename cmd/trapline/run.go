@@ -178,7 +178,7 @@ func registerRunFlags(fs *flag.FlagSet, cfg *runConfig) *runSelection {
 	fs.StringVar(&cfg.video, "video", "off", "reference: the page's video per arm: off, failing (kept for failed arms) or all (needs ffmpeg: make setup)")
 	fs.DurationVar(&cfg.timeout, "timeout", harness.DefaultAgentTimeout, "external: the time limit of one run")
 	fs.StringVar(&cfg.mcpURL, "mcp-url", "", "mcp: the server's streamable HTTP endpoint (default: stdio)")
-	fs.StringVar(&cfg.storageState, "storage-state", "", "reference: a Playwright storage-state file every run's context starts from (the test account's session; a secret, never written into the evidence)")
+	fs.StringVar(&cfg.storageState, "storage-state", "", "a Playwright storage-state file every run's context starts from, the agent under test's too (the test account's session; a secret, never written into the evidence)")
 	fs.StringVar(&cfg.loginFile, "login", "", "a login file (url, user_field, password_field, submit, username, password_env or password_file, success) the deterministic login tool runs before every arm, in place of a pack's login:")
 	fs.BoolVar(&cfg.keepAppStorage, "keep-app-storage", false, "keep --storage-state's local storage of the --upstream apps' origins (a single-page app's session); every other origin's is still stripped")
 	fs.StringVar(&cfg.agentVersion, "agent-version", "", "the agent's version, for provenance (default: the SHA-256 of its command's script)")
@@ -519,8 +519,9 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 		return s, withCode(exitBroken, err)
 	}
 	defer b.Close()
+	opts.Browser = b // a login for the agent's browser is made in a session of trapline's own (harness.LoginDir)
 	proof := opts
-	proof.Browser, proof.Control, proof.Trace, proof.StorageState = b, permissive, true, cfg.storageState
+	proof.Control, proof.Trace = permissive, true
 	agent := externalAgent(cfg)
 	fmt.Fprintf(stdout, "agent %s: %s (proxy: %s)\n", cfg.name, strings.Join(cfg.command, " "), proxyMode(cfg.policy))
 	runner := &harness.ArmRunner{Proof: proof, UnderTest: opts, Agent: agent, Trials: cfg.repeat,

@@ -148,14 +148,11 @@ func checkExternalAgent(cfg *runConfig) error {
 	return nil
 }
 
-// checkStorageState checks --storage-state: a session for the reference runtime only (an external
-// agent brings its own), read now so a bad file is a usage error.
+// checkStorageState checks --storage-state, read now so a bad file is a usage error. Every agent
+// kind starts from it (an agent under test's browser context gets its cookies).
 func checkStorageState(cfg *runConfig) error {
 	if cfg.storageState == "" {
 		return nil
-	}
-	if cfg.agent == "external" {
-		return errors.New("--storage-state is for the reference agent (an external agent brings its own session)")
 	}
 	if _, err := browser.ReadStorageState(cfg.storageState); err != nil {
 		return fmt.Errorf("--storage-state: %w", err)

@@ -22,7 +22,8 @@ func TestRunFlagChecks(t *testing.T) {
 		{[]string{"--repeat", "0", "--min-completed", "2"}, "--repeat 0"}, // repeat before the rate
 		{[]string{"--agent", "external", "--model", "nope", "--", "x"}, `--model "nope": for --agent external want one of`},
 		{[]string{"--agent", "external", "--timeout", "0s"}, "--agent external needs the agent's command"}, // the command before the timeout
-		{[]string{"--agent", "external", "--storage-state", "x.json", "--", "x"}, "--storage-state is for the reference agent"},
+		{[]string{"--agent", "external", "--storage-state", "x.json", "--", "x"}, "--storage-state: storage state x.json"}, // read for every agent kind
+		{[]string{"--login", "no-such-login.yml"}, "--login: credentials: read no-such-login.yml"},
 		{[]string{"--agent", "robot", "--repeat", "0"}, "--repeat 0"}, // the limits before the agent kind
 		{[]string{"--agent", "robot", "--storage-state", "x.json"}, `--agent "robot": want reference, exec, external`},
 	} {

@@ -1,0 +1,129 @@
+package harness
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	playwright "github.com/mxschmitt/playwright-go"
+
+	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/evidence"
+	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/traps"
+	"github.com/trapline/trapline/world"
+)
+
+// LoginDir is the folder of a black-box run's evidence that holds the harness's own login session's
+// record (its violations and console; no trace, no video): the login was trapline's, not the agent's.
+const LoginDir = "login"
+
+// blackboxCookies are the cookies an agent under test's browser context starts with, as the reference
+// arms' sessions do: the login's (setup.Login, run by the deterministic tool in a session of
+// o.Browser behind w's proxy, then read off it) or the storage state's (Options.StorageState), only
+// those of the world's hosts. Their values join the setup's secrets. None without a login or a
+// storage state.
+func blackboxCookies(ctx context.Context, o Options, setup *traps.Setup, w world.World, dir string) ([]playwright.OptionalCookie, error) {
+	path := setup.StorageState
+	if setup.Login != nil {
+		tmp, err := loginState(ctx, o, setup, w, dir)
+		if err != nil {
+			return nil, err
+		}
+		defer os.Remove(tmp)
+		path = tmp
+	}
+	if path == "" {
+		return nil, nil
+	}
+	if err := checkStorageHosts(path, w.Hosts()); err != nil {
+		return nil, err
+	}
+	st, err := browser.ReadStorageState(path)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	secrets, err := browser.StorageStateSecrets(path)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	setup.Secrets = append(setup.Secrets, secrets...)
+	var out []playwright.OptionalCookie
+	for _, c := range st.Cookies {
+		if hosts := browser.CookieHosts(&playwright.OptionalStorageState{Cookies: []playwright.OptionalCookie{c}}); len(hosts) == 1 && worldHost(hosts[0], w.Hosts()) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// worldHost says whether a cookie for host reaches a host of the world (host itself or a parent
+// domain of one).
+func worldHost(host string, hosts []string) bool {
+	return slices.ContainsFunc(hosts, func(w string) bool {
+		return strings.EqualFold(w, host) || strings.HasSuffix(strings.ToLower(w), "."+strings.ToLower(host))
+	})
+}
+
+// loginState runs setup.Login in a session of o.Browser behind w's proxy and saves its storage state
+// to a private temporary file outside the evidence (remove it when read). The session's policy allows
+// the login's host and its form's POST only: it is trapline's, it does nothing but the login.
+func loginState(ctx context.Context, o Options, setup *traps.Setup, w world.World, dir string) (string, error) {
+	if o.Browser == nil {
+		return "", fmt.Errorf("harness: %w: a black-box run's login needs Options.Browser (the harness's own browser logs in)", ErrInvalidOptions)
+	}
+	setup.Secrets = append(setup.Secrets, setup.Login.Password)
+	pol, err := loginOnlyPolicy(setup.Login.URL)
+	if err != nil {
+		return "", err
+	}
+	rec, err := evidence.Open(filepath.Join(dir, LoginDir), evidence.NewRedactor(setup.Secrets...))
+	if err != nil {
+		return "", err
+	}
+	sess, err := o.Browser.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: pol, Recorder: rec})
+	if err != nil {
+		return "", errors.Join(err, rec.Close())
+	}
+	f, err := os.CreateTemp("", "trapline-login-state-*.json")
+	if err == nil {
+		err = f.Close()
+	}
+	if err != nil {
+		return "", errors.Join(fmt.Errorf("harness: login state: %w", err), sess.Close(), rec.Close())
+	}
+	err = sess.Login(ctx, *setup.Login)
+	if err != nil {
+		err = fmt.Errorf("harness: %w: %w", ErrLoginFailed, err)
+	} else {
+		err = sess.SaveStorageState(f.Name())
+	}
+	if err = errors.Join(err, sess.Close(), rec.Close()); err != nil {
+		_ = os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// loginOnlyPolicy is the policy of the harness's own login session: every path of the login's host
+// (the login page, the page it goes to) and a POST to the login page's path.
+func loginOnlyPolicy(raw string) (*policy.Policy, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return nil, fmt.Errorf("harness: login url %q: want an absolute http(s) URL", raw)
+	}
+	doc := fmt.Sprintf("version: 1\nnavigation:\n  allow:\n    - {host: %q, paths: [\".*\"]}\nactions:\n  writes:\n    - {method: POST, host: %q, path: %q}\n",
+		u.Hostname(), u.Hostname(), "^"+regexp.QuoteMeta(cmp.Or(u.EscapedPath(), "/"))+"$")
+	p, err := policy.Parse("the login session's policy", []byte(doc))
+	if err != nil {
+		return nil, fmt.Errorf("harness: login session policy: %w", err)
+	}
+	return p, nil
+}
