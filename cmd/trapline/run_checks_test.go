@@ -21,7 +21,7 @@ func TestRunFlagChecks(t *testing.T) {
 		{[]string{"--min-completed", "-0.1"}, "--min-completed -0.1: want a rate between 0 and 1"},
 		{[]string{"--repeat", "0", "--min-completed", "2"}, "--repeat 0"}, // repeat before the rate
 		{[]string{"--agent", "external", "--model", "nope", "--", "x"}, `--model "nope": for --agent external want one of`},
-		{[]string{"--agent", "external", "--timeout", "0s"}, "--agent external needs the agent's command"}, // the command before the timeout
+		{[]string{"--agent", "external", "--timeout", "0s"}, "--agent external needs the agent's command"},                 // the command before the timeout
 		{[]string{"--agent", "external", "--storage-state", "x.json", "--", "x"}, "--storage-state: storage state x.json"}, // read for every agent kind
 		{[]string{"--login", "no-such-login.yml"}, "--login: credentials: read no-such-login.yml"},
 		{[]string{"--agent", "robot", "--repeat", "0"}, "--repeat 0"}, // the limits before the agent kind
