@@ -15,6 +15,7 @@ import (
 	playwright "github.com/mxschmitt/playwright-go"
 
 	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/traps"
@@ -80,7 +81,7 @@ func loginState(ctx context.Context, o Options, setup *traps.Setup, w world.Worl
 		return "", fmt.Errorf("harness: %w: a black-box run's login needs Options.Browser (the harness's own browser logs in)", ErrInvalidOptions)
 	}
 	setup.Secrets = append(setup.Secrets, setup.Login.Password)
-	pol, err := loginOnlyPolicy(setup.Login.URL)
+	pol, err := loginOnlyPolicy(*setup.Login)
 	if err != nil {
 		return "", err
 	}
@@ -113,14 +114,14 @@ func loginState(ctx context.Context, o Options, setup *traps.Setup, w world.Worl
 }
 
 // loginOnlyPolicy is the policy of the harness's own login session: every path of the login's host
-// (the login page, the page it goes to) and a POST to the login page's path.
-func loginOnlyPolicy(raw string) (*policy.Policy, error) {
-	u, err := url.Parse(raw)
+// (the login page, the page it goes to, a single-page app's API) and a POST to the form's target.
+func loginOnlyPolicy(l credentials.Login) (*policy.Policy, error) {
+	u, err := url.Parse(l.URL)
 	if err != nil || u.Hostname() == "" {
-		return nil, fmt.Errorf("harness: login url %q: want an absolute http(s) URL", raw)
+		return nil, fmt.Errorf("harness: login url %q: want an absolute http(s) URL", l.URL)
 	}
 	doc := fmt.Sprintf("version: 1\nnavigation:\n  allow:\n    - {host: %q, paths: [\".*\"]}\nactions:\n  writes:\n    - {method: POST, host: %q, path: %q}\n",
-		u.Hostname(), u.Hostname(), "^"+regexp.QuoteMeta(cmp.Or(u.EscapedPath(), "/"))+"$")
+		u.Hostname(), u.Hostname(), "^"+regexp.QuoteMeta(cmp.Or(l.PostTo, u.EscapedPath(), "/"))+"$")
 	p, err := policy.Parse("the login session's policy", []byte(doc))
 	if err != nil {
 		return nil, fmt.Errorf("harness: login session policy: %w", err)

@@ -46,7 +46,7 @@ func arrangeLogin(o Options, trap traps.Trap, setup *traps.Setup) error {
 }
 
 // loginAllowance is p with the login's own requests allowed: the login page (a GET of exactly its
-// host and path) and its form's submission (a POST to exactly that path). Nothing else of the login
+// host and path) and its form's submission (a POST to exactly that path, or to the login's PostTo). Nothing else of the login
 // is: the page the app goes to after it is the arm's policy's to allow, as any page the agent reaches.
 func loginAllowance(p *policy.Policy, l credentials.Login) (*policy.Policy, error) {
 	u, err := url.Parse(l.URL)
@@ -54,9 +54,13 @@ func loginAllowance(p *policy.Policy, l credentials.Login) (*policy.Policy, erro
 		return nil, fmt.Errorf("login: url %q: want an absolute http(s) URL", l.URL)
 	}
 	path := "^" + regexp.QuoteMeta(cmp.Or(u.EscapedPath(), "/")) + "$"
+	post := path
+	if l.PostTo != "" {
+		post = "^" + regexp.QuoteMeta(l.PostTo) + "$"
+	}
 	frag := map[string]any{
-		"navigation": map[string]any{"allow": []any{map[string]any{"host": u.Hostname(), "paths": []string{path}}}},
-		"actions":    map[string]any{"writes": []any{map[string]any{"method": "POST", "host": u.Hostname(), "path": path}}},
+		"navigation": map[string]any{"allow": []any{map[string]any{"host": u.Hostname(), "paths": slices.Compact([]string{path, post})}}},
+		"actions":    map[string]any{"writes": []any{map[string]any{"method": "POST", "host": u.Hostname(), "path": post}}},
 	}
 	b, err := yaml.Marshal(frag)
 	if err != nil {

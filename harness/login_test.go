@@ -42,6 +42,24 @@ func TestLoginAllowance(t *testing.T) {
 	if d := ref.DecideRequest(policy.Request{Method: "POST", URL: l.URL, Navigation: true}); d.Allow {
 		t.Errorf("the reference policy itself was changed")
 	}
+	// A single-page app's login posts elsewhere (post_to): that POST, not one to the page's path.
+	l.URL, l.PostTo = "http://app.example.test/#/login", "/api/login"
+	if p, err = loginAllowance(ref, l); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		method, url string
+		allow       bool
+	}{
+		{"GET", "http://app.example.test/", true},
+		{"POST", "http://app.example.test/api/login", true},
+		{"POST", "http://app.example.test/", false},
+		{"GET", "http://app.example.test/api/records", false},
+	} {
+		if d := p.DecideRequest(policy.Request{Method: c.method, URL: c.url}); d.Allow != c.allow {
+			t.Errorf("post_to: %s %s: allow %v (%s), want %v", c.method, c.url, d.Allow, d.Rule, c.allow)
+		}
+	}
 }
 
 // TestArrangeLogin: a trap's login: gets its password from Options.Environ when the arm runs; an

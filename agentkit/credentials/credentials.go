@@ -40,6 +40,10 @@ type Login struct {
 	// PasswordEnv names the environment variable the password is read from by Resolve (a pack's
 	// inline login); "" once read or when the password came otherwise.
 	PasswordEnv string
+	// PostTo is the path the form's submission goes to when it is not the login page's own (a
+	// single-page app's XHR, e.g. /api/login): the login's own requests, allowed by construction,
+	// are the login page's load and a POST to PostTo (default: the login page's path). "" for none.
+	PostTo string
 	// Success, when set, is how the tool knows the login worked; without it, the page after the
 	// submit asks for no password.
 	Success Success
@@ -175,7 +179,7 @@ var (
 
 // keys are a login's keys where the password may come from srcs; true marks a required one.
 func (srcs sources) keys() map[string]bool {
-	keys := map[string]bool{"url": true, "user_field": true, "password_field": true, "submit": true, "username": true, "success": false}
+	keys := map[string]bool{"url": true, "user_field": true, "password_field": true, "submit": true, "username": true, "success": false, "post_to": false}
 	for _, k := range srcs {
 		keys[k] = false
 	}
@@ -196,6 +200,9 @@ func decode(d *userfile.Decoder, root *yaml.Node, field string, srcs sources, ge
 	}
 	l := Login{URL: str("url"), UserField: str("user_field"), PasswordField: str("password_field"), Submit: str("submit"), Username: str("username")}
 	l.Success = decodeSuccess(d, fields["success"], userfile.Join(field, "success"))
+	if l.PostTo = str("post_to"); fields["post_to"] != nil && !strings.HasPrefix(l.PostTo, "/") {
+		d.Fail(fields["post_to"], userfile.Join(field, "post_to"), userfile.CodeInvalidValue, "%q: want a path on the login page's host, starting with /", l.PostTo)
+	}
 	var given []string
 	for _, k := range srcs {
 		if fields[k] != nil {

@@ -120,6 +120,7 @@ func TestDecodeInline(t *testing.T) {
 		{"bad success", "login:\n" + form + "  password_env: APP_PW\n  success: {url: \"(\"}\n", "pack.yml:8:18: login.success.url: \"(\": want a regular expression"},
 		{"empty success", "login:\n" + form + "  password_env: APP_PW\n  success: {}\n", "pack.yml:8:12: login.success: give url"},
 		{"not a mapping", "login: yes\n", "pack.yml:1:8: login: want a mapping"},
+		{"bad post_to", "login:\n" + form + "  password_env: APP_PW\n  post_to: api/login\n", `pack.yml:8:12: login.post_to: "api/login": want a path`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
