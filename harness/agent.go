@@ -273,13 +273,18 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 			return nil, nil, fmt.Errorf("harness: create %s: %w", d, err)
 		}
 	}
-	cookies, err := blackboxCookies(ctx, o, setup, w, dir)
+	cookies, origins, err := blackboxState(ctx, o, setup, w, dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	b, err := launchBlackbox(ctx, o, w, env, ca, dir, cookies)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(origins) > 0 { // a single-page app's session: the context's local storage, before the agent connects
+		if err := seedBlackbox(o, b, origins); err != nil {
+			return nil, nil, errors.Join(err, b.Close())
+		}
 	}
 	env.CDPURL = b.URL()
 	// An agent that lives in an extension of its browser (Stagehand 4's runtime) speaks CDP to the

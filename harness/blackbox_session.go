@@ -26,43 +26,55 @@ import (
 // record (its violations and console; no trace, no video): the login was trapline's, not the agent's.
 const LoginDir = "login"
 
-// blackboxCookies are the cookies an agent under test's browser context starts with, as the reference
+// blackboxState is the session an agent under test's browser context starts with, as the reference
 // arms' sessions do: the login's (setup.Login, run by the deterministic tool in a session of
-// o.Browser behind w's proxy, then read off it) or the storage state's (Options.StorageState), only
-// those of the world's hosts. Their values join the setup's secrets. None without a login or a
-// storage state.
-func blackboxCookies(ctx context.Context, o Options, setup *traps.Setup, w world.World, dir string) ([]playwright.OptionalCookie, error) {
-	path := setup.StorageState
+// o.Browser behind w's proxy, then read off it) or the storage state's (Options.StorageState). Its
+// cookies are those of the world's hosts; its local storage that of the login's host (the session
+// the login just made) and, with Options.KeepAppStorage, of the user's apps. Their values join the
+// setup's secrets. Nothing without a login or a storage state.
+func blackboxState(ctx context.Context, o Options, setup *traps.Setup, w world.World, dir string) ([]playwright.OptionalCookie, []playwright.Origin, error) {
+	path, keep := setup.StorageState, appHosts(o)
 	if setup.Login != nil {
 		tmp, err := loginState(ctx, o, setup, w, dir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer os.Remove(tmp)
 		path = tmp
+		if u, err := url.Parse(setup.Login.URL); err == nil {
+			keep = append(keep, u.Hostname())
+		}
 	}
 	if path == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err := checkStorageHosts(path, w.Hosts()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := browser.ReadStorageState(path)
 	if err != nil {
-		return nil, fmt.Errorf("harness: %w", err)
+		return nil, nil, fmt.Errorf("harness: %w", err)
 	}
 	secrets, err := browser.StorageStateSecrets(path)
 	if err != nil {
-		return nil, fmt.Errorf("harness: %w", err)
+		return nil, nil, fmt.Errorf("harness: %w", err)
 	}
 	setup.Secrets = append(setup.Secrets, secrets...)
-	var out []playwright.OptionalCookie
+	var (
+		cookies []playwright.OptionalCookie
+		origins []playwright.Origin
+	)
 	for _, c := range st.Cookies {
 		if hosts := browser.CookieHosts(&playwright.OptionalStorageState{Cookies: []playwright.OptionalCookie{c}}); len(hosts) == 1 && worldHost(hosts[0], w.Hosts()) {
-			out = append(out, c)
+			cookies = append(cookies, c)
 		}
 	}
-	return out, nil
+	for _, og := range st.Origins {
+		if u, err := url.Parse(og.Origin); err == nil && len(og.LocalStorage) > 0 && slices.ContainsFunc(keep, func(h string) bool { return strings.EqualFold(h, u.Hostname()) }) {
+			origins = append(origins, og)
+		}
+	}
+	return cookies, origins, nil
 }
 
 // worldHost says whether a cookie for host reaches a host of the world (host itself or a parent
@@ -127,4 +139,19 @@ func loginOnlyPolicy(l credentials.Login) (*policy.Policy, error) {
 		return nil, fmt.Errorf("harness: login session policy: %w", err)
 	}
 	return p, nil
+}
+
+// seedBlackbox writes origins' local storage into the black-box run's browser context (through its
+// own DevTools endpoint, as an agent would connect) with the harness's own Playwright driver.
+func seedBlackbox(o Options, b blackboxBrowser, origins []playwright.Origin) error {
+	if o.Browser == nil {
+		return fmt.Errorf("harness: %w: a black-box run's local-storage session needs Options.Browser", ErrInvalidOptions)
+	}
+	if wholeBrowser(o) {
+		return fmt.Errorf("harness: %w: a whole browser (extensions, --whole-browser) cannot start from a login's or a storage state's local storage yet", ErrInvalidOptions)
+	}
+	if err := o.Browser.SeedLocalStorage(b.URL(), origins); err != nil {
+		return fmt.Errorf("harness: %w", err)
+	}
+	return nil
 }
