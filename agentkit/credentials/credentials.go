@@ -11,6 +11,11 @@
 //	username: operatore
 //	password_env: PORTALE_PASSWORD   # or password_file: /run/secrets/portale
 //
+// Optional keys: success (how the login shows: {url: REGEX, text: TEXT}, waited for after the submit
+// instead of a navigation) and post_to (the path the form's submission goes to when it is not the
+// login page: a single-page app's XHR). A trap pack writes the same keys inline under login:
+// (DecodeInline), with the password only from password_env, read when the login is used (Resolve).
+//
 // A login file is at most 64 KiB (MaxFileBytes) and a password_file at most 4 KiB
 // (MaxPasswordFileBytes); a larger one is refused before it is read, naming the file, its size and
 // the limit.
