@@ -97,3 +97,27 @@ func TestSameDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestCDPCookies: a storage state's cookies as Storage.setCookies takes them for a black-box run's
+// context (issue 53.1): a session cookie (expires -1) carries no expiry, the rest as given.
+func TestCDPCookies(t *testing.T) {
+	st, err := ReadStorageState(writeState(t, `{"cookies":[{"name":"s","value":"v1","domain":"app.test","path":"/","expires":-1,"httpOnly":true,"sameSite":"Lax"},
+ {"name":"t","value":"v2","url":"http://app.test/","expires":1900000000}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cdpCookies(st.Cookies)
+	if len(got) != 2 || got[0]["domain"] != "app.test" || got[0]["sameSite"] != "Lax" || got[0]["httpOnly"] != true || got[0]["expires"] != nil ||
+		got[1]["url"] != "http://app.test/" || got[1]["expires"] != float64(1900000000) {
+		t.Fatalf("cdpCookies = %v", got)
+	}
+}
+
+func writeState(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
