@@ -45,6 +45,12 @@ func arrangeLogin(o Options, trap traps.Trap, setup *traps.Setup) error {
 	return nil
 }
 
+// AllowLogin is p with l's own requests allowed, as every arm's policy gets them (the login page's
+// load and its form's POST): for a session outside an arm that logs in (trapline observe).
+func AllowLogin(p *policy.Policy, l credentials.Login) (*policy.Policy, error) {
+	return loginAllowance(p, l)
+}
+
 // loginAllowance is p with the login's own requests allowed: the login page (a GET of exactly its
 // host and path) and its form's submission (a POST to exactly that path, or to the login's PostTo). Nothing else of the login
 // is: the page the app goes to after it is the arm's policy's to allow, as any page the agent reaches.
