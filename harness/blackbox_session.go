@@ -1,30 +1,27 @@
 package harness
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	playwright "github.com/mxschmitt/playwright-go"
 
 	"github.com/trapline/trapline/agentkit/browser"
-	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/agentkit/evidence"
-	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/internal/loginpolicy"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
 
-// LoginDir is the folder of a black-box run's evidence that holds the harness's own login session's
+// loginDir is the folder of a black-box run's evidence that holds the harness's own login session's
 // record (its violations and console; no trace, no video): the login was trapline's, not the agent's.
-const LoginDir = "login"
+const loginDir = "login"
 
 // blackboxState is the session an agent under test's browser context starts with, as the reference
 // arms' sessions do: the login's (setup.Login, run by the deterministic tool in a session of
@@ -65,7 +62,7 @@ func blackboxState(ctx context.Context, o Options, setup *traps.Setup, w world.W
 		origins []playwright.Origin
 	)
 	for _, c := range st.Cookies {
-		if hosts := browser.CookieHosts(&playwright.OptionalStorageState{Cookies: []playwright.OptionalCookie{c}}); len(hosts) == 1 && worldHost(hosts[0], w.Hosts()) {
+		if hosts := loginpolicy.CookieHosts(&playwright.OptionalStorageState{Cookies: []playwright.OptionalCookie{c}}); len(hosts) == 1 && worldHost(hosts[0], w.Hosts()) {
 			cookies = append(cookies, c)
 		}
 	}
@@ -93,11 +90,11 @@ func loginState(ctx context.Context, o Options, setup *traps.Setup, w world.Worl
 		return "", fmt.Errorf("harness: %w: a black-box run's login needs Options.Browser (the harness's own browser logs in)", ErrInvalidOptions)
 	}
 	setup.Secrets = append(setup.Secrets, setup.Login.Password)
-	pol, err := loginOnlyPolicy(*setup.Login)
+	pol, err := loginpolicy.SessionPolicy(*setup.Login)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("harness: %w", err)
 	}
-	rec, err := evidence.Open(filepath.Join(dir, LoginDir), evidence.NewRedactor(setup.Secrets...))
+	rec, err := evidence.Open(filepath.Join(dir, loginDir), evidence.NewRedactor(setup.Secrets...))
 	if err != nil {
 		return "", err
 	}
@@ -114,7 +111,7 @@ func loginState(ctx context.Context, o Options, setup *traps.Setup, w world.Worl
 	}
 	err = sess.Login(ctx, *setup.Login)
 	if err != nil {
-		err = fmt.Errorf("harness: %w: %w", ErrLoginFailed, err)
+		err = fmt.Errorf("harness: %w: %w", errLoginFailed, err)
 	} else {
 		err = sess.SaveStorageState(f.Name())
 	}
@@ -123,22 +120,6 @@ func loginState(ctx context.Context, o Options, setup *traps.Setup, w world.Worl
 		return "", err
 	}
 	return f.Name(), nil
-}
-
-// loginOnlyPolicy is the policy of the harness's own login session: every path of the login's host
-// (the login page, the page it goes to, a single-page app's API) and a POST to the form's target.
-func loginOnlyPolicy(l credentials.Login) (*policy.Policy, error) {
-	u, err := url.Parse(l.URL)
-	if err != nil || u.Hostname() == "" {
-		return nil, fmt.Errorf("harness: login url %q: want an absolute http(s) URL", l.URL)
-	}
-	doc := fmt.Sprintf("version: 1\nnavigation:\n  allow:\n    - {host: %q, paths: [\".*\"]}\nactions:\n  writes:\n    - {method: POST, host: %q, path: %q}\n",
-		u.Hostname(), u.Hostname(), "^"+regexp.QuoteMeta(cmp.Or(l.PostTo, u.EscapedPath(), "/"))+"$")
-	p, err := policy.Parse("the login session's policy", []byte(doc))
-	if err != nil {
-		return nil, fmt.Errorf("harness: login session policy: %w", err)
-	}
-	return p, nil
 }
 
 // seedBlackbox writes origins' local storage into the black-box run's browser context (through its

@@ -372,7 +372,7 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 	}
 	if setup.Login != nil {
 		if err := sess.Login(ctx, *setup.Login); err != nil {
-			return nil, false, errors.Join(fmt.Errorf("harness: %w: %w", ErrLoginFailed, err), sess.Close(), rec.Close())
+			return nil, false, errors.Join(fmt.Errorf("harness: %w: %w", errLoginFailed, err), sess.Close(), rec.Close())
 		}
 	}
 	if drv.hook != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/agentkit/policy"
+	"github.com/trapline/trapline/internal/loginpolicy"
 	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/traps"
 )
@@ -21,7 +22,7 @@ func TestLoginAllowance(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := credentials.Login{URL: "http://app.example.test/auth/login", UserField: "U", PasswordField: "P", Submit: "S", Username: "u", Password: "pw"}
-	p, err := loginAllowance(ref, l)
+	p, err := loginpolicy.Allow(ref, l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestLoginAllowance(t *testing.T) {
 	}
 	// A single-page app's login posts elsewhere (post_to): that POST, not one to the page's path.
 	l.URL, l.PostTo = "http://app.example.test/#/login", "/api/login"
-	if p, err = loginAllowance(ref, l); err != nil {
+	if p, err = loginpolicy.Allow(ref, l); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -96,7 +97,7 @@ func TestCheckStorageHosts(t *testing.T) {
 	world := []string{"portale.example.test", "evil.example.test"}
 	write(`{"cookies":[{"name":"s","value":"v","domain":"127.0.0.1","path":"/"}]}`)
 	err := checkStorageHosts(p, world)
-	if !errors.Is(err, ErrStorageStateHosts) || !strings.Contains(err.Error(), "its cookies are for 127.0.0.1; the world serves evil.example.test, portale.example.test") {
+	if !errors.Is(err, errStorageStateHosts) || !strings.Contains(err.Error(), "its cookies are for 127.0.0.1; the world serves evil.example.test, portale.example.test") {
 		t.Fatalf("checkStorageHosts = %v", err)
 	}
 	write(`{"cookies":[{"name":"s","value":"v","domain":".example.test","path":"/"}]}`)

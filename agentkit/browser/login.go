@@ -103,7 +103,7 @@ func (s *Session) submitLogin(ctx context.Context, l credentials.Login, ref stri
 	if err := s.page.Locator("aria-ref=" + ref).Click(playwright.LocatorClickOptions{Timeout: to}); err != nil {
 		return fmt.Errorf("press %q: %w", l.Submit, err)
 	}
-	if l.Success == (credentials.Success{}) {
+	if l.Success.URL == "" && l.Success.Text == "" {
 		if err := s.WaitNavigated(ctx, since, 0); err != nil {
 			return fmt.Errorf("after pressing %q: %w", l.Submit, err)
 		}

@@ -128,25 +128,6 @@ func stripPort(host string) string {
 	return host
 }
 
-// CookieHosts are the hosts st's cookies are for (a domain's leading dot dropped), sorted, each once.
-func CookieHosts(st *playwright.OptionalStorageState) []string {
-	var out []string
-	for _, c := range st.Cookies {
-		host := ""
-		switch {
-		case c.Domain != nil:
-			host = strings.TrimPrefix(*c.Domain, ".")
-		case c.URL != nil:
-			host = stripPort(hostOf(*c.URL))
-		}
-		if host != "" && !slices.Contains(out, host) {
-			out = append(out, host)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // loadStorageState reads opts.StorageStatePath, bounds it to the policy and logs what it dropped.
 func loadStorageState(opts SessionOptions) (*playwright.OptionalStorageState, error) {
 	st, err := ReadStorageState(opts.StorageStatePath)

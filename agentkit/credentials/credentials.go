@@ -14,7 +14,7 @@
 // Optional keys: success (how the login shows: {url: REGEX, text: TEXT}, waited for after the submit
 // instead of a navigation) and post_to (the path the form's submission goes to when it is not the
 // login page: a single-page app's XHR). A trap pack writes the same keys inline under login:
-// (DecodeInline), with the password only from password_env, read when the login is used (Resolve).
+// (DecodeInline), with the password only from password_env, read when the login is used.
 //
 // A login file is at most 64 KiB (MaxFileBytes) and a password_file at most 4 KiB
 // (MaxPasswordFileBytes); a larger one is refused before it is read, naming the file, its size and
@@ -42,25 +42,21 @@ type Login struct {
 	UserField, PasswordField, Submit string
 	// Username and Password are the account.
 	Username, Password string
-	// PasswordEnv names the environment variable the password is read from by Resolve (a pack's
-	// inline login); "" once read or when the password came otherwise.
+	// PasswordEnv names the environment variable the password is read from when the login is used (a
+	// pack's inline login); "" when the password came otherwise.
 	PasswordEnv string
 	// PostTo is the path the form's submission goes to when it is not the login page's own (a
 	// single-page app's XHR, e.g. /api/login): the login's own requests, allowed by construction,
 	// are the login page's load and a POST to PostTo (default: the login page's path). "" for none.
 	PostTo string
-	// Success, when set, is how the tool knows the login worked; without it, the page after the
-	// submit asks for no password.
-	Success Success
-	// Where is where an inline login was written (file:line: field), for Resolve's errors.
+	// Success, when set, is how the tool knows the login worked: the page's URL after the login
+	// matches URL (a regular expression) and it shows Text; an empty one is not checked. With either
+	// set, the tool waits for it after the submit instead of for a navigation (a single-page app's
+	// login changes no page). Without it, the page after the submit asks for no password.
+	Success struct{ URL, Text string }
+	// Where is where an inline login was written (file:line: field), for the error of an unset
+	// PasswordEnv.
 	Where string
-}
-
-// Success is a login's success check: the page's URL after the login matches URL (a regular
-// expression) and it shows Text; an empty one is not checked. With either set, the tool waits for it
-// after the submit instead of for a navigation (a single-page app's login changes no page).
-type Success struct {
-	URL, Text string
 }
 
 // String never prints the password.
@@ -149,29 +145,13 @@ func Load(path string, getenv func(string) string) (Login, error) {
 // DecodeInline reads a login written inside another file (a trap pack's login:) at field, its
 // problems recorded in d. There the password comes only from password_env (a pack is committed: a
 // password or a password_file in it is refused), and it is not read here: PasswordEnv names the
-// variable and Resolve reads it when the login is used, so a pack lints without the secret.
+// variable, read when the login is used (harness), so a pack lints without the secret.
 func DecodeInline(d *userfile.Decoder, n *yaml.Node, field string) Login {
 	l := decode(d, n, field, inlineSources, nil)
 	if n != nil {
 		l.Where = fmt.Sprintf("%s:%d: %s", d.File, n.Line, field)
 	}
 	return l
-}
-
-// Resolve returns l with its password read from $PasswordEnv through getenv (nil: none) when l has
-// none yet. An unset or empty variable is an error naming the variable and where the login was
-// written; never the password.
-func (l Login) Resolve(getenv func(string) string) (Login, error) {
-	if l.Password != "" || l.PasswordEnv == "" {
-		return l, nil
-	}
-	if getenv != nil {
-		l.Password = getenv(l.PasswordEnv)
-	}
-	if l.Password == "" {
-		return Login{}, fmt.Errorf("%s.password_env: $%s is empty or unset (the login's password)", l.Where, l.PasswordEnv)
-	}
-	return l, nil
 }
 
 // sources are the keys a password may come from in one kind of file.
@@ -192,7 +172,7 @@ func (srcs sources) keys() map[string]bool {
 }
 
 // decode reads a login mapping at field. getenv resolves a password_env; nil with inline sources
-// leaves it to Resolve, nil with a file's sources is an error at that field.
+// leaves it for when the login is used, nil with a file's sources is an error at that field.
 func decode(d *userfile.Decoder, root *yaml.Node, field string, srcs sources, getenv func(string) string) Login {
 	fields := d.Keys(root, field, srcs.keys())
 	str := func(key string) string { // Scalar never quotes the value: it may be the password
@@ -238,7 +218,7 @@ func readPassword(d *userfile.Decoder, fields map[string]*yaml.Node, field strin
 		env := str("password_env")
 		switch {
 		case env == "":
-		case getenv == nil && len(srcs) == 1: // inline: Resolve reads it when the login is used
+		case getenv == nil && len(srcs) == 1: // inline: read when the login is used
 			l.PasswordEnv = env
 		case getenv == nil:
 			d.Fail(fields["password_env"], at("password_env"), userfile.CodeInvalidValue, "no environment to read $%s from (Load was given no getenv)", env)
@@ -265,12 +245,11 @@ func readPassword(d *userfile.Decoder, fields map[string]*yaml.Node, field strin
 }
 
 // decodeSuccess reads success: {url: REGEX, text: TEXT} (one or both).
-func decodeSuccess(d *userfile.Decoder, n *yaml.Node, field string) Success {
+func decodeSuccess(d *userfile.Decoder, n *yaml.Node, field string) (s struct{ URL, Text string }) {
 	if n == nil {
-		return Success{}
+		return s
 	}
 	f := d.Keys(n, field, map[string]bool{"url": false, "text": false})
-	var s Success
 	if v, ok := d.Scalar(f["url"], userfile.Join(field, "url")); ok {
 		if _, err := regexp.Compile(v); err != nil || v == "" {
 			d.Fail(f["url"], userfile.Join(field, "url"), userfile.CodeInvalidValue, "%q: want a regular expression on the page's URL", v)

@@ -14,6 +14,7 @@ import (
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/loginpolicy"
 	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
@@ -79,7 +80,7 @@ func observePage(ctx context.Context, req observeRequest) (*observe.Observation,
 		return nil, withCode(exitUsage, err)
 	}
 	if login != nil {
-		if pol, err = harness.AllowLogin(pol, *login); err != nil {
+		if pol, err = loginpolicy.Allow(pol, *login); err != nil {
 			return nil, withCode(exitUsage, err)
 		}
 	}
@@ -120,7 +121,7 @@ func observePage(ctx context.Context, req observeRequest) (*observe.Observation,
 	defer sess.Close()
 	if login != nil {
 		if err := sess.Login(ctx, *login); err != nil {
-			return nil, withCode(exitBroken, fmt.Errorf("observe: %w: %w", harness.ErrLoginFailed, err))
+			return nil, withCode(exitBroken, fmt.Errorf("observe: the login failed: %w", err))
 		}
 	}
 	if res := sess.Goto(ctx, target); res.Err != nil {
@@ -153,7 +154,7 @@ func observeLogin(file string, trap traps.Trap) (*credentials.Login, error) {
 	if trap.Login == nil {
 		return nil, nil
 	}
-	l, err := trap.Login.Resolve(os.Getenv)
+	l, err := loginpolicy.Resolve(*trap.Login, os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("observe: %w", err)
 	}

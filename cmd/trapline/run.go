@@ -519,7 +519,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 		return s, withCode(exitBroken, err)
 	}
 	defer b.Close()
-	opts.Browser = b // a login for the agent's browser is made in a session of trapline's own (harness.LoginDir)
+	opts.Browser = b // a login for the agent's browser is made in a session of trapline's own (its login/ folder)
 	proof := opts
 	proof.Control, proof.Trace = permissive, true
 	agent := externalAgent(cfg)

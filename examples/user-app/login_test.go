@@ -65,7 +65,7 @@ var _ = Describe("record-delete behind the app's login", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(results.Judge(res).Verdict).To(Equal(results.Caught), "the naive agent presses every button: logged in, its delete reached the app")
 		Expect(res.Forbidden).To(ContainElement(HaveField("Path", "/pratiche/2/delete")))
-		Expect(filepath.Join(res.EvidenceDir, harness.LoginDir, "actions.jsonl")).To(BeAnExistingFile(), "the login was trapline's own session's, recorded apart")
+		Expect(filepath.Join(res.EvidenceDir, "login", "actions.jsonl")).To(BeAnExistingFile(), "the login was trapline's own session's, recorded apart")
 		Expect(grepTree(loginOpts.OutDir, password)).To(BeEmpty(), "the password reached the evidence")
 	}, SpecTimeout(3*time.Minute))
 })
