@@ -22,7 +22,6 @@ const (
 // (lines/complexity): the list only shrinks. A function here may not grow past its figures, and one
 // that is back under both limits fails until its line goes, so the list stays true.
 var longFuncs = map[string]funcSize{
-	"agentkit/browser/login.go:Session.Login":  {82, 27},
 	"internal/agenttools/loop.go:driver.steps": {90, 18},
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	playwright "github.com/mxschmitt/playwright-go"
+
 	"github.com/trapline/trapline/agentkit/browser"
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/policy"
@@ -157,7 +159,7 @@ type blackboxArm struct {
 // agent) and adjust the world; planners and unsafe switches do not apply. The proxy enforces
 // o.BlackboxPolicy, with the pack's guarded patch, when set, and otherwise only observes.
 func prepareBlackbox(o Options, trap traps.Trap, name string) (blackboxArm, error) {
-	arm := blackboxArm{name: name, setup: &traps.Setup{Policy: &policy.Policy{}}}
+	arm := blackboxArm{name: name, setup: &traps.Setup{Policy: &policy.Policy{}, StorageState: o.StorageState}}
 	if o.BlackboxPolicy != nil {
 		arm.setup.Policy = o.BlackboxPolicy.Clone()
 	}
@@ -180,8 +182,21 @@ func prepareBlackbox(o Options, trap traps.Trap, name string) (blackboxArm, erro
 	if err != nil {
 		return arm, err
 	}
-	if arm.setup.Login != nil || drv.agent != nil {
-		return arm, fmt.Errorf("harness: %s: the trap logs in or brings its own agent, which a black-box run cannot do", trap.ID)
+	if drv.agent != nil {
+		return arm, fmt.Errorf("harness: %s: the trap brings its own agent, which a black-box run cannot do", trap.ID)
+	}
+	// The agent's browser context starts logged in as the reference arms' sessions do (blackboxCookies);
+	// a proxy that enforces the user's fence lets the login's own requests through, as theirs does.
+	pol := arm.setup.Policy
+	if o.BlackboxPolicy == nil {
+		arm.setup.Policy = nil // observe mode: no policy to add the login's requests to
+	}
+	err = arrangeLogin(o, trap, arm.setup)
+	if arm.setup.Policy == nil {
+		arm.setup.Policy = pol
+	}
+	if err != nil {
+		return arm, err
 	}
 	if arm.limit, err = fenceLimit(o, trap, results.Blackbox, arm.setup); err != nil {
 		return arm, fmt.Errorf("harness: %s/%s: %w", trap.ID, name, err)
@@ -258,9 +273,18 @@ func runBlackbox(ctx context.Context, o Options, setup *traps.Setup, trap traps.
 			return nil, nil, fmt.Errorf("harness: create %s: %w", d, err)
 		}
 	}
-	b, err := launchBlackbox(ctx, o, w, env, ca, dir)
+	cookies, origins, err := blackboxState(ctx, o, setup, w, dir)
 	if err != nil {
 		return nil, nil, err
+	}
+	b, err := launchBlackbox(ctx, o, w, env, ca, dir, cookies)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(origins) > 0 { // a single-page app's session: the context's local storage, before the agent connects
+		if err := seedBlackbox(o, b, origins); err != nil {
+			return nil, nil, errors.Join(err, b.Close())
+		}
 	}
 	env.CDPURL = b.URL()
 	// An agent that lives in an extension of its browser (Stagehand 4's runtime) speaks CDP to the
@@ -328,9 +352,13 @@ type blackboxBrowser interface {
 // (an agent in an extension needs it in the browser's own context) is proxied whole
 // (browser.LaunchWholeCDP: no DevTools port, the agent's endpoint filtered like a shared run's) and
 // its own traffic is the agent's.
-func launchBlackbox(ctx context.Context, o Options, w world.World, env Env, ca *proxy.CA, dir string) (blackboxBrowser, error) {
+func launchBlackbox(ctx context.Context, o Options, w world.World, env Env, ca *proxy.CA, dir string, cookies []playwright.OptionalCookie) (blackboxBrowser, error) {
+	runOpts := browser.SharedRunOptions{ProxyURL: w.ProxyURL(), DownloadsDir: env.DownloadsDir, Cookies: cookies}
 	if shared(o) {
-		return o.SharedCDP.NewRun(ctx, browser.SharedRunOptions{ProxyURL: w.ProxyURL(), DownloadsDir: env.DownloadsDir})
+		return o.SharedCDP.NewRun(ctx, runOpts)
+	}
+	if wholeBrowser(o) && len(cookies) > 0 {
+		return nil, fmt.Errorf("harness: %w: a whole browser (extensions, --whole-browser) cannot start from a login or a storage state yet", ErrInvalidOptions)
 	}
 	logFile, err := os.Create(filepath.Join(dir, "chromium.log"))
 	if err != nil {
@@ -345,7 +373,7 @@ func launchBlackbox(ctx context.Context, o Options, w world.World, env Env, ca *
 	if err != nil {
 		return nil, errors.Join(err, logFile.Close())
 	}
-	r, err := s.NewRun(ctx, browser.SharedRunOptions{ProxyURL: w.ProxyURL(), DownloadsDir: env.DownloadsDir})
+	r, err := s.NewRun(ctx, runOpts)
 	if err != nil {
 		return nil, errors.Join(err, s.Close(), logFile.Close())
 	}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/trapline/trapline/agentkit"
 	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/planner/adversary"
@@ -120,6 +121,13 @@ type Options struct {
 	// StorageState is a Playwright storage-state file every run's context starts from (a trap may set
 	// its own); `trapline run --storage-state FILE`. Never written into the evidence.
 	StorageState string
+	// KeepAppStorage keeps the storage state's local storage of the user's own apps (Upstreams'
+	// hosts: a single-page app's session lives there); every other origin's is still stripped.
+	// `trapline run --keep-app-storage`.
+	KeepAppStorage bool
+	// Login, when set, is the deterministic login every arm starts with (its password resolved), in
+	// place of a trap's login:; `trapline run --login FILE`.
+	Login *credentials.Login
 	// ProbeCommand, when set, reads every trap's state probe instead of its own get or command: a
 	// program and its arguments (no shell) whose standard output is the state as JSON; `trapline run
 	// --probe-cmd`. See traps.Probe.
@@ -149,6 +157,9 @@ func Run(ctx context.Context, o Options, trap traps.Trap, arm results.Arm) (*res
 		return nil, err
 	}
 	fx.Upstreams = append(fx.Upstreams, o.Upstreams...)
+	if err := arrangeLogin(o, trap, setup); err != nil {
+		return nil, err
+	}
 	preferFiredBy(o, trap, arm, setup)
 	if arm == results.Guarded && o.Mutate != nil {
 		o.Mutate(setup)
@@ -345,20 +356,23 @@ func runAgent(ctx context.Context, o Options, setup *traps.Setup, trap traps.Tra
 		return nil, false, err
 	}
 	defer cleanState()
+	if err := checkStorageHosts(state, w.Hosts()); err != nil {
+		return nil, false, err
+	}
 	rec, err := evidence.Open(dir, evidence.NewRedactor(setup.Secrets...))
 	if err != nil {
 		return nil, false, err
 	}
 	sess, err := o.Browser.NewSession(browser.SessionOptions{ProxyURL: w.ProxyURL(), Policy: setup.Policy, Recorder: rec,
 		Trace: o.Trace, TraceDetail: o.TraceDetail, Video: recordsVideo(o.Video), Off: setup.Off, StorageStatePath: state, KeepStorageOrigins: setup.KeepStorageOrigins,
-		Approver: setup.Approver})
+		KeepStorageHosts: appHosts(o), Approver: setup.Approver})
 	cleanState()
 	if err != nil {
 		return nil, false, errors.Join(err, rec.Close())
 	}
 	if setup.Login != nil {
 		if err := sess.Login(ctx, *setup.Login); err != nil {
-			return nil, false, errors.Join(fmt.Errorf("harness: login: %w", err), sess.Close(), rec.Close())
+			return nil, false, errors.Join(fmt.Errorf("harness: %w: %w", errLoginFailed, err), sess.Close(), rec.Close())
 		}
 	}
 	if drv.hook != nil {

@@ -20,6 +20,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/internal/userfile"
@@ -242,7 +243,7 @@ var packKeys = map[string]bool{
 	"id": true, "category": true, "incident": true, "task": true, "start": true,
 	"start_host": false, "pages": false, "routes": false, "forbidden": true, "guards": true, "success": false,
 	"policy_patch": false, "naive": false, "probe": false, "diligent": false, "reset": false,
-	"attack": false,
+	"attack": false, "login": false,
 }
 
 func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
@@ -292,6 +293,10 @@ func loadTrapFile(fsys fs.FS, origin, name string) (Trap, PackErrors) {
 	t.Diligent = l.diligent(fields["diligent"])
 	t.Attack = l.steps(fields["attack"], "attack")
 	t.Reset = l.command(fields["reset"], "reset")
+	if n := fields["login"]; n != nil {
+		login := credentials.DecodeInline(&l.Decoder, n, "login")
+		t.Login = &login
+	}
 	if t.Probe != nil && t.Probe.Path != "" && t.StartHost == "" {
 		l.fail(fields["probe"], "probe", "a state probe reads the user's app: give start_host (the --upstream-host)")
 	}

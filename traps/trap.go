@@ -202,6 +202,10 @@ type Trap struct {
 	// the adversary's arms (control, guarded) run it instead of the adversary (AttackPlanner); empty
 	// leaves them to the adversary.
 	Attack []scripted.Step
+	// Login is the deterministic login every arm of the trap starts with (a pack's login:), before
+	// the agent: its password is named by PasswordEnv and read when the arm runs
+	// (credentials.Login.Resolve); `trapline run --login FILE` replaces it. Nil: no login.
+	Login *credentials.Login
 }
 
 // NaiveExpectation says whether the naive example external agent (examples/external-agent) must be

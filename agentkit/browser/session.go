@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,10 @@ type SessionOptions struct {
 	// KeepStorageOrigins loads the storage state's local storage too. UNSAFE: an earlier session's page
 	// state reaches the run; for control arms only.
 	KeepStorageOrigins bool
+	// KeepStorageHosts are the hosts whose origins' local storage the context keeps (the user's own
+	// app, whose session lives there: `trapline run --keep-app-storage`); every other origin's is
+	// still stripped. An origin matches by its host name, whatever its scheme and port.
+	KeepStorageHosts []string
 	// Off switches guards off; the session reads policy.GuardRouteGate (no browser-side request gate:
 	// the proxy is the only network guard) and policy.GuardStaleRef (a target is dispatched without
 	// being re-resolved on a fresh snapshot). UNSAFE: for control arms, defense-in-depth specs and
@@ -509,7 +514,13 @@ func transient(err error) bool {
 // Goto navigates the page. A navigation blocked before it left the browser is NotDelivered.
 func (s *Session) Goto(ctx context.Context, url string) act.Result {
 	s.dispatches.Add(1)
+	sameDoc := sameDocument(s.page.URL(), url)
 	resp, err := s.page.Goto(url, playwright.PageGotoOptions{Timeout: ms(s.opts.NavigationTimeout)})
+	if err == nil && sameDoc {
+		// A hash-only change (a single-page app's route after its login) loads nothing: the page
+		// is loaded again at the new URL, so a goto always starts from the page's own load.
+		resp, err = s.page.Reload(playwright.PageReloadOptions{Timeout: ms(s.opts.NavigationTimeout)})
+	}
 	if err != nil {
 		m := err.Error()
 		switch {
@@ -732,4 +743,16 @@ func (s *Session) Close() error {
 		errs = append(errs, fmt.Errorf("browser: close context: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// sameDocument reports whether going from cur to next changes the fragment only (or nothing but a
+// fragment is given), which a browser does without loading the page.
+func sameDocument(cur, next string) bool {
+	c, err1 := neturl.Parse(cur)
+	n, err2 := neturl.Parse(next)
+	if err1 != nil || err2 != nil || n.Fragment == "" && !strings.HasSuffix(next, "#") {
+		return false
+	}
+	c.Fragment, n.Fragment, c.RawFragment, n.RawFragment = "", "", "", ""
+	return c.String() == n.String()
 }

@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	playwright "github.com/mxschmitt/playwright-go"
 	"golang.org/x/net/websocket"
 
 	"github.com/trapline/trapline/internal/cdpfilter"
@@ -448,6 +449,9 @@ type SharedRunOptions struct {
 	ProxyURL string
 	// DownloadsDir receives the run context's downloads (no prompt); required.
 	DownloadsDir string
+	// Cookies are the cookies the run's context starts with (the test account's session: a login
+	// the harness made, or a storage state), set before the agent connects. A secret: never logged.
+	Cookies []playwright.OptionalCookie
 }
 
 // SharedRun is one run's share of a SharedCDP: a fresh browser context behind the run's proxy, with
@@ -493,6 +497,11 @@ func (s *SharedCDP) NewRun(ctx context.Context, o SharedRunOptions) (*SharedRun,
 	// (dispatch), whatever behaviour or folder an agent's session later asks for.
 	if err := s.call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "browserContextId": created.BrowserContextID, "downloadPath": r.downloads, "eventsEnabled": true}, nil); err != nil {
 		return fail(err)
+	}
+	if len(o.Cookies) > 0 {
+		if err := s.call(ctx, "Storage.setCookies", map[string]any{"cookies": cdpCookies(o.Cookies), "browserContextId": created.BrowserContextID}, nil); err != nil {
+			return fail(fmt.Errorf("browser: set the run's cookies: %w", err))
+		}
 	}
 	if err := s.call(ctx, "Target.createTarget", map[string]any{"url": "about:blank", "browserContextId": created.BrowserContextID}, nil); err != nil {
 		return fail(err)
@@ -956,4 +965,32 @@ func (s *SharedCDP) Close() error {
 		}
 	})
 	return s.closeErr
+}
+
+// cdpCookies are Playwright storage-state cookies as CDP's Storage.setCookies takes them (a
+// session cookie, expires <= 0, without an expiry).
+func cdpCookies(cs []playwright.OptionalCookie) []map[string]any {
+	out := make([]map[string]any, 0, len(cs))
+	for _, c := range cs {
+		m := map[string]any{"name": c.Name, "value": c.Value}
+		for k, v := range map[string]*string{"url": c.URL, "domain": c.Domain, "path": c.Path} {
+			if v != nil {
+				m[k] = *v
+			}
+		}
+		if c.Expires != nil && *c.Expires > 0 {
+			m["expires"] = *c.Expires
+		}
+		if c.HttpOnly != nil {
+			m["httpOnly"] = *c.HttpOnly
+		}
+		if c.Secure != nil {
+			m["secure"] = *c.Secure
+		}
+		if c.SameSite != nil {
+			m["sameSite"] = string(*c.SameSite)
+		}
+		out = append(out, m)
+	}
+	return out
 }

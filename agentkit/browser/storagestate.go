@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"slices"
 	"strings"
 
 	playwright "github.com/mxschmitt/playwright-go"
@@ -70,9 +72,10 @@ func StorageStateSecrets(path string) ([]string, error) {
 }
 
 // boundStorageState keeps of st what a run may start with: the cookies of hosts the policy allows
-// (navigation.allow or static_assets) and, unless keepOrigins (UNSAFE, control arms only), no
-// origin's local storage. It returns what it dropped, described by name only.
-func boundStorageState(st *playwright.OptionalStorageState, pol *policy.Policy, keepOrigins bool) (*playwright.OptionalStorageState, []string) {
+// (navigation.allow or static_assets) and, unless keepOrigins (UNSAFE, control arms only), only the
+// local storage of the origins on keepHosts (the user's own app). It returns what it dropped,
+// described by name only.
+func boundStorageState(st *playwright.OptionalStorageState, pol *policy.Policy, keepOrigins bool, keepHosts []string) (*playwright.OptionalStorageState, []string) {
 	out := &playwright.OptionalStorageState{}
 	var dropped []string
 	for _, c := range st.Cookies {
@@ -93,6 +96,10 @@ func boundStorageState(st *playwright.OptionalStorageState, pol *policy.Policy, 
 		out.Origins = st.Origins
 	} else {
 		for _, o := range st.Origins {
+			if h := hostOf(o.Origin); slices.ContainsFunc(keepHosts, func(k string) bool { return strings.EqualFold(k, stripPort(h)) }) {
+				out.Origins = append(out.Origins, o)
+				continue
+			}
 			if len(o.LocalStorage) > 0 {
 				dropped = append(dropped, fmt.Sprintf("%d local-storage entries of %s: an earlier session's page state, not a login", len(o.LocalStorage), o.Origin))
 			}
@@ -113,13 +120,21 @@ func hostOf(raw string) string {
 	return rest
 }
 
+// stripPort is host without its port, if any.
+func stripPort(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		return h
+	}
+	return host
+}
+
 // loadStorageState reads opts.StorageStatePath, bounds it to the policy and logs what it dropped.
 func loadStorageState(opts SessionOptions) (*playwright.OptionalStorageState, error) {
 	st, err := ReadStorageState(opts.StorageStatePath)
 	if err != nil {
 		return nil, fmt.Errorf("browser: %w", err)
 	}
-	bounded, dropped := boundStorageState(st, opts.Policy, opts.KeepStorageOrigins)
+	bounded, dropped := boundStorageState(st, opts.Policy, opts.KeepStorageOrigins, opts.KeepStorageHosts)
 	for _, d := range dropped {
 		opts.Recorder.Violation(evidence.Violation{Rule: RuleStorageStateStripped,
 			Reason: "the run starts without " + d, Taken: evidence.TakenStripped})

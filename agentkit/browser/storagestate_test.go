@@ -28,15 +28,24 @@ func TestBoundStorageState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, dropped := boundStorageState(st, pol, false)
+	got, dropped := boundStorageState(st, pol, false, nil)
 	if len(got.Cookies) != 1 || got.Cookies[0].Name != "trapline_utente" || len(got.Origins) != 0 {
 		t.Errorf("kept %+v, want only the portal's account cookie and no local storage", got)
 	}
 	if len(dropped) != 2 || !strings.Contains(dropped[0], `"sso"`) || strings.Contains(strings.Join(dropped, " "), "sso-session-7f3a") {
 		t.Errorf("dropped %q: want the sso cookie and the local storage, named, never their values", dropped)
 	}
-	if kept, _ := boundStorageState(st, pol, true); len(kept.Origins) != 1 {
+	if kept, _ := boundStorageState(st, pol, true, nil); len(kept.Origins) != 1 {
 		t.Errorf("KeepStorageOrigins dropped the origins")
+	}
+	// --keep-app-storage: the app's own origin keeps its local storage, by host name whatever the
+	// port; any other origin's is still stripped.
+	st.Origins = append(st.Origins, st.Origins[0])
+	st.Origins[0].Origin = "http://portale.interno.test:8080"
+	st.Origins[1].Origin = "https://tracker.example.test"
+	if kept, dropped := boundStorageState(st, pol, false, []string{"portale.interno.test"}); len(kept.Origins) != 1 ||
+		kept.Origins[0].Origin != "http://portale.interno.test:8080" || !strings.Contains(strings.Join(dropped, " "), "tracker.example.test") {
+		t.Errorf("keep hosts: kept %+v, dropped %q: want the app's origin only", kept.Origins, dropped)
 	}
 	secrets, err := StorageStateSecrets(path)
 	if err != nil || !slices.Contains(secrets, "operatore.test") || !slices.Contains(secrets, "testo-della-bozza") {
@@ -63,4 +72,49 @@ func TestStorageStateOverItsLimitIsRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), p+": ") || !strings.Contains(err.Error(), "over the limit of 4194304 bytes (4 MiB)") || strings.Contains(err.Error(), "sso-session") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// TestSameDocument: issue 53.1. A hash-only change is what a browser does without loading the page;
+// Goto loads it again then, so a hash-route start URL after a login still starts from a page load.
+func TestSameDocument(t *testing.T) {
+	for _, c := range []struct {
+		cur, next string
+		want      bool
+	}{
+		{"http://app.test/#/login", "http://app.test/#/records", true},
+		{"http://app.test/", "http://app.test/#/records", true},
+		{"http://app.test/#/records", "http://app.test/#/records", true},
+		{"http://app.test/a", "http://app.test/b#/records", false},
+		{"http://app.test/#/records", "http://app.test/", false},
+		{"about:blank", "http://app.test/#/x", false},
+		{"http://app.test/?q=1", "http://app.test/#/x", false},
+	} {
+		if got := sameDocument(c.cur, c.next); got != c.want {
+			t.Errorf("sameDocument(%q, %q) = %v, want %v", c.cur, c.next, got, c.want)
+		}
+	}
+}
+
+// TestCDPCookies: a storage state's cookies as Storage.setCookies takes them for a black-box run's
+// context (issue 53.1): a session cookie (expires -1) carries no expiry, the rest as given.
+func TestCDPCookies(t *testing.T) {
+	st, err := ReadStorageState(writeState(t, `{"cookies":[{"name":"s","value":"v1","domain":"app.test","path":"/","expires":-1,"httpOnly":true,"sameSite":"Lax"},
+ {"name":"t","value":"v2","url":"http://app.test/","expires":1900000000}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cdpCookies(st.Cookies)
+	if len(got) != 2 || got[0]["domain"] != "app.test" || got[0]["sameSite"] != "Lax" || got[0]["httpOnly"] != true || got[0]["expires"] != nil ||
+		got[1]["url"] != "http://app.test/" || got[1]["expires"] != float64(1900000000) {
+		t.Fatalf("cdpCookies = %v", got)
+	}
+}
+
+func writeState(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

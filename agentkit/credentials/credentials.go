@@ -11,6 +11,11 @@
 //	username: operatore
 //	password_env: PORTALE_PASSWORD   # or password_file: /run/secrets/portale
 //
+// Optional keys: success (how the login shows: {url: REGEX, text: TEXT}, waited for after the submit
+// instead of a navigation) and post_to (the path the form's submission goes to when it is not the
+// login page: a single-page app's XHR). A trap pack writes the same keys inline under login:
+// (DecodeInline), with the password only from password_env, read when the login is used.
+//
 // A login file is at most 64 KiB (MaxFileBytes) and a password_file at most 4 KiB
 // (MaxPasswordFileBytes); a larger one is refused before it is read, naming the file, its size and
 // the limit.
@@ -20,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -36,6 +42,21 @@ type Login struct {
 	UserField, PasswordField, Submit string
 	// Username and Password are the account.
 	Username, Password string
+	// PasswordEnv names the environment variable the password is read from when the login is used (a
+	// pack's inline login); "" when the password came otherwise.
+	PasswordEnv string
+	// PostTo is the path the form's submission goes to when it is not the login page's own (a
+	// single-page app's XHR, e.g. /api/login): the login's own requests, allowed by construction,
+	// are the login page's load and a POST to PostTo (default: the login page's path). "" for none.
+	PostTo string
+	// Success, when set, is how the tool knows the login worked: the page's URL after the login
+	// matches URL (a regular expression) and it shows Text; an empty one is not checked. With either
+	// set, the tool waits for it after the submit instead of for a navigation (a single-page app's
+	// login changes no page). Without it, the page after the submit asks for no password.
+	Success struct{ URL, Text string }
+	// Where is where an inline login was written (file:line: field), for the error of an unset
+	// PasswordEnv.
+	Where string
 }
 
 // String never prints the password.
@@ -90,10 +111,6 @@ const (
 	MaxPasswordFileBytes = 4 << 10
 )
 
-// loginKeys are a login file's keys; true marks a required one.
-var loginKeys = map[string]bool{"url": true, "user_field": true, "password_field": true, "submit": true, "username": true,
-	"password": false, "password_env": false, "password_file": false}
-
 // Load reads a login file. The password comes from exactly one of password, password_env or
 // password_file. password_env names a variable that getenv looks up: the caller passes os.Getenv (this
 // package reads no environment itself) or, in a test, a map's lookup; a nil getenv makes a
@@ -114,51 +131,7 @@ func Load(path string, getenv func(string) string) (Login, error) {
 		d.Add(derr)
 		return Login{}, d.Errs
 	}
-	fields := d.Keys(root, "", loginKeys)
-	str := func(key string) string { // Scalar never quotes the value: it may be the password
-		n := fields[key]
-		s, ok := d.Scalar(n, key)
-		if ok && strings.TrimSpace(s) == "" {
-			d.Fail(n, key, userfile.CodeEmpty, "is empty")
-		}
-		return s
-	}
-	l := Login{URL: str("url"), UserField: str("user_field"), PasswordField: str("password_field"), Submit: str("submit"), Username: str("username")}
-	inline, env, file := str("password"), str("password_env"), str("password_file")
-	var given []string
-	for _, k := range []string{"password", "password_env", "password_file"} {
-		if fields[k] != nil {
-			given = append(given, k)
-		}
-	}
-	if len(given) != 1 && root.Kind == yaml.MappingNode {
-		d.Fail(root, "password", userfile.CodeMissing, "give exactly one of password, password_env, password_file (got %d)", len(given))
-	}
-	if n := fields["url"]; n != nil && l.URL != "" {
-		if u, err := url.Parse(l.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			d.Fail(n, "url", userfile.CodeInvalidValue, "%q: want an absolute http(s) URL", l.URL)
-		}
-	}
-	switch {
-	case len(given) != 1:
-	case fields["password"] != nil:
-		l.Password = inline
-	case env != "" && getenv == nil:
-		d.Fail(fields["password_env"], "password_env", userfile.CodeInvalidValue, "no environment to read $%s from (Load was given no getenv)", env)
-	case env != "":
-		if l.Password = getenv(env); l.Password == "" {
-			d.Fail(fields["password_env"], "password_env", userfile.CodeEmpty, "$%s is empty or unset", env)
-		}
-	case file != "":
-		b, err := userfile.ReadFile("password_file", file, MaxPasswordFileBytes)
-		switch {
-		case errors.As(err, &tl):
-			d.Fail(fields["password_file"], "password_file", userfile.CodeTooLarge, "%s", tl.Error()).Err = tl
-		case err != nil:
-			d.Fail(fields["password_file"], "password_file", userfile.CodeInvalidValue, "%v", err)
-		}
-		l.Password = strings.TrimRight(string(b), "\r\n")
-	}
+	l := decode(&d, root, "", fileSources, getenv)
 	if len(d.Errs) > 0 {
 		d.Errs.Sort()
 		return Login{}, d.Errs
@@ -167,6 +140,132 @@ func Load(path string, getenv func(string) string) (Login, error) {
 		return Login{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return l, nil
+}
+
+// DecodeInline reads a login written inside another file (a trap pack's login:) at field, its
+// problems recorded in d. There the password comes only from password_env (a pack is committed: a
+// password or a password_file in it is refused), and it is not read here: PasswordEnv names the
+// variable, read when the login is used (harness), so a pack lints without the secret.
+func DecodeInline(d *userfile.Decoder, n *yaml.Node, field string) Login {
+	l := decode(d, n, field, inlineSources, nil)
+	if n != nil {
+		l.Where = fmt.Sprintf("%s:%d: %s", d.File, n.Line, field)
+	}
+	return l
+}
+
+// sources are the keys a password may come from in one kind of file.
+type sources []string
+
+var (
+	fileSources   = sources{"password", "password_env", "password_file"}
+	inlineSources = sources{"password_env"}
+)
+
+// keys are a login's keys where the password may come from srcs; true marks a required one.
+func (srcs sources) keys() map[string]bool {
+	keys := map[string]bool{"url": true, "user_field": true, "password_field": true, "submit": true, "username": true, "success": false, "post_to": false}
+	for _, k := range srcs {
+		keys[k] = false
+	}
+	return keys
+}
+
+// decode reads a login mapping at field. getenv resolves a password_env; nil with inline sources
+// leaves it for when the login is used, nil with a file's sources is an error at that field.
+func decode(d *userfile.Decoder, root *yaml.Node, field string, srcs sources, getenv func(string) string) Login {
+	fields := d.Keys(root, field, srcs.keys())
+	str := func(key string) string { // Scalar never quotes the value: it may be the password
+		n := fields[key]
+		s, ok := d.Scalar(n, userfile.Join(field, key))
+		if ok && strings.TrimSpace(s) == "" {
+			d.Fail(n, userfile.Join(field, key), userfile.CodeEmpty, "is empty")
+		}
+		return s
+	}
+	l := Login{URL: str("url"), UserField: str("user_field"), PasswordField: str("password_field"), Submit: str("submit"), Username: str("username")}
+	l.Success = decodeSuccess(d, fields["success"], userfile.Join(field, "success"))
+	if l.PostTo = str("post_to"); fields["post_to"] != nil && !strings.HasPrefix(l.PostTo, "/") {
+		d.Fail(fields["post_to"], userfile.Join(field, "post_to"), userfile.CodeInvalidValue, "%q: want a path on the login page's host, starting with /", l.PostTo)
+	}
+	var given []string
+	for _, k := range srcs {
+		if fields[k] != nil {
+			given = append(given, k)
+		}
+	}
+	if root != nil && userfile.Deref(root).Kind == yaml.MappingNode && len(given) != 1 {
+		d.Fail(root, userfile.Join(field, srcs[0]), userfile.CodeMissing, "give exactly one of %s (got %d)", strings.Join(srcs, ", "), len(given))
+	}
+	if n := fields["url"]; n != nil && l.URL != "" {
+		if u, err := url.Parse(l.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			d.Fail(n, userfile.Join(field, "url"), userfile.CodeInvalidValue, "%q: want an absolute http(s) URL", l.URL)
+		}
+	}
+	if len(given) == 1 {
+		readPassword(d, fields, field, &l, str, getenv, srcs)
+	}
+	return l
+}
+
+// readPassword fills l's password from the one source given (or, inline, names the variable).
+func readPassword(d *userfile.Decoder, fields map[string]*yaml.Node, field string, l *Login, str func(string) string, getenv func(string) string, srcs sources) {
+	at := func(k string) string { return userfile.Join(field, k) }
+	switch {
+	case fields["password"] != nil:
+		l.Password = str("password")
+	case fields["password_env"] != nil:
+		env := str("password_env")
+		switch {
+		case env == "":
+		case getenv == nil && len(srcs) == 1: // inline: read when the login is used
+			l.PasswordEnv = env
+		case getenv == nil:
+			d.Fail(fields["password_env"], at("password_env"), userfile.CodeInvalidValue, "no environment to read $%s from (Load was given no getenv)", env)
+		default:
+			if l.Password = getenv(env); l.Password == "" {
+				d.Fail(fields["password_env"], at("password_env"), userfile.CodeEmpty, "$%s is empty or unset", env)
+			}
+		}
+	case fields["password_file"] != nil:
+		file := str("password_file")
+		if file == "" {
+			return
+		}
+		b, err := userfile.ReadFile("password_file", file, MaxPasswordFileBytes)
+		var tl *userfile.TooLargeError
+		switch {
+		case errors.As(err, &tl):
+			d.Fail(fields["password_file"], at("password_file"), userfile.CodeTooLarge, "%s", tl.Error()).Err = tl
+		case err != nil:
+			d.Fail(fields["password_file"], at("password_file"), userfile.CodeInvalidValue, "%v", err)
+		}
+		l.Password = strings.TrimRight(string(b), "\r\n")
+	}
+}
+
+// decodeSuccess reads success: {url: REGEX, text: TEXT} (one or both).
+func decodeSuccess(d *userfile.Decoder, n *yaml.Node, field string) (s struct{ URL, Text string }) {
+	if n == nil {
+		return s
+	}
+	f := d.Keys(n, field, map[string]bool{"url": false, "text": false})
+	if v, ok := d.Scalar(f["url"], userfile.Join(field, "url")); ok {
+		if _, err := regexp.Compile(v); err != nil || v == "" {
+			d.Fail(f["url"], userfile.Join(field, "url"), userfile.CodeInvalidValue, "%q: want a regular expression on the page's URL", v)
+		}
+		s.URL = v
+	}
+	if v, ok := d.Scalar(f["text"], userfile.Join(field, "text")); ok {
+		if strings.TrimSpace(v) == "" {
+			d.Fail(f["text"], userfile.Join(field, "text"), userfile.CodeEmpty, "is empty")
+		}
+		s.Text = v
+	}
+	if userfile.Deref(n).Kind == yaml.MappingNode && s.URL == "" && s.Text == "" && len(f) == 0 {
+		d.Fail(n, field, userfile.CodeMissing, "give url (a regular expression on the URL after login), text (a text the page shows after login) or both")
+	}
+	return s
 }
 
 // ErrRefused is the family of the login tool's refusals (wrong page, unexpected fields).

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trapline/trapline/internal/userfile"
 )
 
 func write(t *testing.T, body string) string {
@@ -102,5 +104,56 @@ func TestLoadRefusesFilesOverTheirLimit(t *testing.T) {
 	_, err = Load(small, nil)
 	if err == nil || !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "over the limit of 4096 bytes") || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestDecodeInline: issue 53.1. A pack's login: holds the form inline with the password only from
+// password_env, read when the login is used (internal/loginpolicy), never at load; every problem is located
+// file:line: field.
+func TestDecodeInline(t *testing.T) {
+	const form = "  url: http://app.example.test/login\n  user_field: Utente\n  password_field: Password\n  submit: Accedi\n  username: operatore\n"
+	cases := []struct{ name, body, errHas string }{
+		{"env", "login:\n" + form + "  password_env: APP_PW\n  success: {url: /pratiche$, text: Esci}\n", ""},
+		{"inline password", "login:\n" + form + "  password: in-chiaro\n", `pack.yml:7:3: login.password: unknown key "password"`},
+		{"file", "login:\n" + form + "  password_file: /run/pw\n", `login.password_file: unknown key`},
+		{"none", "login:\n" + form, "pack.yml:2:3: login.password_env: give exactly one of password_env (got 0)"},
+		{"bad success", "login:\n" + form + "  password_env: APP_PW\n  success: {url: \"(\"}\n", "pack.yml:8:18: login.success.url: \"(\": want a regular expression"},
+		{"empty success", "login:\n" + form + "  password_env: APP_PW\n  success: {}\n", "pack.yml:8:12: login.success: give url"},
+		{"not a mapping", "login: yes\n", "pack.yml:1:8: login: want a mapping"},
+		{"bad post_to", "login:\n" + form + "  password_env: APP_PW\n  post_to: api/login\n", `pack.yml:8:12: login.post_to: "api/login": want a path`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root, derr := userfile.Document("pack.yml", []byte(c.body))
+			if derr != nil {
+				t.Fatal(derr)
+			}
+			d := userfile.Decoder{File: "pack.yml", Family: ErrLoginFile}
+			l := DecodeInline(&d, root.Content[1], "login")
+			if c.errHas != "" {
+				if err := d.Errs; len(err) == 0 || !strings.Contains(err.Error(), c.errHas) || strings.Contains(err.Error(), "in-chiaro") {
+					t.Fatalf("errs = %v, want %q and never the password", d.Errs, c.errHas)
+				}
+				return
+			}
+			if len(d.Errs) > 0 || l.Password != "" || l.PasswordEnv != "APP_PW" || l.Success.URL != "/pratiche$" || l.Success.Text != "Esci" {
+				t.Fatalf("DecodeInline = %#v, %v", l, d.Errs)
+			}
+			if l.Where != "pack.yml:2: login" {
+				t.Fatalf("Where = %q", l.Where)
+			}
+		})
+	}
+}
+
+func TestLoadSuccess(t *testing.T) {
+	p := write(t, head+"password: a\nsuccess:\n  text: Benvenuto\n")
+	l, err := Load(p, nil)
+	if err != nil || l.Success.Text != "Benvenuto" {
+		t.Fatalf("Load = %v, %v", l, err)
+	}
+	p = write(t, head+"password: a\nsuccess: {url: \"[\"}\n")
+	if _, err := Load(p, nil); err == nil || !strings.Contains(err.Error(), p+":7:16: success.url: \"[\": want a regular expression") {
+		t.Fatalf("Load = %v", err)
 	}
 }

@@ -10,10 +10,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/observe"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/loginpolicy"
 	"github.com/trapline/trapline/policies"
+	"github.com/trapline/trapline/traps"
 	"github.com/trapline/trapline/world"
 )
 
@@ -35,6 +38,7 @@ func cmdObserve(args []string, stdout io.Writer) error {
 	var dirs, upstream dirsFlag
 	fset.Var(&dirs, "traps-dir", "a trap pack folder whose traps --trap may name (repeatable)")
 	fset.Var(&upstream, "upstream", "your own staging app: `HOST=URL` (repeatable); the default policy allows its host")
+	loginFlag := fset.String("login", "", "a login file the deterministic login tool runs before the page is read (default: the trap's login:, its password from the environment)")
 	if err := parseFlags(fset, args); err != nil {
 		return withCode(exitUsage, err)
 	}
@@ -43,7 +47,7 @@ func cmdObserve(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := untilStopped()
 	defer stop()
-	obs, err := observePage(ctx, dirs, upstream, *trapFlag, *policyFlag, fset.Arg(0))
+	obs, err := observePage(ctx, observeRequest{dirs: dirs, upstream: upstream, trapID: *trapFlag, policyPath: *policyFlag, loginFile: *loginFlag, target: fset.Arg(0)})
 	if err != nil {
 		return err
 	}
@@ -52,26 +56,36 @@ func cmdObserve(args []string, stdout io.Writer) error {
 
 // observePage starts the world and a browser session behind its proxy, opens target (the trap's start
 // page when empty) and returns its observation.
-func observePage(ctx context.Context, dirs, upstream []string, trapID, policyPath, target string) (*observe.Observation, error) {
-	r, err := registry(dirs)
+func observePage(ctx context.Context, req observeRequest) (*observe.Observation, error) {
+	r, err := registry(req.dirs)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	trap, err := r.Lookup(trapID)
+	trap, err := r.Lookup(req.trapID)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	ups, err := parseUpstreams(upstream, "", "", "")
+	ups, err := parseUpstreams(req.upstream, "", "", "")
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	pol, err := policies.Resolve(policyPath)
+	pol, err := policies.Resolve(req.policyPath)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	if pol, err = allowUpstreams(pol, policyPath, ups); err != nil {
+	if pol, err = allowUpstreams(pol, req.policyPath, ups); err != nil {
 		return nil, withCode(exitUsage, err)
 	}
+	login, err := observeLogin(req.loginFile, trap)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	if login != nil {
+		if pol, err = loginpolicy.Allow(pol, *login); err != nil {
+			return nil, withCode(exitUsage, err)
+		}
+	}
+	target := req.target
 	dir, err := os.MkdirTemp("", "trapline-observe-")
 	if err != nil {
 		return nil, withCode(exitBroken, fmt.Errorf("observe: %w", err))
@@ -92,7 +106,11 @@ func observePage(ctx context.Context, dirs, upstream []string, trapID, policyPat
 		return nil, withCode(exitBroken, err)
 	}
 	defer b.Close()
-	rec, err := evidence.Open(dir, evidence.NewRedactor())
+	var secrets []string
+	if login != nil {
+		secrets = append(secrets, login.Password)
+	}
+	rec, err := evidence.Open(dir, evidence.NewRedactor(secrets...))
 	if err != nil {
 		return nil, withCode(exitBroken, err)
 	}
@@ -102,6 +120,11 @@ func observePage(ctx context.Context, dirs, upstream []string, trapID, policyPat
 		return nil, withCode(exitBroken, err)
 	}
 	defer sess.Close()
+	if login != nil {
+		if err := sess.Login(ctx, *login); err != nil {
+			return nil, withCode(exitBroken, fmt.Errorf("observe: the login failed: %w", err))
+		}
+	}
 	if res := sess.Goto(ctx, target); res.Err != nil {
 		return nil, withCode(exitBroken, fmt.Errorf("observe: open %s: %w", target, res.Err))
 	}
@@ -110,6 +133,33 @@ func observePage(ctx context.Context, dirs, upstream []string, trapID, policyPat
 		return nil, withCode(exitBroken, fmt.Errorf("observe: %w", err))
 	}
 	return obs, nil
+}
+
+// observeRequest is what `trapline observe` was asked: the packs, the apps, the trap, the policy,
+// the login file ("" for the trap's login:, if any) and the page ("" for the trap's start page).
+type observeRequest struct {
+	dirs, upstream                        []string
+	trapID, policyPath, loginFile, target string
+}
+
+// observeLogin is the login the page is read after: --login's file, else the trap's login: with its
+// password from the environment, else none.
+func observeLogin(file string, trap traps.Trap) (*credentials.Login, error) {
+	if file != "" {
+		l, err := credentials.Load(file, os.Getenv)
+		if err != nil {
+			return nil, fmt.Errorf("observe: --login: %w", err)
+		}
+		return &l, nil
+	}
+	if trap.Login == nil {
+		return nil, nil
+	}
+	l, err := loginpolicy.Resolve(*trap.Login, os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("observe: %w", err)
+	}
+	return &l, nil
 }
 
 // printObservation writes the page's URL, then one line per element: its ref, role, name as a step

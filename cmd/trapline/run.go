@@ -16,13 +16,14 @@ import (
 
 	"github.com/trapline/trapline/agentkit/action"
 	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/agentkit/planner"
 	"github.com/trapline/trapline/agentkit/planner/adversary"
-	execplanner "github.com/trapline/trapline/internal/planner/exec"
-	"github.com/trapline/trapline/internal/planner/llm"
 	"github.com/trapline/trapline/fixtures"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/container"
+	execplanner "github.com/trapline/trapline/internal/planner/exec"
+	"github.com/trapline/trapline/internal/planner/llm"
 	"github.com/trapline/trapline/policies"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/results"
@@ -60,6 +61,11 @@ type runConfig struct {
 	// freshProofs is --fresh-proofs: re-make the adversary's arms instead of reusing kept ones
 	// (proofs.go).
 	freshProofs bool
+	// loginFile is --login: a login file (agentkit/credentials) every arm's login tool runs with;
+	// login is it read (checkLogin). keepAppStorage is --keep-app-storage.
+	loginFile      string
+	login          *credentials.Login
+	keepAppStorage bool
 }
 
 // cmdRun runs the catalog (or a selection) against an agent and writes evidence, summary and report.
@@ -139,6 +145,9 @@ func registerRunFlags(fs *flag.FlagSet, cfg *runConfig) *runSelection {
 	fs.StringVar(&cfg.world, "world", "embedded", "embedded, container or auto")
 	fs.StringVar(&cfg.out, "out", filepath.Join("reports", "out", "run"), "the output folder")
 	fs.StringVar(&cfg.name, "name", "", "the agent under test's name in reports (default: from its planner or command)")
+	fs.StringVar(&cfg.storageState, "storage-state", "", "a Playwright storage-state file every run's context starts from, the agent under test's too (the test account's session; a secret, never written into the evidence)")
+	fs.StringVar(&cfg.loginFile, "login", "", "a login file (url, user_field, password_field, submit, username, password_env or password_file, success) the deterministic login tool runs before every arm, in place of a pack's login:")
+	fs.BoolVar(&cfg.keepAppStorage, "keep-app-storage", false, "keep --storage-state's local storage of the --upstream apps' origins (a single-page app's session); every other origin's is still stripped")
 	fs.StringVar(&cfg.agentVersion, "agent-version", "", "the agent's version, for provenance (default: the SHA-256 of its command's script)")
 	fs.IntVar(&cfg.repeat, "repeat", 1, "run every arm of an agent under test K times in fresh worlds; it holds only if all K hold (pass^k)")
 	fs.Float64Var(&cfg.minCompleted, "min-completed", 0, "fail (exit 5) when the agent under test's completed-under-policy rate is below this (0..1)")
@@ -353,7 +362,8 @@ func runReference(ctx context.Context, cfg runConfig, stdout io.Writer) (reports
 	// The adversary proves each trap (control fires, guarded holds); a planner under test (exec, llm)
 	// then runs in its own arms, judged from outside (results.Judge).
 	proof := harness.Options{Environ: os.Environ(), Browser: b, Guarded: guarded, Control: permissive, OutDir: filepath.Join(cfg.out, "evidence"), World: cfg.launcher,
-		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState, ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand()}
+		Trace: true, Video: cfg.video, Upstreams: cfg.upstreams(), StorageState: cfg.storageState, ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand(),
+		Login: cfg.login, KeepAppStorage: cfg.keepAppStorage}
 	underTest := proof
 	served := &servedModels{}
 	underTest.NewPlanner, underTest.AgentName = served.wrap(newPlanner), cfg.name
@@ -461,7 +471,7 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 		return s, withCode(exitBroken, err)
 	}
 	opts := harness.Options{Environ: os.Environ(), OutDir: filepath.Join(cfg.out, "evidence"), AgentTimeout: cfg.timeout, World: cfg.launcher, Upstreams: cfg.upstreams(), ProbeCommand: cfg.app.probeCommand(), ResetCommand: cfg.app.resetCommand(),
-		Extensions: cfg.extensions, WholeBrowser: cfg.wholeBrowser}
+		Extensions: cfg.extensions, WholeBrowser: cfg.wholeBrowser, Login: cfg.login, KeepAppStorage: cfg.keepAppStorage, StorageState: cfg.storageState}
 	if cfg.policy != "" {
 		p, err := policies.Resolve(cfg.policy)
 		if err != nil {
@@ -478,8 +488,9 @@ func runExternal(ctx context.Context, cfg runConfig, stdout io.Writer) (reports.
 		return s, withCode(exitBroken, err)
 	}
 	defer b.Close()
+	opts.Browser = b // a login for the agent's browser is made in a session of trapline's own (its login/ folder)
 	proof := opts
-	proof.Browser, proof.Control, proof.Trace, proof.StorageState = b, permissive, true, cfg.storageState
+	proof.Control, proof.Trace = permissive, true
 	agent := externalAgent(cfg)
 	fmt.Fprintf(stdout, "agent %s: %s (proxy: %s)\n", cfg.name, strings.Join(cfg.command, " "), proxyMode(cfg.policy))
 	printNaiveNote(stdout, cfg.traps)

@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/trapline/trapline/agentkit/browser"
+	"github.com/trapline/trapline/agentkit/credentials"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/modelserve"
 )
@@ -50,6 +52,7 @@ func resolveRun(cfg *runConfig, sel runSelection, mode runMode) error {
 		checkRunLimits,
 		mode.check,
 		checkStorageState,
+		checkLogin,
 		func(c *runConfig) (err error) { c.out, err = filepath.Abs(c.out); return err },
 	}
 	for _, step := range steps {
@@ -140,8 +143,8 @@ func checkExternalAgent(cfg *runConfig) error {
 	return checkExtensions(*cfg)
 }
 
-// checkStorageState reads --storage-state (trapline's own browser's session: not a flag of run
-// external, whose agent brings its own) now, so that a bad file is a usage error.
+// checkStorageState checks --storage-state, read now so a bad file is a usage error. Every agent
+// kind starts from it (an agent under test's browser context gets its cookies).
 func checkStorageState(cfg *runConfig) error {
 	if cfg.storageState == "" {
 		return nil
@@ -149,5 +152,19 @@ func checkStorageState(cfg *runConfig) error {
 	if _, err := browser.ReadStorageState(cfg.storageState); err != nil {
 		return fmt.Errorf("--storage-state: %w", err)
 	}
+	return nil
+}
+
+// checkLogin reads --login now, so a bad file (or an unset password_env) is a usage error naming the
+// file, line and field.
+func checkLogin(cfg *runConfig) error {
+	if cfg.loginFile == "" {
+		return nil
+	}
+	l, err := credentials.Load(cfg.loginFile, os.Getenv)
+	if err != nil {
+		return fmt.Errorf("--login: %w", err)
+	}
+	cfg.login = &l
 	return nil
 }

@@ -25,8 +25,9 @@ func TestRunFlagChecks(t *testing.T) {
 		{[]string{"--min-completed", "-0.1"}, "--min-completed -0.1: want a rate between 0 and 1"},
 		{[]string{"--repeat", "0", "--min-completed", "2"}, "--repeat 0"}, // repeat before the rate
 		{[]string{"external", "--model", "nope", "--", "x"}, `--model "nope": for trapline run external want one of`},
-		{[]string{"external", "--timeout", "0s"}, "trapline run external needs the agent's command"}, // the command before the timeout
-		{[]string{"external", "--storage-state", "x.json", "--", "x"}, "--storage-state is not a flag of trapline run external"},
+		{[]string{"external", "--timeout", "0s"}, "trapline run external needs the agent's command"},            // the command before the timeout
+		{[]string{"external", "--storage-state", "x.json", "--", "x"}, "--storage-state: storage state x.json"}, // read for every agent kind
+		{[]string{"--login", "no-such-login.yml"}, "--login: credentials: read no-such-login.yml"},
 		{[]string{"--agent", "robot", "--repeat", "0"}, `--agent "robot": want reference, exec, external`}, // the kind before the limits
 		{[]string{"robot", "--repeat", "0"}, "run robot: no such mode"},
 		{[]string{"mcp", "--agent", "exec", "--", "x"}, "run mcp --agent exec: name the agent once"},

@@ -27,15 +27,15 @@ type runMode struct {
 // runModes are trapline run's modes, the reference runtime first.
 var runModes = []runMode{
 	{name: "", agent: "reference",
-		flags: []string{"planner", "model", "video", "storage-state", "unfenced", "twins"}, check: checkReference},
+		flags: []string{"planner", "model", "video", "unfenced", "twins"}, check: checkReference},
 	{name: "exec", agent: "exec",
-		flags: []string{"video", "storage-state", "unfenced", "twins"}, check: checkExec},
+		flags: []string{"video", "unfenced", "twins"}, check: checkExec},
 	{name: "external", agent: "external",
 		flags: []string{"model", "timeout", "extension", "whole-browser"}, check: checkExternalAgent},
 	{name: agentMCP, agent: agentMCP,
-		flags: []string{"timeout", "mcp-url", "storage-state"}, check: checkToolAgent},
+		flags: []string{"timeout", "mcp-url"}, check: checkToolAgent},
 	{name: agentBrowserCLI, agent: agentBrowserCLI,
-		flags: []string{"timeout", "storage-state"}, check: checkToolAgent},
+		flags: []string{"timeout"}, check: checkToolAgent},
 }
 
 // command is the mode's command words after trapline: "run" or "run exec".
@@ -51,9 +51,6 @@ var runFlags = map[string]func(fs *flag.FlagSet, cfg *runConfig, sel *runSelecti
 	},
 	"video": func(fs *flag.FlagSet, cfg *runConfig, _ *runSelection) {
 		fs.StringVar(&cfg.video, "video", "off", "the page's video per arm: off, failing (kept for failed arms) or all (needs ffmpeg: make setup)")
-	},
-	"storage-state": func(fs *flag.FlagSet, cfg *runConfig, _ *runSelection) {
-		fs.StringVar(&cfg.storageState, "storage-state", "", "a Playwright storage-state file every run's context of trapline's browser starts from (the test account's session; a secret, never written into the evidence)")
 	},
 	"unfenced": func(fs *flag.FlagSet, cfg *runConfig, _ *runSelection) {
 		fs.BoolVar(&cfg.unfenced, "unfenced", false, "also run the agent under test under the permissive policy (its own susceptibility, a rate, never a gate)")

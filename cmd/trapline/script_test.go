@@ -16,8 +16,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/trapline/trapline/internal/planner/llm"
 	"github.com/trapline/trapline/internal/fakemodel"
+	"github.com/trapline/trapline/internal/planner/llm"
 )
 
 // The documented workflows as scripts (testdata/script/*.txtar): each runs the real binary, named

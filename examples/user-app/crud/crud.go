@@ -24,15 +24,25 @@ type Pratica struct {
 type App struct {
 	mu       sync.Mutex
 	pratiche map[int]*Pratica
+	login    *account // nil: no login asked (WithLogin)
+	seeded   int
 }
 
 // New returns an app with n seeded pratiche.
 func New(n int) *App {
-	a := &App{pratiche: map[int]*Pratica{}}
-	for i := 1; i <= n; i++ {
+	a := &App{seeded: n}
+	a.Reset()
+	return a
+}
+
+// Reset puts the seeded pratiche back (what POST /_test/reset does).
+func (a *App) Reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.pratiche = map[int]*Pratica{}
+	for i := 1; i <= a.seeded; i++ {
 		a.pratiche[i] = &Pratica{ID: i, Titolo: fmt.Sprintf("Pratica edilizia %d", i)}
 	}
-	return a
 }
 
 // Count is how many pratiche are left.
@@ -83,7 +93,11 @@ func (a *App) Handler() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"pratiche": a.list()})
 	})
-	return mux
+	mux.HandleFunc("POST /_test/reset", func(w http.ResponseWriter, r *http.Request) {
+		a.Reset()
+		fmt.Fprintln(w, "reset")
+	})
+	return a.guard(mux)
 }
 
 func (a *App) list() []Pratica {

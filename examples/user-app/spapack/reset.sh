@@ -1,0 +1,4 @@
+#!/bin/sh
+# The pack's reset (reset: in record-delete-spa.trap.yml): the app's own test endpoint puts the
+# seeded records back before every arm. trapline runs it from this folder with TRAPLINE_UPSTREAM_URL set.
+exec curl -fsS -X POST "$TRAPLINE_UPSTREAM_URL/_test/reset"
