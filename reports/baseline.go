@@ -122,7 +122,7 @@ func Compare(baseline, current Summary) Comparison {
 // caught); for a repeated arm, when a larger share of its trials was stopped or caught. An agent's attack resistance or completed-under-policy rate over the arms both runs
 // judged that fell by more than o.MaxDrop is a regression too (UtilityRegressions).
 func CompareWith(baseline, current Summary, o CompareOptions) Comparison {
-	c := Comparison{Provenance: CompareProvenance(baseline.Provenance, current.Provenance)}
+	c := Comparison{Provenance: compareProvenance(baseline.Provenance, current.Provenance)}
 	before := index(baseline)
 	seen := map[key]bool{}
 	for _, e := range current.Entries {
@@ -291,7 +291,7 @@ func utilityDrops(baseline, current Summary, seen map[key]bool, maxDrop float64)
 			name        string
 			before, now float64
 		}{
-			{"attack resistance", was.ResistanceRate(), is.ResistanceRate()},
+			{"attack resistance", was.resistanceRate(), is.resistanceRate()},
 			{"completed under policy", was.CompletedRate(), is.CompletedRate()},
 		} {
 			if m.before-m.now > maxDrop+eps {

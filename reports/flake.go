@@ -58,7 +58,7 @@ func CheckFlakes(names []string, runs []Summary) FlakeCheck {
 			}
 			verdicts[k][i] = e.Status
 			if e.Repeat > 1 && e.TrialsPassed > 0 && e.TrialsPassed < e.Repeat {
-				verdicts[k][i] += " (" + PassRate(e) + ")"
+				verdicts[k][i] += " (" + passRate(e) + ")"
 				mixed[k] = true
 			}
 		}

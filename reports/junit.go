@@ -54,7 +54,7 @@ func Properties(e Entry) []Property {
 		{PropEvidence, e.Evidence},
 		{PropResult, ResultLabel(e)},
 		{PropRepeat, repeatValue(e)},
-		{PropPassRate, PassRate(e)},
+		{PropPassRate, passRate(e)},
 	}
 }
 

@@ -57,7 +57,7 @@ type shard struct {
 // sameProvenance returns nil when a and b come from the same build, policy and environment, or an
 // error naming the first field that differs and both values. Times and the random seed are left out:
 // shards start apart, and Ginkgo draws a seed per shard. It is the one place a merge compares
-// provenance, through CompareProvenance (the baseline diff's comparison).
+// provenance, through compareProvenance (the baseline diff's comparison).
 func sameProvenance(a, b Summary) error {
 	if a.V != b.V {
 		return fmt.Errorf("schema version %d vs %d", a.V, b.V)
@@ -65,7 +65,7 @@ func sameProvenance(a, b Summary) error {
 	if (a.Provenance == nil) != (b.Provenance == nil) {
 		return fmt.Errorf("provenance recorded in one shard only (%v vs %v)", a.Provenance != nil, b.Provenance != nil)
 	}
-	for _, c := range CompareProvenance(a.Provenance, b.Provenance) {
+	for _, c := range compareProvenance(a.Provenance, b.Provenance) {
 		if c.Field == "seed" {
 			continue
 		}

@@ -15,7 +15,7 @@ import (
 )
 
 // Provenance says what produced a summary: trapline, the policy, the agent, the browser, the world and
-// the machine, so a baseline diff across an upgrade can say what changed (CompareProvenance). Written in
+// the machine, so a baseline diff across an upgrade can say what changed (compareProvenance). Written in
 // schema version 2; a version 1 summary has none.
 type Provenance struct {
 	// TraplineVersion and TraplineCommit identify trapline (the module version, "(devel)" in a
@@ -193,9 +193,9 @@ type ProvenanceChange struct {
 	Field, Before, After string
 }
 
-// CompareProvenance names what changed between two runs' provenance (times excluded: they always
+// compareProvenance names what changed between two runs' provenance (times excluded: they always
 // differ). A nil side (a version 1 summary) is one change, "provenance", with "(none)".
-func CompareProvenance(before, after *Provenance) []ProvenanceChange {
+func compareProvenance(before, after *Provenance) []ProvenanceChange {
 	if before == nil || after == nil {
 		if before == nil && after == nil {
 			return nil

@@ -49,7 +49,7 @@ func TestCompareProvenance(t *testing.T) {
 	if !strings.HasPrefix(b.String(), "PROVENANCE CHANGED (2):\n  policy_sha256: abc -> def\n  chromium: 131.0 -> 132.0") {
 		t.Errorf("comparison does not start with what changed:\n%s", b.String())
 	}
-	if c := CompareProvenance(nil, &after); len(c) != 1 || !strings.Contains(c[0].Before, "schema version 1") {
+	if c := compareProvenance(nil, &after); len(c) != 1 || !strings.Contains(c[0].Before, "schema version 1") {
 		t.Errorf("v1 baseline: %+v", c)
 	}
 }

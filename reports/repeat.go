@@ -120,8 +120,8 @@ func parentOfTrials(dir string) string {
 	return dir
 }
 
-// PassRate renders an entry's trials as "n/K" ("" for a single run).
-func PassRate(e Entry) string {
+// passRate renders an entry's trials as "n/K" ("" for a single run).
+func passRate(e Entry) string {
 	if e.Repeat <= 1 {
 		return ""
 	}

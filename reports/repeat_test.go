@@ -23,13 +23,13 @@ func TestRepeated(t *testing.T) {
 	if one.Status != StatusFail || one.TrialsPassed != 2 || one.CompletedUnderPolicy || !strings.Contains(one.Why, "trial 2: fail why") {
 		t.Fatalf("one trial failed: %+v", one)
 	}
-	if PassRate(one) != "2/3" || !strings.HasPrefix(ResultLabel(one), "pass^3 2/3: held (refrained)") {
-		t.Errorf("pass rate %q, label %q", PassRate(one), ResultLabel(one))
+	if passRate(one) != "2/3" || !strings.HasPrefix(ResultLabel(one), "pass^3 2/3: held (refrained)") {
+		t.Errorf("pass rate %q, label %q", passRate(one), ResultLabel(one))
 	}
 	if b := Repeated([]Entry{trial(1, StatusPass, true), trial(2, StatusBroken, false)}); b.Status != StatusBroken {
 		t.Errorf("a broken trial breaks the arm: %+v", b)
 	}
-	if s := Repeated([]Entry{trial(1, StatusPass, true)}); s.Repeat != 0 || PassRate(s) != "" {
+	if s := Repeated([]Entry{trial(1, StatusPass, true)}); s.Repeat != 0 || passRate(s) != "" {
 		t.Errorf("a single run is no repeat: %+v", s)
 	}
 	props := map[string]string{}

@@ -17,8 +17,8 @@ import (
 // Evidence holds page content, personal data included; the source documents keep it 30 to 90 days.
 // These functions measure it and remove what is older than asked.
 
-// DirSize returns the bytes of the regular files below dir (0 when it does not exist).
-func DirSize(dir string) (int64, error) {
+// dirSize returns the bytes of the regular files below dir (0 when it does not exist).
+func dirSize(dir string) (int64, error) {
 	var n int64
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -53,7 +53,7 @@ func MeasureEvidence(s *Summary, summaryDir string) error {
 			continue
 		}
 		seen[d] = true
-		n, err := DirSize(d)
+		n, err := dirSize(d)
 		if err != nil {
 			return err
 		}

@@ -23,7 +23,7 @@ func TestUtilityLeavesNotExercisedOutOfTheRates(t *testing.T) {
 		t.Fatalf("rows = %+v", rows)
 	}
 	u := rows[0]
-	if u.Runs != 2 || u.Held != 1 || u.Caught != 1 || u.NotExercised != 2 || u.Measured != 2 || u.ResistanceRate() != 0.5 {
-		t.Fatalf("row = %+v (rate %.2f): want 2 judged runs, 1 held, 1 caught, 2 not exercised apart, rate 0.50", u, u.ResistanceRate())
+	if u.Runs != 2 || u.Held != 1 || u.Caught != 1 || u.NotExercised != 2 || u.Measured != 2 || u.resistanceRate() != 0.5 {
+		t.Fatalf("row = %+v (rate %.2f): want 2 judged runs, 1 held, 1 caught, 2 not exercised apart, rate 0.50", u, u.resistanceRate())
 	}
 }

@@ -95,7 +95,7 @@ func LaunchCDP(ctx context.Context, o CDPOptions) (*CDPBrowser, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(o.Extensions) > 0 && IsHeadlessShell(exe) {
+	if len(o.Extensions) > 0 && isHeadlessShell(exe) {
 		return nil, fmt.Errorf("browser: %s is the headless shell, which cannot load extensions: use full Chromium (%s=chromium)", exe, ChromiumEnv)
 	}
 	if o.StartTimeout == 0 {

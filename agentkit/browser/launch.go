@@ -133,8 +133,8 @@ func startSinkAndDriver(sinkLog io.Writer) (*proxy.Proxy, *playwright.Playwright
 	return sink, pw, nil
 }
 
-// SinkDecisions returns what the sink proxy denied: traffic the browser tried to send on its own.
-func (b *Browser) SinkDecisions() []proxy.Decision { return b.sink.Decisions() }
+// sinkDecisions returns what the sink proxy denied: traffic the browser tried to send on its own.
+func (b *Browser) sinkDecisions() []proxy.Decision { return b.sink.Decisions() }
 
 // Version is the browser's version string.
 func (b *Browser) Version() string { return b.b.Version() }

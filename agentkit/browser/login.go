@@ -99,7 +99,7 @@ func (s *Session) Login(ctx context.Context, l credentials.Login) error {
 // and its page's load.
 func (s *Session) submitLogin(ctx context.Context, l credentials.Login, ref string) error {
 	to := ms(s.opts.ActionTimeout)
-	since := s.NavigationEvents()
+	since := s.navigationEvents()
 	if err := s.page.Locator("aria-ref=" + ref).Click(playwright.LocatorClickOptions{Timeout: to}); err != nil {
 		return fmt.Errorf("press %q: %w", l.Submit, err)
 	}

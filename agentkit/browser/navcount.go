@@ -10,7 +10,7 @@ import (
 
 // countNavigations counts the page's own navigations: every navigation its main frame commits (a
 // goto, a link, a form submit, a script's location change, a meta refresh, a history change) and
-// every redirect hop of a main-frame document request, for WaitNavigated (NavigationEvents); and,
+// every redirect hop of a main-frame document request, for WaitNavigated (navigationEvents); and,
 // for the navigation budget (Navigations), the page changes among them: a committed navigation to a
 // URL other than the page's. Frame navigations inside iframes are not counted: a page with frames is
 // one navigation.
@@ -48,9 +48,9 @@ func requestFrame(r playwright.Request) (f playwright.Frame) {
 // that submits in a loop is still bounded by max_actions.
 func (s *Session) Navigations() int { return int(s.pageChanges.Load()) }
 
-// NavigationEvents is every navigation the page made so far, redirect hops included: the count
+// navigationEvents is every navigation the page made so far, redirect hops included: the count
 // WaitNavigated waits on.
-func (s *Session) NavigationEvents() int { return int(s.navs.Load()) }
+func (s *Session) navigationEvents() int { return int(s.navs.Load()) }
 
 // navigated counts one navigation (committed at url, or a redirect hop when url is "") and wakes
 // WaitNavigated's waiters.
@@ -78,7 +78,7 @@ func (s *Session) signal() <-chan struct{} {
 	return s.navSignal
 }
 
-// WaitNavigated waits until the page has navigated since NavigationEvents() was since (a form submit, a
+// WaitNavigated waits until the page has navigated since navigationEvents() was since (a form submit, a
 // link, a redirect), then until that page has loaded: the wait for "the action navigated" that
 // Playwright's deprecated, racy ExpectNavigation stood for. Read since before the action, act, then
 // wait: a navigation that commits before the wait starts is counted all the same. It gives up after
@@ -91,7 +91,7 @@ func (s *Session) WaitNavigated(ctx context.Context, since int, timeout time.Dur
 	defer t.Stop()
 	for {
 		ch := s.signal()
-		if s.NavigationEvents() > since {
+		if s.navigationEvents() > since {
 			break
 		}
 		select {

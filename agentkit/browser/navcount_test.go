@@ -17,7 +17,7 @@ import (
 // The navigation budget counts page changes, as the seeds count them: opening a record is one; a
 // form posted to the record's status endpoint whose 303 lands on the record again is none (the
 // redirect's hop is no page change either); a link to another record is one; a redirect chain that
-// ends on another page is one. NavigationEvents, which WaitNavigated waits on, sees every hop.
+// ends on another page is one. navigationEvents, which WaitNavigated waits on, sees every hop.
 func TestNavigationsCountPageChangesNotHops(t *testing.T) {
 	b := sharedBrowser(t)
 	pol, err := policy.Load(filepath.Join("..", "..", "policies", "permissive.yml"))
@@ -57,7 +57,7 @@ func TestNavigationsCountPageChangesNotHops(t *testing.T) {
 	base := sess.Navigations()
 	step := func(sel, want string, changes int) {
 		t.Helper()
-		since := sess.NavigationEvents()
+		since := sess.navigationEvents()
 		if err := sess.Page().Locator(sel).Click(); err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestNavigationsCountPageChangesNotHops(t *testing.T) {
 	step("#salva", "/pratiche/4", 0) // POST, 303 back to the same record: no page change
 	step("#next", "/pratiche/5", 1)  // a link to another record
 	step("#vai", "/pratiche/6", 2)   // two redirect hops, one page change
-	if sess.NavigationEvents() < sess.Navigations()+3 {
-		t.Errorf("NavigationEvents %d: the hops and the same-page submit are no longer seen", sess.NavigationEvents())
+	if sess.navigationEvents() < sess.Navigations()+3 {
+		t.Errorf("navigationEvents %d: the hops and the same-page submit are no longer seen", sess.navigationEvents())
 	}
 }

@@ -66,7 +66,7 @@ func TestObserveReusesTheUnchangedPage(t *testing.T) {
 		{"a script's write to a form value (no DOM mutation)", `() => { document.getElementById('nota').value = 'scritto'; }`},
 		{"a reload of the same URL", `() => { location.reload(); }`},
 	} {
-		since := sess.NavigationEvents()
+		since := sess.navigationEvents()
 		if _, err := sess.Page().Evaluate(c.script); err != nil {
 			t.Fatalf("%s: %v", c.why, err)
 		}

@@ -14,9 +14,9 @@ const secureOriginSwitch = "--unsafely-treat-insecure-origin-as-secure"
 // rendererWrapperName is the file name of the renderer wrapper written by rendererWrapperArgs.
 const rendererWrapperName = "trapline-renderer.sh"
 
-// IsHeadlessShell reports whether exe is a headless-shell build of Chromium (Debian's
+// isHeadlessShell reports whether exe is a headless-shell build of Chromium (Debian's
 // chromium-headless-shell, Playwright's chrome-headless-shell), judged by its file name.
-func IsHeadlessShell(exe string) bool {
+func isHeadlessShell(exe string) bool {
 	base := filepath.Base(exe)
 	return strings.Contains(base, "headless-shell") || strings.Contains(base, "headless_shell")
 }
@@ -33,7 +33,7 @@ func IsHeadlessShell(exe string) bool {
 // Chromium splits the prefix at spaces, so dir must not contain whitespace; origins must be http(s)
 // URLs with a host and no quote or whitespace. Either is an error, never a silently missing switch.
 func rendererWrapperArgs(exe string, origins []string, dir string) ([]string, error) {
-	if !IsHeadlessShell(exe) || len(origins) == 0 {
+	if !isHeadlessShell(exe) || len(origins) == 0 {
 		return nil, nil
 	}
 	if err := checkOrigins(origins); err != nil {

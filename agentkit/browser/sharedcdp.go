@@ -131,7 +131,7 @@ func launchPipe(ctx context.Context, o CDPOptions, extensions []string) (*Shared
 	if err != nil {
 		return nil, err
 	}
-	if len(extensions) > 0 && IsHeadlessShell(exe) {
+	if len(extensions) > 0 && isHeadlessShell(exe) {
 		return nil, fmt.Errorf("browser: %s is the headless shell, which cannot load extensions: use full Chromium (%s=chromium)", exe, ChromiumEnv)
 	}
 	if o.StartTimeout == 0 {
@@ -255,8 +255,8 @@ func startPipe(exe string, args, env []string, log io.Writer) (*SharedCDP, error
 // CA is the one CA the browser trusts: give it to every world a run of it uses (world.Spec.CA).
 func (s *SharedCDP) CA() *proxy.CA { return s.ca }
 
-// SinkDecisions returns what the sink proxy denied: traffic the browser tried to send on its own.
-func (s *SharedCDP) SinkDecisions() []proxy.Decision {
+// sinkDecisions returns what the sink proxy denied: traffic the browser tried to send on its own.
+func (s *SharedCDP) sinkDecisions() []proxy.Decision {
 	if s.sink == nil {
 		return nil
 	}

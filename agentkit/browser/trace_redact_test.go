@@ -56,7 +56,7 @@ func tracedLogin(t *testing.T, b *Browser, secrets ...string) string {
 	if err := page.Locator("#pw").Fill(traceSecret); err != nil {
 		t.Fatal(err)
 	}
-	since := sess.NavigationEvents()
+	since := sess.navigationEvents()
 	if err := page.Locator("button").Click(); err != nil {
 		t.Fatal(err)
 	}
