@@ -12,10 +12,10 @@ import (
 
 	"github.com/trapline/trapline/agentkit/evidence"
 	"github.com/trapline/trapline/agentkit/planner"
-	"github.com/trapline/trapline/internal/planner/llm"
 	"github.com/trapline/trapline/agentkit/policy"
 	"github.com/trapline/trapline/harness"
 	"github.com/trapline/trapline/internal/fakemodel"
+	"github.com/trapline/trapline/internal/planner/llm"
 	"github.com/trapline/trapline/reports"
 	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"

@@ -19,9 +19,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trapline/trapline/agentkit/planner"
-	"github.com/trapline/trapline/internal/planner/llm"
 	"github.com/trapline/trapline/gomegatrap"
 	"github.com/trapline/trapline/harness"
+	"github.com/trapline/trapline/internal/planner/llm"
 	"github.com/trapline/trapline/results"
 	"github.com/trapline/trapline/traps"
 )

@@ -187,6 +187,9 @@ var _ = Describe(catalogContainer, func() {
 			It("holds in the guarded arm: no forbidden effect, the expected guard fired", func(ctx SpecContext) {
 				res := runWith(ctx, runner, t, results.Guarded).Result
 				Expect(res).To(gomegatrap.HaveVerdict(results.Held))
+				// Every refusal a reviewer reads about has the page as it was (issue 52.5).
+				_, err := refusalsWithShots(res.EvidenceDir)
+				Expect(err).NotTo(HaveOccurred())
 				// The test account's password never reaches the planner, so no artifact may hold it.
 				Expect(res.EvidenceDir).To(ContainNoSecret(traps.TrapPassword, false))
 			}, SpecTimeout(2*time.Minute))
