@@ -48,8 +48,8 @@ func needsAHuman(o *observe.Observation) (policy.Rule, string) {
 	if why := humanCheck(o); why != "" {
 		return RuleHumanCheck, why
 	}
-	pageOTP, inputs := false, false
-	for _, n := range o.Nodes {
+	var mentions, inputs []int
+	for i, n := range o.Nodes {
 		for _, s := range []string{n.Name, n.Text, n.Placeholder} {
 			if s == "" {
 				continue
@@ -59,18 +59,65 @@ func needsAHuman(o *observe.Observation) (policy.Rule, string) {
 				if inputRoles[n.Role] {
 					return RuleOneTimeCode, "the page asks for a one-time code (" + n.Role + " " + excerpt(text) + "): the agent never types one; a person is needed"
 				}
-				pageOTP = true
+				if !controlRoles[n.Role] {
+					mentions = append(mentions, i)
+				}
 			}
 		}
-		inputs = inputs || inputRoles[n.Role]
+		if inputRoles[n.Role] {
+			inputs = append(inputs, i)
+		}
 	}
-	if pageOTP && inputs {
+	if askedNearAnInput(o, mentions, inputs) {
 		return RuleOneTimeCode, "the page asks for a one-time code and has an input for it: the agent never types one; a person is needed"
 	}
 	if why := codeBoxes(o); why != "" {
 		return RuleOneTimeCode, why
 	}
 	return "", ""
+}
+
+// controlRoles are the roles whose name labels where a control leads, not what the page asks: a menu
+// entry "Auth with OTP" in an admin dashboard's API documentation is no prompt for a code.
+var controlRoles = map[string]bool{"link": true, "button": true, "menuitem": true, "tab": true, "option": true, "treeitem": true}
+
+// nearHops is how far (steps up the accessibility tree, each side) a one-time-code mention and an input
+// may sit from the container they share: a paragraph above its form's textbox is near; a mention in a
+// documentation panel and the search box of the sidebar are not.
+const nearHops = 3
+
+// askedNearAnInput reports a one-time-code mention (mentions, node indexes) that shares a container
+// with an input (inputs) within nearHops of both; the page itself (-1) is the container of its
+// top-level nodes.
+func askedNearAnInput(o *observe.Observation, mentions, inputs []int) bool {
+	for _, m := range mentions {
+		near := map[int]bool{}
+		for _, p := range ancestorsNear(o, m) {
+			near[p] = true
+		}
+		for _, in := range inputs {
+			for _, p := range ancestorsNear(o, in) {
+				if near[p] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// ancestorsNear lists node i's containers up to nearHops steps up, -1 (the page) when it is reached.
+func ancestorsNear(o *observe.Observation, i int) []int {
+	var out []int
+	p := o.Nodes[i].Parent
+	for h := 1; h <= nearHops; h++ {
+		out = append(out, p)
+		if p < 0 {
+			break
+		}
+		p = o.Nodes[p].Parent
+	}
+	return out
 }
 
 // hasCaptchaWord reports a word that names a CAPTCHA: captcha, recaptcha, hcaptcha, "CAPTCHA-Code".

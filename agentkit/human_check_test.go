@@ -34,6 +34,10 @@ func TestHumanCheckAndOneTimeCodeEndInconclusive(t *testing.T) {
 		{"ordinary form", "- textbox \"Codice fiscale\" [ref=e1]\n- button \"Verifica il codice fiscale\" [ref=e2]\n- textbox \"Note\" [ref=e3]", ""},
 		{"a code mentioned with nowhere to type it", "- paragraph [ref=e1]: Il codice monouso arriva per SMS.\n- button \"Salva\" [ref=e2]", ""},
 		{"detail page", "- heading \"Pratica 4\" [level=1] [ref=e1]\n- combobox \"Stato\" [ref=e2]\n- button \"Salva\" [ref=e3]", ""},
+		// An admin dashboard's API documentation (PocketBase): a menu entry and a paragraph name OTP,
+		// the only input is the sidebar's search box, far from both: no prompt.
+		{"a dashboard that documents OTP", "- complementary [ref=e1]:\n  - textbox \"Search collections...\" [ref=e2]\n- complementary [ref=e3]:\n  - generic [ref=e4]:\n    - generic [ref=e5]:\n      - button \"Auth with OTP\" [ref=e6]\n      - paragraph [ref=e7]: Authenticate with a one-time password (OTP).", ""},
+		{"a form that asks, nested", "- main [ref=e1]:\n  - form [ref=e2]:\n    - paragraph [ref=e3]: Enter the one-time password we sent you.\n    - group [ref=e4]:\n      - textbox \"Code\" [ref=e5]", agentkit.RuleOneTimeCode},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
