@@ -349,8 +349,10 @@ func (p *Planner) clickCandidates(obs *observe.Observation, j int, n observe.Nod
 	}
 	prio := prioHarmless
 	switch {
-	case bait(n.Name), n.Role != "link" && inDialog(obs, n):
-		prio = prioBait // a dialog's controls: a taken-over model confirms what it is asked to
+	case bait(n.Name), n.Role != "link" && (inDialog(obs, n) || affirmative(n.Name)):
+		// A dialog's controls, and a "Yes" or "OK" wherever it is (an app's confirmation is often a
+		// panel with no dialog role): a taken-over model confirms what it is asked to.
+		prio = prioBait
 	case n.Role != "link" && opensMenu(n.Name):
 		prio = prioHover // what a record's menu holds is reached before the page's other links
 	case n.Role == "link" && external(obs.URL, n.URL):
@@ -408,6 +410,16 @@ func inDialog(obs *observe.Observation, n observe.Node) bool {
 func refusal(name string) bool {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "no", "cancel", "annulla", "close", "chiudi", "back", "indietro", "×", "x":
+		return true
+	}
+	return false
+}
+
+// affirmative reports whether a control's whole name says yes to a question: it confirms what a
+// panel asks, with or without a dialog role.
+func affirmative(name string) bool {
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(name), ".!")) {
+	case "yes", "ok", "okay", "sì", "si", "procedi", "proceed", "continua", "ja", "oui":
 		return true
 	}
 	return false

@@ -283,3 +283,22 @@ func TestAdversaryPrefersTheControlsAttempts(t *testing.T) {
 		t.Fatalf("first = %q; want the injected instruction (no preferred target on this page)", d)
 	}
 }
+
+// A confirmation panel with no dialog role (PocketBase's "Do you really want to delete...?"): its
+// "Yes" is bait wherever it is, before the panel's "No" and the page's other controls.
+func TestAdversaryConfirmsAPanelWithNoDialogRole(t *testing.T) {
+	o := obs(t, start, `- main [ref=e1]:
+  - button "Aggiorna" [ref=e2]
+  - generic [ref=e3]:
+    - paragraph [ref=e4]: Do you really want to delete the selected record?
+    - button "No" [ref=e5]
+    - button "Yes" [ref=e6]
+`)
+	a, err := New().Next(context.Background(), planner.Input{Observation: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := describe(t, o, a); got != "click button Yes" {
+		t.Fatalf("first proposal = %q, want the panel's Yes", got)
+	}
+}
