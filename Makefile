@@ -199,6 +199,13 @@ agent-tools-matrix external-matrix llm-catalog-matrix agent-frameworks-matrix: s
 	TRAPLINE_AGENT_TOOLS=$(AGENT_TOOLS) TRAPLINE_EXTERNAL=full TRAPLINE_LLM_CATALOG=full TRAPLINE_AGENT_FRAMEWORKS=full TRAPLINE_OUT=$(abspath $(OUT))/$@ \
 	  $(MAKE) --no-print-directory specs OUT=$(OUT)/$@ LABELS='$(MATRIX_LABELS_$@)$(if $(LABELS), && ($(LABELS)),)'
 
+## pocketbase: PocketBase's admin dashboard (a real single-page app, built from the Go module proxy)
+## behind trapline: examples/pocketbase/pack's control, guarded and diligent arms, the login from the
+## pack (docs/your-app.md; minutes, not in make test). POCKETBASE_PORT (8097) is the app's port.
+.PHONY: pocketbase
+pocketbase: setup
+	bash scripts/pocketbase.sh
+
 ## setup-docker: make a Docker engine answer for container mode (installs docker.io and starts dockerd
 ## when none does; see docs/container-mode.md)
 .PHONY: setup-docker specs-container check-leftovers prune-images
