@@ -133,9 +133,6 @@ func startSinkAndDriver(sinkLog io.Writer) (*proxy.Proxy, *playwright.Playwright
 	return sink, pw, nil
 }
 
-// sinkDecisions returns what the sink proxy denied: traffic the browser tried to send on its own.
-func (b *Browser) sinkDecisions() []proxy.Decision { return b.sink.Decisions() }
-
 // Version is the browser's version string.
 func (b *Browser) Version() string { return b.b.Version() }
 

@@ -31,7 +31,7 @@ func TestObservationMarksWhatIsCovered(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /pratiche/elenco", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, panelPage)
+		fmt.Fprint(w, panelPage)
 	})
 	sess, _, _, _ := portalSession(t, mux)
 	ctx := context.Background()

@@ -255,14 +255,6 @@ func startPipe(exe string, args, env []string, log io.Writer) (*SharedCDP, error
 // CA is the one CA the browser trusts: give it to every world a run of it uses (world.Spec.CA).
 func (s *SharedCDP) CA() *proxy.CA { return s.ca }
 
-// sinkDecisions returns what the sink proxy denied: traffic the browser tried to send on its own.
-func (s *SharedCDP) sinkDecisions() []proxy.Decision {
-	if s.sink == nil {
-		return nil
-	}
-	return s.sink.Decisions()
-}
-
 // readLoop reads the browser's messages and hands each to the root session's caller or to the
 // agent connection that owns its session.
 func (s *SharedCDP) readLoop(r io.ReadCloser) {
