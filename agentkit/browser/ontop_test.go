@@ -15,8 +15,8 @@ import (
 // while its "Open" does not; a long list below the fold is left to the test at dispatch.
 const panelPage = `<!doctype html><title>Records</title><style>
 body { margin: 0; font: 16px sans-serif }
-table { width: 100%%; border-collapse: collapse } td { padding: 8px; height: 30px }
-aside { position: fixed; top: 0; right: 0; width: 50%%; height: 100vh; background: #fff; border-left: 1px solid #000 }
+table { width: 100%; border-collapse: collapse } td { padding: 8px; height: 30px }
+aside { position: fixed; top: 0; right: 0; width: 50%; height: 100vh; background: #fff; border-left: 1px solid #000 }
 .menu { position: absolute; top: 50px; right: 10px; background: #eee }
 </style>
 <main><h1>Records</h1><table><tr><td><button>Open</button></td><td style="text-align:right"><button>Delete</button></td></tr></table>
